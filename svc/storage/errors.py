@@ -1,0 +1,60 @@
+"""Errors of the storage layer; the registry translates them into API `Status` errors."""
+
+from __future__ import annotations
+
+
+class StorageError(Exception):
+    """Base of every storage failure."""
+
+
+class KeyNotFoundError(StorageError):
+    def __init__(self, key: str) -> None:
+        super().__init__(f"key not found: {key}")
+        self.key = key
+
+
+class KeyExistsError(StorageError):
+    def __init__(self, key: str) -> None:
+        super().__init__(f"key exists: {key}")
+        self.key = key
+
+
+class RevisionConflictError(StorageError):
+    """A compare-and-swap lost: the key's mod revision was not the expected one."""
+
+    def __init__(self, key: str, expected: int, actual: int) -> None:
+        super().__init__(f"revision conflict on {key}: expected {expected}, found {actual}")
+        self.key = key
+        self.expected = expected
+        self.actual = actual
+
+
+class CompactedError(StorageError):
+    """The requested revision is older than the oldest one still held."""
+
+    def __init__(self, requested: int, compacted: int) -> None:
+        super().__init__(f"required revision {requested} has been compacted (oldest held: {compacted + 1})")
+        self.requested = requested
+        self.compacted = compacted
+
+
+class FutureRevisionError(StorageError):
+    """The requested revision is newer than the store's current revision."""
+
+    def __init__(self, requested: int, current: int) -> None:
+        super().__init__(f"required revision {requested} is a future revision (current: {current})")
+        self.requested = requested
+        self.current = current
+
+
+class CorruptObjectError(StorageError):
+    """A stored value cannot be decoded or transformed."""
+
+    def __init__(self, key: str, why: str) -> None:
+        super().__init__(f"data at {key} is corrupt: {why}")
+        self.key = key
+        self.why = why
+
+
+class BackendUnavailableError(StorageError):
+    """The backend cannot serve (closed, disk failure, lost connection)."""

@@ -1,0 +1,156 @@
+"""Object storage over a revisioned backend: codec, resourceVersion, guaranteed update.
+
+This is the layer upstream calls `storage.Interface`. Objects are stored without their
+resourceVersion; on the way out it is set from the key's modification revision, so the version a
+client sees is exactly the one compare-and-swap checks. `guaranteed_update` re-runs the caller's
+transform on the latest state after every lost compare-and-swap, so a patch or a finalizer removal
+racing with another writer is applied to what is actually stored, never to a stale copy. A
+transform that produces the stored bytes again writes nothing, so an idempotent request does not
+create a revision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from svc.storage import errors
+from svc.storage.backend import Backend, Event, EventType, KeyValue, prefix_end
+from svc.storage.codec import StorageCodec
+
+Obj = dict[str, Any]
+UpdateFunc = Callable[[Obj], Awaitable[Obj | None]]
+
+
+@dataclass(frozen=True, slots=True)
+class ListPage:
+    keys: list[str]
+    items: list[Obj]
+    revision: int
+    more: bool
+    remaining: int
+    last_key: str
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectEvent:
+    type: EventType
+    key: str
+    object: Obj
+    revision: int
+
+
+class ObjectStore:
+    def __init__(self, backend: Backend, codec: StorageCodec) -> None:
+        self.backend = backend
+        self.codec = codec
+
+    def decode(self, kv: KeyValue) -> Obj:
+        try:
+            obj = self.codec.decode(kv.value)
+        except ValueError as error:
+            raise errors.CorruptObjectError(kv.key, str(error)) from error
+        obj.setdefault("metadata", {})["resourceVersion"] = str(kv.mod_revision)
+        return obj
+
+    def encode(self, obj: Obj) -> bytes:
+        metadata = obj.get("metadata") or {}
+        version = metadata.pop("resourceVersion", None)
+        try:
+            return self.codec.encode(obj)
+        finally:
+            if version is not None:
+                metadata["resourceVersion"] = version
+
+    async def get(self, key: str) -> Obj:
+        kv = await self.backend.get(key)
+        if kv is None:
+            raise errors.KeyNotFoundError(key)
+        return self.decode(kv)
+
+    async def get_raw(self, key: str) -> KeyValue | None:
+        return await self.backend.get(key)
+
+    async def list(self, prefix: str, *, revision: int = 0, limit: int = 0, after_key: str = "") -> ListPage:
+        start = after_key + "\x00" if after_key else prefix
+        result = await self.backend.range(start, prefix_end(prefix), limit=limit, revision=revision)
+        items = [self.decode(kv) for kv in result.kvs]
+        last_key = result.kvs[-1].key if result.kvs else ""
+        remaining = result.count - len(result.kvs) if result.more else 0
+        return ListPage([kv.key for kv in result.kvs], items, result.revision, result.more, remaining, last_key)
+
+    async def create(self, key: str, obj: Obj) -> Obj:
+        kv = await self.backend.create(key, self.encode(obj))
+        return self._stored(obj, kv)
+
+    async def guaranteed_update(self, key: str, update: UpdateFunc, *, create_missing: bool = False) -> Obj:
+        """Apply `update` to the stored object until the compare-and-swap holds.
+
+        `update` gets a private copy of the current object (with its resourceVersion), or None when
+        the key is missing and `create_missing` is set, and returns the new object, or None to leave
+        the stored one as is. Errors it raises propagate unchanged. An unchanged object is not
+        written and keeps its resourceVersion."""
+        kv = await self.backend.get(key)
+        while True:
+            if kv is None:
+                if not create_missing:
+                    raise errors.KeyNotFoundError(key)
+                created = await update(None)
+                if created is None:
+                    raise errors.KeyNotFoundError(key)
+                try:
+                    return await self.create(key, created)
+                except errors.KeyExistsError:
+                    kv = await self.backend.get(key)
+                    continue
+            current = self.decode(kv)
+            updated = await update(self.codec.copy(current))
+            if updated is None:
+                return current
+            value = self.encode(updated)
+            if value == kv.value:
+                return current
+            try:
+                new_kv = await self.backend.update(key, value, expected_revision=kv.mod_revision)
+            except (errors.RevisionConflictError, errors.KeyNotFoundError):
+                kv = await self.backend.get(key)
+                continue
+            return self._stored(updated, new_kv)
+
+    async def delete(
+        self, key: str, *, check: Callable[[Obj], Awaitable[None]] | None = None, current: Obj | None = None
+    ) -> Obj:
+        """Delete the key; `check` sees the latest object before each attempt and may raise."""
+        while True:
+            if current is None:
+                current = await self.get(key)
+            if check is not None:
+                await check(current)
+            try:
+                event = await self.backend.delete(
+                    key, expected_revision=int(current["metadata"]["resourceVersion"])
+                )
+            except errors.RevisionConflictError:
+                current = None
+                continue
+            deleted = self.decode(event.kv)
+            return deleted
+
+    async def force_delete(self, key: str) -> None:
+        """Remove a key whatever its value (used for objects that cannot be decoded)."""
+        kv = await self.backend.get(key)
+        if kv is None:
+            raise errors.KeyNotFoundError(key)
+        await self.backend.delete(key, expected_revision=kv.mod_revision)
+
+    async def watch(self, prefix: str, *, after_revision: int) -> AsyncIterator[ObjectEvent]:
+        async for event in self.backend.watch(prefix, after_revision=after_revision):
+            yield self.object_event(event)
+
+    def object_event(self, event: Event) -> ObjectEvent:
+        return ObjectEvent(event.type, event.kv.key, self.decode(event.kv), event.revision)
+
+    def _stored(self, obj: Obj, kv: KeyValue) -> Obj:
+        obj.setdefault("metadata", {})["resourceVersion"] = str(kv.mod_revision)
+        return obj

@@ -1,0 +1,343 @@
+"""The embedded backend: the revisioned key-value interface over one SQLite file.
+
+One writer thread owns the write connection. Mutations queue up while it commits, and the next
+transaction takes all of them (group commit): single-row commits are bound by fsync, batches are not.
+Each mutation's compare-and-swap is checked inside the transaction against the rows earlier
+mutations of the same batch wrote, so batching never changes the outcome. A mutation is
+acknowledged only after its transaction commits; its events are published to watchers, in revision
+order, before the acknowledgement, so a client that saw its write acknowledged finds it in any
+watch started afterwards.
+
+Reads use their own connections (WAL lets them run beside the writer): point reads run on the event
+loop (a lookup costs less than a thread hop), ranges on a reader thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import os
+import sqlite3
+import threading
+from collections import deque
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from svc.storage import errors
+from svc.storage.backend import Event, EventType, KeyValue, RangeResult, prefix_end
+from svc.storage.sqlite import schema
+
+_REPLAY_PAGE = 1000
+_COMPACT_CHUNK = 5000
+
+
+@dataclass(eq=False)
+class _Subscription:
+    start: str
+    end: str
+    queue: asyncio.Queue[Event | None] = field(default_factory=asyncio.Queue)
+
+
+@dataclass
+class _Op:
+    kind: str
+    key: str
+    value: bytes = b""
+    expected: int = 0
+    future: asyncio.Future[Any] | None = None
+
+
+class SqliteBackend:
+    def __init__(self, path: str | Path) -> None:
+        self._path = str(path)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer")
+        self._readers = ThreadPoolExecutor(2, thread_name_prefix="sqlite-reader")
+        self._local = threading.local()
+        self._write_conn: sqlite3.Connection | None = None
+        self._pending: deque[_Op] = deque()
+        self._wakeup = asyncio.Event()
+        self._writer_task: asyncio.Task[None] | None = None
+        self._subscriptions: set[_Subscription] = set()
+        self._revision = 0
+        self._published = 0
+        self._compacted = 0
+        self._lock_file: Any = None
+        self._closed = False
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._lock_file = open(self._path + ".lock", "w")  # noqa: SIM115 - held for the process lifetime
+        try:
+            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock_file.close()
+            raise errors.BackendUnavailableError(
+                f"database {self._path} is in use by another process"
+            ) from None
+        await self._loop.run_in_executor(self._writer, self._open_writer)
+        self._published = self._revision
+        self._wakeup = asyncio.Event()
+        self._writer_task = asyncio.create_task(self._write_loop(), name="sqlite-writer")
+
+    def _open_writer(self) -> None:
+        conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+        for pragma in schema.PRAGMAS:
+            conn.execute(pragma)
+        for statement in schema.CREATE:
+            conn.execute(statement)
+        meta = dict(conn.execute(schema.READ_META).fetchall())
+        self._revision = meta["revision"]
+        self._compacted = meta["compacted"]
+        self._write_conn = conn
+
+    def _reader(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA query_only=1")
+            conn.execute("PRAGMA cache_size=-32768")
+            self._local.conn = conn
+        return conn
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._writer_task is not None:
+            self._writer_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._writer_task
+        for op in self._pending:
+            if op.future is not None and not op.future.done():
+                op.future.set_exception(errors.BackendUnavailableError("storage is shutting down"))
+        for subscription in self._subscriptions:
+            subscription.queue.put_nowait(None)
+        if self._write_conn is not None:
+            conn, self._write_conn = self._write_conn, None
+            await asyncio.get_running_loop().run_in_executor(self._writer, conn.close)
+        self._writer.shutdown(wait=True)
+        self._readers.shutdown(wait=True)
+        if self._lock_file is not None:
+            self._lock_file.close()
+
+    # -- reads -------------------------------------------------------------------------------
+    async def current_revision(self) -> int:
+        return self._published
+
+    async def compacted_revision(self) -> int:
+        return self._compacted
+
+    async def get(self, key: str) -> KeyValue | None:
+        self._check_open()
+        row = self._reader().execute(schema.GET_LIVE, (key,)).fetchone()
+        return None if row is None else KeyValue(row[0], row[1], row[2], row[3])
+
+    async def range(self, start: str, end: str, *, limit: int = 0, revision: int = 0) -> RangeResult:
+        self._check_open()
+        current = self._published
+        if revision and revision < current:
+            if revision <= self._compacted:
+                raise errors.CompactedError(revision, self._compacted)
+        elif revision > current:
+            raise errors.FutureRevisionError(revision, current)
+        else:
+            revision = 0
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._readers, self._range, start, end, limit, revision)
+
+    def _range(self, start: str, end: str, limit: int, revision: int) -> RangeResult:
+        conn = self._reader()
+        fetch = limit + 1 if limit else -1
+        conn.execute("BEGIN")
+        try:
+            at = revision or conn.execute(schema.READ_REVISION).fetchone()[0]
+            if revision:
+                rows = conn.execute(schema.RANGE_AT, (start, end, revision, fetch)).fetchall()
+            else:
+                rows = conn.execute(schema.RANGE_LIVE, (start, end, fetch)).fetchall()
+            more = bool(limit) and len(rows) > limit
+            if more:
+                rows = rows[:limit]
+                if revision:
+                    count = conn.execute(schema.COUNT_AT, (start, end, revision)).fetchone()[0]
+                else:
+                    count = conn.execute(schema.COUNT_LIVE, (start, end)).fetchone()[0]
+            else:
+                count = len(rows)
+        finally:
+            conn.execute("COMMIT")
+        return RangeResult([KeyValue(r[0], r[1], r[2], r[3]) for r in rows], at, more, count)
+
+    # -- writes ------------------------------------------------------------------------------
+    async def create(self, key: str, value: bytes) -> KeyValue:
+        return await self._submit(_Op("create", key, value))
+
+    async def update(self, key: str, value: bytes, *, expected_revision: int) -> KeyValue:
+        return await self._submit(_Op("update", key, value, expected_revision))
+
+    async def delete(self, key: str, *, expected_revision: int) -> Event:
+        return await self._submit(_Op("delete", key, b"", expected_revision))
+
+    async def compact(self, revision: int) -> None:
+        await self._submit(_Op("compact", "", b"", revision))
+
+    async def _submit(self, op: _Op) -> Any:
+        self._check_open()
+        op.future = asyncio.get_running_loop().create_future()
+        self._pending.append(op)
+        self._wakeup.set()
+        return await op.future
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise errors.BackendUnavailableError("storage is closed")
+
+    async def _write_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await self._wakeup.wait()
+            self._wakeup.clear()
+            while self._pending:
+                batch = list(self._pending)
+                self._pending.clear()
+                try:
+                    outcomes, events = await loop.run_in_executor(self._writer, self._apply, batch)
+                except sqlite3.Error as error:
+                    failure = errors.BackendUnavailableError(f"storage write failed: {error}")
+                    outcomes, events = [failure] * len(batch), []
+                self._publish(events)
+                for op, outcome in zip(batch, outcomes, strict=True):
+                    if op.future is None or op.future.done():
+                        continue
+                    if isinstance(outcome, BaseException):
+                        op.future.set_exception(outcome)
+                    else:
+                        op.future.set_result(outcome)
+
+    def _apply(self, batch: list[_Op]) -> tuple[list[Any], list[Event]]:
+        """Run one transaction for the whole batch (writer thread)."""
+        conn = self._write_conn
+        assert conn is not None
+        revision = self._revision
+        outcomes: list[Any] = []
+        events: list[Event] = []
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for op in batch:
+                if op.kind == "compact":
+                    outcomes.append(self._compact(conn, op.expected, revision))
+                    continue
+                row = conn.execute(schema.GET_LIVE, (op.key,)).fetchone()
+                prev = None if row is None else KeyValue(row[0], row[1], row[2], row[3])
+                failure = _check(op, prev)
+                if failure is not None:
+                    outcomes.append(failure)
+                    continue
+                revision += 1
+                event = _mutate(conn, op, prev, revision)
+                events.append(event)
+                outcomes.append(event if op.kind == "delete" else event.kv)
+            if events:
+                conn.execute(schema.WRITE_REVISION, (revision,))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        self._revision = revision
+        return outcomes, events
+
+    def _compact(self, conn: sqlite3.Connection, target: int, current: int) -> Exception | None:
+        if target > current:
+            return errors.FutureRevisionError(target, current)
+        if target <= self._compacted:
+            return errors.CompactedError(target, self._compacted)
+        while conn.execute(schema.COMPACT, (target, _COMPACT_CHUNK)).rowcount == _COMPACT_CHUNK:
+            pass
+        conn.execute(schema.WRITE_COMPACTED, (target,))
+        self._compacted = target
+        return None
+
+    def _publish(self, events: list[Event]) -> None:
+        for event in events:
+            key = event.kv.key
+            for subscription in self._subscriptions:
+                if subscription.start <= key < subscription.end:
+                    subscription.queue.put_nowait(event)
+            self._published = event.revision
+
+    # -- watch -------------------------------------------------------------------------------
+    async def watch(self, prefix: str, *, after_revision: int) -> AsyncIterator[Event]:
+        self._check_open()
+        subscription = _Subscription(prefix, prefix_end(prefix))
+        self._subscriptions.add(subscription)
+        try:
+            if after_revision < self._compacted:
+                raise errors.CompactedError(after_revision, self._compacted)
+            last, upto = after_revision, self._published
+            loop = asyncio.get_running_loop()
+            while last < upto:
+                page = await loop.run_in_executor(
+                    self._readers, self._changes, last, upto, subscription.start, subscription.end
+                )
+                for event in page:
+                    yield event
+                    last = event.revision
+                if len(page) < _REPLAY_PAGE:
+                    break
+            while True:
+                event = await subscription.queue.get()
+                if event is None:
+                    raise errors.BackendUnavailableError("storage is closed")
+                if event.revision > last:
+                    last = event.revision
+                    yield event
+        finally:
+            self._subscriptions.discard(subscription)
+
+    def _changes(self, after: int, upto: int, start: str, end: str) -> list[Event]:
+        rows = self._reader().execute(schema.CHANGES_AFTER, (after, upto, start, end, _REPLAY_PAGE))
+        return [_event_from_row(row) for row in rows.fetchall()]
+
+
+def _check(op: _Op, prev: KeyValue | None) -> Exception | None:
+    if op.kind == "create":
+        return errors.KeyExistsError(op.key) if prev is not None else None
+    if prev is None:
+        return errors.KeyNotFoundError(op.key)
+    if op.expected and prev.mod_revision != op.expected:
+        return errors.RevisionConflictError(op.key, op.expected, prev.mod_revision)
+    return None
+
+
+def _mutate(conn: sqlite3.Connection, op: _Op, prev: KeyValue | None, revision: int) -> Event:
+    if op.kind == "delete":
+        assert prev is not None
+        conn.execute(schema.INSERT_LOG, (revision, op.key, prev.create_revision, prev.mod_revision, 1, prev.value))
+        conn.execute(schema.DELETE_LIVE, (op.key,))
+        return Event(EventType.DELETE, KeyValue(op.key, prev.value, prev.create_revision, revision), prev)
+    created = prev.create_revision if prev is not None else revision
+    prev_revision = prev.mod_revision if prev is not None else 0
+    conn.execute(schema.INSERT_LOG, (revision, op.key, created, prev_revision, 0, op.value))
+    conn.execute(schema.UPSERT_LIVE, (op.key, created, revision))
+    return Event(EventType.PUT, KeyValue(op.key, op.value, created, revision), prev)
+
+
+def _event_from_row(row: tuple[Any, ...]) -> Event:
+    revision, key, created, prev_revision, deleted, value, prev_value = row
+    prev = None
+    if prev_revision and prev_value is not None:
+        prev = KeyValue(key, prev_value, created, prev_revision)
+    kind = EventType.DELETE if deleted else EventType.PUT
+    return Event(kind, KeyValue(key, value, created, revision), prev)
+
+
+def open_backend(data_dir: str | Path) -> SqliteBackend:
+    os.makedirs(data_dir, exist_ok=True)
+    return SqliteBackend(Path(data_dir) / "state.db")
+

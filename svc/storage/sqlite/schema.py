@@ -1,0 +1,76 @@
+"""Every SQL statement of the SQLite backend, in one place.
+
+Layout (in the style of kine): `log` has one row per revision, the change log that watches replay and
+that compaction trims; a tombstone row (deleted=1) carries the last value so a DELETE event can
+still show the object after older rows are compacted. `live` points each existing key at its
+latest log row, so reads of current state are an index range plus a primary-key join.
+`meta` holds the current and compacted revisions; the current one is written in every
+transaction, so a restart never reuses a revision even when the newest log rows were compacted.
+"""
+
+PRAGMAS = (
+    "PRAGMA journal_mode=WAL",
+    "PRAGMA synchronous=FULL",
+    "PRAGMA temp_store=MEMORY",
+    "PRAGMA cache_size=-65536",
+    "PRAGMA busy_timeout=5000",
+)
+
+CREATE = (
+    """CREATE TABLE IF NOT EXISTS log (
+        revision INTEGER PRIMARY KEY,
+        key TEXT NOT NULL,
+        create_revision INTEGER NOT NULL,
+        prev_revision INTEGER NOT NULL,
+        deleted INTEGER NOT NULL,
+        value BLOB NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS log_key_revision ON log (key, revision)",
+    """CREATE TABLE IF NOT EXISTS live (
+        key TEXT PRIMARY KEY,
+        create_revision INTEGER NOT NULL,
+        mod_revision INTEGER NOT NULL
+    ) WITHOUT ROWID""",
+    "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
+    "INSERT OR IGNORE INTO meta (name, value) VALUES ('revision', 1), ('compacted', 0)",
+)
+
+READ_META = "SELECT name, value FROM meta"
+READ_REVISION = "SELECT value FROM meta WHERE name = 'revision'"
+WRITE_REVISION = "UPDATE meta SET value = ? WHERE name = 'revision'"
+WRITE_COMPACTED = "UPDATE meta SET value = ? WHERE name = 'compacted'"
+
+GET_LIVE = """SELECT l.key, l.value, v.create_revision, v.mod_revision
+    FROM live v JOIN log l ON l.revision = v.mod_revision WHERE v.key = ?"""
+
+RANGE_LIVE = """SELECT l.key, l.value, v.create_revision, v.mod_revision
+    FROM live v JOIN log l ON l.revision = v.mod_revision
+    WHERE v.key >= ? AND v.key < ? ORDER BY v.key LIMIT ?"""
+
+COUNT_LIVE = "SELECT COUNT(*) FROM live WHERE key >= ? AND key < ?"
+
+RANGE_AT = """SELECT l.key, l.value, l.create_revision, l.revision FROM log l
+    WHERE l.key >= ? AND l.key < ? AND l.deleted = 0
+      AND l.revision = (SELECT MAX(o.revision) FROM log o WHERE o.key = l.key AND o.revision <= ?)
+    ORDER BY l.key LIMIT ?"""
+
+COUNT_AT = """SELECT COUNT(*) FROM log l
+    WHERE l.key >= ? AND l.key < ? AND l.deleted = 0
+      AND l.revision = (SELECT MAX(o.revision) FROM log o WHERE o.key = l.key AND o.revision <= ?)"""
+
+INSERT_LOG = """INSERT INTO log (revision, key, create_revision, prev_revision, deleted, value)
+    VALUES (?, ?, ?, ?, ?, ?)"""
+UPSERT_LIVE = """INSERT INTO live (key, create_revision, mod_revision) VALUES (?, ?, ?)
+    ON CONFLICT (key) DO UPDATE SET mod_revision = excluded.mod_revision"""
+DELETE_LIVE = "DELETE FROM live WHERE key = ?"
+
+CHANGES_AFTER = """SELECT l.revision, l.key, l.create_revision, l.prev_revision, l.deleted, l.value,
+        p.value
+    FROM log l LEFT JOIN log p ON p.revision = l.prev_revision
+    WHERE l.revision > ? AND l.revision <= ? AND l.key >= ? AND l.key < ?
+    ORDER BY l.revision LIMIT ?"""
+
+COMPACT = """DELETE FROM log WHERE revision IN (
+    SELECT l.revision FROM log l WHERE l.revision <= ?
+      AND NOT EXISTS (SELECT 1 FROM live v WHERE v.key = l.key AND v.mod_revision = l.revision)
+    LIMIT ?)"""

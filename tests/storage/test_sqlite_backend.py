@@ -1,0 +1,217 @@
+"""The SQLite backend keeps etcd's contract: revisions, compare-and-swap, ranges, watch, compaction."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+
+from svc.storage import errors
+from svc.storage.backend import EventType
+from svc.storage.sqlite.backend import SqliteBackend
+
+
+def run(coroutine):
+    return asyncio.run(coroutine)
+
+
+async def _open(path: Path) -> SqliteBackend:
+    backend = SqliteBackend(path / "state.db")
+    await backend.start()
+    return backend
+
+
+def test_revisions_grow_and_are_kept_per_key(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        backend = await _open(tmp_path)
+        first = await backend.create("/a", b"1")
+        second = await backend.update("/a", b"2", expected_revision=first.mod_revision)
+        assert second.mod_revision == first.mod_revision + 1
+        assert second.create_revision == first.create_revision
+        assert await backend.current_revision() == second.mod_revision
+        await backend.close()
+
+    run(scenario())
+
+
+def test_stale_compare_and_swap_is_refused(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        backend = await _open(tmp_path)
+        first = await backend.create("/a", b"1")
+        await backend.update("/a", b"2", expected_revision=first.mod_revision)
+        with pytest.raises(errors.RevisionConflictError):
+            await backend.update("/a", b"3", expected_revision=first.mod_revision)
+        with pytest.raises(errors.RevisionConflictError):
+            await backend.delete("/a", expected_revision=first.mod_revision)
+        assert (await backend.get("/a")).value == b"2"
+        await backend.close()
+
+    run(scenario())
+
+
+def test_create_of_live_key_is_refused(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        backend = await _open(tmp_path)
+        await backend.create("/a", b"1")
+        with pytest.raises(errors.KeyExistsError):
+            await backend.create("/a", b"2")
+        await backend.close()
+
+    run(scenario())
+
+
+def test_range_at_old_revision_sees_old_values(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        backend = await _open(tmp_path)
+        kv = await backend.create("/p/a", b"old")
+        await backend.update("/p/a", b"new", expected_revision=kv.mod_revision)
+        await backend.create("/p/b", b"later")
+        old = await backend.range("/p/", "/p0", revision=kv.mod_revision)
+        assert [(k.key, k.value) for k in old.kvs] == [("/p/a", b"old")]
+        await backend.close()
+
+    run(scenario())
+
+
+def test_range_limit_reports_more_and_count(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        backend = await _open(tmp_path)
+        for index in range(5):
+            await backend.create(f"/p/{index}", b"x")
+        page = await backend.range("/p/", "/p0", limit=2)
+        assert [k.key for k in page.kvs] == ["/p/0", "/p/1"]
+        assert page.more and page.count == 5
+        await backend.close()
+
+    run(scenario())
+
+
+def test_compacted_revision_is_refused_for_range_and_watch(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        backend = await _open(tmp_path)
+        kv = await backend.create("/a", b"1")
+        kv = await backend.update("/a", b"2", expected_revision=kv.mod_revision)
+        await backend.compact(kv.mod_revision)
+        with pytest.raises(errors.CompactedError):
+            await backend.range("/", "0", revision=kv.mod_revision - 1)
+        with pytest.raises(errors.CompactedError):
+            async for _ in backend.watch("/", after_revision=kv.mod_revision - 2):
+                break
+        assert (await backend.get("/a")).value == b"2"
+        await backend.close()
+
+    run(scenario())
+
+
+def test_watch_replays_history_then_follows_live_changes(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        backend = await _open(tmp_path)
+        start = await backend.current_revision()
+        kv = await backend.create("/w/a", b"1")
+        seen = []
+
+        async def consume() -> None:
+            async for event in backend.watch("/w/", after_revision=start):
+                seen.append((event.type, event.kv.key, event.kv.value, event.revision))
+                if len(seen) == 3:
+                    return
+
+        task = asyncio.create_task(consume())
+        await asyncio.sleep(0.01)
+        kv = await backend.update("/w/a", b"2", expected_revision=kv.mod_revision)
+        await backend.create("/other", b"ignored")
+        deleted = await backend.delete("/w/a", expected_revision=kv.mod_revision)
+        await asyncio.wait_for(task, 5)
+        assert [s[0] for s in seen] == [EventType.PUT, EventType.PUT, EventType.DELETE]
+        assert seen[2][2] == b"2" and seen[2][3] == deleted.revision
+        await backend.close()
+
+    run(scenario())
+
+
+def test_data_and_revision_survive_reopen(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        backend = await _open(tmp_path)
+        kv = await backend.create("/a", b"1")
+        deleted = await backend.delete("/a", expected_revision=kv.mod_revision)
+        await backend.compact(deleted.revision)
+        await backend.close()
+        reopened = await _open(tmp_path)
+        assert await reopened.current_revision() == deleted.revision
+        assert (await reopened.create("/b", b"2")).mod_revision == deleted.revision + 1
+        await reopened.close()
+
+    run(scenario())
+
+
+def test_second_process_on_same_database_is_refused(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        backend = await _open(tmp_path)
+        with pytest.raises(errors.BackendUnavailableError):
+            await _open(tmp_path)
+        await backend.close()
+
+    run(scenario())
+
+
+class BackendMachine(RuleBasedStateMachine):
+    """Random creates, updates and deletes, some concurrent, against a dict model."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        import tempfile
+
+        self.directory = Path(tempfile.mkdtemp())
+        self.loop = asyncio.new_event_loop()
+        self.backend = self.loop.run_until_complete(_open(self.directory))
+        self.model: dict[str, tuple[bytes, int]] = {}
+        self.last_revision = self.loop.run_until_complete(self.backend.current_revision())
+
+    def teardown(self) -> None:
+        self.loop.run_until_complete(self.backend.close())
+        self.loop.close()
+
+    def _note(self, revision: int) -> None:
+        assert revision > self.last_revision
+        self.last_revision = revision
+
+    @rule(keys=st.lists(st.sampled_from(["/k/a", "/k/b", "/k/c", "/k/d"]), min_size=1, max_size=4, unique=True),
+          value=st.binary(max_size=8))
+    def concurrent_writes(self, keys: list[str], value: bytes) -> None:
+        async def write(key: str):
+            if key in self.model:
+                return await self.backend.update(key, value, expected_revision=self.model[key][1])
+            return await self.backend.create(key, value)
+
+        async def all_writes():
+            return await asyncio.gather(*(write(key) for key in keys))
+
+        results = self.loop.run_until_complete(all_writes())
+        for key, kv in zip(keys, results, strict=True):
+            self.model[key] = (value, kv.mod_revision)
+        self._note(max(kv.mod_revision for kv in results))
+        assert len({kv.mod_revision for kv in results}) == len(results)
+
+    @rule(key=st.sampled_from(["/k/a", "/k/b", "/k/c", "/k/d"]))
+    def delete(self, key: str) -> None:
+        if key not in self.model:
+            with pytest.raises(errors.KeyNotFoundError):
+                self.loop.run_until_complete(self.backend.delete(key, expected_revision=1))
+            return
+        event = self.loop.run_until_complete(self.backend.delete(key, expected_revision=self.model[key][1]))
+        del self.model[key]
+        self._note(event.revision)
+
+    @invariant()
+    def range_matches_model(self) -> None:
+        page = self.loop.run_until_complete(self.backend.range("/k/", "/k0"))
+        assert {kv.key: (kv.value, kv.mod_revision) for kv in page.kvs} == self.model
+
+
+TestBackendMachine = BackendMachine.TestCase
+TestBackendMachine.settings = settings(max_examples=25, stateful_step_count=15, deadline=None,
+                                       suppress_health_check=[HealthCheck.too_slow])
