@@ -1,0 +1,243 @@
+"""The Protobuf media type of spec 1 §2.8: envelope, objects, lists and watch frames.
+
+A body is the magic `6b 38 73 00` followed by `runtime.Unknown{typeMeta=1 {apiVersion=1, kind=2},
+raw=2, contentEncoding=3, contentType=4}`, raw holding the object's message. We write the envelope
+as upstream's serializer does, empty contentEncoding and contentType included, so envelope bytes
+match upstream's for the same raw.
+
+A list is its `<Kind>List` message: ListMeta (always written, as upstream does) then one `items`
+field per item; items are encoded one at a time and the envelope is joined around them once.
+
+Watch over protobuf (apimachinery serializer/protobuf LengthDelimitedFramer and apiserver
+handlers/watch.go): each event is one frame, a 4-byte big-endian length and then a bare
+`meta.v1.WatchEvent{type=1, object=2 RawExtension{raw=1}}` with no magic and no Unknown wrapper
+(the stream serializer is the "raw" one); `raw` holds the object fully enveloped (magic + Unknown),
+as encode_object writes it. ERROR events carry a Status the same way.
+
+The apiVersion in the envelope is the served one (`rbac.authorization.svc/v1` under the svc brand);
+`group_of` maps a served group to its upstream name to find the message. Table has no protobuf
+message upstream (served as JSON and YAML only), nor have custom resources: encoding them raises
+NotMarshalableError, which the server turns into 406.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Iterable
+
+from svc.wire.protobuf.decoder import decoder
+from svc.wire.protobuf.encoder import encoder
+from svc.wire.protobuf.schema import schema
+from svc.wire.protobuf.wire import (
+    LENGTH_DELIMITED,
+    NotMarshalableError,
+    ProtobufError,
+    json_type,
+    prefix_table,
+    split_fields,
+    tag,
+    varint,
+)
+
+__all__ = [
+    "MAGIC",
+    "NotMarshalableError",
+    "ProtobufError",
+    "decode_envelope",
+    "decode_object",
+    "decode_watch_event",
+    "encode_envelope",
+    "encode_list",
+    "encode_message",
+    "encode_object",
+    "encode_watch_event",
+    "frame_length",
+    "supports",
+]
+
+MAGIC = b"k8s\x00"
+_EXPECTED_PREFIX = "[107 56 115 0]"  # Go's %v of the prefix bytes, as upstream's error prints it
+_ENVELOPE_TAIL = b"\x1a\x00\x22\x00"  # empty contentEncoding and contentType
+_FRAME_LENGTH = struct.Struct(">I")
+_MALFORMED = (IndexError, UnicodeDecodeError, TypeError, AttributeError, ValueError)
+
+GroupOf = Callable[[str], str]
+
+
+def _identity(group: str) -> str:
+    return group
+
+
+def _message(api_version: str, kind: str, group_of: GroupOf | None) -> str | None:
+    group, _, version = api_version.rpartition("/")
+    upstream = (group_of or _identity)(group) if group else ""
+    return schema().message_for(f"{upstream}/{version}" if upstream else version, kind)
+
+
+def supports(api_version: str, kind: str, *, group_of: GroupOf | None = None) -> bool:
+    """Whether upstream has a protobuf message for the kind (built-in kinds, not Table or CRDs)."""
+    return _message(api_version, kind, group_of) is not None
+
+
+def _type_meta(obj: dict) -> tuple[str, str]:
+    if not isinstance(obj, dict):
+        raise ProtobufError(f"expected an object, got {json_type(obj)}")
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api_version, str) or not api_version or not isinstance(kind, str) or not kind:
+        raise ProtobufError("object has no apiVersion and kind to encode")
+    return api_version, kind
+
+
+def _message_or_raise(api_version: str, kind: str, group_of: GroupOf | None) -> str:
+    message = _message(api_version, kind, group_of)
+    if message is None:
+        raise NotMarshalableError(
+            f"object {api_version}, Kind={kind} does not implement the protobuf marshalling interface"
+            " and cannot be encoded to a protobuf message"
+        )
+    return message
+
+
+def _envelope_head(api_version: str, kind: str, raw_length: int) -> bytes:
+    version_data, kind_data = api_version.encode(), kind.encode()
+    type_meta = (
+        b"\x0a" + varint(len(version_data)) + version_data + b"\x12" + varint(len(kind_data)) + kind_data
+    )
+    return MAGIC + b"\x0a" + varint(len(type_meta)) + type_meta + b"\x12" + varint(raw_length)
+
+
+def encode_envelope(api_version: str, kind: str, raw: bytes) -> bytes:
+    return b"".join((_envelope_head(api_version, kind, len(raw)), raw, _ENVELOPE_TAIL))
+
+
+def decode_envelope(data: bytes) -> tuple[str, str, bytes]:
+    """(apiVersion, kind, raw) of an enveloped body; a body without the magic prefix is rejected."""
+    data = bytes(data)
+    if not data:
+        raise ProtobufError("empty data")
+    if not data.startswith(MAGIC):
+        raise ProtobufError(
+            f"provided data does not appear to be a protobuf message, expected prefix {_EXPECTED_PREFIX}"
+        )
+    if len(data) == len(MAGIC):
+        raise ProtobufError("empty body")
+    api_version, kind, raw = "", "", b""
+    try:
+        for number, wire_type, value in split_fields(data, len(MAGIC), len(data)):
+            if number == 1 and wire_type == LENGTH_DELIMITED:
+                for meta_number, meta_wire_type, meta_value in split_fields(value, 0, len(value)):
+                    if meta_number == 1 and meta_wire_type == LENGTH_DELIMITED:
+                        api_version = meta_value.decode()
+                    elif meta_number == 2 and meta_wire_type == LENGTH_DELIMITED:
+                        kind = meta_value.decode()
+            elif number == 2 and wire_type == LENGTH_DELIMITED:
+                raw = value
+    except _MALFORMED as exc:
+        raise ProtobufError(f"malformed protobuf envelope: {exc}") from None
+    return api_version, kind, raw
+
+
+def encode_message(obj: dict, *, group_of: GroupOf | None = None) -> bytes:
+    """The object's message bytes without the envelope: what a list item or an envelope's raw holds,
+    and what a cache may keep per object version to serve lists, gets and watches from."""
+    api_version, kind = _type_meta(obj)
+    return encoder(_message_or_raise(api_version, kind, group_of))(obj)
+
+
+def encode_object(obj: dict, *, group_of: GroupOf | None = None) -> bytes:
+    api_version, kind = _type_meta(obj)
+    return encode_envelope(api_version, kind, encoder(_message_or_raise(api_version, kind, group_of))(obj))
+
+
+def decode_object(data: bytes, *, group_of: GroupOf | None = None) -> dict:
+    """The JSON form of an enveloped object: kind and apiVersion first, then the fields on the wire."""
+    api_version, kind, raw = decode_envelope(data)
+    if not kind:
+        raise ProtobufError("Object 'Kind' is missing in the protobuf envelope")
+    message = _message(api_version, kind, group_of)
+    if message is None:
+        raise ProtobufError(f'no kind "{kind}" is registered for version "{api_version}"')
+    try:
+        fields = decoder(message)(raw, 0, len(raw))
+    except ProtobufError:
+        raise
+    except _MALFORMED as exc:
+        raise ProtobufError(f"malformed protobuf {kind}: {exc}") from None
+    return {"kind": kind, "apiVersion": api_version, **fields}
+
+
+def encode_list(list_obj: dict, item_kind: str, *, group_of: GroupOf | None = None) -> bytes:
+    """An enveloped `<Kind>List`. Items may be dicts or message bytes from encode_message."""
+    if not isinstance(list_obj, dict) or not isinstance(list_obj.get("apiVersion"), str):
+        raise ProtobufError("list has no apiVersion to encode")
+    api_version = list_obj["apiVersion"]
+    kind = list_obj.get("kind") or f"{item_kind}List"
+    message = _message_or_raise(api_version, kind, group_of)
+    items_field = next((f for f in schema().messages[message] if f.json_name == "items"), None)
+    metadata_field = next((f for f in schema().messages[message] if f.json_name == "metadata"), None)
+    if items_field is None or metadata_field is None:
+        raise ProtobufError(f"{kind} is not a list kind")
+    head = {key: value for key, value in list_obj.items() if key != "items"}
+    if head.get("metadata") is None:  # upstream writes ListMeta even when it is empty
+        head["metadata"] = {}
+    parts = [encoder(message)(head)]
+    parts.extend(_items(list_obj.get("items") or [], items_field.number, encoder(items_field.type)))
+    raw_length = sum(map(len, parts))
+    return b"".join((_envelope_head(api_version, kind, raw_length), *parts, _ENVELOPE_TAIL))
+
+
+def _items(items: Iterable, number: int, encode_item: Callable[[dict], bytes]) -> Iterable[bytes]:
+    field_tag = tag(number, LENGTH_DELIMITED)
+    prefixes = prefix_table(field_tag)
+    for index, item in enumerate(items):
+        if not isinstance(item, dict | bytes):
+            raise ProtobufError(f"items[{index}]: expected an object, got {json_type(item)}")
+        try:
+            data = item if isinstance(item, bytes) else encode_item(item)
+        except ProtobufError as exc:
+            raise ProtobufError(f"items[{index}].{exc}") from None
+        n = len(data)
+        yield prefixes[n] if n < 128 else field_tag + varint(n)
+        yield data
+
+
+def encode_watch_event(type: str, obj: dict, *, group_of: GroupOf | None = None) -> bytes:
+    """One length-prefixed frame of a protobuf watch stream."""
+    enveloped = encode_object(obj, group_of=group_of)
+    type_data = type.encode()
+    raw_extension = b"\x0a" + varint(len(enveloped))
+    event = b"".join(
+        (
+            b"\x0a" + varint(len(type_data)) + type_data,
+            b"\x12" + varint(len(raw_extension) + len(enveloped)) + raw_extension,
+            enveloped,
+        )
+    )
+    return _FRAME_LENGTH.pack(len(event)) + event
+
+
+def decode_watch_event(frame: bytes, *, group_of: GroupOf | None = None) -> tuple[str, dict]:
+    """(type, object) of one frame as encode_watch_event writes it, length prefix included."""
+    frame = bytes(frame)
+    if (
+        len(frame) < _FRAME_LENGTH.size
+        or _FRAME_LENGTH.unpack_from(frame)[0] != len(frame) - _FRAME_LENGTH.size
+    ):
+        raise ProtobufError("watch frame length does not match its body")
+    event_type, enveloped = "", b""
+    try:
+        for number, wire_type, value in split_fields(frame, _FRAME_LENGTH.size, len(frame)):
+            if number == 1 and wire_type == LENGTH_DELIMITED:
+                event_type = value.decode()
+            elif number == 2 and wire_type == LENGTH_DELIMITED:
+                for raw_number, raw_wire_type, raw_value in split_fields(value, 0, len(value)):
+                    if raw_number == 1 and raw_wire_type == LENGTH_DELIMITED:
+                        enveloped = raw_value
+    except _MALFORMED as exc:
+        raise ProtobufError(f"malformed watch event: {exc}") from None
+    return event_type, decode_object(enveloped, group_of=group_of)
+
+
+def frame_length(header: bytes) -> int:
+    """Body length announced by a frame's 4-byte header, for readers of a watch stream."""
+    return _FRAME_LENGTH.unpack(header)[0]

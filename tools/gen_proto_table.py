@@ -1,0 +1,425 @@
+"""Generate svc/wire/protobuf/messages.json from the upstream `generated.proto` files.
+
+The protobuf codec needs, for every message of the built-in API types, its field numbers and types,
+and, for every kind, the message it is encoded as. The .proto files carry the first; they are not
+shipped with the package, so this script reduces them to a compact table. The parser below covers
+the subset of proto2 that upstream's generator emits (package, import, option, nested messages,
+optional/repeated/map fields, scalar and package-qualified message types); anything else is an error.
+
+Two facts are not in the .proto files and come from the upstream OpenAPI document:
+- JSON names. The proto field name is the Go JSON name except (a) for structs embedded with
+  `json:",inline"` (Volume.volumeSource, Probe.handler, ...), whose fields sit in the parent's JSON
+  object: recorded with JSON name "" after checking that the definition has no property of that
+  name but has every JSON property of the embedded message; and (b) for a few fields whose proto
+  name came from the Go field name (`Webhooks`, `Expression`, `uID`, `aPIGroup`): recorded with
+  the one JSON property that matches ignoring case. Any other mismatch is an error.
+- The API group of each Go package (`k8s.io.api.rbac.v1` is group `rbac.authorization.k8s.io`),
+  read from the definitions' `x-kubernetes-group-version-kind`; packages the document does not
+  serve use GROUPS_NOT_SERVED below.
+
+Output layout (one message per line, so diffs stay readable):
+  {"messages": {FQN: [[number, proto_name, label, type, json_name], ...]},
+   "list_wrappers": [FQN, ...],
+   "kinds": {"group/version" or "version": {Kind: FQN}},
+   "every_version_kinds": {Kind: FQN}}
+label is "optional", "repeated" or "map"; type is a scalar name, a message FQN, or for a map
+[key_type, value_type]; json_name is the proto name unless it differs. list_wrappers are the
+messages that stand for a named Go slice (`Verbs`, `ExtraValue`): one `repeated items = 1` field,
+a JSON array.
+
+Usage: python tools/gen_proto_table.py [proto_root [swagger.json]]
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_PROTO_ROOT = ROOT.parent / "shared" / "upstream-proto"
+DEFAULT_SWAGGER = ROOT.parent / "shared" / "upstream-openapi" / "swagger-v1.36.json"
+OUTPUT = ROOT / "svc" / "wire" / "protobuf" / "messages.json"
+
+# The scalar types upstream uses, which are those the codec handles; any other is an error here.
+SCALARS = {"string", "bytes", "bool", "int32", "int64"}
+META = "k8s.io.apimachinery.pkg.apis.meta.v1"
+META_BETA = "k8s.io.apimachinery.pkg.apis.meta.v1beta1"
+# OpenAPI definition names spell the proto package root `k8s.io` as `io.k8s`.
+PROTO_ROOT_NAME, OPENAPI_ROOT_NAME = "k8s.io.", "io.k8s."
+
+# Groups of API packages that the OpenAPI document does not serve (webhook payloads, discovery,
+# removed versions). Every other package takes its group from the document.
+GROUPS_NOT_SERVED = {
+    "k8s.io.api.admission": "admission.k8s.io",
+    "k8s.io.api.apidiscovery": "apidiscovery.k8s.io",
+    "k8s.io.api.extensions": "extensions",
+    "k8s.io.api.imagepolicy": "imagepolicy.k8s.io",
+}
+
+# Upstream meta registration (apimachinery pkg/apis/meta/v1/register.go): WatchEvent and the option
+# kinds exist in every group version; Status and the discovery documents are "unversioned" v1; the
+# meta.k8s.io group carries the alternative representations. Table has no protobuf message upstream.
+EVERY_VERSION_KINDS = [
+    "WatchEvent",
+    "ListOptions",
+    "GetOptions",
+    "DeleteOptions",
+    "CreateOptions",
+    "UpdateOptions",
+    "PatchOptions",
+]
+UNVERSIONED_KINDS = ["Status", "APIVersions", "APIGroupList", "APIGroup", "APIResourceList"]
+META_GROUP_KINDS = {
+    "meta.k8s.io/v1": (META, ["TableOptions", "PartialObjectMetadata", "PartialObjectMetadataList"]),
+    "meta.k8s.io/v1beta1": (META_BETA, ["PartialObjectMetadataList"]),
+}
+
+
+class ProtoSyntaxError(ValueError):
+    pass
+
+
+@dataclass
+class Field:
+    number: int
+    name: str
+    label: str  # optional | repeated | map
+    type: str | tuple[str, str]  # as written until parse_tree resolves it; a map: (key, value)
+    json_name: str | None = None
+
+
+@dataclass
+class Message:
+    fqn: str
+    fields: list[Field] = field(default_factory=list)
+
+
+_TOKEN = re.compile(
+    r"""\s+|//[^\n]*|/\*.*?\*/|(?P<tok>"(?:[^"\\]|\\.)*"|[A-Za-z_.][A-Za-z0-9_.]*|-?\d+|[{}=;<>,\[\]()])""",
+    re.S,
+)
+
+
+def tokenize(text: str) -> list[str]:
+    tokens, pos = [], 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            raise ProtoSyntaxError(f"unexpected character {text[pos]!r} at offset {pos}")
+        if m.group("tok") is not None:
+            tokens.append(m.group("tok"))
+        pos = m.end()
+    return tokens
+
+
+class Parser:
+    """Recursive descent over one file's tokens, collecting messages into `messages`."""
+
+    def __init__(self, tokens: list[str], messages: dict[str, Message]) -> None:
+        self.tokens, self.pos, self.messages = tokens, 0, messages
+        self.package = ""
+
+    def peek(self) -> str:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else ""
+
+    def take(self, expected: str | None = None) -> str:
+        tok = self.peek()
+        if not tok or (expected is not None and tok != expected):
+            raise ProtoSyntaxError(f"expected {expected or 'a token'}, found {tok or 'end of file'!r}")
+        self.pos += 1
+        return tok
+
+    def skip_statement(self) -> None:
+        while self.take() != ";":
+            pass
+
+    def parse_file(self) -> None:
+        while self.peek():
+            tok = self.take()
+            if tok == "package":
+                self.package = self.take()
+                self.take(";")
+            elif tok in ("syntax", "import", "option"):
+                self.skip_statement()
+            elif tok == "message":
+                self.parse_message(self.package)
+            else:
+                raise ProtoSyntaxError(f"unsupported top-level statement {tok!r}")
+
+    def parse_message(self, scope: str) -> None:
+        fqn = f"{scope}.{self.take()}" if scope else self.take()
+        msg = self.messages[fqn] = Message(fqn)
+        self.take("{")
+        while self.peek() != "}":
+            tok = self.take()
+            if tok == "message":
+                self.parse_message(fqn)
+            elif tok == "option":
+                self.skip_statement()
+            elif tok in ("optional", "repeated", "required"):
+                type_ = self.take()
+                msg.fields.append(
+                    self.parse_field_rest("repeated" if tok == "repeated" else "optional", type_)
+                )
+            elif tok == "map":
+                self.take("<")
+                key = self.take()
+                self.take(",")
+                value = self.take()
+                self.take(">")
+                msg.fields.append(self.parse_field_rest("map", (key, value)))
+            else:
+                raise ProtoSyntaxError(f"unsupported statement {tok!r} in message {fqn}")
+        self.take("}")
+
+    def parse_field_rest(self, label: str, type_: str | tuple[str, str]) -> Field:
+        name = self.take()
+        self.take("=")
+        number = int(self.take())
+        if self.peek() == "[":
+            while self.take() != "]":
+                pass
+        self.take(";")
+        return Field(number, name, label, type_)
+
+
+def resolve_name(name: str, scope: str, messages: dict[str, Message]) -> str:
+    """Protobuf scoping: a leading dot is absolute, otherwise search from the referring message out."""
+    if name in SCALARS:
+        return name
+    if name.startswith("."):
+        if name[1:] not in messages:
+            raise ProtoSyntaxError(f"unknown message type {name}")
+        return name[1:]
+    parts = scope.split(".") if scope else []
+    for i in range(len(parts), -1, -1):
+        candidate = ".".join([*parts[:i], name])
+        if candidate in messages:
+            return candidate
+    raise ProtoSyntaxError(
+        f"unknown type {name} in {scope} (scalars supported: {', '.join(sorted(SCALARS))})"
+    )
+
+
+def parse_tree(proto_root: Path) -> dict[str, Message]:
+    messages: dict[str, Message] = {}
+    for path in sorted(proto_root.rglob("*.proto")):
+        Parser(tokenize(path.read_text()), messages).parse_file()
+    for msg in messages.values():
+        for f in msg.fields:
+            if isinstance(f.type, tuple):
+                f.type = (
+                    resolve_name(f.type[0], msg.fqn, messages),
+                    resolve_name(f.type[1], msg.fqn, messages),
+                )
+            else:
+                f.type = resolve_name(f.type, msg.fqn, messages)
+    return messages
+
+
+def list_wrappers(messages: dict[str, Message], definitions: dict) -> list[str]:
+    """Named Go slices: one `repeated items = 1` field and no OpenAPI object of their own (a struct
+    with an `items` field, such as DownwardAPIProjection, has one)."""
+    return sorted(
+        m.fqn
+        for m in messages.values()
+        if len(m.fields) == 1
+        and (m.fields[0].number, m.fields[0].name, m.fields[0].label) == (1, "items", "repeated")
+        and json_properties(messages, definitions, m.fqn) is None
+    )
+
+
+def api_package(fqn: str) -> tuple[str, str]:
+    """`k8s.io.api.apps.v1.Deployment` -> (`k8s.io.api.apps`, `v1`)."""
+    package = fqn.rsplit(".", 1)[0]
+    base, version = package.rsplit(".", 1)
+    return base, version
+
+
+def openapi_name(fqn: str) -> str:
+    return OPENAPI_ROOT_NAME + fqn.removeprefix(PROTO_ROOT_NAME)
+
+
+def json_properties(
+    messages: dict[str, Message], definitions: dict, fqn: str
+) -> tuple[set[str], bool] | None:
+    """JSON property names of a message's OpenAPI definition. A version the document does not serve
+    borrows the definition of the same-named message in another version of its package, or failing
+    that (extensions/v1beta1) in any package where the message has the very same fields. The flag
+    says whether the definition is the message's own: a field of an old version may be gone from
+    the borrowed one, so only the message's own definition proves a name wrong."""
+    own = definitions.get(openapi_name(fqn), {})
+    if "properties" in own:
+        return set(own["properties"]), True
+    base, _ = api_package(fqn)
+    name = fqn.rsplit(".", 1)[1]
+    shape = field_shape(messages[fqn])
+    same_package = sorted(
+        m for m in messages if m != fqn and api_package(m)[0] == base and m.endswith("." + name)
+    )
+    same_shape = sorted(
+        m for m in messages if m != fqn and m.endswith("." + name) and field_shape(messages[m]) == shape
+    )
+    for other in same_package + same_shape:
+        borrowed = definitions.get(openapi_name(other), {})
+        if "properties" in borrowed:
+            return set(borrowed["properties"]), False
+    return None
+
+
+def field_shape(msg: Message) -> list[tuple]:
+    def short(type_: str | tuple[str, str]) -> str | tuple[str, ...]:
+        return (
+            tuple(t.rsplit(".", 1)[-1] for t in type_)
+            if isinstance(type_, tuple)
+            else type_.rsplit(".", 1)[-1]
+        )
+
+    return sorted((f.number, f.name, f.label, short(f.type)) for f in msg.fields)
+
+
+def assign_json_names(messages: dict[str, Message], definitions: dict) -> None:
+    """Record JSON names that differ from proto names: inline-embedded structs, and the few fields whose
+    proto name was derived from the Go field name (`Webhooks`, `uID`, `aPIGroup`) rather than the JSON tag."""
+    settled: set[str] = set()
+
+    def json_names(fqn: str) -> set[str]:
+        """The JSON keys a message's fields occupy, with inline fields flattened."""
+        msg = messages[fqn]
+        if fqn not in settled:
+            settled.add(fqn)
+            found = json_properties(messages, definitions, fqn)
+            for f in msg.fields:
+                if found is not None and f.name not in found[0]:
+                    f.json_name = json_name_for(fqn, f, *found)
+        names: set[str] = set()
+        for f in msg.fields:
+            names |= (
+                json_names(f.type) if f.json_name == "" else {f.name if f.json_name is None else f.json_name}
+            )
+        return names
+
+    def json_name_for(fqn: str, f: Field, props: set[str], exact: bool) -> str | None:
+        same_but_case = [p for p in props if p.lower() == f.name.lower()]
+        if len(same_but_case) == 1:
+            return same_but_case[0]
+        if f.label == "optional" and f.type in messages and json_names(f.type) <= props:
+            return ""
+        if not exact:
+            return None
+        raise ProtoSyntaxError(f"{fqn}.{f.name} has no JSON property and is not an inline struct")
+
+    for fqn in messages:
+        json_names(fqn)
+
+
+def package_groups(definitions: dict) -> dict[str, str]:
+    groups = dict(GROUPS_NOT_SERVED)
+    for name, definition in definitions.items():
+        for gvk in definition.get("x-kubernetes-group-version-kind", []):
+            fqn = PROTO_ROOT_NAME + name.removeprefix(OPENAPI_ROOT_NAME)
+            if fqn.startswith("k8s.io.api."):
+                groups[api_package(fqn)[0]] = gvk["group"]
+    return groups
+
+
+def root_messages(messages: dict[str, Message], package: str) -> list[str]:
+    """Kinds of a package version the OpenAPI document does not serve: the messages no other message
+    of the package refers to, except through a `<Kind>List`'s items."""
+    in_package = [m for m in messages.values() if m.fqn.rsplit(".", 1)[0] == package]
+    referenced = {
+        f.type[1] if isinstance(f.type, tuple) else f.type
+        for m in in_package
+        for f in m.fields
+        if not (m.fqn.endswith("List") and f.name == "items")
+    }
+    return [m.fqn for m in in_package if m.fqn not in referenced]
+
+
+def kind_table(messages: dict[str, Message], definitions: dict) -> dict[str, dict[str, str]]:
+    kinds: dict[str, dict[str, str]] = {}
+
+    def add(group: str, version: str, kind: str, fqn: str) -> None:
+        if fqn not in messages:
+            raise ProtoSyntaxError(f"kind {group}/{version} {kind} has no message {fqn}")
+        kinds.setdefault(f"{group}/{version}" if group else version, {})[kind] = fqn
+
+    served_packages = set()
+    for name, definition in definitions.items():
+        fqn = PROTO_ROOT_NAME + name.removeprefix(OPENAPI_ROOT_NAME)
+        if not fqn.startswith("k8s.io.api."):
+            continue
+        for gvk in definition.get("x-kubernetes-group-version-kind", []):
+            add(gvk["group"], gvk["version"], gvk["kind"], fqn)
+            served_packages.add(fqn.rsplit(".", 1)[0])
+
+    groups = package_groups(definitions)
+    packages = {m.fqn.rsplit(".", 1)[0] for m in messages.values() if m.fqn.startswith("k8s.io.api.")}
+    for package in sorted(packages - served_packages):
+        base, version = package.rsplit(".", 1)
+        for fqn in root_messages(messages, package):
+            add(groups[base], version, fqn.rsplit(".", 1)[1], fqn)
+
+    for kind in UNVERSIONED_KINDS:
+        add("", "v1", kind, f"{META}.{kind}")
+    for group_version, (package, names) in META_GROUP_KINDS.items():
+        group, version = group_version.split("/")
+        for kind in names:
+            add(group, version, kind, f"{package}.{kind}")
+    return {gv: dict(sorted(table.items())) for gv, table in sorted(kinds.items())}
+
+
+def field_row(f: Field) -> list:
+    type_ = list(f.type) if isinstance(f.type, tuple) else f.type
+    row = [f.number, f.name, f.label, type_]
+    if f.json_name is not None:
+        row.append(f.json_name)
+    return row
+
+
+def render(messages: dict[str, Message], definitions: dict) -> str:
+    kinds = kind_table(messages, definitions)
+    every = {kind: f"{META}.{kind}" for kind in EVERY_VERSION_KINDS}
+    lines = ['{"messages": {']
+    ordered = sorted(messages.values(), key=lambda m: m.fqn)
+    for i, msg in enumerate(ordered):
+        rows = json.dumps([field_row(f) for f in sorted(msg.fields, key=lambda f: f.number)])
+        lines.append(f"{json.dumps(msg.fqn)}: {rows}{',' if i < len(ordered) - 1 else ''}")
+    lines.append("},")
+    lines.append(f'"list_wrappers": {json.dumps(list_wrappers(messages, definitions))},')
+    lines.append('"kinds": {')
+    for i, (gv, table) in enumerate(kinds.items()):
+        lines.append(f"{json.dumps(gv)}: {json.dumps(table)}{',' if i < len(kinds) - 1 else ''}")
+    lines.append("},")
+    lines.append(f'"every_version_kinds": {json.dumps(every)}')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    proto_root = Path(argv[1]) if len(argv) > 1 else DEFAULT_PROTO_ROOT
+    swagger = Path(argv[2]) if len(argv) > 2 else DEFAULT_SWAGGER
+    messages = parse_tree(proto_root)
+    definitions = json.loads(swagger.read_text())["definitions"]
+    assign_json_names(messages, definitions)
+    OUTPUT.write_text(render(messages, definitions))
+    renamed = sorted(
+        f"{m.fqn}.{f.name} -> {f.json_name or '(inline)'}"
+        for m in messages.values()
+        for f in m.fields
+        if f.json_name is not None
+    )
+    print(
+        f"wrote {OUTPUT.relative_to(ROOT)}: {len(messages)} messages;"
+        f" {len(renamed)} fields have another JSON name"
+    )
+    for line in renamed:
+        print(f"  {line}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
