@@ -1,0 +1,404 @@
+"""Schema-aware walks of plain JSON objects: the field set of an object, the fields that differ between
+two objects, merging an applied configuration into a live object, and removing fields.
+
+These follow structured-merge-diff's observable rules, which decide what a manager owns:
+- a field set holds every scalar leaf, every atomic list or map, every item of an associative list,
+  every entry of a plain map, and struct fields only when they are null or `{}`;
+- a comparison reports added and removed nodes at every level, and modified values only at leaves
+  (scalars, atomic values, and empty or null maps and lists, which stay leaves to keep `[]` apart
+  from `null`);
+- a merge takes the configuration's value at leaves, merges granular maps key by key and associative
+  lists item by item, keeping the configuration's item order and slotting the live object's other
+  items in where they were.
+Written by hand: no Python package implements server-side apply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from svc.machinery.apply import gotext
+from svc.machinery.apply.fieldpath import FIELD, KEY, FieldSet, Path, PathElement
+from svc.machinery.apply.shapes import DEDUCED, Kind, Shape
+
+
+class _Absent:
+    """A field that is not there at all, as opposed to an explicit null."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT: Any = _Absent()
+
+
+class TypedError(ValueError):
+    """An object that does not fit its schema; the text is upstream's validation error list."""
+
+    def __init__(self, errors: list[str]) -> None:
+        self.errors = errors
+        text = errors[0] if len(errors) == 1 else "errors:\n" + "\n".join(f"  {error}" for error in errors)
+        super().__init__(text)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    removed: FieldSet
+    modified: FieldSet
+    added: FieldSet
+
+    def exclude(self, ignored: FieldSet) -> Comparison:
+        """Forget changes at or below the ignored paths."""
+        if not ignored:
+            return self
+        return Comparison(
+            self.removed.recursive_difference(ignored),
+            self.modified.recursive_difference(ignored),
+            self.added.recursive_difference(ignored),
+        )
+
+
+def values_equal(left: Any, right: Any) -> bool:
+    """JSON equality as upstream sees it: 1 equals 1.0, but true never equals 1."""
+    if left is right:
+        return True
+    if isinstance(left, bool) or isinstance(right, bool):
+        return type(left) is type(right) and left == right
+    if isinstance(left, int | float) and isinstance(right, int | float):
+        return left == right
+    if isinstance(left, dict):
+        return (
+            isinstance(right, dict)
+            and left.keys() == right.keys()
+            and all(values_equal(item, right[key]) for key, item in left.items())
+        )
+    if isinstance(left, list):
+        return (
+            isinstance(right, list)
+            and len(left) == len(right)
+            and all(values_equal(a, b) for a, b in zip(left, right, strict=True))
+        )
+    return type(left) is type(right) and left == right
+
+
+def item_element(shape: Shape, item: Any) -> PathElement:
+    """The path element naming `item` in an associative list: its keys, or its value for a set."""
+    if shape.keys:
+        if item is None:
+            raise ValueError("associative list with keys may not have a null element")
+        if not isinstance(item, dict):
+            raise ValueError("associative list with keys may not have non-map elements")
+        pairs = []
+        for name in shape.keys:
+            if name in item:
+                pairs.append((name, item[name]))
+            else:
+                default = shape.key_default(name)
+                if default is not None:
+                    pairs.append((name, default))
+        if not pairs:
+            names = " ".join(gotext.quote(name) for name in shape.keys)
+            raise ValueError(
+                f"associative list with keys has an element that omits all key fields [{names}] "
+                "(and doesn't have default values for any key fields)"
+            )
+        return PathElement.key(pairs)
+    if isinstance(item, dict):
+        raise ValueError("associative list without keys has an element that's a map type")
+    if isinstance(item, list):
+        raise ValueError("not supported: associative list with lists as elements")
+    if item is None:
+        raise ValueError("associative list without keys has an element that's an explicit null")
+    return PathElement.value(item)
+
+
+def _elements(shape: Shape, items: list[Any], path: Path) -> list[PathElement]:
+    try:
+        return [item_element(shape, item) for item in items]
+    except ValueError as error:
+        raise TypedError([_at(path, str(error))]) from None
+
+
+def _at(path: Path, message: str) -> str:
+    prefix = "".join(str(element) for element in path)
+    return f"{prefix}: {message}" if prefix else message
+
+
+# ---------------------------------------------------------------------------------------------- field set
+
+
+def field_set(value: Any, shape: Shape) -> FieldSet:
+    """Every field of `value` a manager would own by setting it (upstream `ToFieldSet`)."""
+    out: list[Path] = []
+    _collect(value, shape, (), out)
+    return FieldSet(out)
+
+
+def _collect(value: Any, shape: Shape, path: Path, out: list[Path]) -> None:
+    kind = shape.resolve(value)
+    resolved = shape.as_resolved(kind)
+    if kind is Kind.SCALAR or resolved.atomic:
+        out.append(path)
+    elif kind is Kind.LIST and isinstance(value, list):
+        elements = _elements(resolved, value, path)
+        seen: set[PathElement] = set()
+        repeated: set[PathElement] = set()
+        for element in elements:
+            if element in seen and element not in repeated:
+                out.append((*path, element))
+                repeated.add(element)
+            seen.add(element)
+        for item, element in zip(value, elements, strict=True):
+            if element not in repeated:
+                _collect(item, resolved.element, (*path, element), out)
+                out.append((*path, element))
+    elif kind is Kind.MAP and isinstance(value, dict):
+        for key, item in value.items():
+            child = (*path, PathElement.field(key))
+            _collect(item, resolved.field(key) or DEDUCED, child, out)
+            if item is None or item == {} or not resolved.is_declared(key):
+                out.append(child)
+
+
+# ---------------------------------------------------------------------------------------------- compare
+
+
+def compare(old: Any, new: Any, shape: Shape) -> Comparison:
+    """The fields removed, modified and added going from `old` to `new`."""
+    sink: tuple[list[Path], list[Path], list[Path]] = ([], [], [])
+    _compare(old, new, shape, (), sink)
+    return Comparison(FieldSet(sink[0]), FieldSet(sink[1]), FieldSet(sink[2]))
+
+
+def _compare(left: Any, right: Any, shape: Shape, path: Path, sink: tuple[list[Path], ...]) -> None:
+    left_kind = None if left is ABSENT else shape.resolve(left)
+    right_kind = None if right is ABSENT else shape.resolve(right)
+    if right_kind is None or left_kind is None or left_kind is right_kind:
+        leaf = _compare_as(left_kind or right_kind, left, right, shape, path, sink)
+    else:
+        _compare_as(left_kind, left, right, shape, path, sink)
+        leaf = _compare_as(right_kind, left, right, shape, path, sink)
+    if not leaf:
+        if left is ABSENT:
+            sink[2].append(path)
+        elif right is ABSENT:
+            sink[0].append(path)
+
+
+def _compare_as(kind: Any, left: Any, right: Any, shape: Shape, path: Path, sink: tuple[list[Path], ...]) -> bool:
+    """Compare as `kind`; True when this node was compared as one leaf value."""
+    resolved = shape.as_resolved(kind)
+    if kind is Kind.MAP:
+        left_map = left if isinstance(left, dict) else None
+        right_map = right if isinstance(right, dict) else None
+        if not (resolved.atomic or (not left_map and not right_map)):
+            left_map, right_map = left_map or {}, right_map or {}
+            for key in {**left_map, **right_map}:
+                child = resolved.field(key) or DEDUCED
+                element = PathElement.field(key)
+                _compare(left_map.get(key, ABSENT), right_map.get(key, ABSENT), child, (*path, element), sink)
+            return False
+    elif kind is Kind.LIST:
+        left_list = left if isinstance(left, list) else None
+        right_list = right if isinstance(right, list) else None
+        if not (resolved.atomic or (not left_list and not right_list)):
+            _compare_items(left_list or [], right_list or [], resolved, path, sink)
+            return False
+    if left is ABSENT:
+        sink[2].append(path)
+    elif right is ABSENT:
+        sink[0].append(path)
+    elif not values_equal(left, right):
+        sink[1].append(path)
+    return True
+
+
+def _group(shape: Shape, items: list[Any], path: Path) -> dict[PathElement, list[Any]]:
+    groups: dict[PathElement, list[Any]] = {}
+    for element, item in zip(_elements(shape, items, path), items, strict=True):
+        groups.setdefault(element, []).append(item)
+    return groups
+
+
+def _compare_items(left: list[Any], right: list[Any], shape: Shape, path: Path, sink: tuple[list[Path], ...]) -> None:
+    left_groups = _group(shape, left, path)
+    right_groups = _group(shape, right, path)
+    for element in {**left_groups, **right_groups}:
+        before = left_groups.get(element, [])
+        after = right_groups.get(element, [])
+        item_path = (*path, element)
+        if len(before) <= 1 and len(after) <= 1:
+            _compare(before[0] if before else ABSENT, after[0] if after else ABSENT, shape.element, item_path, sink)
+        elif len(before) >= 2 and len(after) >= 2:
+            if not values_equal(before, after):
+                sink[1].append(item_path)
+        elif len(before) >= 2:
+            if after:
+                _compare(ABSENT, after[0], shape.element, item_path, sink)
+            sink[0].append(item_path)
+        else:
+            if before:
+                _compare(before[0], ABSENT, shape.element, item_path, sink)
+            sink[2].append(item_path)
+
+
+# ---------------------------------------------------------------------------------------------- merge
+
+
+def merge(live: Any, config: Any, shape: Shape) -> Any:
+    """`config` merged over `live`; subtrees only one side has are shared, not copied.
+
+    `config` should have passed `validate` (a list naming one item twice is only caught where the
+    live object has that list too).
+    """
+    merged = _merge(live, config, shape, ())
+    return {} if merged is ABSENT else merged
+
+
+def _merge(left: Any, right: Any, shape: Shape, path: Path) -> Any:
+    if right is ABSENT:
+        return left
+    if left is ABSENT:
+        return right
+    kind = shape.resolve(right)
+    resolved = shape.as_resolved(kind)
+    if kind is Kind.MAP:
+        left_map = left if isinstance(left, dict) else None
+        right_map = right if isinstance(right, dict) else None
+        if resolved.atomic or (not left_map and not right_map):
+            return right
+        left_map, right_map = left_map or {}, right_map or {}
+        out = {}
+        for key in {**left_map, **right_map}:
+            child = resolved.field(key) or DEDUCED
+            before, after = left_map.get(key, ABSENT), right_map.get(key, ABSENT)
+            merged = _merge(before, after, child, (*path, PathElement.field(key)))
+            if merged is not ABSENT:
+                out[key] = merged
+        return out or ABSENT
+    if kind is Kind.LIST:
+        left_list = left if isinstance(left, list) else None
+        right_list = right if isinstance(right, list) else None
+        if resolved.atomic or (not left_list and not right_list):
+            return right
+        return _merge_items(left_list or [], right_list or [], resolved, path) or ABSENT
+    return right
+
+
+def _merge_items(left: list[Any], right: list[Any], shape: Shape, path: Path) -> list[Any]:
+    """Merge associative lists: the configuration's order, with live-only items kept in their place."""
+    right_elements = _elements(shape, right, path)
+    right_items: dict[PathElement, Any] = {}
+    for element, item in zip(right_elements, right, strict=True):
+        if element in right_items:
+            raise TypedError([_at(path, f"duplicate entries for key {element}")])
+        right_items[element] = item
+    left_elements = _elements(shape, left, path)
+    left_items: dict[PathElement, Any] = {}
+    for element, item in zip(left_elements, left, strict=True):
+        left_items[element] = None if element in left_items else item
+    shared = iter([element for element in right_elements if element in left_items])
+    next_shared = next(shared, None)
+    done: set[PathElement] = set()
+    out: list[Any] = []
+
+    def emit(before: Any, element: PathElement) -> None:
+        merged = _merge(before, right_items.get(element, ABSENT), shape.element, (*path, element))
+        if merged is not ABSENT:
+            out.append(merged)
+
+    li = ri = 0
+    while li < len(left_elements) or ri < len(right_elements):
+        if li < len(left_elements) and ri < len(right_elements):
+            element = left_elements[li]
+            if element == right_elements[ri]:
+                done.add(element)
+                emit(left_items[element], element)
+                li, ri = li + 1, ri + 1
+                next_shared = next(shared, None)
+                continue
+            if element in right_items and next_shared is not None and next_shared != element:
+                li += 1
+                continue
+        if li < len(left_elements):
+            element = left_elements[li]
+            if element not in right_items:
+                emit(left[li], element)
+                li += 1
+                continue
+            if element in done:
+                li += 1
+        if ri < len(right_elements):
+            element = right_elements[ri]
+            done.add(element)
+            emit(left_items.get(element, ABSENT), element)
+            ri += 1
+            if next_shared is not None and next_shared == element:
+                next_shared = next(shared, None)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- removal
+
+
+def remove_items(value: Any, fields: FieldSet, shape: Shape) -> Any:
+    """`value` without the listed fields; a map or list emptied by the removal becomes null."""
+    if not fields:
+        return value
+    removed = _remove(value, fields, shape)
+    return {} if removed is None and isinstance(value, dict) else removed
+
+
+def _remove(value: Any, fields: FieldSet, shape: Shape) -> Any:
+    kind = shape.resolve(value)
+    resolved = shape.as_resolved(kind)
+    if kind is Kind.SCALAR:
+        return value
+    groups = fields.by_first_element()
+    if kind is Kind.LIST:
+        if not isinstance(value, list) or not value or resolved.atomic:
+            return None
+        items = []
+        for item in value:
+            try:
+                element = item_element(resolved, item)
+            except ValueError:
+                items.append(item)
+                continue
+            member, below = groups.get(element, (False, FieldSet()))
+            if not member:
+                items.append(_remove(item, below, resolved.element) if below else item)
+        return items or None
+    if not isinstance(value, dict) or not value or resolved.atomic:
+        return None
+    entries = {}
+    for key, item in value.items():
+        member, below = groups.get(PathElement.field(key), (False, FieldSet()))
+        if not member:
+            entries[key] = _remove(item, below, resolved.field(key) or DEDUCED) if below else item
+    return entries or None
+
+
+def ensure_named_fields_are_members(fields: FieldSet, shape: Shape) -> FieldSet:
+    """Add every declared struct field that has owned paths below it, so removing it removes them all."""
+    extra: list[Path] = []
+    _ensure(fields, shape, (), extra)
+    return fields | FieldSet(extra) if extra else fields
+
+
+def _ensure(fields: FieldSet, shape: Shape, prefix: Path, extra: list[Path]) -> None:
+    for element, (_, below) in fields.by_first_element().items():
+        if not below:
+            continue
+        child: Shape | None = None
+        if element.kind == FIELD and shape.kind is Kind.MAP:
+            if shape.is_declared(element.payload):
+                extra.append((*prefix, element))
+            child = shape.field(element.payload)
+        elif element.kind == KEY and shape.kind is Kind.LIST:
+            child = shape.element
+        if child is not None and child.kind in (Kind.MAP, Kind.LIST):
+            _ensure(below, child, (*prefix, element), extra)
