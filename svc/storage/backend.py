@@ -43,6 +43,15 @@ class Event:
 
 
 @dataclass(frozen=True, slots=True)
+class Progress:
+    """Nothing changed under the watched prefix up to `revision` (etcd's progress notification).
+
+    Lets a watcher of a quiet prefix (a watch cache) know how current it is."""
+
+    revision: int
+
+
+@dataclass(frozen=True, slots=True)
 class RangeResult:
     kvs: list[KeyValue]
     revision: int
@@ -75,9 +84,12 @@ class Backend(Protocol):
         """Raises KeyNotFoundError, or RevisionConflictError when the mod revision differs."""
         ...
 
-    def watch(self, prefix: str, *, after_revision: int) -> AsyncIterator[Event]:
-        """Every change under `prefix` after `after_revision`, in revision order, then live changes.
-        Raises CompactedError (on first iteration) when that history is gone."""
+    def watch(
+        self, prefix: str, *, after_revision: int, progress_notify: bool = False
+    ) -> AsyncIterator[Event | Progress]:
+        """Every change under `prefix` after `after_revision`, in revision order, then live changes;
+        with `progress_notify`, also `Progress` marks as the global revision advances. Raises
+        CompactedError (on first iteration) when that history is gone."""
         ...
 
     async def compact(self, revision: int) -> None: ...

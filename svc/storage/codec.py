@@ -6,6 +6,7 @@ under an earlier `--storage-media-type` stays readable after the flag changes.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 import orjson
@@ -40,3 +41,44 @@ class JsonCodec:
 
     def copy(self, obj: dict[str, Any]) -> dict[str, Any]:
         return orjson.loads(orjson.dumps(obj))
+
+
+class SniffingCodec:
+    """Writes in one chosen format, reads whichever format a stored value is in.
+
+    `encode` falls back to JSON for objects the chosen format cannot hold (a kind without a
+    Protobuf message), as upstream does for types that ignore `--storage-media-type`."""
+
+    def __init__(
+        self,
+        media_type: str,
+        encode: Callable[[dict[str, Any]], bytes],
+        readers: Mapping[bytes, Callable[[bytes], Any]],
+    ) -> None:
+        self.media_type = media_type
+        self._encode = encode
+        self._readers = readers
+        self._json = JsonCodec()
+
+    def encode(self, obj: dict[str, Any]) -> bytes:
+        try:
+            return self._encode(obj)
+        except ValueError:
+            return self._json.encode(obj)
+
+    def decode(self, data: bytes) -> dict[str, Any]:
+        if data[:1] == b"{":
+            return self._json.decode(data)
+        for prefix, read in self._readers.items():
+            if data.startswith(prefix):
+                try:
+                    obj = read(data)
+                except ValueError as error:
+                    raise ValueError(f"invalid stored value: {error}") from error
+                if not isinstance(obj, dict):
+                    raise ValueError("stored value is not an object")
+                return obj
+        raise ValueError("stored value is in no known format")
+
+    def copy(self, obj: dict[str, Any]) -> dict[str, Any]:
+        return self._json.copy(obj)

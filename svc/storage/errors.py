@@ -51,9 +51,22 @@ class CorruptObjectError(StorageError):
     """A stored value cannot be decoded or transformed."""
 
     def __init__(self, key: str, why: str) -> None:
-        super().__init__(f"data at {key} is corrupt: {why}")
+        super().__init__(
+            f"StorageError: corrupt object, Code: 6, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: {why}"
+        )
         self.key = key
         self.why = why
+
+
+class DecodableObjectError(StorageError):
+    """An unsafe delete (for corrupt objects) met an object that decodes fine."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(
+            f"StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: "
+            "unsafe deletion is not allowed because the object is decodable from storage"
+        )
+        self.key = key
 
 
 class BackendUnavailableError(StorageError):

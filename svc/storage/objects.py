@@ -11,7 +11,7 @@ create a revision.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,25 +128,32 @@ class ObjectStore:
             if check is not None:
                 await check(current)
             try:
-                event = await self.backend.delete(
-                    key, expected_revision=int(current["metadata"]["resourceVersion"])
-                )
+                event = await self.backend.delete(key, expected_revision=int(current["metadata"]["resourceVersion"]))
             except errors.RevisionConflictError:
                 current = None
                 continue
             deleted = self.decode(event.kv)
             return deleted
 
-    async def force_delete(self, key: str) -> None:
-        """Remove a key whatever its value (used for objects that cannot be decoded)."""
-        kv = await self.backend.get(key)
-        if kv is None:
-            raise errors.KeyNotFoundError(key)
-        await self.backend.delete(key, expected_revision=kv.mod_revision)
-
-    async def watch(self, prefix: str, *, after_revision: int) -> AsyncIterator[ObjectEvent]:
-        async for event in self.backend.watch(prefix, after_revision=after_revision):
-            yield self.object_event(event)
+    async def delete_corrupt(self, key: str, *, dry_run: bool) -> None:
+        """Remove a key whose value cannot be decoded; refuse (DecodableObjectError) when it can."""
+        while True:
+            kv = await self.backend.get(key)
+            if kv is None:
+                raise errors.KeyNotFoundError(key)
+            try:
+                self.decode(kv)
+            except errors.CorruptObjectError:
+                pass
+            else:
+                raise errors.DecodableObjectError(key)
+            if dry_run:
+                return
+            try:
+                await self.backend.delete(key, expected_revision=kv.mod_revision)
+            except errors.RevisionConflictError:
+                continue
+            return
 
     def object_event(self, event: Event) -> ObjectEvent:
         return ObjectEvent(event.type, event.kv.key, self.decode(event.kv), event.revision)

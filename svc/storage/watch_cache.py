@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from svc.storage import errors
-from svc.storage.backend import EventType
+from svc.storage.backend import EventType, Progress, prefix_end
 from svc.storage.objects import ObjectStore
 
 Obj = dict[str, Any]
@@ -77,6 +77,7 @@ class WatchCache:
         self.watcher_buffer = watcher_buffer
         self.clock = clock
         self.state: dict[str, Obj] = {}
+        self.corrupt: dict[str, errors.CorruptObjectError] = {}
         self.events: deque[CacheEvent] = deque()
         self.revision = 0
         self.oldest_revision = 0
@@ -102,8 +103,15 @@ class WatchCache:
         while True:
             try:
                 await self._load()
-                async for event in self.objects.backend.watch(self.prefix, after_revision=self.revision):
-                    self._apply(self.objects.object_event(event))
+                events = self.objects.backend.watch(self.prefix, after_revision=self.revision, progress_notify=True)
+                async for event in events:
+                    if isinstance(event, Progress):
+                        self._advance(event.revision)
+                        continue
+                    try:
+                        self._apply(self.objects.object_event(event))
+                    except errors.CorruptObjectError as error:
+                        self._apply_corrupt(event, error)
             except asyncio.CancelledError:
                 raise
             except errors.StorageError as error:
@@ -111,13 +119,32 @@ class WatchCache:
                 await asyncio.sleep(0.1)
 
     async def _load(self) -> None:
-        page = await self.objects.list(self.prefix)
-        self.state = dict(zip(page.keys, page.items, strict=True))
+        """Read the whole prefix; values that cannot be decoded are remembered as corrupt."""
+        result = await self.objects.backend.range(self.prefix, prefix_end(self.prefix))
+        state: dict[str, Obj] = {}
+        corrupt: dict[str, errors.CorruptObjectError] = {}
+        for kv in result.kvs:
+            try:
+                state[kv.key] = self.objects.decode(kv)
+            except errors.CorruptObjectError as error:
+                corrupt[kv.key] = error
+        self.state, self.corrupt = state, corrupt
         self.events.clear()
-        self.revision = self.oldest_revision = page.revision
+        self.revision = self.oldest_revision = result.revision
         self._ready.set()
 
+    def _apply_corrupt(self, event: Any, error: errors.CorruptObjectError) -> None:
+        """A change whose value cannot be decoded: the key is corrupt until it is rewritten or removed."""
+        key = event.kv.key
+        if event.type is EventType.DELETE:
+            self.corrupt.pop(key, None)
+        else:
+            self.state.pop(key, None)
+            self.corrupt[key] = error
+        self._advance(event.revision)
+
     def _apply(self, event: Any) -> None:
+        self.corrupt.pop(event.key, None)
         prev = self.state.get(event.key)
         if event.type is EventType.DELETE:
             self.state.pop(event.key, None)
@@ -134,6 +161,12 @@ class WatchCache:
             if watcher.start <= event.key < watcher.end:
                 self._deliver(watcher, cache_event)
         self._wake()
+
+    def _advance(self, revision: int) -> None:
+        """Nothing of this resource changed up to `revision`: the cache is that current."""
+        if revision > self.revision:
+            self.revision = revision
+            self._wake()
 
     def _trim(self) -> None:
         horizon = self.clock() - self.history_seconds
@@ -163,23 +196,27 @@ class WatchCache:
         self._waiters = waiting
 
     # -- reading -----------------------------------------------------------------------------
-    async def wait_for(self, revision: int, timeout: float) -> bool:
+    async def wait_for(self, revision: int, limit: float) -> bool:
         """Wait until the cache has applied `revision`; False on timeout."""
         if self.revision >= revision:
             return True
         future = asyncio.get_running_loop().create_future()
         self._waiters.append((revision, future))
         try:
-            await asyncio.wait_for(future, timeout)
+            await asyncio.wait_for(future, limit)
         except TimeoutError:
             return False
         return True
 
-    async def fresh(self, timeout: float = 3.0) -> bool:
+    async def fresh(self, limit: float = 3.0) -> bool:
         """Catch up with the backend's current revision (a consistent read from the cache)."""
-        return await self.wait_for(await self.objects.backend.current_revision(), timeout)
+        return await self.wait_for(await self.objects.backend.current_revision(), limit)
 
     def snapshot(self, start: str, end: str) -> list[tuple[str, Obj]]:
+        """Objects in [start, end) by key; raises CorruptObjectError when one cannot be decoded."""
+        for key, error in self.corrupt.items():
+            if start <= key < end:
+                raise error
         return sorted((key, obj) for key, obj in self.state.items() if start <= key < end)
 
     def watch(self, start: str, end: str, after_revision: int) -> AsyncIterator[CacheEvent]:

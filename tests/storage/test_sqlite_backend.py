@@ -98,9 +98,9 @@ def test_compacted_revision_is_refused_for_range_and_watch(tmp_path: Path) -> No
         await backend.compact(kv.mod_revision)
         with pytest.raises(errors.CompactedError):
             await backend.range("/", "0", revision=kv.mod_revision - 1)
+        events = backend.watch("/", after_revision=kv.mod_revision - 2)
         with pytest.raises(errors.CompactedError):
-            async for _ in backend.watch("/", after_revision=kv.mod_revision - 2):
-                break
+            await anext(events)
         assert (await backend.get("/a")).value == b"2"
         await backend.close()
 
@@ -179,8 +179,10 @@ class BackendMachine(RuleBasedStateMachine):
         assert revision > self.last_revision
         self.last_revision = revision
 
-    @rule(keys=st.lists(st.sampled_from(["/k/a", "/k/b", "/k/c", "/k/d"]), min_size=1, max_size=4, unique=True),
-          value=st.binary(max_size=8))
+    @rule(
+        keys=st.lists(st.sampled_from(["/k/a", "/k/b", "/k/c", "/k/d"]), min_size=1, max_size=4, unique=True),
+        value=st.binary(max_size=8),
+    )
     def concurrent_writes(self, keys: list[str], value: bytes) -> None:
         async def write(key: str):
             if key in self.model:
@@ -213,5 +215,6 @@ class BackendMachine(RuleBasedStateMachine):
 
 
 TestBackendMachine = BackendMachine.TestCase
-TestBackendMachine.settings = settings(max_examples=25, stateful_step_count=15, deadline=None,
-                                       suppress_health_check=[HealthCheck.too_slow])
+TestBackendMachine.settings = settings(
+    max_examples=25, stateful_step_count=15, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from svc.storage import errors
-from svc.storage.backend import Event, EventType, KeyValue, RangeResult, prefix_end
+from svc.storage.backend import Event, EventType, KeyValue, Progress, RangeResult, prefix_end
 from svc.storage.sqlite import schema
 
 _REPLAY_PAGE = 1000
@@ -39,7 +39,8 @@ _COMPACT_CHUNK = 5000
 class _Subscription:
     start: str
     end: str
-    queue: asyncio.Queue[Event | None] = field(default_factory=asyncio.Queue)
+    progress: bool = False
+    queue: asyncio.Queue[Event | Progress | None] = field(default_factory=asyncio.Queue)
 
 
 @dataclass
@@ -72,14 +73,7 @@ class SqliteBackend:
     # -- lifecycle ---------------------------------------------------------------------------
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
-        self._lock_file = open(self._path + ".lock", "w")  # noqa: SIM115 - held for the process lifetime
-        try:
-            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self._lock_file.close()
-            raise errors.BackendUnavailableError(
-                f"database {self._path} is in use by another process"
-            ) from None
+        self._lock_file = _lock(self._path)
         await self._loop.run_in_executor(self._writer, self._open_writer)
         self._published = self._revision
         self._wakeup = asyncio.Event()
@@ -270,11 +264,18 @@ class SqliteBackend:
                 if subscription.start <= key < subscription.end:
                     subscription.queue.put_nowait(event)
             self._published = event.revision
+        if events:
+            mark = Progress(self._published)
+            for subscription in self._subscriptions:
+                if subscription.progress:
+                    subscription.queue.put_nowait(mark)
 
     # -- watch -------------------------------------------------------------------------------
-    async def watch(self, prefix: str, *, after_revision: int) -> AsyncIterator[Event]:
+    async def watch(
+        self, prefix: str, *, after_revision: int, progress_notify: bool = False
+    ) -> AsyncIterator[Event | Progress]:
         self._check_open()
-        subscription = _Subscription(prefix, prefix_end(prefix))
+        subscription = _Subscription(prefix, prefix_end(prefix), progress_notify)
         self._subscriptions.add(subscription)
         try:
             if after_revision < self._compacted:
@@ -290,6 +291,8 @@ class SqliteBackend:
                     last = event.revision
                 if len(page) < _REPLAY_PAGE:
                     break
+            if progress_notify:
+                yield Progress(upto)
             while True:
                 event = await subscription.queue.get()
                 if event is None:
@@ -303,6 +306,17 @@ class SqliteBackend:
     def _changes(self, after: int, upto: int, start: str, end: str) -> list[Event]:
         rows = self._reader().execute(schema.CHANGES_AFTER, (after, upto, start, end, _REPLAY_PAGE))
         return [_event_from_row(row) for row in rows.fetchall()]
+
+
+def _lock(database: str) -> Any:
+    """Hold an exclusive lock for the process lifetime: one server per database file."""
+    handle = open(database + ".lock", "w")  # noqa: SIM115 - closed in close()
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise errors.BackendUnavailableError(f"database {database} is in use by another process") from None
+    return handle
 
 
 def _check(op: _Op, prev: KeyValue | None) -> Exception | None:
@@ -340,4 +354,3 @@ def _event_from_row(row: tuple[Any, ...]) -> Event:
 def open_backend(data_dir: str | Path) -> SqliteBackend:
     os.makedirs(data_dir, exist_ok=True)
     return SqliteBackend(Path(data_dir) / "state.db")
-
