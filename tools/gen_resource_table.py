@@ -120,7 +120,7 @@ def generate(swagger: dict) -> list[dict]:
         split = _split(path)
         if split is None:
             continue
-        group, version, namespaced, resource, has_name, subresource = split
+        group, version, namespaced, resource, _, subresource = split
         if subresource.startswith("proxy/"):
             continue
         row = rows.setdefault(
@@ -134,6 +134,7 @@ def generate(swagger: dict) -> list[dict]:
                 "verbs": set(),
                 "definition": "",
                 "listDefinition": "",
+                "deleteReturnsObject": False,
                 "subresources": {},
             },
         )
@@ -146,8 +147,13 @@ def generate(swagger: dict) -> list[dict]:
             if subresource:
                 sub = row["subresources"].setdefault(
                     subresource,
-                    {"kind": gvk.get("kind", ""), "group": gvk.get("group", ""),
-                     "version": gvk.get("version", ""), "verbs": set(), "definition": ""},
+                    {
+                        "kind": gvk.get("kind", ""),
+                        "group": gvk.get("group", ""),
+                        "version": gvk.get("version", ""),
+                        "verbs": set(),
+                        "definition": "",
+                    },
                 )
                 if action in ACTION_VERBS:
                     sub["verbs"].add(ACTION_VERBS[action])
@@ -162,10 +168,12 @@ def generate(swagger: dict) -> list[dict]:
                 row["kind"] = gvk["kind"]
             if action == "list":
                 row["listDefinition"] = _ref_name(op)
+            if action == "delete":
+                row["deleteReturnsObject"] = _ref_name(op) != "io.k8s.apimachinery.pkg.apis.meta.v1.Status"
             if action in ("get", "post") and not row["definition"]:
                 row["definition"] = _ref_name(op)
     table = []
-    for (group, version, resource), row in sorted(rows.items()):
+    for (group, _, resource), row in sorted(rows.items()):
         if not row["verbs"] and not row["subresources"]:
             continue
         subresources = {

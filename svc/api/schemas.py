@@ -135,3 +135,9 @@ class Schema:
     @property
     def description(self) -> str:
         return self.raw.get("description", "")
+
+
+@functools.cache
+def schema_for(definition: str) -> Schema | None:
+    """The schema of a definition name, cached (None when the name is empty or unknown)."""
+    return Schema.named(definition) if definition else None

@@ -1,0 +1,82 @@
+"""Per-kind strategies: the generic defaults plus a module for each kind with rules of its own."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from svc.api.brand import Profile
+from svc.api.kinds import namespaces, pods, rbac, secrets, services, simple_fields
+from svc.api.resources import Resource
+from svc.api.strategy import Strategy
+
+# Kinds whose upstream strategy accepts a PUT of a missing object as a create.
+_CREATE_ON_UPDATE = frozenset(
+    {
+        ("", "Endpoints"),
+        ("", "Event"),
+        ("", "LimitRange"),
+        ("events.k8s.io", "Event"),
+        ("coordination.k8s.io", "Lease"),
+        ("node.k8s.io", "RuntimeClass"),
+        ("rbac.authorization.k8s.io", "Role"),
+        ("rbac.authorization.k8s.io", "RoleBinding"),
+        ("rbac.authorization.k8s.io", "ClusterRole"),
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+    }
+)
+
+# Kinds whose upstream strategy sets metadata.generation and bumps it on a change of the desired state.
+_GENERATION = frozenset(
+    {
+        ("", "Pod"),
+        ("", "ReplicationController"),
+        ("apps", "Deployment"),
+        ("apps", "ReplicaSet"),
+        ("apps", "StatefulSet"),
+        ("apps", "DaemonSet"),
+        ("batch", "Job"),
+        ("batch", "CronJob"),
+        ("autoscaling", "HorizontalPodAutoscaler"),
+        ("policy", "PodDisruptionBudget"),
+        ("networking.k8s.io", "NetworkPolicy"),
+        ("networking.k8s.io", "Ingress"),
+        ("apiextensions.k8s.io", "CustomResourceDefinition"),
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+        ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"),
+        ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"),
+        ("flowcontrol.apiserver.k8s.io", "FlowSchema"),
+        ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"),
+        ("resource.k8s.io", "DeviceClass"),
+        ("resource.k8s.io", "ResourceClaim"),
+    }
+)
+
+_SPECIAL: dict[tuple[str, str], Callable[[Strategy], Strategy]] = {
+    ("", "Namespace"): namespaces.strategy,
+    ("", "Pod"): pods.strategy,
+    ("", "Service"): services.strategy,
+    ("", "Secret"): secrets.strategy,
+    ("rbac.authorization.k8s.io", "Role"): rbac.strategy,
+    ("rbac.authorization.k8s.io", "RoleBinding"): rbac.strategy,
+    ("rbac.authorization.k8s.io", "ClusterRole"): rbac.strategy,
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"): rbac.strategy,
+}
+
+
+def strategy_for(resource: Resource, profile: Profile) -> Strategy:
+    identity = (resource.upstream_group, resource.kind)
+    base = Strategy(
+        resource=resource,
+        profile=profile,
+        allow_create_on_update=identity in _CREATE_ON_UPDATE,
+        tracks_generation=identity in _GENERATION,
+    )
+    fields = simple_fields.FIELDS.get(identity)
+    if fields:
+        base = simple_fields.with_fields(base, fields)
+    special = _SPECIAL.get(identity)
+    return special(base) if special else dataclasses.replace(base)

@@ -1,0 +1,230 @@
+"""The served resources: the generated upstream table, filtered by enabled versions, under a brand.
+
+`resource_table.json` is produced by `tools/gen_resource_table.py` from the upstream OpenAPI
+document. A `ResourceSet` is what one server serves: the enabled group versions (GA by default, as
+upstream; `--runtime-config` changes that), with group names spelled by the brand profile.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources as package_files
+
+import orjson
+
+from svc.api.brand import Profile
+from svc.machinery.status import GroupResource
+
+# Upstream's group order in discovery (the aggregator's group priorities, highest first).
+GROUP_ORDER = (
+    "",
+    "apiregistration.k8s.io",
+    "apps",
+    "events.k8s.io",
+    "authentication.k8s.io",
+    "authorization.k8s.io",
+    "autoscaling",
+    "batch",
+    "certificates.k8s.io",
+    "networking.k8s.io",
+    "policy",
+    "rbac.authorization.k8s.io",
+    "storage.k8s.io",
+    "admissionregistration.k8s.io",
+    "apiextensions.k8s.io",
+    "scheduling.k8s.io",
+    "coordination.k8s.io",
+    "node.k8s.io",
+    "discovery.k8s.io",
+    "flowcontrol.apiserver.k8s.io",
+    "internal.apiserver.k8s.io",
+    "resource.k8s.io",
+    "storagemigration.k8s.io",
+)
+
+_VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
+
+
+def version_priority(version: str) -> tuple[int, int, int]:
+    """Sort key putting the preferred version first: GA, then beta, then alpha; newer first."""
+    match = _VERSION.match(version)
+    if match is None:
+        return (3, 0, 0)
+    major, stage, minor = match.groups()
+    rank = {None: 0, "beta": 1, "alpha": 2}[stage]
+    return (rank, -int(major), -int(minor or 0))
+
+
+def version_stage(version: str) -> str:
+    match = _VERSION.match(version)
+    return (match.group(2) or "ga") if match else "unknown"
+
+
+@dataclass(frozen=True)
+class Subresource:
+    name: str
+    group: str
+    version: str
+    kind: str
+    verbs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Resource:
+    group: str
+    upstream_group: str
+    version: str
+    name: str
+    kind: str
+    singular: str
+    namespaced: bool
+    verbs: frozenset[str]
+    short_names: tuple[str, ...]
+    categories: tuple[str, ...]
+    definition: str
+    delete_returns_object: bool = False
+    subresources: Mapping[str, Subresource] = field(default_factory=dict)
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def group_resource(self) -> GroupResource:
+        return GroupResource(self.group, self.name)
+
+    @property
+    def group_kind(self) -> str:
+        return f"{self.kind}.{self.group}" if self.group else self.kind
+
+    @property
+    def list_kind(self) -> str:
+        return self.kind + "List"
+
+    @property
+    def storage_prefix(self) -> str:
+        """Key prefix shared by every version of this group and resource (spec 2.2 rule 4)."""
+        return f"/{self.upstream_group or 'core'}/{self.name}/"
+
+    @property
+    def stored(self) -> bool:
+        """Whether instances persist (virtual types such as reviews only answer a create)."""
+        return "get" in self.verbs or "list" in self.verbs
+
+
+@functools.cache
+def _table() -> list[dict]:
+    return orjson.loads((package_files.files("svc.api") / "resource_table.json").read_bytes())
+
+
+def parse_runtime_config(entries: Iterable[str]) -> dict[str, bool]:
+    """`--runtime-config` pairs (`apps/v1=false`, `api/beta=true`, `v1=true`) as a dict."""
+    parsed: dict[str, bool] = {}
+    for entry in entries:
+        key, sep, value = entry.partition("=")
+        value = value.strip().lower() if sep else "true"
+        if value not in ("true", "false"):
+            raise ValueError(f"invalid value {value!r} for runtime-config key {key!r}")
+        parsed[key.strip().rstrip("/")] = value == "true"
+    return parsed
+
+
+def _enabled(groups: tuple[str, str], version: str, runtime_config: Mapping[str, bool]) -> bool:
+    """Whether a version is served; `groups` are the upstream and the served spelling of its group."""
+    group = groups[0]
+    for spelling in groups:
+        gv = f"{spelling}/{version}" if spelling else version
+        if gv in runtime_config:
+            return runtime_config[gv]
+    if not group and f"api/{version}" in runtime_config:
+        return runtime_config[f"api/{version}"]
+    stage = version_stage(version)
+    stage_key = {"ga": "api/ga", "beta": "api/beta", "alpha": "api/alpha"}.get(stage)
+    if stage_key in runtime_config:
+        return runtime_config[stage_key]
+    if "api/all" in runtime_config:
+        return runtime_config["api/all"]
+    return stage == "ga"
+
+
+@dataclass(frozen=True)
+class Group:
+    name: str
+    versions: tuple[str, ...]
+
+    @property
+    def preferred(self) -> str:
+        return self.versions[0]
+
+
+class ResourceSet:
+    """Lookups over the resources one server serves."""
+
+    def __init__(self, profile: Profile, runtime_config: Mapping[str, bool] | None = None) -> None:
+        self.profile = profile
+        runtime_config = runtime_config or {}
+        self._by_path: dict[tuple[str, str, str], Resource] = {}
+        self._by_kind: dict[tuple[str, str, str], Resource] = {}
+        versions: dict[str, set[str]] = {}
+        for row in _table():
+            upstream_group, version = row["group"], row["version"]
+            group = profile.group(upstream_group)
+            if not _enabled((upstream_group, group), version, runtime_config):
+                continue
+            resource = Resource(
+                group=group,
+                upstream_group=upstream_group,
+                version=version,
+                name=row["resource"],
+                kind=row["kind"],
+                singular=row["singular"],
+                namespaced=row["namespaced"],
+                verbs=frozenset(row["verbs"]),
+                short_names=tuple(row["shortNames"]),
+                categories=tuple(row["categories"]),
+                definition=row["definition"],
+                delete_returns_object=row["deleteReturnsObject"],
+                subresources={
+                    name: Subresource(
+                        name,
+                        profile.group(sub["group"]) if sub["group"] else group,
+                        sub["version"] or version,
+                        sub["kind"],
+                        tuple(sub["verbs"]),
+                    )
+                    for name, sub in row["subresources"].items()
+                },
+            )
+            self._by_path[(group, version, resource.name)] = resource
+            self._by_kind.setdefault((group, version, resource.kind), resource)
+            versions.setdefault(group, set()).add(version)
+        order = {profile.group(name): index for index, name in enumerate(GROUP_ORDER)}
+        self.groups = [
+            Group(name, tuple(sorted(found, key=version_priority)))
+            for name, found in sorted(versions.items(), key=lambda item: (order.get(item[0], 999), item[0]))
+        ]
+        self._groups = {group.name: group for group in self.groups}
+
+    def get(self, group: str, version: str, resource: str) -> Resource | None:
+        return self._by_path.get((group, version, resource))
+
+    def for_kind(self, group: str, version: str, kind: str) -> Resource | None:
+        return self._by_kind.get((group, version, kind))
+
+    def group(self, name: str) -> Group | None:
+        return self._groups.get(name)
+
+    def in_group_version(self, group: str, version: str) -> list[Resource]:
+        return sorted(
+            (r for (g, v, _), r in self._by_path.items() if g == group and v == version), key=lambda r: r.name
+        )
+
+    def __iter__(self):
+        return iter(self._by_path.values())
+
+    def preferred(self) -> list[Resource]:
+        """One resource per group and plural, at its group's preferred version."""
+        return [r for r in self if self._groups[r.group].preferred == r.version]
