@@ -1,0 +1,107 @@
+"""Alternative views of objects: metadata-only (`PartialObjectMetadata`) and server-side `Table`.
+
+A Table row carries cells computed by the type's column set and, per `includeObject`, nothing, the
+metadata-only object, or the full object. Types without a column set of their own get upstream's
+default table: `Name` and `Created At`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from svc.machinery import status
+
+Obj = dict[str, Any]
+
+_NAME_DESCRIPTION = (
+    "Name must be unique within a namespace. Is required when creating resources, although some resources "
+    "may allow a client to request the generation of an appropriate name automatically. Name is primarily "
+    "intended for creation idempotence and configuration definition. Cannot be updated. More info: "
+    "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"
+)
+_CREATED_DESCRIPTION = (
+    "CreationTimestamp is a timestamp representing the server time when this object was created. It is not "
+    "guaranteed to be set in happens-before order across separate operations. Clients may not set this "
+    "value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null "
+    "for lists. More info: "
+    "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+)
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: str
+    cell: Callable[[Obj], Any]
+    format: str = ""
+    description: str = ""
+    priority: int = 0
+
+    def definition(self) -> Obj:
+        return {
+            "name": self.name,
+            "type": self.type,
+            "format": self.format,
+            "description": self.description,
+            "priority": self.priority,
+        }
+
+
+DEFAULT_COLUMNS = (
+    Column("Name", "string", lambda obj: obj["metadata"].get("name", ""), "name", _NAME_DESCRIPTION),
+    Column("Created At", "date", lambda obj: obj["metadata"].get("creationTimestamp"), "", _CREATED_DESCRIPTION),
+)
+
+INCLUDE_OBJECT = ("None", "Metadata", "Object")
+
+
+def partial(obj: Obj, api_version: str) -> Obj:
+    return {"kind": "PartialObjectMetadata", "apiVersion": api_version, "metadata": obj.get("metadata", {})}
+
+
+def partial_list(listed: Obj, api_version: str) -> Obj:
+    return {
+        "kind": "PartialObjectMetadataList",
+        "apiVersion": api_version,
+        "metadata": listed.get("metadata", {}),
+        "items": [partial(item, api_version) for item in listed.get("items", [])],
+    }
+
+
+def table(
+    objects: Sequence[Obj],
+    columns: Sequence[Column],
+    *,
+    api_version: str,
+    include_object: str,
+    list_metadata: Obj | None,
+) -> Obj:
+    rows = []
+    for obj in objects:
+        row: Obj = {"cells": [column.cell(obj) for column in columns]}
+        if include_object == "Object":
+            row["object"] = obj
+        elif include_object == "Metadata":
+            row["object"] = partial(obj, api_version)
+        rows.append(row)
+    result: Obj = {
+        "kind": "Table",
+        "apiVersion": api_version,
+        "metadata": list_metadata if list_metadata is not None else {"resourceVersion": ""},
+        "columnDefinitions": [column.definition() for column in columns],
+        "rows": rows,
+    }
+    if list_metadata is None:
+        obj_metadata = objects[0].get("metadata", {}) if objects else {}
+        result["metadata"] = {"resourceVersion": obj_metadata.get("resourceVersion", "")}
+    return result
+
+
+def check_include_object(value: str) -> str:
+    if value and value not in INCLUDE_OBJECT:
+        raise status.bad_request(
+            f'includeObject: Unsupported value: "{value}": supported values: "None", "Metadata", "Object"'
+        )
+    return value or "Metadata"
