@@ -1,0 +1,59 @@
+"""What the registry needs from admission: the attributes of a request and a two-phase check.
+
+The chain itself (plugins, ordering, configuration) lives in `svc/apiserver/admission`; the registry
+only calls `admit` (mutating) and `validate` at the points upstream's generic store does.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from svc.api.resources import Resource
+
+
+class Operation(enum.Enum):
+    CREATE = "CREATE"
+    UPDATE = "UPDATE"
+    DELETE = "DELETE"
+    CONNECT = "CONNECT"
+
+
+@dataclass(frozen=True)
+class UserInfo:
+    name: str
+    uid: str = ""
+    groups: tuple[str, ...] = ()
+    extra: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass
+class Attributes:
+    operation: Operation
+    resource: Resource
+    namespace: str
+    name: str
+    user: UserInfo
+    subresource: str = ""
+    dry_run: bool = False
+    object: dict[str, Any] | None = None
+    old_object: dict[str, Any] | None = None
+
+
+class Admission(Protocol):
+    async def admit(self, attributes: Attributes) -> None:
+        """Mutating phase: may change `attributes.object`; raises StatusError to reject."""
+        ...
+
+    async def validate(self, attributes: Attributes) -> None:
+        """Validating phase: raises StatusError to reject."""
+        ...
+
+
+class NoAdmission:
+    async def admit(self, attributes: Attributes) -> None:
+        return None
+
+    async def validate(self, attributes: Attributes) -> None:
+        return None

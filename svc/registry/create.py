@@ -1,0 +1,75 @@
+"""The fixed order of work before an object is created (upstream `rest.BeforeCreate`)."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from svc.api.strategy import Strategy
+from svc.machinery import status
+from svc.machinery.field_errors import aggregate_message
+from svc.machinery.validation import GENERIC_FINALIZERS, validate_object_meta
+
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_NAME_SUFFIX = 5
+_MAX_NAME = 63
+
+
+def now_rfc3339() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def generate_name(base: str) -> str:
+    """Upstream's SimpleNameGenerator: the base, cut so the result fits, plus five random characters."""
+    if len(base) > _MAX_NAME - _NAME_SUFFIX:
+        base = base[: _MAX_NAME - _NAME_SUFFIX]
+    return base + "".join(secrets.choice(_NAME_ALPHABET) for _ in range(_NAME_SUFFIX))
+
+
+def check_namespace(strategy: Strategy, obj: dict[str, Any], namespace: str) -> None:
+    """The object's namespace must agree with the request's (set it when absent)."""
+    metadata = obj["metadata"]
+    if strategy.resource.namespaced:
+        given = metadata.get("namespace") or ""
+        if given and given != namespace:
+            raise status.bad_request(
+                "the namespace of the provided object does not match the namespace sent on the request"
+            )
+        metadata["namespace"] = namespace
+    else:
+        metadata.pop("namespace", None)
+
+
+def standard_finalizers(strategy: Strategy) -> frozenset[str]:
+    """Finalizer names that need no domain: upstream's generic ones and the brand's namespace finalizer."""
+    return GENERIC_FINALIZERS | {strategy.profile.namespace_finalizer}
+
+
+def invalid(strategy: Strategy, name: str, errors: list) -> status.StatusError:
+    return status.invalid(strategy.resource.group_kind, name, errors, aggregate_message(errors))
+
+
+def before_create(strategy: Strategy, obj: dict[str, Any], namespace: str) -> None:
+    metadata = obj.setdefault("metadata", {})
+    if not isinstance(metadata, dict):
+        raise status.bad_request("metadata must be an object")
+    check_namespace(strategy, obj, namespace)
+    metadata.pop("deletionTimestamp", None)
+    metadata.pop("deletionGracePeriodSeconds", None)
+    strategy.create(obj)
+    metadata["creationTimestamp"] = now_rfc3339()
+    metadata["uid"] = str(uuid.uuid4())
+    if metadata.get("generateName") and not metadata.get("name"):
+        metadata["name"] = generate_name(metadata["generateName"])
+    errors = strategy.validate(obj)
+    errors += validate_object_meta(
+        metadata,
+        namespaced=strategy.resource.namespaced,
+        name_validator=strategy.name_validator,
+        standard_finalizers=standard_finalizers(strategy),
+    )
+    if errors:
+        raise invalid(strategy, metadata.get("name", ""), errors)
+    strategy.canonicalize(obj)

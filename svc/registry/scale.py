@@ -1,0 +1,86 @@
+"""The `scale` subresource: an `autoscaling/v1 Scale` view of a workload's replica count."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from svc.api.resources import Resource
+from svc.machinery import status
+from svc.machinery.field_errors import aggregate_message, invalid
+from svc.machinery.labels import SelectorError, label_selector_from_dict
+from svc.registry.admission import Admission, UserInfo
+from svc.registry.options import WriteOptions
+from svc.registry.store import GenericStore
+
+Obj = dict[str, Any]
+
+
+def _selector_text(selector: Any) -> str:
+    if not isinstance(selector, dict):
+        return ""
+    if "matchLabels" in selector or "matchExpressions" in selector:
+        try:
+            return str(label_selector_from_dict(selector))
+        except SelectorError:
+            return ""
+    return ",".join(f"{key}={value}" for key, value in sorted(selector.items()))
+
+
+def scale_of(resource: Resource, obj: Obj) -> Obj:
+    metadata = obj["metadata"]
+    spec = obj.get("spec") or {}
+    state = obj.get("status") or {}
+    sub = resource.subresources["scale"]
+    scale_metadata = {
+        key: metadata[key]
+        for key in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
+        if key in metadata
+    }
+    result: Obj = {
+        "kind": "Scale",
+        "apiVersion": f"{sub.group}/{sub.version}" if sub.group else sub.version,
+        "metadata": scale_metadata,
+        "spec": {"replicas": spec.get("replicas", 0)},
+        "status": {"replicas": state.get("replicas", 0)},
+    }
+    selector = _selector_text(spec.get("selector"))
+    if selector:
+        result["status"]["selector"] = selector
+    return result
+
+
+async def update_scale(
+    store: GenericStore,
+    namespace: str,
+    name: str,
+    body: Obj,
+    *,
+    admission: Admission,
+    user: UserInfo,
+    options: WriteOptions,
+) -> Obj:
+    replicas = (body.get("spec") or {}).get("replicas", 0)
+    if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+        errors = [invalid("spec.replicas", replicas, "must be greater than or equal to 0")]
+        raise status.invalid("Scale.autoscaling", name, errors, aggregate_message(errors))
+    wanted_version = (body.get("metadata") or {}).get("resourceVersion") or ""
+
+    async def set_replicas(current: Obj | None) -> Obj:
+        if current is None:
+            raise status.not_found(store.resource.group_resource, name)
+        if wanted_version and wanted_version != current["metadata"]["resourceVersion"]:
+            raise status.stale_conflict(store.resource.group_resource, name)
+        current.setdefault("spec", {})["replicas"] = replicas
+        return current
+
+    stored, _ = await store.update(
+        namespace,
+        name,
+        set_replicas,
+        admission=admission,
+        user=user,
+        options=dataclasses.replace(options, subresource=""),
+        allow_create=False,
+    )
+    return stored

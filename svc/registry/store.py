@@ -1,0 +1,531 @@
+"""The generic store: every verb of every stored type, configured by the type's `Strategy`.
+
+This is upstream's `registry.Store` in one class: it turns a verb into storage operations in the
+fixed order (prepare, generic metadata, validate, admission, write) and translates storage errors
+into API errors. Per-type behaviour comes only from the strategy, so adding a type is adding a row
+to the resource table (and a strategy module when it has rules of its own).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from svc.api.resources import Resource
+from svc.api.strategy import Strategy
+from svc.machinery import status
+from svc.registry import delete as deletion
+from svc.registry.admission import Admission, Attributes, Operation, UserInfo
+from svc.registry.create import before_create
+from svc.registry.options import DeleteOptions, ListOptions, WriteOptions
+from svc.registry.update import before_update
+from svc.storage import errors
+from svc.storage.backend import EventType, prefix_end
+from svc.storage.objects import ObjectStore
+from svc.storage.watch_cache import CacheEvent, WatchCache
+
+Obj = dict[str, Any]
+UpdatedObject = Callable[[Obj | None], Awaitable[Obj]]
+"""Produces the new object from the current one (None when it does not exist): PUT returns its
+body, PATCH applies its patch. Re-run after every lost compare-and-swap."""
+
+_CONTINUE_VERSION = "meta.k8s.io/v1"
+_RETRY_SECONDS = 1
+_WAIT_FOR_VERSION = 3.0
+_EXPIRED_CONTINUE = (
+    "The provided continue parameter is too old to display a consistent list result. You can start a new "
+    "list without the continue parameter, or use the continue token in this response to retrieve the "
+    "remainder of the results. Continuing with the provided token results in an inconsistent list - "
+    "objects that were created, modified, or deleted between the time the first chunk was returned and "
+    "now may show up in the list."
+)
+
+
+def _too_old(error: errors.CompactedError) -> status.StatusError:
+    return status.gone(f"too old resource version: {error.requested} ({error.compacted})")
+
+
+def encode_continue(revision: int, start: str) -> str:
+    token = orjson.dumps({"v": _CONTINUE_VERSION, "rv": revision, "start": start})
+    return base64.urlsafe_b64encode(token).rstrip(b"=").decode()
+
+
+def decode_continue(token: str) -> tuple[int, str]:
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        data = orjson.loads(raw)
+        revision, start = int(data["rv"]), str(data["start"])
+        if data.get("v") != _CONTINUE_VERSION or revision <= 0:
+            raise ValueError(token)
+    except (binascii.Error, ValueError, KeyError, TypeError, orjson.JSONDecodeError):
+        raise status.bad_request(f"continue key is not valid: {token}") from None
+    return revision, start
+
+
+class _DryRunResult(Exception):
+    """Carries the object a dry-run write would have stored out of the guaranteed-update loop."""
+
+    def __init__(self, obj: Obj) -> None:
+        super().__init__("dry run")
+        self.obj = obj
+
+
+@dataclass(frozen=True, slots=True)
+class WatchEvent:
+    type: str
+    object: Obj
+    source: CacheEvent | None = None
+
+
+@dataclass
+class GenericStore:
+    strategy: Strategy
+    objects: ObjectStore
+    cache: WatchCache | None = None
+    root: str = "/registry"
+
+    @property
+    def resource(self) -> Resource:
+        return self.strategy.resource
+
+    # -- keys and presentation ---------------------------------------------------------------
+    def prefix(self, namespace: str) -> str:
+        if self.resource.namespaced and namespace:
+            return f"{self.root}{self.resource.storage_prefix}{namespace}/"
+        return self.root + self.resource.storage_prefix
+
+    def key(self, namespace: str, name: str) -> str:
+        return self.prefix(namespace) + name
+
+    def present(self, obj: Obj) -> Obj:
+        """Stored objects are shared by every version of the resource; show the served one."""
+        obj["apiVersion"] = self.resource.api_version
+        obj["kind"] = self.resource.kind
+        return obj
+
+    def _shallow(self, obj: Obj) -> Obj:
+        """A presentable view of a cached object that leaves the cached one untouched."""
+        return {**obj, "apiVersion": self.resource.api_version, "kind": self.resource.kind}
+
+    def _not_found(self, name: str) -> status.StatusError:
+        return status.not_found(self.resource.group_resource, name)
+
+    def _corrupt(self, error: errors.CorruptObjectError) -> status.StatusError:
+        return status.internal_error(str(error))
+
+    # -- reads -------------------------------------------------------------------------------
+    async def get(self, namespace: str, name: str) -> Obj:
+        try:
+            return self.present(await self.objects.get(self.key(namespace, name)))
+        except errors.KeyNotFoundError:
+            raise self._not_found(name) from None
+        except errors.CorruptObjectError as error:
+            raise self._corrupt(error) from None
+
+    def matches(self, obj: Obj, options: ListOptions) -> bool:
+        if options.label_selector is not None and not options.label_selector.matches(
+            obj["metadata"].get("labels") or {}
+        ):
+            return False
+        if options.field_selector is not None and not options.field_selector.matches(self.strategy.field_labels(obj)):
+            return False
+        return options.shard_selector is None or options.shard_selector.matches(obj)
+
+    async def list(self, namespace: str, options: ListOptions) -> Obj:
+        """A list per the resourceVersion table of spec 4.6 (options are already validated)."""
+        prefix = self.prefix(namespace)
+        version, match = options.resource_version, options.resource_version_match
+        try:
+            if options.continue_token:
+                revision, start = decode_continue(options.continue_token)
+                return await self._list_store(prefix, options, revision, prefix + start.removesuffix("\x00"))
+            exact = match == "Exact" or (version not in ("", "0") and not match and options.limit)
+            if exact:
+                return await self._list_store(prefix, options, int(version), "")
+            if self.cache is None:
+                if version not in ("", "0"):
+                    await self._wait_for_store(int(version))
+                return await self._list_store(prefix, options, 0, "")
+            if version == "":
+                if not await self.cache.fresh():
+                    raise status.too_large_resource_version(
+                        self.cache.revision + 1, self.cache.revision, _RETRY_SECONDS
+                    )
+            elif version != "0" and not await self.cache.wait_for(int(version), _WAIT_FOR_VERSION):
+                raise status.too_large_resource_version(int(version), self.cache.revision, _RETRY_SECONDS)
+            return self._list_cache(prefix, options)
+        except errors.CompactedError as error:
+            if options.continue_token:
+                raise status.gone(_EXPIRED_CONTINUE) from None
+            raise _too_old(error) from None
+        except errors.FutureRevisionError as error:
+            raise status.too_large_resource_version(error.requested, error.current, _RETRY_SECONDS) from None
+        except errors.CorruptObjectError as error:
+            raise self._corrupt(error) from None
+
+    async def _wait_for_store(self, revision: int) -> None:
+        deadline = time.monotonic() + _WAIT_FOR_VERSION
+        while (current := await self.objects.backend.current_revision()) < revision:
+            if time.monotonic() > deadline:
+                raise status.too_large_resource_version(revision, current, _RETRY_SECONDS)
+            await asyncio.sleep(0.01)
+
+    def _list_object(
+        self,
+        items: list[Obj],
+        revision: int,
+        more: bool,
+        remaining: int,
+        last: str,
+        prefix: str,
+        options: ListOptions,
+    ) -> Obj:
+        metadata: dict[str, Any] = {"resourceVersion": str(revision)}
+        if options.shard_selector is not None:
+            metadata["shardInfo"] = {"selector": str(options.shard_selector)}
+        if more:
+            metadata["continue"] = encode_continue(revision, last[len(prefix) :] + "\x00")
+            if not options.filtered:
+                metadata["remainingItemCount"] = remaining
+        return {
+            "kind": self.resource.list_kind,
+            "apiVersion": self.resource.api_version,
+            "metadata": metadata,
+            "items": items,
+        }
+
+    def _list_cache(self, prefix: str, options: ListOptions) -> Obj:
+        assert self.cache is not None
+        revision = self.cache.revision
+        entries = self.cache.snapshot(prefix, prefix_end(prefix))
+        items: list[Obj] = []
+        last = ""
+        more = False
+        for index, (key, obj) in enumerate(entries):
+            if not self.matches(obj, options):
+                continue
+            if options.limit and len(items) == options.limit:
+                more = True
+                remaining = len(entries) - index
+                break
+            items.append(self._shallow(obj))
+            last = key
+        else:
+            remaining = 0
+        return self._list_object(items, revision, more, remaining, last, prefix, options)
+
+    async def _list_store(self, prefix: str, options: ListOptions, revision: int, after_key: str) -> Obj:
+        items: list[Obj] = []
+        more, remaining, last = False, 0, after_key
+        while True:
+            wanted = options.limit - len(items) if options.limit else 0
+            page = await self.objects.list(prefix, revision=revision, limit=wanted, after_key=last)
+            revision = revision or page.revision
+            items.extend(self.present(obj) for obj in page.items if self.matches(obj, options))
+            more, remaining, last = page.more, page.remaining, page.last_key or last
+            if not more or not options.limit or len(items) >= options.limit:
+                break
+        return self._list_object(items, revision, more, remaining, last, prefix, options)
+
+    # -- watch -------------------------------------------------------------------------------
+    async def watch(
+        self, namespace: str, options: ListOptions, *, initial: bool | None = None
+    ) -> AsyncIterator[WatchEvent]:
+        """Watch events per the start table of spec 4.6; `initial` overrides whether the current
+        state is sent first (sendInitialEvents). Ends with an `ERROR` event when the stream breaks."""
+        prefix = self.prefix(namespace)
+        version = options.resource_version
+        send_state = (version in ("", "0")) if initial is None else initial
+        try:
+            if version not in ("", "0") and self.cache is not None and not send_state:
+                after = int(version)
+                stream = self.cache.watch(prefix, prefix_end(prefix), min(after, self.cache.revision))
+                state: list[Obj] = []
+            else:
+                state, after, stream = await self._start_watch(prefix, version, send_state)
+        except errors.CompactedError as error:
+            yield WatchEvent("ERROR", _too_old(error).status())
+            return
+        for obj in state:
+            if self.matches(obj, options):
+                yield WatchEvent("ADDED", self._shallow(obj))
+        if initial:
+            annotation = self.strategy.profile.initial_events_end_annotation
+            metadata = {"resourceVersion": str(after), "annotations": {annotation: "true"}}
+            yield WatchEvent(
+                "BOOKMARK",
+                {"kind": self.resource.kind, "apiVersion": self.resource.api_version, "metadata": metadata},
+            )
+        try:
+            async for event in stream:
+                if event.revision <= after:
+                    continue
+                converted = self._convert(event, options)
+                if converted is not None:
+                    yield converted
+        except errors.StorageError as error:
+            failure = _too_old(error) if isinstance(error, errors.CompactedError) else status.internal_error(str(error))
+            yield WatchEvent("ERROR", failure.status())
+
+    async def _start_watch(
+        self, prefix: str, version: str, send_state: bool
+    ) -> tuple[list[Obj], int, AsyncIterator[CacheEvent]]:
+        if self.cache is not None:
+            if version == "":
+                await self.cache.fresh()
+            elif version != "0":
+                await self.cache.wait_for(int(version), _WAIT_FOR_VERSION)
+            after = self.cache.revision
+            state = [obj for _, obj in self.cache.snapshot(prefix, prefix_end(prefix))] if send_state else []
+            return state, after, self.cache.watch(prefix, prefix_end(prefix), after)
+        if send_state:
+            page = await self.objects.list(prefix)
+            state, after = page.items, page.revision
+        else:
+            state, after = [], int(version)
+        return state, after, self._store_events(prefix, after)
+
+    async def _store_events(self, prefix: str, after: int) -> AsyncIterator[CacheEvent]:
+        """The backend's watch in the cache's event shape (used without a watch cache)."""
+        async for event in self.objects.backend.watch(prefix, after_revision=after):
+            prev = self.objects.decode(event.prev) if event.prev is not None else None
+            obj = self.objects.decode(event.kv)
+            if event.type is EventType.DELETE:
+                prev = prev or obj
+            yield CacheEvent(event.type, event.kv.key, obj, prev, event.revision, 0.0)
+
+    def _convert(self, event: CacheEvent, options: ListOptions) -> WatchEvent | None:
+        """Upstream's watch filtering: an object entering the selection is ADDED, leaving it DELETED."""
+        current = event.type is not EventType.DELETE and self.matches(event.object, options)
+        previous = event.prev is not None and self.matches(event.prev, options)
+        if current and not previous:
+            return WatchEvent("ADDED", self._shallow(event.object), event)
+        if current:
+            return WatchEvent("MODIFIED", self._shallow(event.object), event)
+        if previous:
+            assert event.prev is not None
+            gone = self._shallow(event.prev)
+            gone["metadata"] = {**gone["metadata"], "resourceVersion": str(event.revision)}
+            return WatchEvent("DELETED", gone, event)
+        return None
+
+    # -- writes ------------------------------------------------------------------------------
+    def _attributes(
+        self, operation: Operation, namespace: str, name: str, user: UserInfo, options: WriteOptions
+    ) -> Attributes:
+        return Attributes(operation, self.resource, namespace, name, user, options.subresource, options.dry_run)
+
+    async def create(
+        self, namespace: str, obj: Obj, *, admission: Admission, user: UserInfo, options: WriteOptions
+    ) -> Obj:
+        if (obj.get("metadata") or {}).get("resourceVersion"):
+            raise status.bad_request("resourceVersion should not be set on objects to be created")
+        self.present(obj)
+        attributes = self._attributes(
+            Operation.CREATE, namespace, (obj.get("metadata") or {}).get("name", ""), user, options
+        )
+        attributes.object = obj
+        self.strategy.default(obj)
+        await admission.admit(attributes)
+        before_create(self.strategy, obj, namespace)
+        attributes.name = obj["metadata"]["name"]
+        await admission.validate(attributes)
+        key = self.key(namespace, obj["metadata"]["name"])
+        try:
+            if options.dry_run:
+                if await self.objects.get_raw(key) is not None:
+                    raise errors.KeyExistsError(key)
+                return obj
+            return self.present(await self.objects.create(key, obj))
+        except errors.KeyExistsError:
+            raise status.already_exists(self.resource.group_resource, obj["metadata"]["name"]) from None
+
+    async def update(
+        self,
+        namespace: str,
+        name: str,
+        updated_object: UpdatedObject,
+        *,
+        admission: Admission,
+        user: UserInfo,
+        options: WriteOptions,
+        allow_create: bool | None = None,
+    ) -> tuple[Obj, bool]:
+        """Returns the stored object and whether it was created."""
+        may_create = self.strategy.allow_create_on_update if allow_create is None else allow_create
+        outcome: dict[str, Any] = {"created": False, "delete": False}
+        subresource = options.subresource
+
+        async def transform(current: Obj | None) -> Obj | None:
+            if current is None:
+                if not may_create or subresource:
+                    raise self._not_found(name)
+                obj = self.present(await updated_object(None))
+                if (obj.get("metadata") or {}).get("resourceVersion"):
+                    raise self._not_found(name)
+                attributes = self._attributes(Operation.CREATE, namespace, name, user, options)
+                attributes.object = obj
+                self.strategy.default(obj)
+                await admission.admit(attributes)
+                before_create(self.strategy, obj, namespace)
+                await admission.validate(attributes)
+                outcome["created"] = True
+                if options.dry_run:
+                    raise _DryRunResult(obj)
+                return obj
+            self.present(current)
+            obj = self.present(await updated_object(current))
+            metadata = obj.setdefault("metadata", {})
+            if not isinstance(metadata, dict):
+                raise status.bad_request("metadata must be an object")
+            if metadata.get("name", name) != name:
+                raise status.bad_request(
+                    f"the name of the object ({metadata.get('name')}) does not match the name on the URL ({name})"
+                )
+            metadata["name"] = name
+            version = metadata.get("resourceVersion") or ""
+            current_version = current["metadata"]["resourceVersion"]
+            if not version:
+                if not self.strategy.allow_unconditional_update:
+                    raise status.bad_request("metadata.resourceVersion: must be specified for an update")
+                metadata["resourceVersion"] = current_version
+            elif version != current_version:
+                raise status.stale_conflict(self.resource.group_resource, name)
+            subresource_update = self.strategy.subresource_updates.get(subresource)
+            if subresource_update is not None:
+                obj = subresource_update(obj, current)
+            self.strategy.default(obj)
+            attributes = self._attributes(Operation.UPDATE, namespace, name, user, options)
+            attributes.object, attributes.old_object = obj, current
+            await admission.admit(attributes)
+            if subresource_update is None:
+                before_update(self.strategy, obj, current, namespace)
+            await admission.validate(attributes)
+            outcome["delete"] = deletion.finished_terminating(self.strategy, obj, current)
+            if options.dry_run:
+                raise _DryRunResult(obj)
+            return obj
+
+        key = self.key(namespace, name)
+        try:
+            stored = await self.objects.guaranteed_update(key, transform, create_missing=True)
+        except errors.KeyNotFoundError:
+            raise self._not_found(name) from None
+        except errors.CorruptObjectError as error:
+            raise self._corrupt(error) from None
+        except _DryRunResult as result:
+            return self.present(result.obj), outcome["created"]
+        if outcome["delete"]:
+            try:
+                stored = await self.objects.delete(key, current=stored)
+            except errors.KeyNotFoundError:
+                pass
+        return self.present(stored), outcome["created"]
+
+    async def delete(
+        self, namespace: str, name: str, options: DeleteOptions, *, admission: Admission, user: UserInfo
+    ) -> tuple[Obj, bool]:
+        """Returns the object (its last state) and whether it is gone (False: terminating)."""
+        key = self.key(namespace, name)
+        write_options = WriteOptions(dry_run=options.dry_run)
+        pending: dict[str, Obj] = {}
+
+        async def mark(current: Obj | None) -> Obj | None:
+            assert current is not None
+            self.present(current)
+            deletion.check_preconditions(self.strategy, current, options)
+            attributes = self._attributes(Operation.DELETE, namespace, name, user, write_options)
+            attributes.old_object = current
+            await admission.validate(attributes)
+            marked = self.objects.codec.copy(current)
+            if not deletion.mark_for_deletion(self.strategy, marked, options):
+                pending["remove"] = current
+                return None
+            pending.pop("remove", None)
+            if options.dry_run:
+                pending["dry"] = marked
+                return None
+            return marked
+
+        try:
+            stored = await self.objects.guaranteed_update(key, mark)
+            if "dry" in pending:
+                return self.present(pending["dry"]), False
+            if "remove" not in pending:
+                return self.present(stored), False
+            if options.dry_run:
+                return self.present(pending["remove"]), True
+            removed = await self.objects.delete(key, current=pending["remove"], check=self._still_deletable(options))
+            return self.present(removed), True
+        except errors.KeyNotFoundError:
+            raise self._not_found(name) from None
+        except errors.CorruptObjectError as error:
+            raise self._corrupt(error) from None
+
+    async def delete_corrupt(self, namespace: str, name: str, *, dry_run: bool = False) -> None:
+        """Remove an object that cannot be read (spec 3.1, corrupt state); no finalizers, no preconditions."""
+        try:
+            await self.objects.delete_corrupt(self.key(namespace, name), dry_run=dry_run)
+        except errors.KeyNotFoundError:
+            raise self._not_found(name) from None
+        except errors.DecodableObjectError as error:
+            raise status.conflict(self.resource.group_resource, name, str(error)) from None
+
+    def _still_deletable(self, options: DeleteOptions) -> Callable[[Obj], Awaitable[None]]:
+        async def check(current: Obj) -> None:
+            deletion.check_preconditions(self.strategy, current, options)
+            if deletion.mark_for_deletion(self.strategy, self.objects.codec.copy(current), options):
+                raise status.conflict(
+                    self.resource.group_resource,
+                    current["metadata"].get("name", ""),
+                    "the object gained finalizers while it was being deleted",
+                )
+
+        return check
+
+    async def delete_collection(
+        self,
+        namespace: str,
+        list_options: ListOptions,
+        options: DeleteOptions,
+        *,
+        admission: Admission,
+        user: UserInfo,
+        workers: int = 1,
+    ) -> Obj:
+        listed = await self.list(namespace, list_options)
+        queue: asyncio.Queue[Obj] = asyncio.Queue()
+        for item in listed["items"]:
+            queue.put_nowait(item)
+        deleted: list[Obj] = []
+
+        async def worker() -> None:
+            while not queue.empty():
+                item = queue.get_nowait()
+                metadata = item["metadata"]
+                try:
+                    obj, _ = await self.delete(
+                        metadata.get("namespace", ""),
+                        metadata["name"],
+                        options,
+                        admission=admission,
+                        user=user,
+                    )
+                except status.StatusError as error:
+                    if error.code != 404:
+                        raise
+                    continue
+                deleted.append(obj)
+
+        await asyncio.gather(*(worker() for _ in range(max(1, workers))))
+        listed["items"] = sorted(
+            deleted, key=lambda obj: (obj["metadata"].get("namespace", ""), obj["metadata"]["name"])
+        )
+        return listed

@@ -1,0 +1,38 @@
+"""The fixed order of work before an object is updated (upstream `rest.BeforeUpdate`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from svc.api.strategy import Strategy
+from svc.machinery.validation import validate_object_meta, validate_object_meta_update
+from svc.registry.create import check_namespace, invalid, standard_finalizers
+
+
+def before_update(strategy: Strategy, new: dict[str, Any], old: dict[str, Any], namespace: str) -> None:
+    metadata = new.setdefault("metadata", {})
+    old_metadata = old["metadata"]
+    check_namespace(strategy, new, namespace)
+    strategy.update(new, old)
+    if not metadata.get("uid"):
+        metadata["uid"] = old_metadata.get("uid")
+    if "creationTimestamp" in old_metadata:
+        metadata["creationTimestamp"] = old_metadata["creationTimestamp"]
+    if "deletionTimestamp" in old_metadata:
+        metadata["deletionTimestamp"] = old_metadata["deletionTimestamp"]
+    else:
+        metadata.pop("deletionTimestamp", None)
+    if "deletionGracePeriodSeconds" in old_metadata and "deletionGracePeriodSeconds" not in metadata:
+        metadata["deletionGracePeriodSeconds"] = old_metadata["deletionGracePeriodSeconds"]
+    finalizers = standard_finalizers(strategy)
+    errors = validate_object_meta_update(metadata, old_metadata, standard_finalizers=finalizers)
+    errors += validate_object_meta(
+        metadata,
+        namespaced=strategy.resource.namespaced,
+        name_validator=strategy.name_validator,
+        standard_finalizers=finalizers,
+    )
+    errors += strategy.validate_update(new, old)
+    if errors:
+        raise invalid(strategy, metadata.get("name", ""), errors)
+    strategy.canonicalize(new)
