@@ -1,0 +1,3 @@
+from svc.apiserver.main import main
+
+main()

@@ -1,0 +1,32 @@
+"""The filter chain, built in one function, outermost first.
+
+Ordering rules:
+- recovery is outermost, so a failure anywhere (even in another filter) becomes a Status response;
+- request info comes before everything that needs to know the verb or resource;
+- the deadline comes next, so authentication and authorization count against it too;
+- authentication before authorization (who, then whether they may);
+- impersonation after authentication (it authorizes the authenticated user to impersonate) and before
+  authorization (which then decides for the impersonated user);
+- authorization last, right before the handler, so nothing unauthorized reaches a handler.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from svc.apiserver.filters import Filter, Handler
+from svc.apiserver.filters.authentication import authenticate
+from svc.apiserver.filters.authorization import authorize
+from svc.apiserver.filters.impersonation import impersonate
+from svc.apiserver.filters.panic_recovery import recover
+from svc.apiserver.filters.request_info import attach_request_info
+from svc.apiserver.filters.timeout import limit_time
+
+FILTERS: tuple[Filter, ...] = (recover, attach_request_info, limit_time, authenticate, impersonate, authorize)
+
+
+def build_handler_chain(endpoint: Handler, filters: tuple[Filter, ...] = FILTERS) -> Handler:
+    handler = endpoint
+    for request_filter in reversed(filters):
+        handler = functools.partial(request_filter, next_handler=handler)
+    return handler

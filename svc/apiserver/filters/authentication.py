@@ -1,0 +1,21 @@
+"""Name the user of the request; reject (401) when nobody recognises it and anonymous is off."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from svc.apiserver.authn.authenticator import AuthenticationError
+from svc.apiserver.context import RequestContext
+from svc.apiserver.filters import Handler
+from svc.machinery import status
+
+
+async def authenticate(ctx: RequestContext, next_handler: Handler) -> web.StreamResponse:
+    try:
+        user = await ctx.server.authenticator.authenticate(ctx.request)
+    except AuthenticationError:
+        user = None
+    if user is None:
+        raise status.unauthorized()
+    ctx.user = ctx.authenticated_user = user
+    return await next_handler(ctx)

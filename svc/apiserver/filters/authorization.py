@@ -1,0 +1,50 @@
+"""Decide whether the user may do what the request asks (403 with upstream's message when not)."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from svc.apiserver.authz.authorizer import Attributes, Decision
+from svc.apiserver.context import RequestContext
+from svc.apiserver.filters import Handler
+from svc.machinery import status
+from svc.machinery.status import GroupResource
+
+
+def attributes_of(ctx: RequestContext) -> Attributes:
+    info = ctx.info
+    assert info is not None
+    assert ctx.user is not None
+    return Attributes(
+        user=ctx.user,
+        verb=info.verb,
+        is_resource_request=info.is_resource_request,
+        path=info.path,
+        namespace=info.namespace,
+        api_group=info.api_group,
+        api_version=info.api_version,
+        resource=info.resource,
+        subresource=info.subresource,
+        name=info.name,
+    )
+
+
+def forbidden_message(attributes: Attributes) -> str:
+    user = attributes.user.name
+    if not attributes.is_resource_request:
+        return f'User "{user}" cannot {attributes.verb} path "{attributes.path}"'
+    resource = attributes.resource + (f"/{attributes.subresource}" if attributes.subresource else "")
+    where = f'in the namespace "{attributes.namespace}"' if attributes.namespace else "at the cluster scope"
+    return f'User "{user}" cannot {attributes.verb} resource "{resource}" in API group "{attributes.api_group}" {where}'
+
+
+async def authorize(ctx: RequestContext, next_handler: Handler) -> web.StreamResponse:
+    attributes = attributes_of(ctx)
+    decision, reason = await ctx.server.authorizer.authorize(attributes)
+    if decision is Decision.ALLOW:
+        return await next_handler(ctx)
+    message = forbidden_message(attributes) + (f": {reason}" if reason else "")
+    group_resource = (
+        GroupResource(attributes.api_group, attributes.resource) if attributes.is_resource_request else None
+    )
+    raise status.forbidden(group_resource, attributes.name, message)

@@ -1,0 +1,42 @@
+"""Deadline for non-long-running requests: `--request-timeout`, shortened by a `?timeout=` parameter.
+
+Watches are long-running and exempt (they have their own timeouts). A request that does not finish
+in time is answered 504 with upstream's Timeout Status; work already handed to storage completes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from aiohttp import web
+
+from svc.apiserver.context import RequestContext
+from svc.apiserver.filters import Handler
+from svc.machinery import status
+from svc.machinery.duration import parse_duration
+
+_LONG_RUNNING_VERBS = frozenset({"watch", "proxy", "connect"})
+
+
+async def limit_time(ctx: RequestContext, next_handler: Handler) -> web.StreamResponse:
+    info = ctx.info
+    if info is None or info.verb in _LONG_RUNNING_VERBS:
+        return await next_handler(ctx)
+    limit = ctx.server.options.request_timeout
+    text = ctx.request.query.get("timeout")
+    if text is not None:
+        try:
+            requested = parse_duration(text)
+        except ValueError as error:
+            raise status.bad_request(f"invalid timeout specified in the request URL - {error}") from None
+        if 0 < requested < limit:
+            limit = requested
+    try:
+        return await asyncio.wait_for(next_handler(ctx), limit)
+    except TimeoutError:
+        raise status.StatusError(
+            504,
+            "Timeout",
+            "Timeout: request did not complete within the allotted timeout",
+            {"retryAfterSeconds": 0},
+        ) from None

@@ -1,0 +1,16 @@
+"""GET of one object (and of its status or scale subresource)."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from svc.apiserver.handlers.scope import Scope
+from svc.registry import scale
+
+
+async def get(scope: Scope) -> web.Response:
+    negotiated = scope.negotiate()
+    obj = await scope.store.get(scope.namespace, scope.name)
+    if scope.subresource == "scale":
+        obj = scale.scale_of(scope.resource, obj)
+    return scope.respond(200, obj, negotiated)

@@ -1,0 +1,73 @@
+"""Field ownership for every write: who set which field (`metadata.managedFields`).
+
+Runs inside the write's transform, before admission, as upstream's field manager does: a create,
+update or patch records an `Update` entry for its manager; an apply merges its configuration with
+the `Apply` rules (conflicts, force, removal of fields the applier stopped sending).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from svc.api.schemas import Schema
+from svc.apiserver.handlers.scope import Scope
+from svc.machinery import status
+from svc.machinery.apply import ApplyConflict, ManagedFieldsError, TypedError, apply, default_ignored
+from svc.machinery.apply import update_managed_fields as record_update
+from svc.registry.create import now_rfc3339
+
+Obj = dict[str, Any]
+_MAX_MANAGER = 128
+
+
+@functools.cache
+def _schema(definition: str) -> Schema | None:
+    return Schema.named(definition) if definition else None
+
+
+def manager_name(scope: Scope) -> str:
+    """The `fieldManager` parameter, else the user agent's product name (upstream's default)."""
+    name = scope.query.get("fieldManager", "")
+    if len(name) > _MAX_MANAGER:
+        raise status.bad_request(f"fieldManager: Too long: may not be more than {_MAX_MANAGER} bytes")
+    if name:
+        return name
+    agent = scope.ctx.request.headers.get("User-Agent", "")
+    return "".join(ch for ch in agent.split("/", 1)[0] if ch.isprintable())[:_MAX_MANAGER]
+
+
+def _ignored(scope: Scope) -> Any:
+    return default_ignored(status_subresource="status" in scope.resource.subresources, subresource=scope.subresource)
+
+
+def track(scope: Scope, live: Obj | None, new: Obj) -> Obj:
+    return record_update(
+        live,
+        new,
+        manager=manager_name(scope),
+        operation_time=now_rfc3339(),
+        subresource=scope.subresource,
+        schema=_schema(scope.resource.definition),
+        ignored=_ignored(scope),
+    )
+
+
+def apply_configuration(scope: Scope, live: Obj | None, config: Obj, *, manager: str, force: bool) -> Obj:
+    try:
+        return apply(
+            live,
+            config,
+            manager=manager,
+            force=force,
+            operation_time=now_rfc3339(),
+            subresource=scope.subresource,
+            schema=_schema(scope.resource.definition),
+            ignored=_ignored(scope),
+        )
+    except ApplyConflict as conflict:
+        raise conflict.status_error() from None
+    except (TypedError, ManagedFieldsError) as error:
+        where = f"{scope.namespace}/{scope.name}" if scope.namespace else scope.name
+        gvk = f"{scope.resource.api_version}, Kind={scope.resource.kind}"
+        raise status.internal_error(f"failed to create typed patch object ({where}; {gvk}): {error}") from None

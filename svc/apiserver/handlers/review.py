@@ -1,0 +1,129 @@
+"""Virtual resources answered on create and never stored: who am I, and may a user do something.
+
+`selfsubjectreviews` echo the request's user; the access reviews ask the server's own authorizer chain
+(the same one the authorization filter uses), so `kubectl auth whoami` and `kubectl auth can-i` see
+exactly what the server enforces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from svc.apiserver.authz.authorizer import Attributes, Decision
+from svc.apiserver.handlers.scope import Scope
+from svc.machinery import status
+from svc.registry.admission import UserInfo
+
+Obj = dict[str, Any]
+
+
+def _user_info(user: UserInfo) -> Obj:
+    info: Obj = {"username": user.name}
+    if user.uid:
+        info["uid"] = user.uid
+    if user.groups:
+        info["groups"] = list(user.groups)
+    if user.extra:
+        info["extra"] = {key: list(values) for key, values in user.extra.items()}
+    return info
+
+
+async def _self_subject(scope: Scope, body: Obj) -> Obj:
+    assert scope.ctx.user is not None
+    return {"userInfo": _user_info(scope.ctx.user)}
+
+
+def _attributes(user: UserInfo, spec: Obj) -> Attributes:
+    resource = spec.get("resourceAttributes")
+    if isinstance(resource, dict):
+        return Attributes(
+            user=user,
+            verb=resource.get("verb", ""),
+            is_resource_request=True,
+            namespace=resource.get("namespace", ""),
+            api_group=resource.get("group", ""),
+            api_version=resource.get("version", ""),
+            resource=resource.get("resource", ""),
+            subresource=resource.get("subresource", ""),
+            name=resource.get("name", ""),
+        )
+    non_resource = spec.get("nonResourceAttributes")
+    if isinstance(non_resource, dict):
+        return Attributes(
+            user=user, verb=non_resource.get("verb", ""), is_resource_request=False, path=non_resource.get("path", "")
+        )
+    raise status.bad_request("exactly one of nonResourceAttributes or resourceAttributes must be specified")
+
+
+async def _decide(scope: Scope, user: UserInfo, spec: Obj) -> Obj:
+    decision, reason = await scope.server.authorizer.authorize(_attributes(user, spec))
+    result: Obj = {"allowed": decision is Decision.ALLOW}
+    if decision is Decision.DENY:
+        result["denied"] = True
+    if reason:
+        result["reason"] = reason
+    return result
+
+
+async def _self_access(scope: Scope, body: Obj) -> Obj:
+    assert scope.ctx.user is not None
+    return await _decide(scope, scope.ctx.user, body.get("spec") or {})
+
+
+def _subject(spec: Obj) -> UserInfo:
+    if not spec.get("user") and not spec.get("groups"):
+        raise status.bad_request("at least one of user or group must be specified")
+    extra = {key: tuple(values) for key, values in (spec.get("extra") or {}).items()}
+    return UserInfo(spec.get("user", ""), spec.get("uid", ""), tuple(spec.get("groups") or ()), extra)
+
+
+async def _access(scope: Scope, body: Obj) -> Obj:
+    spec = body.get("spec") or {}
+    return await _decide(scope, _subject(spec), spec)
+
+
+async def _local_access(scope: Scope, body: Obj) -> Obj:
+    spec = body.get("spec") or {}
+    namespace = (spec.get("resourceAttributes") or {}).get("namespace", "")
+    if namespace != scope.namespace:
+        raise status.bad_request(f"spec.resourceAttributes.namespace must match namespace: {scope.namespace}")
+    return await _decide(scope, _subject(spec), spec)
+
+
+async def _self_rules(scope: Scope, body: Obj) -> Obj:
+    assert scope.ctx.user is not None
+    namespace = (body.get("spec") or {}).get("namespace", "")
+    everything = Attributes(scope.ctx.user, "*", True, namespace=namespace, api_group="*", resource="*")
+    decision, _ = await scope.server.authorizer.authorize(everything)
+    if decision is not Decision.ALLOW:
+        return {"resourceRules": [], "nonResourceRules": [], "incomplete": False}
+    return {
+        "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
+        "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
+        "incomplete": False,
+    }
+
+
+REVIEWS: dict[str, Callable[[Scope, Obj], Awaitable[Obj]]] = {
+    "selfsubjectreviews": _self_subject,
+    "selfsubjectaccessreviews": _self_access,
+    "subjectaccessreviews": _access,
+    "localsubjectaccessreviews": _local_access,
+    "selfsubjectrulesreviews": _self_rules,
+}
+
+
+async def review(scope: Scope) -> web.Response:
+    negotiated = scope.negotiate(allow_views=False)
+    body = await scope.read_object()
+    result = {
+        "kind": scope.resource.kind,
+        "apiVersion": scope.resource.api_version,
+        "metadata": {**body["metadata"], "creationTimestamp": None},
+        **({"spec": body["spec"]} if "spec" in body else {}),
+        "status": await REVIEWS[scope.resource.name](scope, body),
+    }
+    return scope.respond(201, result, negotiated)

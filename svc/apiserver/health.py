@@ -1,0 +1,82 @@
+"""`/healthz`, `/livez`, `/readyz` and their individual checks (spec 1 §3.2 and §4.10).
+
+Output follows upstream byte for byte: `ok` when healthy, `?verbose` lists `[+]name ok` lines ending
+with `<endpoint> check passed`, a failure is a 500 listing `[-]name failed: reason withheld`, and
+`?exclude=name` (repeatable) skips a check. Machines should read the status code only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from aiohttp import web
+
+Check = Callable[[], Awaitable[None]]
+"""A check raises (any exception) when unhealthy."""
+
+_PLAIN = {"Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}
+
+
+@dataclass(frozen=True)
+class HealthCheck:
+    name: str
+    check: Check
+
+
+async def _passes(check: HealthCheck) -> str:
+    try:
+        await check.check()
+    except Exception as error:
+        return str(error) or type(error).__name__
+    return ""
+
+
+def _error(body: str) -> web.Response:
+    return web.Response(status=500, text=body + "\n", headers=_PLAIN)
+
+
+async def serve_root(endpoint: str, checks: list[HealthCheck], request: web.BaseRequest) -> web.Response:
+    excluded = set(request.query.getall("exclude", []))
+    unknown = set(excluded)
+    lines: list[str] = []
+    failed = False
+    for check in checks:
+        if check.name in excluded:
+            unknown.discard(check.name)
+            lines.append(f"[+]{check.name} excluded: ok\n")
+            continue
+        if await _passes(check):
+            failed = True
+            lines.append(f"[-]{check.name} failed: reason withheld\n")
+        else:
+            lines.append(f"[+]{check.name} ok\n")
+    if unknown:
+        names = ",".join(f'"{name}"' for name in sorted(unknown))
+        lines.append(f"warn: some health checks cannot be excluded: no matches for {names}\n")
+    if failed:
+        return _error("".join(lines) + f"{endpoint} check failed")
+    if "verbose" not in request.query:
+        return web.Response(text="ok", headers=_PLAIN)
+    return web.Response(text="".join(lines) + f"{endpoint} check passed\n", headers=_PLAIN)
+
+
+async def serve_one(check: HealthCheck) -> web.Response:
+    why = await _passes(check)
+    if why:
+        return _error(f"internal server error: {why}")
+    return web.Response(text="ok", headers=_PLAIN)
+
+
+async def serve(path: str, registries: dict[str, list[HealthCheck]], request: web.BaseRequest) -> web.Response | None:
+    """Answer a health path, or None when the path is not a health endpoint."""
+    endpoint, _, name = path.strip("/").partition("/")
+    checks = registries.get(endpoint)
+    if checks is None:
+        return None
+    if not name:
+        return await serve_root(endpoint, checks, request)
+    for check in checks:
+        if check.name == name:
+            return await serve_one(check)
+    return None

@@ -1,0 +1,46 @@
+"""The admin kubeconfig written at start: server address, CA and the admin client certificate, inline."""
+
+from __future__ import annotations
+
+import base64
+import os
+from pathlib import Path
+
+from svc.apiserver.pki import Pki
+from svc.wire.formats import yaml_dump
+
+
+def _inline(path: Path) -> str:
+    return base64.b64encode(path.read_bytes()).decode()
+
+
+def admin_kubeconfig(pki: Pki, *, server: str, cluster: str, user: str) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [
+            {
+                "name": cluster,
+                "cluster": {"server": server, "certificate-authority-data": _inline(pki.serving_ca.cert)},
+            }
+        ],
+        "users": [
+            {
+                "name": user,
+                "user": {
+                    "client-certificate-data": _inline(pki.admin.cert),
+                    "client-key-data": _inline(pki.admin.key),
+                },
+            }
+        ],
+        "contexts": [{"name": f"{user}@{cluster}", "context": {"cluster": cluster, "user": user}}],
+        "current-context": f"{user}@{cluster}",
+        "preferences": {},
+    }
+
+
+def write_kubeconfig(path: Path, config: dict) -> None:
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(yaml_dump(config))
+    os.chmod(temporary, 0o600)
+    temporary.replace(path)

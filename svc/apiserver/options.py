@@ -1,0 +1,277 @@
+"""Flags of `svc-apiserver` (spec 2) parsed into `Options`.
+
+Only flags the server implements are accepted: an unknown or malformed flag stops the process with
+exit code 2 and one line naming the problem, rather than being silently ignored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NoReturn
+
+from svc import __version__
+from svc.api.brand import PROFILES
+from svc.api.resources import parse_runtime_config
+from svc.apiserver.authn.token_file import TokenFile, TokenFileError
+from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
+from svc.machinery.duration import parse_duration
+from svc.wire.storage_codecs import storage_codec
+
+UPSTREAM_VERSION = "v1.36.0"
+GIT_VERSION = f"{UPSTREAM_VERSION}+svc.{__version__}"
+AUTHORIZATION_MODES = ("AlwaysAllow", "AlwaysDeny")
+STORAGE_BACKENDS = ("sqlite", "store3")
+
+
+@dataclass
+class Options:
+    bind_address: str = "0.0.0.0"
+    secure_port: int = 6443
+    advertise_address: str = ""
+    external_hostname: str = ""
+    data_dir: Path = Path(".svc-data")
+    cert_dir: Path | None = None
+    tls_cert_file: str = ""
+    tls_private_key_file: str = ""
+    client_ca_file: str = ""
+    token_auth_file: str = ""
+    token_auth_file: str = ""
+    anonymous_auth: bool = True
+    authorization_mode: list[str] = field(default_factory=lambda: ["AlwaysAllow"])
+    storage_backend: str = "sqlite"
+    store_servers: list[str] = field(default_factory=list)
+    store_prefix: str = "/registry"
+    storage_media_type: str = "application/json"
+    store_compaction_interval: float = 300.0
+    watch_cache: bool = True
+    watch_cache_sizes: dict[str, int] = field(default_factory=dict)
+    min_request_timeout: int = 1800
+    request_timeout: float = 60.0
+    delete_collection_workers: int = 1
+    enable_garbage_collector: bool = True
+    runtime_config: dict[str, bool] = field(default_factory=dict)
+    feature_gates: FeatureGates = field(default_factory=FeatureGates)
+    brand_profile: str = "svc"
+    kubeconfig_server: str = ""
+
+    @property
+    def pki_dir(self) -> Path:
+        return self.cert_dir if self.cert_dir is not None else self.data_dir / "pki"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"Error: {message}\n")
+        raise SystemExit(2)
+
+
+def _bool(text: str) -> bool:
+    lowered = text.lower()
+    if lowered in ("true", "1", "t"):
+        return True
+    if lowered in ("false", "0", "f"):
+        return False
+    raise argparse.ArgumentTypeError(f'invalid boolean "{text}"')
+
+
+def _duration(text: str) -> float:
+    try:
+        return parse_duration(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'invalid port "{text}"') from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(
+            f"--secure-port {port} must be between 1 and 65535, inclusive. It cannot be turned off"
+        )
+    return port
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'invalid integer "{text}"') from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} must not be negative")
+    return value
+
+
+def _list(text: str) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def _add_bool(parser: argparse.ArgumentParser, name: str, help_text: str) -> None:
+    parser.add_argument(name, type=_bool, nargs="?", const=True, help=help_text)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="svc-apiserver",
+        description="The svc API server: validates and stores API objects and serves the resource API.",
+        allow_abbrev=False,
+    )
+    add = parser.add_argument
+    add(
+        "--version",
+        nargs="?",
+        const="true",
+        help="print version information and exit (--version=raw for details)",
+    )
+    add("--bind-address", help="address for the secure port (default 0.0.0.0)")
+    add("--secure-port", type=_port, help="HTTPS port (default 6443)")
+    add("--advertise-address", help="address advertised to clients; defaults to the bind address")
+    add("--external-hostname", help="hostname for externalized URLs")
+    add(
+        "--data-dir",
+        help="directory of the embedded database, certificates and admin kubeconfig (default ./.svc-data)",
+    )
+    add("--cert-dir", help="directory of generated certificates (default <data-dir>/pki)")
+    add("--tls-cert-file", help="serving certificate (CA concatenated after); generated when absent")
+    add("--tls-private-key-file", help="key of --tls-cert-file")
+    add(
+        "--client-ca-file",
+        help="CA bundle that signs client certificates (CommonName = user, Organization = groups)",
+    )
+    add("--token-auth-file", help='static bearer tokens: CSV lines token,user,uid[,"group1,group2"]')
+    _add_bool(
+        parser,
+        "--anonymous-auth",
+        "serve requests not rejected by another method as system:anonymous (default true)",
+    )
+    add(
+        "--authorization-mode",
+        type=_list,
+        help="ordered authorizers: AlwaysAllow, AlwaysDeny (default AlwaysAllow)",
+    )
+    add("--storage-backend", help="sqlite (embedded, default) or store3 (etcd, needs --store-servers)")
+    add("--store-servers", type=_list, help="etcd servers, scheme://ip:port")
+    add("--store-prefix", help="prefix of every key in the store (default /registry)")
+    add(
+        "--storage-media-type",
+        help="how objects are stored: application/json (default), application/yaml, or the brand's Protobuf type",
+    )
+    add(
+        "--store-compaction-interval",
+        type=_duration,
+        help="interval of store compaction; 0 disables (default 5m0s)",
+    )
+    _add_bool(parser, "--watch-cache", "serve lists and watches from a watch cache (default true)")
+    add(
+        "--watch-cache-sizes",
+        type=_list,
+        help="resource[.group]#size; size 0 disables the cache of that resource",
+    )
+    add("--min-request-timeout", type=_non_negative, help="minimum seconds a watch stays open (default 1800)")
+    add("--request-timeout", type=_duration, help="default request timeout (default 1m0s)")
+    add("--delete-collection-workers", type=_non_negative, help="workers of deletecollection (default 1)")
+    _add_bool(parser, "--enable-garbage-collector", "collect objects by owner references (default true)")
+    add(
+        "--runtime-config",
+        type=_list,
+        action="append",
+        help="enable or disable API versions: group/version=true|false, api/all, api/ga, api/beta, api/alpha",
+    )
+    add("--feature-gates", action="append", help="component:Name=true|false pairs")
+    add(
+        "--brand-profile",
+        choices=sorted(PROFILES),
+        help="identifiers to serve: svc (the spec's, default) or kubernetes (upstream's, for upstream clients)",
+    )
+    add(
+        "--kubeconfig-server",
+        help="server URL to write into the admin kubeconfig (default https://<advertise address>:<port>)",
+    )
+    add("-v", "--v", type=_non_negative, dest="verbosity", help="log verbosity")
+    return parser
+
+
+def _cache_sizes(entries: list[str]) -> dict[str, int]:
+    sizes: dict[str, int] = {}
+    for entry in entries:
+        resource, sep, size = entry.partition("#")
+        if not sep or not size.isdigit():
+            raise ValueError(f"invalid value of --watch-cache-sizes: {entry!r}, expected resource[.group]#size")
+        sizes[resource.strip().lower()] = int(size)
+    return sizes
+
+
+def parse_options(argv: list[str]) -> Options:
+    """Parse flags; prints one line and exits 2 on bad input, prints the version and exits 0 on --version."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.version is not None:
+        if args.version == "raw":
+            print(f'version.Info{{Major:"1", Minor:"36", GitVersion:"{GIT_VERSION}"}}')
+        else:
+            print(f"svc-apiserver {GIT_VERSION}")
+        raise SystemExit(0)
+    options = Options()
+    for name in (
+        "bind_address",
+        "secure_port",
+        "advertise_address",
+        "external_hostname",
+        "tls_cert_file",
+        "tls_private_key_file",
+        "storage_media_type",
+        "client_ca_file",
+        "token_auth_file",
+        "anonymous_auth",
+        "store_prefix",
+        "store_compaction_interval",
+        "watch_cache",
+        "min_request_timeout",
+        "request_timeout",
+        "delete_collection_workers",
+        "enable_garbage_collector",
+        "brand_profile",
+        "kubeconfig_server",
+    ):
+        value = getattr(args, name)
+        if value is not None:
+            setattr(options, name, value)
+    if args.data_dir is not None:
+        options.data_dir = Path(args.data_dir)
+    if args.cert_dir is not None:
+        options.cert_dir = Path(args.cert_dir)
+    if args.store_servers:
+        options.store_servers = args.store_servers
+        options.storage_backend = "store3"
+    if args.storage_backend is not None:
+        options.storage_backend = args.storage_backend
+    try:
+        if options.storage_backend not in STORAGE_BACKENDS:
+            raise ValueError(f'invalid --storage-backend "{options.storage_backend}": supported values: sqlite, store3')
+        if options.storage_backend == "store3":
+            raise ValueError("--storage-backend=store3 (etcd) is not available in this build yet; use sqlite")
+        if args.authorization_mode is not None:
+            for mode in args.authorization_mode:
+                if mode not in AUTHORIZATION_MODES:
+                    raise ValueError(
+                        f'authorization-mode "{mode}" is not a valid mode (supported: AlwaysAllow, AlwaysDeny)'
+                    )
+            options.authorization_mode = args.authorization_mode
+        storage_codec(options.storage_media_type, PROFILES[options.brand_profile])
+        if options.token_auth_file:
+            TokenFile(options.token_auth_file)
+        if bool(options.tls_cert_file) != bool(options.tls_private_key_file):
+            raise ValueError("--tls-cert-file and --tls-private-key-file must be given together")
+        if args.watch_cache_sizes:
+            options.watch_cache_sizes = _cache_sizes(args.watch_cache_sizes)
+        if args.runtime_config:
+            options.runtime_config = parse_runtime_config(item for group in args.runtime_config for item in group)
+        if args.feature_gates:
+            options.feature_gates = FeatureGates(parse_feature_gates(args.feature_gates))
+    except (ValueError, FeatureGateError, TokenFileError) as error:
+        parser.error(str(error))
+    return options

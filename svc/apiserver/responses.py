@@ -1,0 +1,67 @@
+"""Writing responses: objects in the negotiated format, Status errors, and warning headers."""
+
+from __future__ import annotations
+
+import gzip
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from svc.apiserver.context import RequestContext
+from svc.machinery.status import StatusError
+from svc.wire.formats import JSON
+from svc.wire.negotiation import Negotiated
+
+
+def warning_headers(ctx: RequestContext) -> list[tuple[str, str]]:
+    return [("Warning", '299 - "' + message.replace('"', '\\"') + '"') for message in ctx.warnings]
+
+
+# Upstream compresses only bodies large enough to gain, at gzip's fastest level.
+GZIP_THRESHOLD = 128 * 1024
+_GZIP_LEVEL = 1
+
+
+def _accepts_gzip(ctx: RequestContext) -> bool:
+    accepted = ctx.request.headers.get("Accept-Encoding", "")
+    return any(part.split(";")[0].strip().lower() == "gzip" for part in accepted.split(","))
+
+
+def _compressible(ctx: RequestContext, body: bytes) -> bool:
+    """Gzip for get and list only (never watch), behind the APIResponseCompression gate."""
+    info = ctx.info
+    return (
+        len(body) >= GZIP_THRESHOLD
+        and info is not None
+        and info.verb in ("get", "list")
+        and ctx.server.options.feature_gates.enabled("APIResponseCompression")
+        and _accepts_gzip(ctx)
+    )
+
+
+def respond(ctx: RequestContext, code: int, body: bytes, content_type: str) -> web.Response:
+    headers = {"Content-Type": content_type}
+    if _compressible(ctx, body):
+        body = gzip.compress(body, _GZIP_LEVEL)
+        headers["Content-Encoding"] = "gzip"
+        headers["Vary"] = "Accept-Encoding"
+    response = web.Response(status=code, body=body, headers=headers)
+    for name, value in warning_headers(ctx):
+        response.headers.add(name, value)
+    return response
+
+
+def object_response(ctx: RequestContext, code: int, obj: Any, negotiated: Negotiated) -> web.Response:
+    encode = negotiated.format.encode
+    if negotiated.pretty and negotiated.format.encode_pretty is not None:
+        encode = negotiated.format.encode_pretty
+    return respond(ctx, code, encode(obj), negotiated.content_type)
+
+
+def status_response(ctx: RequestContext, error: StatusError) -> web.Response:
+    body = orjson.dumps(error.status())
+    response = respond(ctx, error.code, body, JSON.media_type)
+    for name, value in error.headers.items():
+        response.headers[name] = value
+    return response

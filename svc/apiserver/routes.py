@@ -1,0 +1,129 @@
+"""The innermost handler: route a request to a verb handler, discovery, OpenAPI, version or health.
+
+Which verbs a resource (or subresource) accepts comes from the resource table and from what its
+store implements, decided here once per request; a verb the resource does not serve is a 405, a
+path that names nothing is a 404, both as upstream Status bodies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import orjson
+from aiohttp import web
+
+from svc.apiserver.context import RequestContext
+from svc.apiserver.handlers.create import create
+from svc.apiserver.handlers.delete import delete, delete_collection
+from svc.apiserver.handlers.get import get
+from svc.apiserver.handlers.list import list_
+from svc.apiserver.handlers.patch import patch
+from svc.apiserver.handlers.review import REVIEWS, review
+from svc.apiserver.handlers.scope import Scope
+from svc.apiserver.handlers.update import update
+from svc.apiserver.handlers.watch import watch
+from svc.apiserver.responses import respond
+from svc.machinery import status
+
+VerbHandler = Callable[[Scope], Awaitable[web.StreamResponse]]
+
+HANDLERS: dict[str, VerbHandler] = {
+    "get": get,
+    "list": list_,
+    "watch": watch,
+    "create": create,
+    "update": update,
+    "patch": patch,
+    "delete": delete,
+    "deletecollection": delete_collection,
+}
+
+_SUBRESOURCE_METHOD_VERBS = {"GET": "get", "HEAD": "get", "PUT": "update", "PATCH": "patch", "POST": "create"}
+
+
+def _method_not_allowed() -> status.StatusError:
+    return status.StatusError(
+        405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {}
+    )
+
+
+async def endpoint(ctx: RequestContext) -> web.StreamResponse:
+    info = ctx.info
+    assert info is not None
+    if info.is_resource_request:
+        return await _resource(ctx)
+    return await _non_resource(ctx)
+
+
+async def _resource(ctx: RequestContext) -> web.StreamResponse:
+    info = ctx.info
+    assert info is not None
+    server = ctx.server
+    resource = server.resources.get(info.api_group, info.api_version, info.resource)
+    if resource is None or len(info.parts) > 3:
+        raise status.not_found_path()
+    cluster_path_for_namespaced = resource.namespaced and not info.namespace
+    if info.resource == "namespaces" and not info.api_group:
+        namespace = ""
+    elif not resource.namespaced and info.namespace:
+        raise status.not_found_path()
+    else:
+        namespace = info.namespace
+    verb = info.verb
+    if info.subresource:
+        sub = resource.subresources.get(info.subresource)
+        if sub is None or info.subresource not in server.served_subresources:
+            raise status.not_found_path()
+        verb = _SUBRESOURCE_METHOD_VERBS.get(ctx.request.method, "")
+        if verb not in sub.verbs:
+            raise _method_not_allowed()
+    elif verb not in resource.verbs or (cluster_path_for_namespaced and verb not in ("list", "watch")):
+        raise _method_not_allowed()
+    store = server.stores.get((resource.group, resource.version, resource.name))
+    if store is None:
+        if verb != "create" or resource.name not in REVIEWS or info.subresource:
+            raise _method_not_allowed()
+        return await review(Scope(ctx, resource, None, namespace, info.path_name, ""))
+    scope = Scope(ctx, resource, store, namespace, info.path_name, info.subresource)
+    return await HANDLERS[verb](scope)
+
+
+def _json(ctx: RequestContext, body: bytes, content_type: str = "application/json") -> web.Response:
+    return respond(ctx, 200, body, content_type)
+
+
+async def _non_resource(ctx: RequestContext) -> web.StreamResponse:
+    server = ctx.server
+    request = ctx.request
+    path = request.path.rstrip("/") or "/"
+    if request.method not in ("GET", "HEAD"):
+        raise _method_not_allowed()
+    health = await server.health(path, request)
+    if health is not None:
+        return health
+    if path == "/version":
+        return _json(ctx, orjson.dumps(server.version_info, option=orjson.OPT_INDENT_2))
+    if path.startswith("/openapi/"):
+        return await server.openapi.serve(ctx, path)
+    discovery = server.discovery
+    if path in ("/api", "/apis"):
+        aggregated = server.aggregated_discovery_request(request.headers.get("Accept", ""))
+        if aggregated is not None:
+            version, content_type = aggregated
+            body, etag = discovery.aggregated(path == "/api", version, server.profile.discovery_group)
+            response = _json(ctx, body, content_type)
+            response.headers["ETag"] = etag
+            response.headers["Vary"] = "Accept"
+            return response
+        return _json(ctx, discovery.api_versions if path == "/api" else discovery.api_group_list)
+    parts = path.strip("/").split("/")
+    body = None
+    if parts[0] == "api" and len(parts) == 2:
+        body = discovery.resource_list("", parts[1])
+    elif parts[0] == "apis" and len(parts) == 2:
+        body = discovery.api_group(parts[1])
+    elif parts[0] == "apis" and len(parts) == 3:
+        body = discovery.resource_list(parts[1], parts[2])
+    if body is None:
+        raise status.not_found_path()
+    return _json(ctx, body)

@@ -1,0 +1,49 @@
+"""pytest plugin (registered as `svc` through the `pytest11` entry point): a real server per test.
+
+Fixtures:
+- `svc_server`: an in-process server (svc brand profile) on a free port, with its own data dir.
+- `svc_server_factory`: call it with extra `svc-apiserver` flags (e.g. `"--brand-profile=kubernetes"`)
+  for servers with other options; every server it starts is stopped after the test.
+- `svc_server_process`: the real `svc-apiserver` program in a subprocess (for restart and kill tests).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from svc.testing.harness import RunningServer, in_process_server, start_process, stop_process
+
+
+@pytest.fixture
+def svc_server_factory(tmp_path: Path) -> Iterator[Callable[..., RunningServer]]:
+    with contextlib.ExitStack() as stack:
+        counter = iter(range(1_000))
+
+        def start(*args: str) -> RunningServer:
+            data_dir = tmp_path / f"server-{next(counter)}"
+            return stack.enter_context(in_process_server(data_dir, *args))
+
+        yield start
+
+
+@pytest.fixture
+def svc_server(svc_server_factory: Callable[..., RunningServer]) -> RunningServer:
+    return svc_server_factory()
+
+
+@pytest.fixture
+def svc_server_process(tmp_path: Path) -> Iterator[Callable[..., RunningServer]]:
+    started: list[RunningServer] = []
+
+    def start(*args: str, data_dir: Path | None = None, port: int = 0) -> RunningServer:
+        running = start_process(data_dir or tmp_path / f"process-{len(started)}", *args, port=port)
+        started.append(running)
+        return running
+
+    yield start
+    for running in started:
+        stop_process(running)
