@@ -1,0 +1,106 @@
+"""Bad input gets a clear 400/422 Status and stores nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+def api(svc_server):
+    return svc_server.client()
+
+
+def _names(api) -> list[str]:
+    return [
+        item["metadata"]["name"] for item in api.request("GET", "/api/v1/namespaces/default/configmaps").json()["items"]
+    ]
+
+
+def test_malformed_json_is_400(api) -> None:
+    response = api.request("POST", "/api/v1/namespaces/default/configmaps", body=b'{"metadata": {"name": ')
+    assert response.status == 400
+    body = response.json()
+    assert body["reason"] == "BadRequest"
+    assert body["message"].startswith("the object provided is unrecognized (must be of type ConfigMap)")
+    assert _names(api) == []
+
+
+def test_wrong_kind_for_path_is_400(api) -> None:
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}}
+    response = api.request("POST", "/api/v1/namespaces/default/configmaps", body=secret)
+    assert response.status == 400
+    assert "cannot be handled as a ConfigMap" in response.json()["message"]
+    assert _names(api) == []
+
+
+def test_wrong_api_version_for_path_is_400(api) -> None:
+    body = {"apiVersion": "apps/v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
+    response = api.request("POST", "/api/v1/namespaces/default/configmaps", body=body)
+    assert response.status == 400
+    assert response.json()["message"] == (
+        "the API version in the data (apps/v1) does not match the expected API version (v1)"
+    )
+    assert _names(api) == []
+
+
+def test_invalid_name_is_422_with_cause(api) -> None:
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "Not_Valid"}}
+    response = api.request("POST", "/api/v1/namespaces/default/configmaps", body=body)
+    assert response.status == 422
+    status = response.json()
+    assert status["reason"] == "Invalid"
+    assert status["message"].startswith('ConfigMap "Not_Valid" is invalid: metadata.name: Invalid value: "Not_Valid"')
+    assert status["details"]["causes"][0]["field"] == "metadata.name"
+    assert status["details"]["causes"][0]["reason"] == "FieldValueInvalid"
+    assert _names(api) == []
+
+
+def test_body_for_another_namespace_is_400(api) -> None:
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "elsewhere"}}
+    response = api.request("POST", "/api/v1/namespaces/default/configmaps", body=body)
+    assert response.status == 400
+    assert response.json()["message"] == (
+        "the namespace of the provided object does not match the namespace sent on the request"
+    )
+    assert _names(api) == []
+
+
+def test_create_in_missing_namespace_is_404(api) -> None:
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
+    response = api.request("POST", "/api/v1/namespaces/nowhere/configmaps", body=body)
+    assert response.status == 404
+    assert response.json()["message"] == 'namespaces "nowhere" not found'
+
+
+def test_name_mismatch_on_update_is_400(api) -> None:
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}
+    api.request("POST", "/api/v1/namespaces/default/configmaps", body=body)
+    response = api.request("PUT", "/api/v1/namespaces/default/configmaps/a", body={**body, "metadata": {"name": "b"}})
+    assert response.status == 400
+    assert response.json()["message"] == "the name of the object (b) does not match the name on the URL (a)"
+
+
+def test_unknown_resource_is_404(api) -> None:
+    response = api.request("GET", "/api/v1/namespaces/default/widgets")
+    assert response.status == 404
+    assert response.json()["message"] == "the server could not find the requested resource"
+
+
+def test_unsupported_verb_is_405(api) -> None:
+    response = api.request("DELETE", "/api/v1/namespaces")
+    assert response.status == 405
+    assert response.json()["reason"] == "MethodNotAllowed"
+
+
+def test_unsupported_content_type_is_415(api) -> None:
+    response = api.request("POST", "/api/v1/namespaces/default/configmaps", body=b"name: x", content_type="text/plain")
+    assert response.status == 415
+    assert response.json()["reason"] == "UnsupportedMediaType"
+
+
+def test_resource_version_on_create_is_400(api) -> None:
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "resourceVersion": "5"}}
+    response = api.request("POST", "/api/v1/namespaces/default/configmaps", body=body)
+    assert response.status == 400
+    assert response.json()["message"] == "resourceVersion should not be set on objects to be created"
+    assert _names(api) == []
