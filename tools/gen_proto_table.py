@@ -17,24 +17,40 @@ Two facts are not in the .proto files and come from the upstream OpenAPI documen
   read from the definitions' `x-kubernetes-group-version-kind`; packages the document does not
   serve use GROUPS_NOT_SERVED below.
 
+A third comes from the Go types themselves (the struct tags in k8s.io/api and k8s.io/apimachinery,
+read from git mirrors at GO_REF, matched by Go type name = message name and protobuf field number):
+which zero values upstream writes in protobuf but leaves out of its JSON. Go's protobuf marshaller
+writes every non-pointer field; encoding/json drops a zero non-pointer scalar tagged `omitempty`
+and a zero value tagged `omitzero`. The Go reader handles gofmt'd struct declarations, types
+defined as other named types (`type MatchCondition v1.MatchCondition`) and files' imports; a
+message whose Go struct has protobuf tags must match it field for field, else it is an error.
+
 Output layout (one message per line, so diffs stay readable):
   {"messages": {FQN: [[number, proto_name, label, type, json_name], ...]},
+   "omitted_when_zero": {FQN: [number, ...]},
    "list_wrappers": [FQN, ...],
    "kinds": {"group/version" or "version": {Kind: FQN}},
    "every_version_kinds": {Kind: FQN}}
 label is "optional", "repeated" or "map"; type is a scalar name, a message FQN, or for a map
-[key_type, value_type]; json_name is the proto name unless it differs. list_wrappers are the
-messages that stand for a named Go slice (`Verbs`, `ExtraValue`): one `repeated items = 1` field,
-a JSON array.
+[key_type, value_type]; json_name is the proto name unless it differs. omitted_when_zero lists,
+for the messages that have any, the fields to leave out of the JSON when they decode to "", 0,
+false, or (a zero Time) null. list_wrappers are the messages that stand for a named Go slice
+(`Verbs`, `ExtraValue`): one `repeated items = 1` field, a JSON array.
 
-Usage: python tools/gen_proto_table.py [proto_root [swagger.json]]
+Usage (the Go mirrors are required; the defaults are the paths below, branch release-1.36):
+  python tools/gen_proto_table.py [proto_root [swagger.json]]
+      [--api-mirror GIT_DIR] [--apimachinery-mirror GIT_DIR] [--go-ref REF]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import posixpath
 import re
+import subprocess
 import sys
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +58,12 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PROTO_ROOT = ROOT.parent / "shared" / "upstream-proto"
 DEFAULT_SWAGGER = ROOT.parent / "shared" / "upstream-openapi" / "swagger-v1.36.json"
 OUTPUT = ROOT / "svc" / "wire" / "protobuf" / "messages.json"
+# Go module -> read-only git mirror of its repository (no work tree), read at GO_REF.
+DEFAULT_GO_MIRRORS = {
+    "k8s.io/api": ROOT.parent / ".mirror" / "kubernetes+api" / "repo",
+    "k8s.io/apimachinery": ROOT.parent / ".mirror" / "kubernetes+apimachinery" / "repo",
+}
+GO_REF = "release-1.36"
 
 # The scalar types upstream uses, which are those the codec handles; any other is an error here.
 SCALARS = {"string", "bytes", "bool", "int32", "int64"}
@@ -49,6 +71,10 @@ META = "k8s.io.apimachinery.pkg.apis.meta.v1"
 META_BETA = "k8s.io.apimachinery.pkg.apis.meta.v1beta1"
 # OpenAPI definition names spell the proto package root `k8s.io` as `io.k8s`.
 PROTO_ROOT_NAME, OPENAPI_ROOT_NAME = "k8s.io.", "io.k8s."
+
+# Messages whose Go zero value upstream writes as an empty message and reads back from one (their
+# Marshal skips a zero time), so "zero" can be told from the bytes alone.
+ZERO_IS_EMPTY = {f"{META}.Time", f"{META}.MicroTime"}
 
 # Groups of API packages that the OpenAPI document does not serve (webhook payloads, discovery,
 # removed versions). Every other package takes its group from the document.
@@ -82,6 +108,19 @@ class ProtoSyntaxError(ValueError):
     pass
 
 
+@dataclass(frozen=True)
+class GoField:
+    """What the Go struct tag and type of a field say about its JSON: the type as written
+    (`*int32`, `[]byte`, `metav1.Time`) and the options after the JSON name (`omitempty`, ...)."""
+
+    type: str
+    json_options: frozenset[str]
+
+    @property
+    def pointer(self) -> bool:
+        return self.type.startswith("*")
+
+
 @dataclass
 class Field:
     number: int
@@ -89,11 +128,13 @@ class Field:
     label: str  # optional | repeated | map
     type: str | tuple[str, str]  # as written until parse_tree resolves it; a map: (key, value)
     json_name: str | None = None
+    go: GoField | None = None  # the Go struct field with this protobuf number, once read
 
 
 @dataclass
 class Message:
     fqn: str
+    go_package: str = ""
     fields: list[Field] = field(default_factory=list)
 
 
@@ -120,7 +161,7 @@ class Parser:
 
     def __init__(self, tokens: list[str], messages: dict[str, Message]) -> None:
         self.tokens, self.pos, self.messages = tokens, 0, messages
-        self.package = ""
+        self.package = self.go_package = ""
 
     def peek(self) -> str:
         return self.tokens[self.pos] if self.pos < len(self.tokens) else ""
@@ -142,6 +183,11 @@ class Parser:
             if tok == "package":
                 self.package = self.take()
                 self.take(";")
+            elif tok == "option" and self.peek() == "go_package":
+                self.take()
+                self.take("=")
+                self.go_package = self.take().strip('"')
+                self.take(";")
             elif tok in ("syntax", "import", "option"):
                 self.skip_statement()
             elif tok == "message":
@@ -151,7 +197,7 @@ class Parser:
 
     def parse_message(self, scope: str) -> None:
         fqn = f"{scope}.{self.take()}" if scope else self.take()
-        msg = self.messages[fqn] = Message(fqn)
+        msg = self.messages[fqn] = Message(fqn, self.go_package)
         self.take("{")
         while self.peek() != "}":
             tok = self.take()
@@ -161,9 +207,7 @@ class Parser:
                 self.skip_statement()
             elif tok in ("optional", "repeated", "required"):
                 type_ = self.take()
-                msg.fields.append(
-                    self.parse_field_rest("repeated" if tok == "repeated" else "optional", type_)
-                )
+                msg.fields.append(self.parse_field_rest("repeated" if tok == "repeated" else "optional", type_))
             elif tok == "map":
                 self.take("<")
                 key = self.take()
@@ -199,9 +243,7 @@ def resolve_name(name: str, scope: str, messages: dict[str, Message]) -> str:
         candidate = ".".join([*parts[:i], name])
         if candidate in messages:
             return candidate
-    raise ProtoSyntaxError(
-        f"unknown type {name} in {scope} (scalars supported: {', '.join(sorted(SCALARS))})"
-    )
+    raise ProtoSyntaxError(f"unknown type {name} in {scope} (scalars supported: {', '.join(sorted(SCALARS))})")
 
 
 def parse_tree(proto_root: Path) -> dict[str, Message]:
@@ -218,6 +260,123 @@ def parse_tree(proto_root: Path) -> dict[str, Message]:
             else:
                 f.type = resolve_name(f.type, msg.fqn, messages)
     return messages
+
+
+# gofmt'd Go: a top-level struct type ends at the first `}` in column 0; its own fields are indented by
+# one tab (nested struct literals by more); a field is `Name Type \`tags\`` or, embedded, `Type \`tags\``.
+# A type may also be defined as (or alias) another named type, possibly of an imported package.
+_GO_STRUCT = re.compile(r"^type (\w+) struct ?\{(?:\}|\n(.*?)^\})", re.M | re.S)
+_GO_FIELD = re.compile(r"^\t(?:\w+ +)?(?P<type>[^\s`/][^\s`]*) +`(?P<tags>[^`]*)`", re.M)
+_GO_TAG = re.compile(r'(\w+):"((?:[^"\\]|\\.)*)"')
+_GO_DECLARED = re.compile(r"^type (\w+) ", re.M)
+_GO_DEFINED = re.compile(r"^type (\w+) (?:= )?(?:(\w+)\.)?([A-Z]\w*)$", re.M)
+_GO_IMPORTS = re.compile(r"^import (?:\((.*?)^\)|(.*?)$)", re.M | re.S)
+_GO_IMPORT = re.compile(r'(?:(\w+) +)?"([^"]+)"')
+
+GoType = dict[int, GoField] | tuple[str, str]  # a struct's tagged fields, or (package, name) it is defined as
+
+
+def git(mirror: Path, *args: str, stdin: bytes | None = None) -> bytes:
+    try:
+        return subprocess.run(["git", "-C", str(mirror), *args], input=stdin, capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as exc:
+        detail = exc.stderr.decode().strip() if isinstance(exc, subprocess.CalledProcessError) else exc
+        raise SystemExit(f"git {args[0]} in {mirror} failed: {detail}") from None
+
+
+def go_sources(mirror: Path, ref: str, directories: set[str]) -> dict[str, list[str]]:
+    """The hand-written .go files (no tests, no generated.pb.go) directly in each directory, as text."""
+    listed = git(mirror, "ls-tree", "-r", "--name-only", ref, "--", *sorted(directories)).decode().split()
+    paths = [
+        path
+        for path in listed
+        if posixpath.dirname(path) in directories and path.endswith(".go") and not path.endswith(("_test.go", ".pb.go"))
+    ]
+    batch = git(mirror, "cat-file", "--batch", stdin="".join(f"{ref}:{path}\n" for path in paths).encode())
+    sources: dict[str, list[str]] = defaultdict(list)
+    pos = 0
+    for path in paths:  # each blob is `<oid> blob <size>\n<content>\n`
+        header_end = batch.index(b"\n", pos)
+        size = int(batch[pos:header_end].rsplit(b" ", 1)[1])
+        sources[posixpath.dirname(path)].append(batch[header_end + 1 : header_end + 1 + size].decode())
+        pos = header_end + 1 + size + 1
+    return sources
+
+
+def go_types(source: str, package: str) -> dict[str, GoType]:
+    """The types of a Go file: a struct's protobuf-tagged fields by protobuf number; for a type defined
+    as another named type, (import path, name) of that type; no fields for any other type."""
+    imports = {}
+    for block in _GO_IMPORTS.finditer(source):
+        for alias, path in _GO_IMPORT.findall(block.group(1) or block.group(2)):
+            imports[alias or posixpath.basename(path)] = path
+    types: dict[str, GoType] = {name: {} for name in _GO_DECLARED.findall(source)}  # others: no fields
+    for name, qualifier, target in _GO_DEFINED.findall(source):
+        types[name] = (imports.get(qualifier, qualifier) if qualifier else package, target)
+    for struct in _GO_STRUCT.finditer(source):
+        fields = types[struct.group(1)] = {}
+        for line in _GO_FIELD.finditer(struct.group(2) or ""):
+            tags = dict(_GO_TAG.findall(line.group("tags")))
+            if tags.get("protobuf", "-") != "-":
+                number = int(tags["protobuf"].split(",")[1])
+                fields[number] = GoField(line.group("type"), frozenset(tags.get("json", "").split(",")[1:]))
+    return types
+
+
+def read_go_fields(messages: dict[str, Message], mirrors: dict[str, Path], ref: str) -> list[str]:
+    """Attach to every proto field the Go struct field of the same message and number. Returns the
+    messages whose Go type has no protobuf-tagged fields (custom marshalling: Time, Quantity, ...),
+    which are left without; any other message must match its Go struct number for number."""
+    by_package: dict[str, list[Message]] = defaultdict(list)
+    for msg in messages.values():
+        by_package[msg.go_package].append(msg)
+    types: dict[tuple[str, str], GoType] = {}
+    for module, mirror in mirrors.items():
+        directories = {p.removeprefix(module + "/") for p in by_package if p.startswith(module + "/")}
+        for directory, texts in go_sources(mirror, ref, directories).items():
+            package = f"{module}/{directory}"
+            for text in texts:
+                types.update(((package, name), found) for name, found in go_types(text, package).items())
+
+    def struct_fields(package: str, name: str) -> dict[int, GoField]:
+        found = types.get((package, name))
+        if found is None:
+            raise ProtoSyntaxError(f"no Go type {name} in package {package} ({', '.join(sorted(mirrors))})")
+        return struct_fields(*found) if isinstance(found, tuple) else found
+
+    untagged = []
+    for package, package_messages in sorted(by_package.items()):
+        for msg in package_messages:
+            go_fields = struct_fields(package, msg.fqn.rsplit(".", 1)[1])
+            if msg.fields and not go_fields:
+                untagged.append(msg.fqn)
+                continue
+            if set(go_fields) != {f.number for f in msg.fields}:
+                raise ProtoSyntaxError(
+                    f"{msg.fqn}: Go field numbers {sorted(go_fields)}"
+                    f" differ from proto field numbers {sorted(f.number for f in msg.fields)}"
+                )
+            for f in msg.fields:
+                f.go = go_fields[f.number]
+    return sorted(untagged)
+
+
+def omitted_when_zero(f: Field) -> bool:
+    """Whether upstream's JSON leaves the field out when it holds its zero value, which upstream's
+    protobuf writes all the same. encoding/json's omitempty drops "", 0, false and empty slices but
+    never a struct; omitzero drops a zero value (the type's IsZero when it has one); neither drops
+    a non-nil pointer, so `*int32` 0 and `*string` "" stay."""
+    go = f.go
+    if go is None or f.label != "optional" or go.pointer:
+        return False
+    if f.type in SCALARS:
+        # omitzero alone keeps an empty non-nil []byte, and a nil one is not on the wire
+        return "omitempty" in go.json_options or ("omitzero" in go.json_options and f.type != "bytes")
+    if "omitzero" not in go.json_options:
+        return False
+    if f.type not in ZERO_IS_EMPTY:
+        raise ProtoSyntaxError(f"field {f.name}: omitzero on a {f.type} value is not supported")
+    return True
 
 
 def list_wrappers(messages: dict[str, Message], definitions: dict) -> list[str]:
@@ -243,9 +402,7 @@ def openapi_name(fqn: str) -> str:
     return OPENAPI_ROOT_NAME + fqn.removeprefix(PROTO_ROOT_NAME)
 
 
-def json_properties(
-    messages: dict[str, Message], definitions: dict, fqn: str
-) -> tuple[set[str], bool] | None:
+def json_properties(messages: dict[str, Message], definitions: dict, fqn: str) -> tuple[set[str], bool] | None:
     """JSON property names of a message's OpenAPI definition. A version the document does not serve
     borrows the definition of the same-named message in another version of its package, or failing
     that (extensions/v1beta1) in any package where the message has the very same fields. The flag
@@ -257,9 +414,7 @@ def json_properties(
     base, _ = api_package(fqn)
     name = fqn.rsplit(".", 1)[1]
     shape = field_shape(messages[fqn])
-    same_package = sorted(
-        m for m in messages if m != fqn and api_package(m)[0] == base and m.endswith("." + name)
-    )
+    same_package = sorted(m for m in messages if m != fqn and api_package(m)[0] == base and m.endswith("." + name))
     same_shape = sorted(
         m for m in messages if m != fqn and m.endswith("." + name) and field_shape(messages[m]) == shape
     )
@@ -272,11 +427,7 @@ def json_properties(
 
 def field_shape(msg: Message) -> list[tuple]:
     def short(type_: str | tuple[str, str]) -> str | tuple[str, ...]:
-        return (
-            tuple(t.rsplit(".", 1)[-1] for t in type_)
-            if isinstance(type_, tuple)
-            else type_.rsplit(".", 1)[-1]
-        )
+        return tuple(t.rsplit(".", 1)[-1] for t in type_) if isinstance(type_, tuple) else type_.rsplit(".", 1)[-1]
 
     return sorted((f.number, f.name, f.label, short(f.type)) for f in msg.fields)
 
@@ -297,9 +448,7 @@ def assign_json_names(messages: dict[str, Message], definitions: dict) -> None:
                     f.json_name = json_name_for(fqn, f, *found)
         names: set[str] = set()
         for f in msg.fields:
-            names |= (
-                json_names(f.type) if f.json_name == "" else {f.name if f.json_name is None else f.json_name}
-            )
+            names |= json_names(f.type) if f.json_name == "" else {f.name if f.json_name is None else f.json_name}
         return names
 
     def json_name_for(fqn: str, f: Field, props: set[str], exact: bool) -> str | None:
@@ -383,11 +532,18 @@ def field_row(f: Field) -> list:
 def render(messages: dict[str, Message], definitions: dict) -> str:
     kinds = kind_table(messages, definitions)
     every = {kind: f"{META}.{kind}" for kind in EVERY_VERSION_KINDS}
-    lines = ['{"messages": {']
     ordered = sorted(messages.values(), key=lambda m: m.fqn)
+    omitted = {
+        msg.fqn: numbers for msg in ordered if (numbers := sorted(f.number for f in msg.fields if omitted_when_zero(f)))
+    }
+    lines = ['{"messages": {']
     for i, msg in enumerate(ordered):
         rows = json.dumps([field_row(f) for f in sorted(msg.fields, key=lambda f: f.number)])
         lines.append(f"{json.dumps(msg.fqn)}: {rows}{',' if i < len(ordered) - 1 else ''}")
+    lines.append("},")
+    lines.append('"omitted_when_zero": {')
+    for i, (fqn, numbers) in enumerate(omitted.items()):
+        lines.append(f"{json.dumps(fqn)}: {json.dumps(numbers)}{',' if i < len(omitted) - 1 else ''}")
     lines.append("},")
     lines.append(f'"list_wrappers": {json.dumps(list_wrappers(messages, definitions))},')
     lines.append('"kinds": {')
@@ -399,12 +555,29 @@ def render(messages: dict[str, Message], definitions: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str]) -> int:
-    proto_root = Path(argv[1]) if len(argv) > 1 else DEFAULT_PROTO_ROOT
-    swagger = Path(argv[2]) if len(argv) > 2 else DEFAULT_SWAGGER
+def build(
+    proto_root: Path, swagger: Path, go_mirrors: dict[str, Path], go_ref: str
+) -> tuple[dict[str, Message], dict, list[str]]:
+    """Everything render needs: the messages with JSON names and Go fields, the OpenAPI definitions,
+    and the messages whose Go type has custom marshalling."""
     messages = parse_tree(proto_root)
     definitions = json.loads(swagger.read_text())["definitions"]
     assign_json_names(messages, definitions)
+    untagged = read_go_fields(messages, go_mirrors, go_ref)
+    return messages, definitions, untagged
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("proto_root", nargs="?", type=Path, default=DEFAULT_PROTO_ROOT)
+    parser.add_argument("swagger", nargs="?", type=Path, default=DEFAULT_SWAGGER)
+    for module, mirror in DEFAULT_GO_MIRRORS.items():
+        flag = "--" + module.rsplit("/", 1)[1] + "-mirror"
+        parser.add_argument(flag, type=Path, default=mirror, help=f"git directory of {module}")
+    parser.add_argument("--go-ref", default=GO_REF, help="branch, tag or commit of the Go mirrors")
+    args = parser.parse_args(argv[1:])
+    mirrors = {module: getattr(args, module.rsplit("/", 1)[1] + "_mirror") for module in DEFAULT_GO_MIRRORS}
+    messages, definitions, untagged = build(args.proto_root, args.swagger, mirrors, args.go_ref)
     OUTPUT.write_text(render(messages, definitions))
     renamed = sorted(
         f"{m.fqn}.{f.name} -> {f.json_name or '(inline)'}"
@@ -412,12 +585,16 @@ def main(argv: list[str]) -> int:
         for f in m.fields
         if f.json_name is not None
     )
+    omitted = sum(omitted_when_zero(f) for m in messages.values() for f in m.fields)
     print(
         f"wrote {OUTPUT.relative_to(ROOT)}: {len(messages)} messages;"
-        f" {len(renamed)} fields have another JSON name"
+        f" {len(renamed)} fields have another JSON name; {omitted} are left out of JSON when zero"
     )
     for line in renamed:
         print(f"  {line}")
+    print(f"{len(untagged)} messages have custom marshalling (no protobuf-tagged Go fields):")
+    for fqn in untagged:
+        print(f"  {fqn}")
     return 0
 
 

@@ -14,6 +14,7 @@ from svc.wire.protobuf.envelope import (
     encode_watch_event,
     frame_length,
     supports,
+    watch_frame,
 )
 
 __all__ = [
@@ -30,4 +31,5 @@ __all__ = [
     "encode_watch_event",
     "frame_length",
     "supports",
+    "watch_frame",
 ]

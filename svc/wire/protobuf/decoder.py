@@ -3,8 +3,11 @@
 One closure per message, built on first use from the schema table, reading `buf[pos:end]` and
 dispatching on the whole field key (number and wire type) read as one varint.
 
-What comes out: a field that is on the wire is in the dict, even with a zero value ("" , 0, false,
-{} for an empty message), as upstream's JSON has it; a field that is not on the wire is absent.
+What comes out is upstream's JSON of the object. Upstream's protobuf writes every non-pointer field,
+zero or not, and its JSON leaves some of those out: a field on the wire is in the dict, even with a
+zero value ("", 0, false, {} for an empty message), unless the table marks it omitted when zero
+(Go `omitempty` on a non-pointer scalar, `omitzero` on a Time) and it holds that zero ("", 0,
+false, null). A pointer field keeps its zero (`replicas: 0`); a field not on the wire is absent.
 Repeated fields are lists and maps are dicts in wire order. Unknown field numbers are skipped, as
 protobuf requires; a known number with the wrong wire type is an error. Repeated integers are
 accepted packed or unpacked.
@@ -53,6 +56,7 @@ def _payload_decoder(type_: str) -> Callable[[bytes, int, int], object]:
 def _build(message: str) -> Decoder:
     fields: dict[int, tuple] = {}
     numbers: set[int] = set()
+    omitted: set[int] = set()  # keys of the string and varint fields left out when zero
     short_name = message.rsplit(".", 1)[1]
 
     def decode(buf: bytes, pos: int, end: int) -> dict:
@@ -74,6 +78,9 @@ def _build(message: str) -> Decoder:
                 pos += 1
                 if n >= 0x80:
                     n, pos = read_varint(buf, pos - 1)
+                if not n and key in omitted:
+                    obj.pop(name, None)  # the last value on the wire wins, as protobuf has it
+                    continue
                 stop = pos + n
                 obj[name] = buf[pos:stop].decode()
                 pos = stop
@@ -101,6 +108,9 @@ def _build(message: str) -> Decoder:
                 if value >= 0x80:
                     value, pos = read_varint(buf, pos - 1)
                     value = sub(value)
+                if not value and key in omitted:
+                    obj.pop(name, None)
+                    continue
                 obj[name] = value if kind != _BOOL else value != 0
         if pos != end:
             raise ProtobufError(f"{short_name} is truncated")
@@ -109,7 +119,10 @@ def _build(message: str) -> Decoder:
     _decoders[message] = decode  # before the fields: messages may refer to themselves
     for field in schema().messages[message]:
         numbers.add(field.number)
-        fields.update(_field_specs(field))
+        specs = _field_specs(field)
+        fields.update(specs)
+        if field.omitted_when_zero:  # _OTHER readers leave the zero out themselves
+            omitted.update(key for key, spec in specs.items() if spec[0] != _OTHER)
     return decode
 
 
@@ -134,9 +147,11 @@ def _field_specs(field: FieldSpec) -> dict[int, tuple]:
     if field.type == "string":
         return {length_key: (_REPEATED_STRING if field.label == "repeated" else _STRING, name, None)}
     if field.type == "bytes":
-        return {length_key: (_OTHER, name, _bytes_decoder(name))}
+        return {length_key: (_OTHER, name, _bytes_decoder(name, omit_empty=field.omitted_when_zero))}
     if field.inline:
         return {length_key: (_INLINE, name, decoder(field.type))}
+    if field.omitted_when_zero:
+        return {length_key: (_OTHER, name, _omitted_when_null(name, _payload_decoder(field.type)))}
     kind = _REPEATED_MESSAGE if field.label == "repeated" else _MESSAGE
     return {length_key: (kind, name, _payload_decoder(field.type))}
 
@@ -147,10 +162,28 @@ def _read_length(buf: bytes, pos: int) -> tuple[int, int]:
     return pos, pos + n
 
 
-def _bytes_decoder(name: str) -> Callable[[bytes, int, dict], int]:
+def _bytes_decoder(name: str, *, omit_empty: bool) -> Callable[[bytes, int, dict], int]:
     def read(buf: bytes, pos: int, obj: dict) -> int:
         start, stop = _read_length(buf, pos)
-        obj[name] = base64.b64encode(buf[start:stop]).decode()
+        if start < stop or not omit_empty:
+            obj[name] = base64.b64encode(buf[start:stop]).decode()
+        else:
+            obj.pop(name, None)
+        return stop
+
+    return read
+
+
+def _omitted_when_null(name: str, payload: Callable[[bytes, int, int], object]) -> Callable[[bytes, int, dict], int]:
+    """A message field whose zero upstream's JSON leaves out (`omitzero` on a Time, whose zero is null)."""
+
+    def read(buf: bytes, pos: int, obj: dict) -> int:
+        start, stop = _read_length(buf, pos)
+        value = payload(buf, start, stop)
+        if value is not None:
+            obj[name] = value
+        else:
+            obj.pop(name, None)
         return stop
 
     return read

@@ -100,9 +100,7 @@ def _message_or_raise(api_version: str, kind: str, group_of: GroupOf | None) -> 
 
 def _envelope_head(api_version: str, kind: str, raw_length: int) -> bytes:
     version_data, kind_data = api_version.encode(), kind.encode()
-    type_meta = (
-        b"\x0a" + varint(len(version_data)) + version_data + b"\x12" + varint(len(kind_data)) + kind_data
-    )
+    type_meta = b"\x0a" + varint(len(version_data)) + version_data + b"\x12" + varint(len(kind_data)) + kind_data
     return MAGIC + b"\x0a" + varint(len(type_meta)) + type_meta + b"\x12" + varint(raw_length)
 
 
@@ -203,7 +201,11 @@ def _items(items: Iterable, number: int, encode_item: Callable[[dict], bytes]) -
 
 def encode_watch_event(type: str, obj: dict, *, group_of: GroupOf | None = None) -> bytes:
     """One length-prefixed frame of a protobuf watch stream."""
-    enveloped = encode_object(obj, group_of=group_of)
+    return watch_frame(type, encode_object(obj, group_of=group_of))
+
+
+def watch_frame(type: str, enveloped: bytes) -> bytes:
+    """The frame of an event whose object is already encoded (so watchers share one encoding)."""
     type_data = type.encode()
     raw_extension = b"\x0a" + varint(len(enveloped))
     event = b"".join(
@@ -219,10 +221,7 @@ def encode_watch_event(type: str, obj: dict, *, group_of: GroupOf | None = None)
 def decode_watch_event(frame: bytes, *, group_of: GroupOf | None = None) -> tuple[str, dict]:
     """(type, object) of one frame as encode_watch_event writes it, length prefix included."""
     frame = bytes(frame)
-    if (
-        len(frame) < _FRAME_LENGTH.size
-        or _FRAME_LENGTH.unpack_from(frame)[0] != len(frame) - _FRAME_LENGTH.size
-    ):
+    if len(frame) < _FRAME_LENGTH.size or _FRAME_LENGTH.unpack_from(frame)[0] != len(frame) - _FRAME_LENGTH.size:
         raise ProtobufError("watch frame length does not match its body")
     event_type, enveloped = "", b""
     try:

@@ -52,10 +52,9 @@ from svc.wire.protobuf.wire import (
 
 META = "k8s.io.apimachinery.pkg.apis.meta.v1"
 _INT32_RANGE = range(-(1 << 31), 1 << 31)
-_RFC3339 = re.compile(
-    r"(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:([Zz])|([+-])(\d\d):(\d\d))"
-)
+_RFC3339 = re.compile(r"(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:([Zz])|([+-])(\d\d):(\d\d))")
 _EPOCH = datetime(1970, 1, 1)
+_GO_ZERO_TIME_MICROS = (datetime(1, 1, 1) - _EPOCH) // timedelta(microseconds=1)
 _CACHE_LIMIT = 1 << 16
 _FIELD_1_PREFIXES = prefix_table(b"\x0a")
 
@@ -136,15 +135,20 @@ def _encode_timestamp(text: object) -> bytes:
 
 
 def _timestamp_decoder(fraction_digits: int) -> Decode:
+    """Read as upstream reads it: Time drops the nanos, MicroTime truncates them to microseconds; Go's
+    zero time (0001-01-01T00:00:00Z, or an empty message) is JSON null."""
     scale = 10 ** (9 - fraction_digits)
 
     def decode(buf: bytes, pos: int, end: int) -> str | None:
         if pos == end:
-            return None  # upstream's zero time is an empty message, and JSON null
+            return None  # upstream writes the zero time as an empty message
         values = _fields(buf, pos, end, {1: VARINT, 2: VARINT})
-        nanos = signed64(values.get(1, 0)) * 1_000_000_000 + signed32(values.get(2, 0))
+        nanos = signed32(values.get(2, 0)) if fraction_digits else 0
+        micros = signed64(values.get(1, 0)) * 1_000_000 + (abs(nanos) // 1000) * (1 if nanos >= 0 else -1)
+        if micros == _GO_ZERO_TIME_MICROS:
+            return None
         try:
-            moment = _EPOCH + timedelta(microseconds=nanos // 1000)
+            moment = _EPOCH + timedelta(microseconds=micros)
         except OverflowError:
             raise ProtobufError("timestamp is out of the range JSON can represent") from None
         text = (
@@ -152,7 +156,7 @@ def _timestamp_decoder(fraction_digits: int) -> Decode:
             f"T{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}"
         )
         if fraction_digits:
-            text += "." + str(nanos % 1_000_000_000 // scale).rjust(fraction_digits, "0")
+            text += "." + str(moment.microsecond * 1000 // scale).rjust(fraction_digits, "0")
         return text + "Z"
 
     return _cached_decoder(decode)

@@ -2,7 +2,9 @@
 
 messages.json holds, per fully-qualified message name, rows `[number, proto_name, label, type]`
 plus a fifth element when the JSON name differs ("" for a struct embedded inline in its parent's
-JSON object); `kinds` maps "group/version" (upstream spelling; "v1" for core) to {kind: message}.
+JSON object); `omitted_when_zero` lists per message the field numbers whose zero value upstream's
+protobuf writes but upstream's JSON leaves out (Go `omitempty` on a non-pointer); `kinds` maps
+"group/version" (upstream spelling; "v1" for core) to {kind: message}.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ class FieldSpec:
     label: str  # "optional" | "repeated" | "map"
     type: str  # scalar name or message name; a map's value type
     json_name: str  # "" when the field's message is inlined into the parent's JSON object
+    omitted_when_zero: bool = False  # upstream's JSON leaves the field out when it is "", 0, false, null
 
     @property
     def inline(self) -> bool:
@@ -45,25 +48,28 @@ class Schema:
     def kind_messages(self) -> frozenset[str]:
         """Messages that are kinds: their JSON form carries apiVersion and kind, which protobuf does not."""
         return frozenset(
-            [m for table in self.kinds.values() for m in table.values()]
-            + list(self.every_version_kinds.values())
+            [m for table in self.kinds.values() for m in table.values()] + list(self.every_version_kinds.values())
         )
 
 
-def _field(row: list) -> FieldSpec:
+def _field(row: list, omitted: frozenset[int]) -> FieldSpec:
     number, name, label, type_ = row[:4]
     if label == "map":
         key_type, type_ = type_
         if key_type != "string":
             raise ValueError(f"map field {name} has key type {key_type}; only string keys are supported")
-    return FieldSpec(number, name, label, type_, row[4] if len(row) > 4 else name)
+    return FieldSpec(number, name, label, type_, row[4] if len(row) > 4 else name, number in omitted)
 
 
 @cache
 def schema() -> Schema:
     raw = json.loads(_TABLE.read_text())
+    omitted = raw["omitted_when_zero"]
     return Schema(
-        messages={fqn: tuple(_field(row) for row in rows) for fqn, rows in raw["messages"].items()},
+        messages={
+            fqn: tuple(_field(row, frozenset(omitted.get(fqn, ()))) for row in rows)
+            for fqn, rows in raw["messages"].items()
+        },
         list_wrappers=frozenset(raw["list_wrappers"]),
         kinds=raw["kinds"],
         every_version_kinds=raw["every_version_kinds"],

@@ -126,10 +126,7 @@ def test_meta_kinds():
         "items": [{"metadata": {"name": "a", "labels": {"x": "y"}}}],
     }
     assert decode_object(encode_object(status)) == status
-    assert (
-        decode_object(encode_object(partial, group_of=SVC.upstream_group), group_of=SVC.upstream_group)
-        == partial
-    )
+    assert decode_object(encode_object(partial, group_of=SVC.upstream_group), group_of=SVC.upstream_group) == partial
 
 
 def test_list_items_may_be_dicts_with_type_meta_or_encoded_messages():
@@ -138,9 +135,7 @@ def test_list_items_may_be_dicts_with_type_meta_or_encoded_messages():
         {"apiVersion": "v1", "kind": "ConfigMap", **first},
         encode_message({"apiVersion": "v1", "kind": "ConfigMap", **second}),
     ]
-    body = encode_list(
-        {"apiVersion": "v1", "kind": "ConfigMapList", "metadata": {}, "items": items}, "ConfigMap"
-    )
+    body = encode_list({"apiVersion": "v1", "kind": "ConfigMapList", "metadata": {}, "items": items}, "ConfigMap")
     assert decode_object(body)["items"] == [first, second]
 
 
@@ -207,14 +202,14 @@ def test_null_values_are_left_out():
     assert decode_object(encode_object(pod)) == {"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "x"}}
 
 
-def test_zero_values_on_the_wire_are_kept_and_absent_fields_stay_absent():
+def test_zero_values_upstream_json_omits_are_dropped_and_absent_fields_stay_absent():
     deployment = {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "spec": {"replicas": 0, "paused": False, "template": {}},
+        "spec": {"replicas": 0, "paused": False, "minReadySeconds": 0, "template": {}},
     }
     decoded = decode_object(encode_object(deployment))
-    assert decoded["spec"] == {"replicas": 0, "paused": False, "template": {}}
+    assert decoded["spec"] == {"replicas": 0, "template": {}}  # replicas is a pointer: its 0 stays
     assert "status" not in decoded
 
 
@@ -222,11 +217,19 @@ def raw_pod_body(raw: bytes) -> bytes:
     return encode_envelope("v1", "Pod", raw)
 
 
+@pytest.mark.parametrize(
+    ("metadata", "expected"),
+    [(b"\x12\x01x\x12\x00", {}), (b"\x12\x00\x12\x01x", {"generateName": "x"})],
+    ids=["zero-last", "zero-first"],
+)
+def test_a_field_written_twice_takes_its_last_value_even_an_omitted_zero(metadata, expected):
+    raw = b"\x0a" + bytes([len(metadata)]) + metadata  # metadata(1).generateName(2) twice
+    assert decode_object(raw_pod_body(raw))["metadata"] == expected
+
+
 def test_unknown_fields_on_the_wire_are_skipped():
     raw = decode_envelope(encode_object(SERVICE))[2]
-    extra = (
-        b"\xf8\x06\x2a" + b"\xfa\x06\x03abc" + b"\xfd\x06\x00\x00\x00\x00"
-    )  # fields 111 (varint, bytes, fixed32)
+    extra = b"\xf8\x06\x2a" + b"\xfa\x06\x03abc" + b"\xfd\x06\x00\x00\x00\x00"  # fields 111 (varint, bytes, fixed32)
     assert decode_object(encode_envelope("v1", "Service", raw + extra)) == SERVICE
 
 
@@ -243,9 +246,7 @@ def test_truncated_messages_are_rejected(raw):
 
 def test_packed_repeated_integers_are_accepted():
     groups = b"\x22\x03\x01\x02\x03"  # PodSecurityContext.supplementalGroups (4), packed
-    raw = (
-        b"\x12" + bytes([len(groups) + 2]) + b"\x72" + bytes([len(groups)]) + groups
-    )  # spec(2).securityContext(14)
+    raw = b"\x12" + bytes([len(groups) + 2]) + b"\x72" + bytes([len(groups)]) + groups  # spec(2).securityContext(14)
     assert decode_object(raw_pod_body(raw))["spec"] == {"securityContext": {"supplementalGroups": [1, 2, 3]}}
 
 
@@ -264,10 +265,7 @@ def test_watch_frame_layout():
     enveloped = encode_object(POD)
     raw_extension = b"\x0a" + bytes([len(enveloped) & 0x7F | 0x80, len(enveloped) >> 7]) + enveloped
     event = (
-        b"\x0a\x05ADDED"
-        + b"\x12"
-        + bytes([len(raw_extension) & 0x7F | 0x80, len(raw_extension) >> 7])
-        + raw_extension
+        b"\x0a\x05ADDED" + b"\x12" + bytes([len(raw_extension) & 0x7F | 0x80, len(raw_extension) >> 7]) + raw_extension
     )
     assert frame == len(event).to_bytes(4, "big") + event
     assert frame_length(frame[:4]) == len(event)

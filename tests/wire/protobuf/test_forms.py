@@ -67,6 +67,25 @@ def test_empty_time_message_is_the_zero_time_which_is_json_null(message):
     assert decode(message, b"") is None
 
 
+GO_ZERO_SECONDS = -62135596800  # 0001-01-01T00:00:00Z, Go's zero time
+
+
+@pytest.mark.parametrize(
+    ("message", "fields", "json_value"),
+    [
+        (TIME, {"seconds": GO_ZERO_SECONDS}, None),
+        (TIME, {"seconds": GO_ZERO_SECONDS, "nanos": 5}, None),
+        (TIME, {"seconds": 5, "nanos": 1_500_000_000}, "1970-01-01T00:00:05Z"),
+        (MICRO_TIME, {"seconds": GO_ZERO_SECONDS}, None),
+        (MICRO_TIME, {"seconds": GO_ZERO_SECONDS, "nanos": 999}, None),
+        (MICRO_TIME, {"seconds": GO_ZERO_SECONDS, "nanos": 1000}, "0001-01-01T00:00:00.000001Z"),
+    ],
+)
+def test_times_are_read_as_upstream_reads_them(official, message, fields, json_value):
+    """Time drops the nanos, MicroTime truncates them to microseconds; Go's zero time is JSON null."""
+    assert decode(message, official(message)(**fields).SerializeToString()) == json_value
+
+
 @pytest.mark.parametrize(
     ("message", "payload", "json_value"),
     [(QUANTITY, b"", "0"), (INT_OR_STRING, b"", 0), (RAW_EXTENSION, b"", None), (DURATION, b"", "0s")],

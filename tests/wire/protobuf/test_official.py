@@ -176,9 +176,7 @@ def official_bytes(official, message: str, proto_shaped: dict) -> bytes:
             {
                 "metadata": {"managedFields": [{"manager": "m", "fieldsV1": {"Raw": "eyJmOmEiOnt9fQ=="}}]},
                 "spec": {
-                    "volumes": [
-                        {"name": "v", "volumeSource": {"emptyDir": {"sizeLimit": {"string": "1Gi"}}}}
-                    ],
+                    "volumes": [{"name": "v", "volumeSource": {"emptyDir": {"sizeLimit": {"string": "1Gi"}}}}],
                     "securityContext": {"supplementalGroups": ["1", "-2"]},
                 },
             },
@@ -203,3 +201,211 @@ def test_official_bytes_decode_to_the_upstream_json(official, kind, message, pro
     api_version = "events.k8s.io/v1" if kind == "Event" else "v1"
     body = b"k8s\x00" + _unknown(official, api_version, kind, official_bytes(official, message, proto_shaped))
     assert decode_object(body) == {"kind": kind, "apiVersion": api_version, **expected}
+
+
+# What Go's marshaller writes for fields left at their zero value: every non-pointer field.
+META_ZEROS = {
+    "name": "",
+    "generateName": "",
+    "namespace": "",
+    "selfLink": "",
+    "uid": "",
+    "resourceVersion": "",
+    "generation": "0",
+    "creationTimestamp": {},
+}
+POD_SPEC_ZEROS = {
+    "restartPolicy": "",
+    "dnsPolicy": "",
+    "serviceAccountName": "",
+    "serviceAccount": "",
+    "nodeName": "",
+    "hostNetwork": False,
+    "hostPID": False,
+    "hostIPC": False,
+    "hostname": "",
+    "subdomain": "",
+    "schedulerName": "",
+    "priorityClassName": "",
+}
+CONTAINER_ZEROS = {
+    "name": "",
+    "image": "",
+    "workingDir": "",
+    "resources": {},
+    "terminationMessagePath": "",
+    "terminationMessagePolicy": "",
+    "imagePullPolicy": "",
+    "stdin": False,
+    "stdinOnce": False,
+    "tty": False,
+}
+PORT_ZEROS = {"name": "", "hostPort": 0, "containerPort": 0, "protocol": "", "hostIP": ""}
+POD_STATUS_ZEROS = {
+    "observedGeneration": "0",
+    "phase": "",
+    "message": "",
+    "reason": "",
+    "nominatedNodeName": "",
+    "hostIP": "",
+    "podIP": "",
+    "resize": "",
+}
+
+
+@pytest.mark.parametrize(
+    ("api_version", "kind", "message", "go_written", "upstream_json"),
+    [
+        (
+            "apps/v1",
+            "Deployment",
+            "k8s.io.api.apps.v1.Deployment",
+            {
+                "metadata": {**META_ZEROS, "name": "web"},
+                "spec": {
+                    "replicas": 0,
+                    "selector": {"matchLabels": {"app": "web"}},
+                    "template": {
+                        "metadata": {**META_ZEROS, "labels": {"app": "web"}},
+                        "spec": {
+                            **POD_SPEC_ZEROS,
+                            "containers": [
+                                {
+                                    **CONTAINER_ZEROS,
+                                    "name": "web",
+                                    "image": "nginx",
+                                    "ports": [{**PORT_ZEROS, "containerPort": 80, "protocol": "TCP"}],
+                                }
+                            ],
+                        },
+                    },
+                    "strategy": {"type": ""},
+                    "minReadySeconds": 0,
+                    "paused": False,
+                },
+                "status": {
+                    "observedGeneration": "0",
+                    "replicas": 0,
+                    "updatedReplicas": 0,
+                    "readyReplicas": 0,
+                    "availableReplicas": 0,
+                    "unavailableReplicas": 0,
+                },
+            },
+            {
+                "metadata": {"name": "web"},
+                "spec": {
+                    "replicas": 0,
+                    "selector": {"matchLabels": {"app": "web"}},
+                    "template": {
+                        "metadata": {"labels": {"app": "web"}},
+                        "spec": {
+                            "containers": [
+                                {
+                                    "name": "web",
+                                    "image": "nginx",
+                                    "ports": [{"containerPort": 80, "protocol": "TCP"}],
+                                    "resources": {},
+                                }
+                            ]
+                        },
+                    },
+                    "strategy": {},
+                },
+                "status": {},
+            },
+        ),
+        (
+            "v1",
+            "Pod",
+            f"{CORE}.Pod",
+            {
+                "metadata": {**META_ZEROS, "name": "p", "deletionTimestamp": {}},
+                "spec": {
+                    **POD_SPEC_ZEROS,
+                    "containers": [{**CONTAINER_ZEROS, "name": "c", "image": "busybox", "ports": [PORT_ZEROS]}],
+                },
+                "status": {
+                    **POD_STATUS_ZEROS,
+                    "containerStatuses": [
+                        {
+                            "name": "c",
+                            "state": {},
+                            "lastState": {},
+                            "ready": False,
+                            "restartCount": 0,
+                            "image": "",
+                            "imageID": "",
+                            "containerID": "",
+                        }
+                    ],
+                },
+            },
+            {
+                "metadata": {"name": "p", "deletionTimestamp": None},
+                "spec": {
+                    "containers": [{"name": "c", "image": "busybox", "ports": [{"containerPort": 0}], "resources": {}}]
+                },
+                "status": {
+                    "containerStatuses": [
+                        {
+                            "name": "c",
+                            "state": {},
+                            "lastState": {},
+                            "ready": False,
+                            "restartCount": 0,
+                            "image": "",
+                            "imageID": "",
+                        }
+                    ]
+                },
+            },
+        ),
+        (
+            "v1",
+            "PersistentVolumeClaim",
+            f"{CORE}.PersistentVolumeClaim",
+            {
+                "metadata": {**META_ZEROS, "name": "data"},
+                "spec": {
+                    "accessModes": ["ReadWriteOnce"],
+                    "resources": {"requests": {"storage": {"string": "1Gi"}}},
+                    "volumeName": "",
+                    "storageClassName": "",
+                },
+                "status": {"phase": ""},
+            },
+            {
+                "metadata": {"name": "data"},
+                "spec": {
+                    "accessModes": ["ReadWriteOnce"],
+                    "resources": {"requests": {"storage": "1Gi"}},
+                    "storageClassName": "",
+                },
+                "status": {},
+            },
+        ),
+        (
+            "admissionregistration.k8s.io/v1",
+            "MutatingWebhookConfiguration",
+            "k8s.io.api.admissionregistration.v1.MutatingWebhookConfiguration",
+            {
+                "metadata": {**META_ZEROS, "name": "hooks"},
+                "Webhooks": [{"name": "a.example.com", "clientConfig": {"url": "https://a", "caBundle": ""}}],
+            },
+            {
+                "metadata": {"name": "hooks"},
+                "webhooks": [{"name": "a.example.com", "clientConfig": {"url": "https://a"}}],
+            },
+        ),
+    ],
+    ids=["Deployment", "Pod", "PersistentVolumeClaim", "MutatingWebhookConfiguration"],
+)
+def test_zero_values_go_writes_decode_to_the_upstream_json(
+    official, api_version, kind, message, go_written, upstream_json
+):
+    """Go writes every non-pointer field; its JSON drops the `omitempty` ones when zero and the zero
+    creationTimestamp (`omitzero`), and keeps pointers (replicas 0, storageClassName "", a zero
+    deletionTimestamp as null), required fields (containerPort, ready) and struct values ({})."""
+    body = b"k8s\x00" + _unknown(official, api_version, kind, official_bytes(official, message, go_written))
+    assert decode_object(body) == {"kind": kind, "apiVersion": api_version, **upstream_json}

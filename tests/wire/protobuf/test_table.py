@@ -51,9 +51,7 @@ def protoc_fields(descriptor_set: descriptor_pb2.FileDescriptorSet) -> dict[str,
         for field in message.field:
             entry = messages.get(field.type_name.lstrip("."))
             if entry is not None and entry.options.map_entry:
-                rows.append(
-                    (field.number, field.name, "map", (type_of(entry.field[0]), type_of(entry.field[1])))
-                )
+                rows.append((field.number, field.name, "map", (type_of(entry.field[0]), type_of(entry.field[1]))))
             else:
                 label = "repeated" if field.label == FDP.LABEL_REPEATED else "optional"
                 rows.append((field.number, field.name, label, type_of(field)))
@@ -63,9 +61,7 @@ def protoc_fields(descriptor_set: descriptor_pb2.FileDescriptorSet) -> dict[str,
 
 def our_fields() -> dict[str, list[tuple]]:
     return {
-        name: sorted(
-            (f.number, f.name, f.label, ("string", f.type) if f.label == "map" else f.type) for f in fields
-        )
+        name: sorted((f.number, f.name, f.label, ("string", f.type) if f.label == "map" else f.type) for f in fields)
         for name, fields in schema().messages.items()
     }
 
@@ -76,10 +72,104 @@ def test_every_message_and_field_matches_protoc(descriptor_set):
 
 def test_committed_table_is_what_the_generator_writes():
     generator = load_generator()
-    messages = generator.parse_tree(generator.DEFAULT_PROTO_ROOT)
-    definitions = generator.json.loads(generator.DEFAULT_SWAGGER.read_text())["definitions"]
-    generator.assign_json_names(messages, definitions)
+    mirrors = generator.DEFAULT_GO_MIRRORS
+    missing = [str(path) for path in mirrors.values() if not path.is_dir()]
+    if missing:
+        pytest.skip(f"the Go source mirrors are not at {', '.join(missing)}")
+    messages, definitions, _ = generator.build(
+        generator.DEFAULT_PROTO_ROOT, generator.DEFAULT_SWAGGER, mirrors, generator.GO_REF
+    )
     assert generator.render(messages, definitions) == _TABLE.read_text()
+
+
+GO_SOURCE = """package v1
+
+import (
+\tmetav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Widget has a `json:"x"` in its comment.
+type Widget struct {
+\tmetav1.TypeMeta `json:",inline"`
+\tmetav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+\t// Size is `optional`.
+\tSize *int32 `json:"size,omitempty" protobuf:"varint,2,opt,name=size"`
+\tLabels map[string]string `json:"labels" patchStrategy:"merge" protobuf:"bytes,3,rep,name=labels"`
+\tNested struct {
+\t\tInner string `json:"inner" protobuf:"bytes,9,opt,name=inner"`
+\t} `json:"nested"`
+\tLocal time.Time `protobuf:"-"`
+}
+
+type Empty struct{}
+
+type Condition metav1.Condition
+
+type Names []string
+"""
+
+
+def test_go_reader_takes_protobuf_tagged_fields_and_type_definitions():
+    generator = load_generator()
+    types = generator.go_types(GO_SOURCE, "k8s.io/api/x/v1")
+    assert types["Widget"] == {
+        1: generator.GoField("metav1.ObjectMeta", frozenset({"omitempty"})),
+        2: generator.GoField("*int32", frozenset({"omitempty"})),
+        3: generator.GoField("map[string]string", frozenset()),
+    }
+    assert types["Empty"] == types["Names"] == {}
+    assert types["Condition"] == ("k8s.io/apimachinery/pkg/apis/meta/v1", "Condition")
+
+
+@pytest.mark.parametrize(
+    ("proto_type", "go_type", "json_options", "omitted"),
+    [
+        ("string", "string", {"omitempty"}, True),
+        ("string", "types.UID", {"omitempty"}, True),
+        ("int64", "int64", {"omitempty"}, True),
+        ("bool", "bool", {"omitempty"}, True),
+        ("bytes", "[]byte", {"omitempty"}, True),
+        ("string", "string", set(), False),
+        ("int32", "*int32", {"omitempty"}, False),
+        ("string", "*string", {"omitempty"}, False),
+        ("bytes", "[]byte", {"omitzero"}, False),
+        ("k8s.io.api.core.v1.PodSpec", "PodSpec", {"omitempty"}, False),
+        ("k8s.io.apimachinery.pkg.apis.meta.v1.Time", "Time", {"omitempty"}, False),
+        ("k8s.io.apimachinery.pkg.apis.meta.v1.Time", "Time", {"omitempty", "omitzero"}, True),
+        ("k8s.io.apimachinery.pkg.apis.meta.v1.Time", "*Time", {"omitzero"}, False),
+    ],
+)
+def test_which_zero_values_upstream_json_leaves_out(proto_type, go_type, json_options, omitted):
+    generator = load_generator()
+    f = generator.Field(1, "f", "optional", proto_type, go=generator.GoField(go_type, frozenset(json_options)))
+    assert generator.omitted_when_zero(f) is omitted
+
+
+def test_omitzero_on_a_struct_of_no_known_zero_is_an_error():
+    generator = load_generator()
+    go = generator.GoField("PodSpec", frozenset({"omitzero"}))
+    f = generator.Field(1, "spec", "optional", "k8s.io.api.core.v1.PodSpec", go=go)
+    with pytest.raises(generator.ProtoSyntaxError, match=r"omitzero on a k8s\.io\.api\.core\.v1\.PodSpec"):
+        generator.omitted_when_zero(f)
+
+
+@pytest.mark.parametrize(
+    ("message", "proto_name", "omitted"),
+    [
+        ("k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "generateName", True),
+        ("k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "creationTimestamp", True),
+        ("k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "deletionGracePeriodSeconds", False),
+        ("k8s.io.api.apps.v1.DeploymentSpec", "minReadySeconds", True),
+        ("k8s.io.api.apps.v1.DeploymentSpec", "replicas", False),
+        ("k8s.io.api.core.v1.ContainerPort", "containerPort", False),
+        ("k8s.io.api.core.v1.ContainerStatus", "ready", False),
+        ("k8s.io.api.core.v1.PersistentVolumeClaimSpec", "storageClassName", False),
+        ("k8s.io.api.admissionregistration.v1.WebhookClientConfig", "caBundle", True),
+        ("k8s.io.api.core.v1.Pod", "spec", False),
+    ],
+)
+def test_committed_table_marks_the_fields_left_out_when_zero(message, proto_name, omitted):
+    assert field(message, proto_name).omitted_when_zero is omitted
 
 
 def test_parser_resolves_nested_and_relative_names(tmp_path):
