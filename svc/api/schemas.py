@@ -30,6 +30,9 @@ class Schema:
     """A view of one schema node; `$ref`, `allOf` of one item and nullable types are resolved."""
 
     def __init__(self, raw: dict[str, Any], name: str = "") -> None:
+        # A property that refers to a definition may carry its own patch and list/map rules
+        # (`x-kubernetes-*` beside the `$ref`); those win over the definition's.
+        self.extensions = {key: value for key, value in raw.items() if key.startswith("x-kubernetes-")}
         while True:
             ref = raw.get("$ref")
             if ref is None and len(raw.get("allOf", ())) == 1:
@@ -100,33 +103,36 @@ class Schema:
         values = self.raw.get("additionalProperties")
         return Schema(values) if isinstance(values, dict) else None
 
+    def _extension(self, key: str, default: Any = None) -> Any:
+        return self.extensions.get(key, self.raw.get(key, default))
+
     @property
     def required(self) -> list[str]:
         return self.raw.get("required", [])
 
     @property
     def patch_strategy(self) -> str:
-        return self.raw.get("x-kubernetes-patch-strategy", "")
+        return self._extension("x-kubernetes-patch-strategy", "")
 
     @property
     def patch_merge_key(self) -> str:
-        return self.raw.get("x-kubernetes-patch-merge-key", "")
+        return self._extension("x-kubernetes-patch-merge-key", "")
 
     @property
     def list_type(self) -> str:
-        return self.raw.get("x-kubernetes-list-type", "")
+        return self._extension("x-kubernetes-list-type", "")
 
     @property
     def list_map_keys(self) -> list[str]:
-        return self.raw.get("x-kubernetes-list-map-keys", [])
+        return self._extension("x-kubernetes-list-map-keys", [])
 
     @property
     def map_type(self) -> str:
-        return self.raw.get("x-kubernetes-map-type", "")
+        return self._extension("x-kubernetes-map-type", "")
 
     @property
     def preserves_unknown_fields(self) -> bool:
-        return bool(self.raw.get("x-kubernetes-preserve-unknown-fields"))
+        return bool(self._extension("x-kubernetes-preserve-unknown-fields"))
 
     @property
     def group_version_kinds(self) -> list[dict[str, str]]:

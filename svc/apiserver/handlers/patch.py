@@ -50,6 +50,16 @@ def _rejected(why: str) -> status.StatusError:
     )
 
 
+def _patch_failure(error: PatchError) -> status.StatusError:
+    """Upstream's answer to a strategic merge patch that cannot apply: 400 for a malformed patch, its
+    generic 422 for lists of lists, 500 for everything else."""
+    if error.code == 400:
+        return status.bad_request(str(error))
+    if error.code == 422:
+        return _rejected(str(error))
+    return status.internal_error(str(error))
+
+
 def _patch_type(scope: Scope) -> str:
     supported = (*PATCH_TYPES, APPLY_CBOR_PATCH) if scope.server.cbor_enabled else PATCH_TYPES
     content_type = scope.ctx.request.headers.get("Content-Type", "").split(";")[0].strip().lower()
@@ -106,7 +116,7 @@ def _transform_for(scope: Scope, patch_type: str, body: bytes) -> _Patch:
         try:
             return apply_strategic_merge_patch(current, patch_doc, schema)
         except PatchError as error:
-            raise status.bad_request(str(error)) from None
+            raise _patch_failure(error) from None
 
     return _Patch(strategic, duplicates, True)
 
