@@ -5,8 +5,8 @@ resourceVersion; on the way out it is set from the key's modification revision, 
 client sees is exactly the one compare-and-swap checks. `guaranteed_update` re-runs the caller's
 transform on the latest state after every lost compare-and-swap, so a patch or a finalizer removal
 racing with another writer is applied to what is actually stored, never to a stale copy. A
-transform that produces the stored bytes again writes nothing, so an idempotent request does not
-create a revision.
+transform that produces an equal object writes nothing (whatever its key order), so an idempotent
+request does not create a revision.
 """
 
 from __future__ import annotations
@@ -106,11 +106,9 @@ class ObjectStore:
                     continue
             current = self.decode(kv)
             updated = await update(self.codec.copy(current))
-            if updated is None:
+            if updated is None or updated == current:
                 return current
             value = self.encode(updated)
-            if value == kv.value:
-                return current
             try:
                 new_kv = await self.backend.update(key, value, expected_revision=kv.mod_revision)
             except (errors.RevisionConflictError, errors.KeyNotFoundError):
