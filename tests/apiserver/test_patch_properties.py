@@ -24,7 +24,9 @@ def _fresh(api, name: str, data: dict) -> dict:
 
 
 @settings_
-@given(data=st.dictionaries(keys, st.text("xyz", max_size=3), max_size=4), patch=st.dictionaries(keys, values, max_size=4))
+@given(
+    data=st.dictionaries(keys, st.text("xyz", max_size=3), max_size=4), patch=st.dictionaries(keys, values, max_size=4)
+)
 def test_merge_patch_agrees_with_rfc7386(svc_server, data, patch) -> None:
     api = svc_server.client()
     created = _fresh(api, "merge", data)
@@ -39,7 +41,10 @@ def test_json_patch_agrees_with_reference(svc_server, data, value) -> None:
     api = svc_server.client()
     created = _fresh(api, "jp", data)
     key = sorted(data)[0]
-    operations = [{"op": "test", "path": f"/data/{key}", "value": data[key]}, {"op": "replace", "path": f"/data/{key}", "value": value}]
+    operations = [
+        {"op": "test", "path": f"/data/{key}", "value": data[key]},
+        {"op": "replace", "path": f"/data/{key}", "value": value},
+    ]
     response = api.request("PATCH", f"{PATH}/jp", body=operations, content_type="application/json-patch+json")
     expected = jsonpatch.apply_patch({"data": created["data"]}, operations)["data"]
     assert response.json()["data"] == expected
@@ -51,7 +56,9 @@ def test_failed_json_patch_test_is_422_and_changes_nothing(svc_server) -> None:
     operations = [{"op": "test", "path": "/data/a", "value": "2"}, {"op": "replace", "path": "/data/a", "value": "3"}]
     response = api.request("PATCH", f"{PATH}/jp", body=operations, content_type="application/json-patch+json")
     assert response.status == 422
-    assert api.request("GET", f"{PATH}/jp").json()["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
+    assert (
+        api.request("GET", f"{PATH}/jp").json()["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
+    )
 
 
 @settings_
@@ -61,8 +68,12 @@ def test_applying_twice_creates_no_new_version(svc_server, data) -> None:
     api.request("DELETE", f"{PATH}/applied")
     config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "applied"}, "data": data}
     params = {"fieldManager": "prop"}
-    first = api.request("PATCH", f"{PATH}/applied", body=config, params=params, content_type="application/apply-patch+yaml")
-    second = api.request("PATCH", f"{PATH}/applied", body=config, params=params, content_type="application/apply-patch+yaml")
+    first = api.request(
+        "PATCH", f"{PATH}/applied", body=config, params=params, content_type="application/apply-patch+yaml"
+    )
+    second = api.request(
+        "PATCH", f"{PATH}/applied", body=config, params=params, content_type="application/apply-patch+yaml"
+    )
     assert first.json()["metadata"]["resourceVersion"] == second.json()["metadata"]["resourceVersion"]
 
 
@@ -78,5 +89,7 @@ def test_conditional_patch_on_stale_version_is_409(svc_server) -> None:
 def test_strategic_patch_on_unsupported_type_is_415(svc_server) -> None:
     api = svc_server.client()
     _fresh(api, "smp", {"a": "1"})
-    response = api.request("PATCH", f"{PATH}/smp", body={"data": {"a": "2"}}, content_type="application/x-unknown-patch")
+    response = api.request(
+        "PATCH", f"{PATH}/smp", body={"data": {"a": "2"}}, content_type="application/x-unknown-patch"
+    )
     assert response.status == 415

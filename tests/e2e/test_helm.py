@@ -46,7 +46,9 @@ def test_helm_install_upgrade_uninstall(svc_server_factory, helm_binary, tmp_pat
 
     api = server.client()
     helm("install", "demo", str(chart), "--wait=false")
-    assert api.request("GET", "/api/v1/namespaces/default/configmaps/demo-config").json()["data"] == {"message": "hello"}
+    assert api.request("GET", "/api/v1/namespaces/default/configmaps/demo-config").json()["data"] == {
+        "message": "hello"
+    }
     helm("upgrade", "demo", str(chart), "--set", "replicas=3", "--set", "message=bye")
     deployment = api.request("GET", "/apis/apps/v1/namespaces/default/deployments/demo-web").json()
     assert deployment["spec"]["replicas"] == 3

@@ -37,7 +37,19 @@ def test_get_prints_upstream_columns(kubectl: Kubectl) -> None:
 
 def test_wide_adds_priority_columns(kubectl: Kubectl) -> None:
     header = kubectl.run("get", "pods", "-o", "wide").stdout.splitlines()[0].split()
-    assert header == ["NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "NOMINATED", "NODE", "READINESS", "GATES"]
+    assert header == [
+        "NAME",
+        "READY",
+        "STATUS",
+        "RESTARTS",
+        "AGE",
+        "IP",
+        "NODE",
+        "NOMINATED",
+        "NODE",
+        "READINESS",
+        "GATES",
+    ]
 
 
 @pytest.mark.parametrize(

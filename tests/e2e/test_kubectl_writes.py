@@ -46,7 +46,7 @@ def _get(kubectl: Kubectl, *args: str) -> dict:
 def test_client_side_apply_twice_then_field_removed(kubectl: Kubectl) -> None:
     assert kubectl.run("apply", "-f", "-", stdin=DEPLOYMENT).stdout.strip() == "deployment.apps/web created"
     assert kubectl.run("apply", "-f", "-", stdin=DEPLOYMENT).stdout.strip() == "deployment.apps/web unchanged"
-    trimmed = DEPLOYMENT.replace("        - {name: B, value: \"2\"}\n", "").replace(", tier: front", "")
+    trimmed = DEPLOYMENT.replace('        - {name: B, value: "2"}\n', "").replace(", tier: front", "")
     assert kubectl.run("apply", "-f", "-", stdin=trimmed).stdout.strip() == "deployment.apps/web configured"
     live = _get(kubectl, "deployment", "web")
     assert live["metadata"]["labels"] == {"app": "web"}
@@ -126,7 +126,9 @@ def _gone(kubectl: Kubectl, name: str, seconds: float = 10) -> bool:
     return False
 
 
-@pytest.mark.parametrize(("cascade", "dependent_kept"), [("orphan", True), ("foreground", False), ("background", False)])
+@pytest.mark.parametrize(
+    ("cascade", "dependent_kept"), [("orphan", True), ("foreground", False), ("background", False)]
+)
 def test_delete_cascade(kubectl: Kubectl, cascade: str, dependent_kept: bool) -> None:
     _owner_with_dependent(kubectl)
     kubectl.run("delete", "configmap", "owner", f"--cascade={cascade}", "--timeout=30s")

@@ -34,15 +34,23 @@ def test_apply_creates_then_updates(core) -> None:
 
 
 def test_repeated_apply_is_a_no_op(core) -> None:
-    first = core.patch_namespaced_config_map("applied", "default", _config({"a": "1"}), field_manager="py", _content_type=APPLY)
-    second = core.patch_namespaced_config_map("applied", "default", _config({"a": "1"}), field_manager="py", _content_type=APPLY)
+    first = core.patch_namespaced_config_map(
+        "applied", "default", _config({"a": "1"}), field_manager="py", _content_type=APPLY
+    )
+    second = core.patch_namespaced_config_map(
+        "applied", "default", _config({"a": "1"}), field_manager="py", _content_type=APPLY
+    )
     assert second.metadata.resource_version == first.metadata.resource_version
 
 
 def test_conflict_and_force(core) -> None:
-    core.patch_namespaced_config_map("applied", "default", _config({"a": "1"}), field_manager="one", _content_type=APPLY)
+    core.patch_namespaced_config_map(
+        "applied", "default", _config({"a": "1"}), field_manager="one", _content_type=APPLY
+    )
     with pytest.raises(ApiException) as caught:
-        core.patch_namespaced_config_map("applied", "default", _config({"a": "2"}), field_manager="two", _content_type=APPLY)
+        core.patch_namespaced_config_map(
+            "applied", "default", _config({"a": "2"}), field_manager="two", _content_type=APPLY
+        )
     assert caught.value.status == 409
     forced = core.patch_namespaced_config_map(
         "applied", "default", _config({"a": "2"}), field_manager="two", force=True, _content_type=APPLY
@@ -51,8 +59,12 @@ def test_conflict_and_force(core) -> None:
 
 
 def test_applier_removing_a_field_it_owned_alone(core) -> None:
-    core.patch_namespaced_config_map("applied", "default", _config({"a": "1", "b": "2"}), field_manager="py", _content_type=APPLY)
-    result = core.patch_namespaced_config_map("applied", "default", _config({"a": "1"}), field_manager="py", _content_type=APPLY)
+    core.patch_namespaced_config_map(
+        "applied", "default", _config({"a": "1", "b": "2"}), field_manager="py", _content_type=APPLY
+    )
+    result = core.patch_namespaced_config_map(
+        "applied", "default", _config({"a": "1"}), field_manager="py", _content_type=APPLY
+    )
     assert result.data == {"a": "1"}
 
 
