@@ -18,6 +18,7 @@ from svc.api.resources import parse_runtime_config
 from svc.apiserver.authn.token_file import TokenFile, TokenFileError
 from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
 from svc.machinery.duration import parse_duration
+from svc.machinery.gotext import parse_bool
 from svc.wire.storage_codecs import storage_codec
 
 UPSTREAM_VERSION = "v1.36.0"
@@ -69,12 +70,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _bool(text: str) -> bool:
-    lowered = text.lower()
-    if lowered in ("true", "1", "t"):
-        return True
-    if lowered in ("false", "0", "f"):
-        return False
-    raise argparse.ArgumentTypeError(f'invalid boolean "{text}"')
+    try:
+        return parse_bool(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _duration(text: str) -> float:

@@ -10,6 +10,7 @@ import argparse
 from dataclasses import dataclass, field
 
 from svc.machinery.duration import parse_duration
+from svc.machinery.gotext import parse_bool
 
 PROFILES = ("none", "cpu", "heap", "goroutine", "threadcreate", "block", "mutex", "trace")
 PREFERENCES_FLAG = "--svcrc"
@@ -59,12 +60,10 @@ def parse_request_timeout(text: str) -> float:
 
 
 def bool_flag(text: str) -> bool:
-    lowered = text.lower()
-    if lowered in ("true", "1", "t"):
-        return True
-    if lowered in ("false", "0", "f"):
-        return False
-    raise argparse.ArgumentTypeError(f'invalid argument "{text}": strconv.ParseBool: parsing "{text}": invalid syntax')
+    try:
+        return parse_bool(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f'invalid argument "{text}": {error}') from None
 
 
 BARE_VALUES: dict[str, str] = {}

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
 
-from svc.machinery.apply.gotext import format_float_g, json_value, quote
+from svc.machinery.gotext import format_float, json_marshal, quote
 
 
 class ErrorType(StrEnum):
@@ -101,10 +101,10 @@ def render_value(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return format_float_g(value)
+        return format_float(value)
     if isinstance(value, str):
         return quote(value)
-    return json_value(_plain(value))
+    return json_marshal(_plain(value))
 
 
 def _plain(value: Any) -> Any:

@@ -24,7 +24,7 @@ from enum import IntEnum
 from typing import Any, Final
 
 from svc.api.schemas import Schema, definitions
-from svc.machinery.apply.gotext import quote
+from svc.machinery.gotext import quote
 from svc.machinery.quantity import FORMAT_ERROR, QuantityError, parse_quantity
 
 _MAX_STRICT_ERRORS: Final = 100

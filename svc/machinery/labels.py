@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from enum import Enum, StrEnum
 from typing import Any, Final
 
-from svc.machinery.apply.gotext import quote
 from svc.machinery.field_errors import FieldError, aggregate_message, forbidden, invalid, required
+from svc.machinery.gotext import quote
 from svc.machinery.validation import is_qualified_name, is_valid_label_value, validate_label_name, validate_labels
 
 

@@ -14,7 +14,6 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, Final
 
-from svc.machinery.apply.gotext import json_string, json_value, quote
 from svc.machinery.field_errors import (
     FieldError,
     Rendered,
@@ -24,6 +23,7 @@ from svc.machinery.field_errors import (
     too_long,
     type_invalid,
 )
+from svc.machinery.gotext import json_marshal, json_string, quote
 
 NameValidator = Callable[[str, bool], list[str]]
 
@@ -269,9 +269,11 @@ def _version_of(api_version: str) -> tuple[str, str]:
 
 def _owner_reference_json(ref: Mapping[str, Any]) -> str:
     """The JSON of upstream's OwnerReference struct: its fields in declaration order, pointers omitted when nil."""
-    members = [f"{json_string(key)}:{json_value(ref.get(key) or '')}" for key in ("apiVersion", "kind", "name", "uid")]
+    members = [
+        f"{json_string(key)}:{json_marshal(ref.get(key) or '')}" for key in ("apiVersion", "kind", "name", "uid")
+    ]
     members += [
-        f"{json_string(key)}:{json_value(ref[key])}"
+        f"{json_string(key)}:{json_marshal(ref[key])}"
         for key in ("controller", "blockOwnerDeletion")
         if ref.get(key) is not None
     ]

@@ -29,8 +29,8 @@ import orjson
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from svc.machinery.apply.gotext import format_float_g, format_sharp_v, quote
 from svc.machinery.field_validation import duplicate_field
+from svc.machinery.gotext import format_float, format_sharp_v, quote
 from svc.wire.errors import DecodeError
 
 try:
@@ -299,7 +299,7 @@ def _json_key(key: Any) -> str | None:
     if isinstance(key, int):
         return str(key)
     if isinstance(key, float):
-        text = format_float_g(key)
+        text = format_float(key)
         return {"+Inf": ".inf", "-Inf": "-.inf", "NaN": ".nan"}.get(text, text)
     return None
 
@@ -308,7 +308,7 @@ def _json_scalar(value: Any) -> Any:
     """A go-yaml number as it comes back from Go's JSON encoding: integral floats become integers."""
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise DecodeError(f"json: unsupported value: {format_float_g(value)}")
+            raise DecodeError(f"json: unsupported value: {format_float(value)}")
         if value.is_integer() and abs(value) < 1e21:
             return int(value)
     return value
@@ -324,7 +324,7 @@ def _sharp_v(key: Any) -> str:
         return "true" if key else "false"
     if isinstance(key, int):
         return hex(key) if key >= _INT64 else str(key)
-    return format_float_g(key)
+    return format_float(key)
 
 
 # go-yaml v2 refuses documents whose aliases expand far beyond their size (its allowedAliasRatio).

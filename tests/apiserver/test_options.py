@@ -5,6 +5,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
+from svc.apiserver.options import parse_options
+
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -80,3 +84,12 @@ def test_bad_timeout_parameter_is_400(svc_server) -> None:
     response = svc_server.client().request("GET", "/api/v1/namespaces", params={"timeout": "soon"})
     assert response.status == 400
     assert response.json()["message"].startswith("invalid timeout specified in the request URL")
+
+
+def test_bad_boolean_names_go_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        parse_options(["--watch-cache=yes"])
+    assert caught.value.code == 2
+    assert capsys.readouterr().err == (
+        'Error: argument --watch-cache: strconv.ParseBool: parsing "yes": invalid syntax\n'
+    )

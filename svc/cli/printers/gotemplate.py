@@ -3,7 +3,7 @@
 No maintained Python library implements Go's text/template (Jinja-style engines differ in syntax,
 truth, printing and errors), so the lexer, parser and evaluator are written here by hand from the
 observable behaviour of Go's package: the same grammar, the same value printing (through
-`goformat`), the same error texts with `template: output:LINE:COL: executing "output" at <...>`.
+`svc.machinery.gotext`), the same error texts with `template: output:LINE:COL: executing "output" at <...>`.
 
 kubectl specifics reproduced: the data is the object after a JSON round trip (integral numbers
 become int64, others float64); functions `exists` and `base64decode` are added; missing map keys
@@ -23,8 +23,8 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
-from svc.cli.printers import goformat
 from svc.cli.printers.errors import TemplateError
+from svc.machinery import gotext
 
 __all__ = ["GoTemplate", "TemplateError", "parse_go_template"]
 
@@ -55,8 +55,8 @@ class _Token:
         if self.kind in _KEYWORDS or self.kind == ".":
             return f"<{self.value}>"
         if len(self.value) > 10:
-            return goformat.quote(self.value[:10]) + "..."
-        return goformat.quote(self.value)
+            return gotext.quote(self.value[:10]) + "..."
+        return gotext.quote(self.value)
 
 
 def _is_alphanumeric(char: str) -> bool:
@@ -68,7 +68,7 @@ def _is_alphanumeric(char: str) -> bool:
 
 def _rune_name(char: str) -> str:
     text = f"U+{ord(char):04X}"
-    return f"{text} '{char}'" if goformat.is_print(char) else text
+    return f"{text} '{char}'" if gotext.is_print(char) else text
 
 
 class _Lexer:
@@ -256,7 +256,7 @@ class _Lexer:
             if self.paren_depth < 0:
                 self._error(f"unexpected right paren {_rune_name(char)}")
                 return None
-        elif ord(char) < 0x80 and goformat.is_print(char):
+        elif ord(char) < 0x80 and gotext.is_print(char):
             self._emit("char")
         else:
             self._error(f"unrecognized character in action: {_rune_name(char)}")
@@ -370,11 +370,11 @@ class _Lexer:
 
     def _number(self) -> Any:
         if not self._scan_number():
-            self._error(f"bad number syntax: {goformat.quote(self.text[self.start : self.pos])}")
+            self._error(f"bad number syntax: {gotext.quote(self.text[self.start : self.pos])}")
             return None
         if self._peek() in ("+", "-"):
             if not self._scan_number() or self.text[self.pos - 1] != "i":
-                self._error(f"bad number syntax: {goformat.quote(self.text[self.start : self.pos])}")
+                self._error(f"bad number syntax: {gotext.quote(self.text[self.start : self.pos])}")
                 return None
             self._emit("complex")
         else:
@@ -598,9 +598,9 @@ def _number_value(token: _Token) -> Any:
         chars = _unquote(token)
         if len(chars) != 1:
             raise _ParseError(f"malformed character constant: {text}")
-        return goformat.GoInt(ord(chars))
+        return gotext.GoInt(ord(chars))
     if token.kind == "complex" or text.endswith("i"):
-        raise _ParseError(f"complex constants are not supported: {goformat.quote(text)}")
+        raise _ParseError(f"complex constants are not supported: {gotext.quote(text)}")
     clean = text.replace("_", "")
     try:
         number = int(clean, 0) if not any(c in clean for c in ".eEpP") or clean[:2].lower() == "0x" else None
@@ -609,18 +609,18 @@ def _number_value(token: _Token) -> Any:
     if number is not None and "p" not in clean.lower():
         if number > 2**63 - 1 or number < -(2**63):
             return None if 0 <= number < 2**64 else _overflow(text)
-        return goformat.GoInt(number)
+        return gotext.GoInt(number)
     try:
         value = float.fromhex(clean) if clean[:2].lower() in ("0x", "-0x", "+0x") else float(clean)
     except ValueError:
-        raise _ParseError(f"illegal number syntax: {goformat.quote(text)}") from None
+        raise _ParseError(f"illegal number syntax: {gotext.quote(text)}") from None
     if not any(c in text for c in ".eEpP"):
         return _overflow(text)
     return value
 
 
 def _overflow(text: str) -> Any:
-    raise _ParseError(f"integer overflow: {goformat.quote(text)}")
+    raise _ParseError(f"integer overflow: {gotext.quote(text)}")
 
 
 class _Parser:
@@ -846,7 +846,7 @@ class _Parser:
         if isinstance(node, _Variable):
             return _Variable(chain.pos, node.ident + chain.fields)
         if isinstance(node, (_Bool, _String, _Number, _Nil, _Dot)):
-            self._error(f"unexpected . after term {goformat.quote(str(node))}")
+            self._error(f"unexpected . after term {gotext.quote(str(node))}")
         return chain
 
     def _term(self) -> _Node | None:
@@ -854,7 +854,7 @@ class _Parser:
         kind = token.kind
         if kind == "identifier":
             if token.value not in _FUNCTIONS:
-                self._error(f"function {goformat.quote(token.value)} not defined")
+                self._error(f"function {gotext.quote(token.value)} not defined")
             return _Identifier(token.pos, token.value)
         if kind == ".":
             return _Dot(token.pos)
@@ -863,7 +863,7 @@ class _Parser:
         if kind == "variable":
             name = token.value.split(".")[0]
             if name not in self.vars:
-                self._error(f"undefined variable {goformat.quote(name)}")
+                self._error(f"undefined variable {gotext.quote(name)}")
             return _Variable(token.pos, [token.value])
         if kind == "field":
             return _Field(token.pos, [token.value[1:]])
@@ -920,7 +920,7 @@ def _concrete(value: Any) -> Any:
 
 
 def _type_name(value: Any) -> str:
-    return "interface {}" if isinstance(value, _Iface) else goformat.type_name(value)
+    return "interface {}" if isinstance(value, _Iface) else gotext.type_name(value)
 
 
 def _as_interface(value: Any) -> Any:
@@ -945,7 +945,7 @@ def _from_json(value: Any) -> Any:
     if isinstance(value, list):
         return [_from_json(v) for v in value]
     if isinstance(value, float) and not isinstance(value, bool):
-        text = goformat.json_float(value)
+        text = gotext.json_float(value)
         if text.lstrip("-").isdigit() and -(2**63) <= int(text) < 2**63:
             return int(text)
     return value
@@ -972,28 +972,14 @@ class _Continue(Exception):
 _BASIC_KINDS = ("bool", "int", "uint", "float", "string")
 
 
-def _basic_kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, goformat.GoByte):
-        return "uint"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, str):
-        return "string"
-    return "invalid"
-
-
 def _eq(first: Any, *others: Any) -> bool:
     first = _concrete(first)
     if not others:
         raise _CallError("missing argument for comparison")
-    kind1 = _basic_kind(first)
+    kind1 = gotext.basic_kind(first)
     for other in others:
         other = _concrete(other)
-        kind2 = _basic_kind(other)
+        kind2 = gotext.basic_kind(other)
         if kind1 != kind2:
             if {kind1, kind2} == {"int", "uint"}:
                 if first == other:
@@ -1010,15 +996,13 @@ def _eq(first: Any, *others: Any) -> bool:
             if first is other:
                 return True
             continue
-        raise _CallError(
-            f"non-comparable type {goformat.format_value(other, 's', goformat.Spec())}: {_type_name(other)}"
-        )
+        raise _CallError(f"non-comparable type {gotext.format_value(other, 's', gotext.Spec())}: {_type_name(other)}")
     return False
 
 
 def _lt(first: Any, second: Any) -> bool:
     first, second = _concrete(first), _concrete(second)
-    kind1, kind2 = _basic_kind(first), _basic_kind(second)
+    kind1, kind2 = gotext.basic_kind(first), gotext.basic_kind(second)
     if "invalid" in (kind1, kind2):
         raise _CallError("invalid type for comparison")
     if kind1 != kind2:
@@ -1060,7 +1044,7 @@ def _index(item: Any, *indexes: Any) -> Any:
                 data = item.encode()
                 if position >= len(data):
                     raise _CallError("reflect: string index out of range")
-                item = goformat.GoByte(data[position])
+                item = gotext.GoByte(data[position])
             else:
                 if position >= len(item):
                     raise _CallError("reflect: slice index out of range")
@@ -1101,16 +1085,16 @@ def _slice(item: Any, *indexes: Any) -> Any:
     return item[bounds[0] : bounds[1]]
 
 
-def _len(item: Any) -> goformat.GoInt:
+def _len(item: Any) -> gotext.GoInt:
     item, is_nil = _indirect(item)
     if is_nil:
         raise _CallError("len of nil pointer")
     if item is _INVALID:
         raise _CallError("reflect: call of reflect.Value.Type on zero Value")
     if isinstance(item, str):
-        return goformat.GoInt(len(item.encode()))
+        return gotext.GoInt(len(item.encode()))
     if isinstance(item, (list, dict)):
-        return goformat.GoInt(len(item))
+        return gotext.GoInt(len(item))
     raise _CallError(f"len of type {_type_name(item)}")
 
 
@@ -1125,7 +1109,7 @@ def _text_of_args(args: tuple[Any, ...]) -> str:
     """text/template's evalArgs: a lone string as is, else fmt.Sprint with `<no value>` for nil."""
     if len(args) == 1 and isinstance(args[0], str):
         return args[0]
-    return goformat.sprint(["<no value>" if arg is None else arg for arg in args])
+    return gotext.sprint(["<no value>" if arg is None else arg for arg in args])
 
 
 def _html(*args: Any) -> str:
@@ -1142,7 +1126,7 @@ def _js(*args: Any) -> str:
             out.append(table[char])
         elif ord(char) < 0x20:
             out.append(f"\\u00{ord(char):02X}")
-        elif ord(char) < 0x80 or goformat.is_print(char):
+        elif ord(char) < 0x80 or gotext.is_print(char):
             out.append(char)
         else:
             out.append(f"\\u{ord(char):04X}")
@@ -1213,9 +1197,9 @@ _BUILTINS: dict[str, _Function] = {
     "index": _Function(_index, ("value", "value"), variadic=True),
     "slice": _Function(_slice, ("value", "value"), variadic=True),
     "len": _Function(_len, ("value",)),
-    "print": _Function(lambda *a: goformat.sprint(a), ("any",), variadic=True),
-    "println": _Function(lambda *a: goformat.sprintln(a), ("any",), variadic=True),
-    "printf": _Function(lambda f, *a: goformat.sprintf(f, a), ("string", "any"), variadic=True),
+    "print": _Function(lambda *a: gotext.sprint(a), ("any",), variadic=True),
+    "println": _Function(lambda *a: gotext.sprintln(a), ("any",), variadic=True),
+    "printf": _Function(lambda f, *a: gotext.sprintf(f, a), ("string", "any"), variadic=True),
     "eq": _Function(_eq, ("value", "value"), variadic=True),
     "ne": _Function(lambda a, b: not _eq(a, b), ("value", "value")),
     "lt": _Function(_lt, ("value", "value")),
@@ -1273,7 +1257,7 @@ class _State:
             value = self.eval_pipeline(dot, node.pipe)
             if not node.pipe.decl:
                 self.at(node)
-                self.out.append("<no value>" if value is _INVALID else goformat.sprint_value(_as_interface(value)))
+                self.out.append("<no value>" if value is _INVALID else gotext.format_v(_as_interface(value)))
         elif isinstance(node, _List):
             for child in node.nodes:
                 self.walk(dot, child)
@@ -1305,13 +1289,13 @@ class _State:
             value, _ = _indirect(self.eval_pipeline(dot, node.pipe))
             inner = len(self.vars)
             if isinstance(value, list):
-                pairs = [(goformat.GoInt(i), _Iface(v)) for i, v in enumerate(value)]
+                pairs = [(gotext.GoInt(i), _Iface(v)) for i, v in enumerate(value)]
             elif isinstance(value, dict):
                 pairs = [(k, _Iface(value[k])) for k in sorted(value)]
             elif value is _INVALID:
                 pairs = []
             else:
-                self.error(f"range can't iterate over {goformat.sprint_value(_as_interface(value))}")
+                self.error(f"range can't iterate over {gotext.format_v(_as_interface(value))}")
                 raise AssertionError
             try:
                 for index, element in pairs:
@@ -1383,7 +1367,7 @@ class _State:
             return node.value
         if isinstance(node, _String):
             return node.text
-        self.error(f"can't evaluate command {goformat.quote(str(node))}")
+        self.error(f"can't evaluate command {gotext.quote(str(node))}")
         raise AssertionError
 
     def eval_field_node(self, dot: Any, node: _Field, args: list[_Node] | None, final: Any) -> Any:
@@ -1415,7 +1399,7 @@ class _State:
     def eval_field(self, name: str, args: list[_Node] | None, final: Any, receiver: Any) -> Any:
         if receiver is _INVALID:
             if self.strict:
-                self.error(f"nil data; no entry for key {goformat.quote(name)}")
+                self.error(f"nil data; no entry for key {gotext.quote(name)}")
             return _INVALID
         type_name = _type_name(receiver)
         receiver, is_nil = _indirect(receiver)
@@ -1428,7 +1412,7 @@ class _State:
             if name in receiver:
                 return _Iface(receiver[name])
             if self.strict:
-                self.error(f"map has no entry for key {goformat.quote(name)}")
+                self.error(f"map has no entry for key {gotext.quote(name)}")
             return _INVALID
         self.error(f"can't evaluate field {name} in type {type_name}")
         raise AssertionError
@@ -1528,11 +1512,11 @@ class GoTemplate:
             debug = (
                 f"Error executing template: {error}. Printing more information for debugging the template:\n"
                 f"\ttemplate was:\n\t\t{self.text}\n"
-                f"\traw data was:\n\t\t{goformat.json_marshal(data)}\n"
-                f"\tobject given to template engine was:\n\t\t{goformat.sprint_value(value)}\n\n"
+                f"\traw data was:\n\t\t{gotext.json_marshal(data)}\n"
+                f"\tobject given to template engine was:\n\t\t{gotext.format_v(value)}\n\n"
             )
             raise TemplateError(
-                f"error executing template {goformat.quote(self.text)}: {error}", output="".join(state.out) + debug
+                f"error executing template {gotext.quote(self.text)}: {error}", output="".join(state.out) + debug
             ) from None
         return "".join(state.out)
 

@@ -18,8 +18,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from svc.cli.printers import goformat
 from svc.cli.printers.errors import TemplateError
+from svc.machinery import gotext
 
 __all__ = ["JSONPath", "TemplateError", "parse_jsonpath"]
 
@@ -115,7 +115,7 @@ def _is_alphanumeric(char: str) -> bool:
 def _rune_name(char: str) -> str:
     """Go's `%#U`."""
     text = f"U+{ord(char):04X}"
-    return f"{text} '{char}'" if goformat.is_print(char) else text
+    return f"{text} '{char}'" if gotext.is_print(char) else text
 
 
 def _unquote(text: str) -> str:
@@ -258,7 +258,7 @@ class _Parser:
             self.pos += 1
         value = self._consume()
         if re.fullmatch(r"[+-]?[0-9]+", value):
-            current.nodes.append(_Literal(goformat.GoInt(int(value))))
+            current.nodes.append(_Literal(gotext.GoInt(int(value))))
             return
         try:
             current.nodes.append(_Literal(float(value)))
@@ -376,22 +376,15 @@ def _children(value: Any) -> list[Any]:
     if isinstance(value, list):
         return list(value)
     if isinstance(value, str):
-        return [goformat.GoByte(b) for b in value.encode()]
+        return [gotext.GoByte(b) for b in value.encode()]
     return []
 
 
 def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, goformat.GoByte):
-        return "uint"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, str):
-        return "string"
-    raise _EvalError("invalid type for comparison", [])
+    kind = gotext.basic_kind(value)
+    if kind == "invalid":
+        raise _EvalError("invalid type for comparison", [])
+    return kind
 
 
 def _equal(left: Any, right: Any) -> bool:
@@ -508,7 +501,7 @@ class _Run:
             if value is None or value is _MISSING:
                 continue
             if not isinstance(value, list):
-                raise _EvalError(f"{goformat.type_name(value)} is not array or slice", values)
+                raise _EvalError(f"{gotext.type_name(value)} is not array or slice", values)
             length = len(value)
             start = bounds[0].value if bounds[0].known else 0
             if start < 0:
@@ -536,7 +529,7 @@ class _Run:
         results: list[Any] = []
         for value in values:
             if not isinstance(value, list):
-                shown = "<invalid reflect.Value>" if value is _MISSING else goformat.sprint_value(value)
+                shown = "<invalid reflect.Value>" if value is _MISSING else gotext.format_v(value)
                 raise _EvalError(f"{shown} is not array or slice and cannot be filtered", values)
             for item in value:
                 if node.operator == "exists":
@@ -598,10 +591,10 @@ class _Run:
 
 def _text_of(value: Any) -> str:
     if isinstance(value, (dict, list)):
-        return goformat.json_marshal(value)
+        return gotext.json_marshal(value)
     if value is None:
         return "null"
-    return goformat.sprint_value(value)
+    return gotext.format_v(value)
 
 
 @dataclass(frozen=True)
@@ -619,17 +612,17 @@ class JSONPath:
     def execute_as_json(self, data: Any, *, allow_missing_keys: bool) -> str:
         """The text kubectl prints for `-o jsonpath-as-json=<template>`: one JSON array per action."""
         results = self._results(data, allow_missing_keys)
-        return "".join(goformat.json_marshal(values, "    ") + "\n" for values in results)
+        return "".join(gotext.json_marshal(values, "    ") + "\n" for values in results)
 
     def _results(self, data: Any, allow_missing_keys: bool) -> list[list[Any]]:
         try:
             return _Run(self._root, allow_missing_keys).find(data, 0)
         except _EvalError as error:
             raise TemplateError(
-                f"error executing jsonpath {goformat.quote(self.template)}: Error executing template: {error}. "
+                f"error executing jsonpath {gotext.quote(self.template)}: Error executing template: {error}. "
                 "Printing more information for debugging the template:\n"
                 f"\ttemplate was:\n\t\t{self.template}\n"
-                f"\tobject given to jsonpath engine was:\n\t\t{goformat.go_syntax(data)}\n\n\n"
+                f"\tobject given to jsonpath engine was:\n\t\t{gotext.format_sharp_v(data)}\n\n\n"
             ) from None
 
 

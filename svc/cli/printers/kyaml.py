@@ -25,8 +25,8 @@ import re
 import unicodedata
 from typing import Any
 
-from svc.cli.printers import goformat
 from svc.cli.printers.errors import TemplateError
+from svc.machinery import gotext
 
 __all__ = ["to_kyaml"]
 
@@ -90,7 +90,7 @@ def _render(value: Any, indent: int) -> str:
     if isinstance(value, int):
         return str(int(value))
     if isinstance(value, float):
-        return goformat.json_float(value)
+        return gotext.json_float(value)
     return _string(_as_read_back(str(value)), indent + 1)
 
 
@@ -142,7 +142,7 @@ def _escape(char: str, *, compact: bool) -> str:
         return "\\t" if compact else "\t"
     if char in ('"', "\\"):
         return "\\" + char
-    if goformat.is_print(char):
+    if gotext.is_print(char):
         return char
     if char in _NAMED_ESCAPES:
         return _NAMED_ESCAPES[char]

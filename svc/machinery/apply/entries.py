@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from svc.machinery.apply import gotext
+from svc.machinery import gotext
 from svc.machinery.apply.fieldpath import FieldPathError, FieldSet
 
 APPLY = "Apply"

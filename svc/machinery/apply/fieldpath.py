@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from svc.machinery.apply import gotext
+from svc.machinery import gotext
 
 FIELD, KEY, VALUE, INDEX = 0, 1, 2, 3
 
@@ -102,10 +102,13 @@ class PathElement:
         if self.kind == FIELD:
             return "f:" + self.payload
         if self.kind == KEY:
-            body = ",".join(f"{gotext.json_string(name)}:{gotext.json_value(v)}" for name, v in self.payload)
+            body = ",".join(
+                f"{gotext.json_string(name, jsoniter=True)}:{gotext.json_marshal(v, jsoniter=True)}"
+                for name, v in self.payload
+            )
             return "k:{" + body + "}"
         if self.kind == VALUE:
-            return "v:" + gotext.json_value(self.payload)
+            return "v:" + gotext.json_marshal(self.payload, jsoniter=True)
         return f"i:{self.payload}"
 
     @classmethod
@@ -171,7 +174,7 @@ def _value_text(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return gotext.format_float_g(value)
+        return gotext.format_float(value)
     if isinstance(value, str):
         return gotext.quote(value)
     if isinstance(value, list):

@@ -18,7 +18,8 @@ import copy
 from typing import Any
 
 from svc.api.schemas import Schema
-from svc.machinery.apply import entries, gotext
+from svc.machinery import gotext
+from svc.machinery.apply import entries
 from svc.machinery.apply.conflict import ApplyConflict, Conflict
 from svc.machinery.apply.entries import APPLY, UPDATE, Managed, ManagedFieldsError, ManagerKey, Owned
 from svc.machinery.apply.fieldpath import FieldSet, make_path, path_string

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from svc.machinery.apply import gotext
+from svc.machinery import gotext
 from svc.machinery.apply.fieldpath import FIELD, KEY, FieldSet, Path, PathElement
 from svc.machinery.apply.shapes import DEDUCED, Kind, Shape
 

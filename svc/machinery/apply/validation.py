@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from svc.machinery.apply import gotext
+from svc.machinery import gotext
 from svc.machinery.apply.fieldpath import PathElement
 from svc.machinery.apply.shapes import Kind, Scalar, Shape
 from svc.machinery.apply.typed import TypedError, item_element

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from svc.machinery.apply.gotext import format_v, type_name
+from svc.machinery.gotext import format_v, type_name
 
 BAD_REQUEST = 400
 UNPROCESSABLE = 422

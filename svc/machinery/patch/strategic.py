@@ -18,8 +18,8 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from svc.api.schemas import Schema
-from svc.machinery.apply.gotext import format_v, json_value, quote, type_name
 from svc.machinery.apply.typed import values_equal
+from svc.machinery.gotext import format_v, json_marshal, quote, type_name
 from svc.machinery.patch.errors import (
     BAD_JSON_DOC,
     BAD_PRIMITIVE_LIST,
@@ -160,7 +160,7 @@ def _kind(value: Any) -> str:
 def _identity(value: Any) -> Any:
     """What Go's `==` on decoded JSON compares: type and value (objects and lists by content)."""
     if isinstance(value, dict | list):
-        return _kind(value), json_value(value)
+        return _kind(value), json_marshal(value)
     return type_name(value), value
 
 

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from svc.cli.printers.errors import TemplateError
-from svc.cli.printers.goformat import quote
 from svc.cli.printers.gotemplate import parse_go_template
+from svc.machinery.gotext import quote
 
 DATA: dict[str, Any] = {
     "apiVersion": "example.com/v1",
