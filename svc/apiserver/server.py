@@ -139,8 +139,14 @@ class Server:
         return await health_endpoints.serve(path, self.health_checks, request)
 
     async def _get_namespace(self, name: str) -> dict[str, Any] | None:
+        """Admission reads namespaces as upstream's plugin does: from a cache of them (the watch cache),
+        falling back to storage when that cache is off or does not know the name yet."""
         store = self.stores.get(("", "v1", "namespaces"))
         assert store is not None
+        if store.cache is not None:
+            cached = store.cache.state.get(store.key("", name))
+            if cached is not None:
+                return cached
         try:
             return await store.get("", name)
         except status.StatusError as error:

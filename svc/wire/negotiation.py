@@ -9,6 +9,7 @@ acceptable is a 406 naming the supported types.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -64,7 +65,10 @@ def parse_media_type(text: str) -> tuple[str, str, dict[str, str]] | None:
     return main, sub, params
 
 
+@functools.lru_cache(maxsize=256)
 def parse_accept(header: str) -> list[MediaRange]:
+    """Media ranges by preference; clients send the same few headers, so parses are cached (callers
+    must not change the result)."""
     ranges: list[tuple[float, int, int, MediaRange]] = []
     for index, clause in enumerate(header.split(",")):
         parsed = parse_media_type(clause)
