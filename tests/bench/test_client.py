@@ -1,12 +1,13 @@
 """Percentiles, throughput and CPU shares of a measured batch (what every row of the report is made of)."""
 
+import asyncio
 import math
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench.client import CpuReading, Measurement, percentile, rest_of_machine
+from bench.client import CpuClock, CpuReading, Measurement, drive, percentile, rest_of_machine
 
 
 def test_nearest_rank_picks_an_observed_sample() -> None:
@@ -57,3 +58,26 @@ def test_the_rest_of_the_machine_is_never_negative() -> None:
     before = CpuReading(wall=0.0, client=0.0, server=0.0, machine=0.0)
     after = CpuReading(wall=1.0, client=0.6, server=0.6, machine=1.0)
     assert rest_of_machine(before, after) == 0.0
+
+
+def _run(repeatable: bool, machine: list[float]) -> tuple[Measurement, list[int]]:
+    calls: list[int] = []
+    readings = iter(machine)
+    clock = CpuClock(machine=lambda: next(readings))
+
+    async def operation(index: int) -> None:
+        calls.append(index)
+
+    return asyncio.run(drive(operation, count=3, concurrency=1, clock=clock, repeatable=repeatable)), calls
+
+
+def test_a_disturbed_repeatable_batch_runs_again_and_keeps_the_quiet_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("bench.client.RETRY_PAUSE", 0.0)
+    measured, calls = _run(True, [0.0, 5.0, 5.0, 5.0])
+    assert (measured.attempts, len(calls), measured.rest_cpu) == (2, 6, 0.0)
+
+
+def test_a_batch_that_cannot_repeat_runs_once_even_when_disturbed() -> None:
+    measured, calls = _run(False, [0.0, 5.0])
+    assert (measured.attempts, len(calls)) == (1, 3)
+    assert measured.disturbed

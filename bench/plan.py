@@ -1,0 +1,46 @@
+"""How much each mode does: the full run and the `--quick` one (well under a minute)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Counts for one run; the scenarios read nothing else, so the two modes differ only here."""
+
+    name: str
+    crud_ops: dict[int, int]
+    list_objects: int
+    list_repeats: int
+    watchers: int
+    watch_seconds: float
+    watch_rate: float
+    memory_steps: tuple[int, ...]
+    anchor_ops: dict[int, int]
+    populate_concurrency: int = 64
+
+
+FULL = Plan(
+    name="full",
+    crud_ops={1: 2_000, 32: 10_000},
+    list_objects=10_000,
+    list_repeats=10,
+    watchers=1_000,
+    watch_seconds=20.0,
+    watch_rate=200.0,
+    memory_steps=(10_000, 100_000),
+    anchor_ops={1: 2_000, 32: 10_000},
+)
+
+QUICK = Plan(
+    name="quick",
+    crud_ops={1: 300, 32: 1_500},
+    list_objects=2_000,
+    list_repeats=5,
+    watchers=100,
+    watch_seconds=5.0,
+    watch_rate=200.0,
+    memory_steps=(2_000,),
+    anchor_ops={1: 300, 32: 1_500},
+)
