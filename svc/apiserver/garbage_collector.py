@@ -22,7 +22,7 @@ from svc.registry.delete import FOREGROUND, ORPHAN
 from svc.registry.options import DeleteOptions, WriteOptions
 from svc.registry.store import GenericStore
 from svc.storage import errors
-from svc.storage.backend import EventType, Progress, prefix_end
+from svc.storage.backend import EventType, Progress, range_pages
 
 if TYPE_CHECKING:
     from svc.apiserver.server import Server
@@ -104,12 +104,14 @@ class GarbageCollector:
         root = self.server.options.store_prefix + "/"
         while True:
             try:
-                page = await objects.backend.range(root, prefix_end(root))
-                for kv in page.kvs:
-                    with contextlib.suppress(errors.CorruptObjectError):
-                        self.graph.put(kv.key, objects.decode(kv))
+                revision = 0
+                async for page in range_pages(objects.backend, root):
+                    revision = page.revision
+                    for kv in page.kvs:
+                        with contextlib.suppress(errors.CorruptObjectError):
+                            self.graph.put(kv.key, objects.decode(kv))
                 await self.sweep(list(self.graph.nodes))
-                async for event in objects.backend.watch(root, after_revision=page.revision):
+                async for event in objects.backend.watch(root, after_revision=revision):
                     if isinstance(event, Progress):
                         continue
                     await self.changed(event)

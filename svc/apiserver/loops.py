@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from svc.apiserver.server import Server
 
 log = logging.getLogger(__name__)
+_IDLE_WAIT = 3600.0
 Sleep = Callable[[float], Awaitable[None]]
 
 
@@ -119,10 +120,14 @@ async def namespace_finalizer_loop(server: Server, *, resync: float = 1.0) -> No
 
 
 async def _wait_for_change(namespaces: Any, version: str, limit: float | None) -> None:
-    events = namespaces.watch("", ListOptions(resource_version=version))
+    stream = await namespaces.watch("", ListOptions(resource_version=version))
+    loop = asyncio.get_running_loop()
+    deadline = None if limit is None else loop.time() + limit
     try:
-        await asyncio.wait_for(anext(events), limit)
-    except (TimeoutError, StopAsyncIteration):
-        pass
+        while deadline is None or loop.time() < deadline:
+            wait = _IDLE_WAIT if deadline is None else deadline - loop.time()
+            batch = await stream.next_batch(max(wait, 0.0))
+            if batch is None or batch:
+                return
     finally:
-        await events.aclose()
+        await stream.close()

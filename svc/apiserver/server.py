@@ -144,7 +144,7 @@ class Server:
         store = self.stores.get(("", "v1", "namespaces"))
         assert store is not None
         if store.cache is not None:
-            cached = store.cache.state.get(store.key("", name))
+            cached = store.cache.get(store.key("", name))
             if cached is not None:
                 return cached
         try:

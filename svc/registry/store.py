@@ -12,7 +12,7 @@ import asyncio
 import base64
 import binascii
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,9 +25,12 @@ from svc.registry import delete as deletion
 from svc.registry.admission import Admission, Attributes, Operation, UserInfo
 from svc.registry.create import before_create
 from svc.registry.options import DeleteOptions, ListOptions, WriteOptions
+from svc.registry.selection import Selection
 from svc.registry.update import before_update
+from svc.registry.watch import BackendEvents, EventSource, WatchEvent, WatchStream, convert
 from svc.storage import errors
-from svc.storage.backend import EventType, prefix_end
+from svc.storage.backend import prefix_end
+from svc.storage.cached_object import CachedObject
 from svc.storage.objects import ObjectStore
 from svc.storage.watch_cache import CacheEvent, WatchCache
 
@@ -77,11 +80,14 @@ class _DryRunResult(Exception):
         self.obj = obj
 
 
-@dataclass(frozen=True, slots=True)
-class WatchEvent:
-    type: str
-    object: Obj
-    source: CacheEvent | None = None
+def _no_events(_: CacheEvent) -> None:
+    return None
+
+
+def _failure(error: errors.StorageError) -> Obj:
+    if isinstance(error, errors.CompactedError):
+        return _too_old(error).status()
+    return status.internal_error(str(error)).status()
 
 
 @dataclass
@@ -110,10 +116,6 @@ class GenericStore:
         obj["kind"] = self.resource.kind
         return obj
 
-    def _shallow(self, obj: Obj) -> Obj:
-        """A presentable view of a cached object that leaves the cached one untouched."""
-        return {**obj, "apiVersion": self.resource.api_version, "kind": self.resource.kind}
-
     def _not_found(self, name: str) -> status.StatusError:
         return status.not_found(self.resource.group_resource, name)
 
@@ -129,17 +131,10 @@ class GenericStore:
         except errors.CorruptObjectError as error:
             raise self._corrupt(error) from None
 
-    def matches(self, obj: Obj, options: ListOptions) -> bool:
-        if options.label_selector is not None and not options.label_selector.matches(
-            obj["metadata"].get("labels") or {}
-        ):
-            return False
-        if options.field_selector is not None and not options.field_selector.matches(self.strategy.field_labels(obj)):
-            return False
-        return options.shard_selector is None or options.shard_selector.matches(obj)
-
-    async def list(self, namespace: str, options: ListOptions) -> Obj:
-        """A list per the resourceVersion table of spec 4.6 (options are already validated)."""
+    async def list(self, namespace: str, options: ListOptions, *, encoded: bool = False) -> Obj:
+        """A list per the resourceVersion table of spec 4.6 (options are already validated). With
+        `encoded`, items served from the cache may be `orjson.Fragment`s of their JSON (for a caller
+        that encodes the list as JSON and nothing else)."""
         prefix = self.prefix(namespace)
         version, match = options.resource_version, options.resource_version_match
         try:
@@ -160,7 +155,7 @@ class GenericStore:
                     )
             elif version != "0" and not await self.cache.wait_for(int(version), _WAIT_FOR_VERSION):
                 raise status.too_large_resource_version(int(version), self.cache.revision, _RETRY_SECONDS)
-            return self._list_cache(prefix, options)
+            return self._list_cache(prefix, options, encoded)
         except errors.CompactedError as error:
             if options.continue_token:
                 raise status.gone(_EXPIRED_CONTINUE) from None
@@ -201,21 +196,24 @@ class GenericStore:
             "items": items,
         }
 
-    def _list_cache(self, prefix: str, options: ListOptions) -> Obj:
+    def _list_cache(self, prefix: str, options: ListOptions, encoded: bool) -> Obj:
         assert self.cache is not None
         revision = self.cache.revision
         entries = self.cache.snapshot(prefix, prefix_end(prefix))
-        items: list[Obj] = []
+        selection = Selection(options, self.strategy.field_labels)
+        api_version, kind = self.resource.api_version, self.resource.kind
+        items: list[Any] = []
         last = ""
         more = False
-        for index, (key, obj) in enumerate(entries):
-            if not self.matches(obj, options):
+        for index, (key, cached) in enumerate(entries):
+            if not selection.matches_cached(cached):
                 continue
             if options.limit and len(items) == options.limit:
                 more = True
                 remaining = len(entries) - index
                 break
-            items.append(self._shallow(obj))
+            data = cached.json_as(api_version, kind) if encoded else None
+            items.append(orjson.Fragment(data) if data is not None else self.present(cached.decode()))
             last = key
         else:
             remaining = 0
@@ -224,59 +222,57 @@ class GenericStore:
     async def _list_store(self, prefix: str, options: ListOptions, revision: int, after_key: str) -> Obj:
         items: list[Obj] = []
         more, remaining, last = False, 0, after_key
+        selection = Selection(options, self.strategy.field_labels)
         while True:
             wanted = options.limit - len(items) if options.limit else 0
             page = await self.objects.list(prefix, revision=revision, limit=wanted, after_key=last)
             revision = revision or page.revision
-            items.extend(self.present(obj) for obj in page.items if self.matches(obj, options))
+            items.extend(self.present(obj) for obj in page.items if selection.matches(obj))
             more, remaining, last = page.more, page.remaining, page.last_key or last
             if not more or not options.limit or len(items) >= options.limit:
                 break
         return self._list_object(items, revision, more, remaining, last, prefix, options)
 
     # -- watch -------------------------------------------------------------------------------
-    async def watch(
-        self, namespace: str, options: ListOptions, *, initial: bool | None = None
-    ) -> AsyncIterator[WatchEvent]:
+    async def watch(self, namespace: str, options: ListOptions, *, initial: bool | None = None) -> WatchStream:
         """Watch events per the start table of spec 4.6; `initial` overrides whether the current
         state is sent first (sendInitialEvents). Ends with an `ERROR` event when the stream breaks."""
         prefix = self.prefix(namespace)
         version = options.resource_version
         send_state = (version in ("", "0")) if initial is None else initial
+        selection = Selection(options, self.strategy.field_labels)
+        identity = (self.resource.api_version, self.resource.kind)
         try:
             if version not in ("", "0") and self.cache is not None and not send_state:
                 after = int(version)
-                stream = self.cache.watch(prefix, prefix_end(prefix), min(after, self.cache.revision))
-                state: list[Obj] = []
+                source: EventSource = self.cache.watch(prefix, prefix_end(prefix), min(after, self.cache.revision))
+                state: list[CachedObject] | list[Obj] = []
             else:
-                state, after, stream = await self._start_watch(prefix, version, send_state)
+                state, after, source = await self._start_watch(prefix, version, send_state)
         except errors.CompactedError as error:
-            yield WatchEvent("ERROR", _too_old(error).status())
-            return
-        for obj in state:
-            if self.matches(obj, options):
-                yield WatchEvent("ADDED", self._shallow(obj))
+            return WatchStream([WatchEvent("ERROR", _too_old(error).status())], None, _no_events, 0, _failure)
+        first = [self._added(item) for item in state if self._selects(selection, item)]
         if initial:
             annotation = self.strategy.profile.initial_events_end_annotation
             metadata = {"resourceVersion": str(after), "annotations": {annotation: "true"}}
-            yield WatchEvent(
-                "BOOKMARK",
-                {"kind": self.resource.kind, "apiVersion": self.resource.api_version, "metadata": metadata},
-            )
-        try:
-            async for event in stream:
-                if event.revision <= after:
-                    continue
-                converted = self._convert(event, options)
-                if converted is not None:
-                    yield converted
-        except errors.StorageError as error:
-            failure = _too_old(error) if isinstance(error, errors.CompactedError) else status.internal_error(str(error))
-            yield WatchEvent("ERROR", failure.status())
+            bookmark = {"kind": self.resource.kind, "apiVersion": self.resource.api_version, "metadata": metadata}
+            first.append(WatchEvent("BOOKMARK", bookmark))
+        return WatchStream(first, source, lambda event: convert(event, selection, identity), after, _failure)
+
+    @staticmethod
+    def _selects(selection: Selection, item: CachedObject | Obj) -> bool:
+        if isinstance(item, CachedObject):
+            return selection.matches_cached(item)
+        return selection.matches(item)
+
+    def _added(self, item: CachedObject | Obj) -> WatchEvent:
+        if isinstance(item, CachedObject):
+            return WatchEvent("ADDED", cached=item, identity=(self.resource.api_version, self.resource.kind))
+        return WatchEvent("ADDED", self.present(item))
 
     async def _start_watch(
         self, prefix: str, version: str, send_state: bool
-    ) -> tuple[list[Obj], int, AsyncIterator[CacheEvent]]:
+    ) -> tuple[list[CachedObject] | list[Obj], int, EventSource]:
         if self.cache is not None:
             if version == "":
                 await self.cache.fresh()
@@ -287,34 +283,10 @@ class GenericStore:
             return state, after, self.cache.watch(prefix, prefix_end(prefix), after)
         if send_state:
             page = await self.objects.list(prefix)
-            state, after = page.items, page.revision
+            items, after = page.items, page.revision
         else:
-            state, after = [], int(version)
-        return state, after, self._store_events(prefix, after)
-
-    async def _store_events(self, prefix: str, after: int) -> AsyncIterator[CacheEvent]:
-        """The backend's watch in the cache's event shape (used without a watch cache)."""
-        async for event in self.objects.backend.watch(prefix, after_revision=after):
-            prev = self.objects.decode(event.prev) if event.prev is not None else None
-            obj = self.objects.decode(event.kv)
-            if event.type is EventType.DELETE:
-                prev = prev or obj
-            yield CacheEvent(event.type, event.kv.key, obj, prev, event.revision, 0.0)
-
-    def _convert(self, event: CacheEvent, options: ListOptions) -> WatchEvent | None:
-        """Upstream's watch filtering: an object entering the selection is ADDED, leaving it DELETED."""
-        current = event.type is not EventType.DELETE and self.matches(event.object, options)
-        previous = event.prev is not None and self.matches(event.prev, options)
-        if current and not previous:
-            return WatchEvent("ADDED", self._shallow(event.object), event)
-        if current:
-            return WatchEvent("MODIFIED", self._shallow(event.object), event)
-        if previous:
-            assert event.prev is not None
-            gone = self._shallow(event.prev)
-            gone["metadata"] = {**gone["metadata"], "resourceVersion": str(event.revision)}
-            return WatchEvent("DELETED", gone, event)
-        return None
+            items, after = [], int(version)
+        return items, after, BackendEvents(self.objects, prefix, after)
 
     # -- writes ------------------------------------------------------------------------------
     def _attributes(

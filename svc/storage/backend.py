@@ -100,3 +100,16 @@ class Backend(Protocol):
 def prefix_end(prefix: str) -> str:
     """The smallest key greater than every key that starts with `prefix` (etcd's range end)."""
     return prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
+async def range_pages(backend: Backend, prefix: str, page: int = 5000) -> AsyncIterator[RangeResult]:
+    """Every key under `prefix`, a page at a time and all at the revision of the first page, so that a
+    large store is read without holding all of its values at once."""
+    start, end, revision = prefix, prefix_end(prefix), 0
+    while True:
+        result = await backend.range(start, end, limit=page, revision=revision)
+        revision = result.revision
+        yield result
+        if not result.more or not result.kvs:
+            return
+        start = result.kvs[-1].key + "\x00"

@@ -1,11 +1,17 @@
 """The watch cache: one per resource, fed by the backend's watch, serving lists and watches.
 
-It holds the current state of every object of the resource and a window of recent events (5 minutes
-by default). Lists at `resourceVersion=0`, NotOlderThan lists, and consistent lists (after the cache
-has caught up with the backend's current revision) are answered from memory; every watch starts from
-the window. Events are applied and fanned out in revision order by one task, so every watcher sees
-the same order; a watcher that cannot keep up is ended with an error instead of slowing the others.
-Each event keeps its encodings, so a change seen by a thousand watchers is encoded once per format.
+It holds the current state of every object of the resource (as JSON bytes, see cached_object) and a
+window of recent events (5 minutes by default). Lists at `resourceVersion=0`, NotOlderThan lists, and
+consistent lists (after the cache has caught up with the backend's current revision) are answered
+from memory; every watch starts from the window. Events are applied in revision order by one task,
+so every watcher sees the same order.
+
+Fan-out is batched in time: an event is appended to each interested watcher's pending list, and the
+watchers are woken together at most once per flush interval. A thousand watchers on a busy resource
+then cost a thousand wake-ups per interval rather than per event, and each wakes with every event it
+missed, which it can send in one write. A watcher that falls too far behind is ended with an error
+instead of slowing the others. Encodings made for one event are shared by every watcher for a few
+flushes, then dropped so the window keeps objects, not their encodings.
 """
 
 from __future__ import annotations
@@ -15,12 +21,12 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from svc.storage import errors
-from svc.storage.backend import EventType, Progress, prefix_end
+from svc.storage.backend import EventType, KeyValue, Progress, range_pages
+from svc.storage.cached_object import CachedObject
 from svc.storage.objects import ObjectStore
 
 Obj = dict[str, Any]
@@ -28,37 +34,119 @@ log = logging.getLogger(__name__)
 
 DEFAULT_HISTORY_SECONDS = 300.0
 DEFAULT_WATCHER_BUFFER = 1000
+FLUSH_INTERVAL = 0.05
+_LOAD_PAGE = 5000
+_SHARED_FLUSHES = 3
 
 
-@dataclass(eq=False)
 class CacheEvent:
-    """One change as watchers see it; `prev` is the object before the change (None for a create)."""
+    """One change as watchers see it; `prev` is the object before the change (None for a create).
+    For a deletion `object` is the last state with the deletion's resourceVersion."""
 
-    type: EventType
-    key: str
-    object: Obj
-    prev: Obj | None
-    revision: int
-    timestamp: float
-    encoded: dict[Any, bytes] = field(default_factory=dict)
+    __slots__ = ("_gone", "encoded", "key", "object", "prev", "revision", "timestamp", "type")
 
-    def encode(self, cache_key: Any, make: Callable[[], bytes]) -> bytes:
+    def __init__(
+        self,
+        type: EventType,
+        key: str,
+        object: CachedObject,
+        prev: CachedObject | None,
+        revision: int,
+        timestamp: float,
+    ) -> None:
+        self.type = type
+        self.key = key
+        self.object = object
+        self.prev = prev
+        self.revision = revision
+        self.timestamp = timestamp
+        self.encoded: dict[Any, Any] | None = None
+        self._gone: CachedObject | None = object if type is EventType.DELETE else None
+
+    def shared(self, cache_key: Any, make: Callable[[], Any]) -> Any:
+        """Something every watcher derives alike from this event (its encoding in a format, its
+        watch event for a version), made once and shared while the event is recent."""
+        if self.encoded is None:
+            self.encoded = {}
         data = self.encoded.get(cache_key)
         if data is None:
             data = self.encoded[cache_key] = make()
         return data
+
+    def gone(self) -> CachedObject:
+        """The previous object at this event's resourceVersion: what a watcher whose selection the
+        object left receives as DELETED."""
+        if self._gone is None:
+            assert self.prev is not None
+            obj = self.prev.decode()
+            obj.setdefault("metadata", {})["resourceVersion"] = str(self.revision)
+            self._gone = CachedObject.of(obj)
+        return self._gone
 
 
 class WatcherTooSlowError(errors.StorageError):
     pass
 
 
-@dataclass(eq=False)
-class _Watcher:
-    start: str
-    end: str
-    queue: asyncio.Queue[CacheEvent | None]
-    failed: str = ""
+class CacheWatch:
+    """One watcher's stream: the backlog from the window first, then what each flush brings."""
+
+    def __init__(self, cache: WatchCache, start: str, end: str, backlog: list[CacheEvent]) -> None:
+        self.cache = cache
+        self.start = start
+        self.end = end
+        self.pending = backlog
+        self.failed = ""
+        self.closed = False
+        self.progress: int | None = None
+        self._wake: asyncio.Future[None] | None = None
+
+    async def next_batch(self, wait_seconds: float) -> list[CacheEvent] | None:
+        """Every event delivered since the last call; [] when `wait_seconds` pass first; None once the
+        watch has ended. Raises WatcherTooSlowError when it fell too far behind."""
+        if not self.pending and not self.closed:
+            loop = asyncio.get_running_loop()
+            wake = self._wake = loop.create_future()
+            timer = loop.call_later(wait_seconds, _settle, wake)
+            try:
+                await wake
+            finally:
+                timer.cancel()
+                self._wake = None
+        if self.failed:
+            raise WatcherTooSlowError(self.failed)
+        self.progress = self.cache.revision
+        if self.pending:
+            batch, self.pending = self.pending, []
+            return batch
+        return None if self.closed else []
+
+    def finish(self) -> None:
+        self.closed = True
+        self.cache.forget(self)
+        self.wake()
+
+    async def close(self) -> None:
+        self.finish()
+
+    def wake(self) -> None:
+        if self._wake is not None:
+            _settle(self._wake)
+
+    def deliver(self, event: CacheEvent, limit: int) -> bool:
+        """Queue an event; False (and the watch ends with an error) when `limit` are already waiting."""
+        if len(self.pending) >= limit:
+            self.failed = "the watcher could not keep up with the event stream and was closed"
+            self.pending = []
+            self.closed = True
+            return False
+        self.pending.append(event)
+        return True
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 class WatchCache:
@@ -69,22 +157,29 @@ class WatchCache:
         *,
         history_seconds: float = DEFAULT_HISTORY_SECONDS,
         watcher_buffer: int = DEFAULT_WATCHER_BUFFER,
+        flush_interval: float = FLUSH_INTERVAL,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.objects = objects
         self.prefix = prefix
         self.history_seconds = history_seconds
         self.watcher_buffer = watcher_buffer
+        self.flush_interval = flush_interval
         self.clock = clock
-        self.state: dict[str, Obj] = {}
+        self.state: dict[str, CachedObject] = {}
         self.corrupt: dict[str, errors.CorruptObjectError] = {}
         self.events: deque[CacheEvent] = deque()
         self.revision = 0
         self.oldest_revision = 0
-        self._watchers: set[_Watcher] = set()
+        self._watchers: set[CacheWatch] = set()
         self._waiters: list[tuple[int, asyncio.Future[None]]] = []
         self._ready = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._flush_timer: asyncio.TimerHandle | None = None
+        self._last_flush = 0.0
+        self._woken: set[CacheWatch] = set()
+        self._recent: deque[list[CacheEvent]] = deque()
+        self._unflushed: list[CacheEvent] = []
 
     # -- feeding -----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -96,8 +191,11 @@ class WatchCache:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        for watcher in self._watchers:
-            watcher.queue.put_nowait(None)
+        if self._flush_timer is not None:
+            self._flush_timer.cancel()
+        self._flush()
+        for watcher in list(self._watchers):
+            watcher.finish()
 
     async def _run(self) -> None:
         while True:
@@ -119,19 +217,25 @@ class WatchCache:
                 await asyncio.sleep(0.1)
 
     async def _load(self) -> None:
-        """Read the whole prefix; values that cannot be decoded are remembered as corrupt."""
-        result = await self.objects.backend.range(self.prefix, prefix_end(self.prefix))
-        state: dict[str, Obj] = {}
+        """Read the whole prefix a page at a time (so the raw values of a large resource are never all
+        in memory at once); values that cannot be decoded are remembered as corrupt."""
+        state: dict[str, CachedObject] = {}
         corrupt: dict[str, errors.CorruptObjectError] = {}
-        for kv in result.kvs:
-            try:
-                state[kv.key] = self.objects.decode(kv)
-            except errors.CorruptObjectError as error:
-                corrupt[kv.key] = error
+        revision = 0
+        async for page in range_pages(self.objects.backend, self.prefix, _LOAD_PAGE):
+            revision = page.revision
+            for kv in page.kvs:
+                self._load_one(kv, state, corrupt)
         self.state, self.corrupt = state, corrupt
         self.events.clear()
-        self.revision = self.oldest_revision = result.revision
+        self.revision = self.oldest_revision = revision
         self._ready.set()
+
+    def _load_one(self, kv: KeyValue, state: dict[str, CachedObject], corrupt: dict[str, Any]) -> None:
+        try:
+            state[kv.key] = CachedObject.of(self.objects.decode(kv))
+        except errors.CorruptObjectError as error:
+            corrupt[kv.key] = error
 
     def _apply_corrupt(self, event: Any, error: errors.CorruptObjectError) -> None:
         """A change whose value cannot be decoded: the key is corrupt until it is rewritten or removed."""
@@ -148,19 +252,50 @@ class WatchCache:
         prev = self.state.get(event.key)
         if event.type is EventType.DELETE:
             self.state.pop(event.key, None)
-            obj = prev if prev is not None else event.object
-            obj = {**obj, "metadata": {**obj["metadata"], "resourceVersion": str(event.revision)}}
-            cache_event = CacheEvent(EventType.DELETE, event.key, obj, prev or obj, event.revision, self.clock())
+            obj = prev.decode() if prev is not None else event.object
+            obj.setdefault("metadata", {})["resourceVersion"] = str(event.revision)
+            gone = CachedObject.of(obj)
+            cache_event = CacheEvent(EventType.DELETE, event.key, gone, prev or gone, event.revision, self.clock())
         else:
-            self.state[event.key] = event.object
-            cache_event = CacheEvent(EventType.PUT, event.key, event.object, prev, event.revision, self.clock())
+            current = self.state[event.key] = CachedObject.of(event.object)
+            cache_event = CacheEvent(EventType.PUT, event.key, current, prev, event.revision, self.clock())
         self.events.append(cache_event)
         self.revision = event.revision
         self._trim()
-        for watcher in list(self._watchers):
+        behind = []
+        for watcher in self._watchers:
             if watcher.start <= event.key < watcher.end:
-                self._deliver(watcher, cache_event)
+                if watcher.deliver(cache_event, self.watcher_buffer):
+                    self._woken.add(watcher)
+                else:
+                    behind.append(watcher)
+        for watcher in behind:
+            self.forget(watcher)
+            watcher.wake()
+        self._unflushed.append(cache_event)
+        self._schedule_flush()
         self._wake()
+
+    def _schedule_flush(self) -> None:
+        if self._flush_timer is not None:
+            return
+        loop = asyncio.get_running_loop()
+        delay = max(0.0, self._last_flush + self.flush_interval - loop.time())
+        self._flush_timer = loop.call_later(delay, self._flush)
+
+    def _flush(self) -> None:
+        """Wake every watcher with pending events; forget the encodings of events flushed a few
+        intervals ago (their watchers have written them by now)."""
+        self._flush_timer = None
+        self._last_flush = asyncio.get_running_loop().time()
+        woken, self._woken = self._woken, set()
+        for watcher in woken:
+            watcher.wake()
+        self._recent.append(self._unflushed)
+        self._unflushed = []
+        if len(self._recent) > _SHARED_FLUSHES:
+            for event in self._recent.popleft():
+                event.encoded = None
 
     def _advance(self, revision: int) -> None:
         """Nothing of this resource changed up to `revision`: the cache is that current."""
@@ -173,24 +308,13 @@ class WatchCache:
         while self.events and self.events[0].timestamp < horizon:
             self.oldest_revision = self.events.popleft().revision
 
-    def _deliver(self, watcher: _Watcher, event: CacheEvent) -> None:
-        try:
-            watcher.queue.put_nowait(event)
-        except asyncio.QueueFull:
-            watcher.failed = "the watcher could not keep up with the event stream and was closed"
-            self._watchers.discard(watcher)
-            with contextlib.suppress(asyncio.QueueFull):
-                watcher.queue.get_nowait()
-            watcher.queue.put_nowait(None)
-
     def _wake(self) -> None:
         if not self._waiters:
             return
         waiting = []
         for revision, future in self._waiters:
             if revision <= self.revision:
-                if not future.done():
-                    future.set_result(None)
+                _settle(future)
             else:
                 waiting.append((revision, future))
         self._waiters = waiting
@@ -212,33 +336,28 @@ class WatchCache:
         """Catch up with the backend's current revision (a consistent read from the cache)."""
         return await self.wait_for(await self.objects.backend.current_revision(), limit)
 
-    def snapshot(self, start: str, end: str) -> list[tuple[str, Obj]]:
+    def get(self, key: str) -> Obj | None:
+        """A decoded copy of one cached object."""
+        cached = self.state.get(key)
+        return None if cached is None else cached.decode()
+
+    def snapshot(self, start: str, end: str) -> list[tuple[str, CachedObject]]:
         """Objects in [start, end) by key; raises CorruptObjectError when one cannot be decoded."""
         for key, error in self.corrupt.items():
             if start <= key < end:
                 raise error
         return sorted((key, obj) for key, obj in self.state.items() if start <= key < end)
 
-    def watch(self, start: str, end: str, after_revision: int) -> AsyncIterator[CacheEvent]:
+    def watch(self, start: str, end: str, after_revision: int) -> CacheWatch:
         """Events under [start, end) after `after_revision`. Raises errors.CompactedError when that
         point is older than the window (the caller answers 410)."""
         if after_revision < self.oldest_revision:
             raise errors.CompactedError(after_revision, self.oldest_revision)
-        watcher = _Watcher(start, end, asyncio.Queue(self.watcher_buffer))
         backlog = [e for e in self.events if e.revision > after_revision and start <= e.key < end]
+        watcher = CacheWatch(self, start, end, backlog)
         self._watchers.add(watcher)
-        return self._stream(watcher, backlog)
+        return watcher
 
-    async def _stream(self, watcher: _Watcher, backlog: list[CacheEvent]) -> AsyncIterator[CacheEvent]:
-        try:
-            for event in backlog:
-                yield event
-            while True:
-                event = await watcher.queue.get()
-                if event is None:
-                    if watcher.failed:
-                        raise WatcherTooSlowError(watcher.failed)
-                    return
-                yield event
-        finally:
-            self._watchers.discard(watcher)
+    def forget(self, watcher: CacheWatch) -> None:
+        self._watchers.discard(watcher)
+        self._woken.discard(watcher)

@@ -41,6 +41,11 @@ class Negotiated:
     view_group: str = ""
 
     @property
+    def plain_json(self) -> bool:
+        """Whole objects as compact JSON: stored JSON can be embedded as it is."""
+        return self.view is View.FULL and not self.pretty and self.format.media_type == "application/json"
+
+    @property
     def content_type(self) -> str:
         if self.view is View.FULL:
             return self.format.media_type

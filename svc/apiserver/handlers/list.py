@@ -87,5 +87,5 @@ async def list_(scope: Scope) -> web.Response:
     negotiated = scope.negotiate()
     options = list_options(scope)
     _validate_for_list(options)
-    listed = await scope.store.list(scope.namespace, options)
+    listed = await scope.store.list(scope.namespace, options, encoded=negotiated.plain_json)
     return scope.respond(200, listed, negotiated, is_list=True)

@@ -5,14 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from typing import Any
 
 from aiohttp import web
 
 from svc.apiserver.handlers import list as listing
 from svc.apiserver.handlers.scope import Scope
 from svc.machinery import status
-from svc.registry.store import WatchEvent
+from svc.registry.watch import WatchEvent, WatchStream
 from svc.wire.negotiation import Negotiated, View
 
 
@@ -55,8 +54,9 @@ def _validate(scope: Scope, send_initial: bool | None) -> None:
 
 
 class _Encoder:
-    """Frames events in the negotiated format and view; a full object's encoding is shared by every
-    watcher of the event (cached on the event, per format and served version)."""
+    """Frames events in the negotiated format and view. The frame of a whole object is shared by every
+    watcher of a cache event (kept on the event, per format, served version and event type); compact
+    JSON is the cache's own bytes."""
 
     def __init__(self, scope: Scope, negotiated: Negotiated) -> None:
         self.scope = scope
@@ -67,20 +67,28 @@ class _Encoder:
         negotiated = self.negotiated
         fmt = negotiated.format
         assert fmt.watch_frame is not None
-        if event.type in ("ERROR", "BOOKMARK") or negotiated.view is View.FULL:
-            obj = event.object
+        if event.type in ("ERROR", "BOOKMARK"):
+            encoded = fmt.encode(event.object)
+        elif negotiated.view is View.FULL:
+            if event.source is not None:
+                cache_key = (fmt.media_type, event.identity, event.type)
+                return event.source.shared(cache_key, lambda: fmt.watch_frame(event.type, self._whole(event)))
+            encoded = self._whole(event)
         else:
             obj = self.scope.render(event.object, negotiated, is_list=False)
             if negotiated.view is View.TABLE:
                 if not self.first_table:
                     obj["columnDefinitions"] = []
                 self.first_table = False
-        if event.source is not None and obj is event.object:
-            cache_key = (fmt.media_type, obj["apiVersion"])
-            encoded = event.source.encode(cache_key, lambda: fmt.encode(obj))
-        else:
             encoded = fmt.encode(obj)
         return fmt.watch_frame(event.type, encoded)
+
+    def _whole(self, event: WatchEvent) -> bytes:
+        if event.cached is not None and self.negotiated.plain_json:
+            data = event.cached.json_as(*event.identity)
+            if data is not None:
+                return data
+        return self.negotiated.format.encode(event.object)
 
 
 async def watch(scope: Scope) -> web.StreamResponse:
@@ -93,50 +101,48 @@ async def watch(scope: Scope) -> web.StreamResponse:
     _validate(scope, send_initial)
     bookmarks = bool(_boolean_param(scope, "allowWatchBookmarks"))
     timeout = _timeout(scope)
-    events = scope.store.watch(scope.namespace, options, initial=send_initial)
-    content_type = negotiated.format.stream_media_type
-    response = web.StreamResponse(status=200, headers={"Content-Type": content_type})
-    response.enable_chunked_encoding()
-    await response.prepare(scope.ctx.request)
-    encoder = _Encoder(scope, negotiated)
-    deadline = asyncio.get_running_loop().time() + timeout
-    interval = scope.server.bookmark_interval
-    iterator = aiter(events)
-    next_event: asyncio.Task[Any] | None = None
+    stream = await scope.store.watch(scope.namespace, options, initial=send_initial)
     try:
-        while True:
-            remaining = deadline - asyncio.get_running_loop().time()
-            if remaining <= 0:
-                break
-            if next_event is None:
-                next_event = asyncio.ensure_future(anext(iterator))
-            done, _ = await asyncio.wait({next_event}, timeout=min(remaining, interval) if bookmarks else remaining)
-            if not done:
-                if bookmarks and scope.store.cache is not None:
-                    await response.write(encoder.frame(_bookmark(scope, scope.store.cache.revision)))
-                continue
-            try:
-                event = next_event.result()
-            except StopAsyncIteration:
-                break
-            finally:
-                next_event = None
-            if event.type == "BOOKMARK" and not bookmarks:
-                continue
-            await response.write(encoder.frame(event))
-            if event.type == "ERROR":
-                break
-    except ConnectionResetError:
-        pass
+        response = web.StreamResponse(status=200, headers={"Content-Type": negotiated.format.stream_media_type})
+        response.enable_chunked_encoding()
+        await response.prepare(scope.ctx.request)
+        with contextlib.suppress(ConnectionResetError):
+            await _serve(scope, stream, _Encoder(scope, negotiated), response, timeout, bookmarks)
+            await response.write_eof()
     finally:
-        if next_event is not None:
-            next_event.cancel()
-            with contextlib.suppress(BaseException):
-                await next_event
-        await iterator.aclose()
-    with contextlib.suppress(ConnectionResetError):
-        await response.write_eof()
+        await stream.close()
     return response
+
+
+async def _serve(
+    scope: Scope,
+    stream: WatchStream,
+    encoder: _Encoder,
+    response: web.StreamResponse,
+    seconds: float,
+    bookmarks: bool,
+) -> None:
+    """Write each batch of events in one chunk until `seconds` pass, the stream ends or fails; with
+    bookmarks, one every bookmark interval."""
+    loop = asyncio.get_running_loop()
+    now = loop.time()
+    deadline = now + seconds
+    interval = scope.server.bookmark_interval
+    next_bookmark = now + interval
+    while (now := loop.time()) < deadline:
+        wait = min(deadline, next_bookmark) - now if bookmarks else deadline - now
+        batch = await stream.next_batch(max(wait, 0.0))
+        if batch is None:
+            return
+        frames = [encoder.frame(event) for event in batch if bookmarks or event.type != "BOOKMARK"]
+        if bookmarks and loop.time() >= next_bookmark:
+            next_bookmark = loop.time() + interval
+            if (revision := stream.progress) is not None:
+                frames.append(encoder.frame(_bookmark(scope, revision)))
+        if frames:
+            await response.write(b"".join(frames))
+        if batch and batch[-1].type == "ERROR":
+            return
 
 
 def _bookmark(scope: Scope, revision: int) -> WatchEvent:

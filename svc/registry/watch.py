@@ -1,0 +1,161 @@
+"""Watch streams as the store serves them: events of the cache (or of the backend, for a resource
+served without one) turned into ADDED/MODIFIED/DELETED by the watcher's selection, in batches.
+
+Upstream's filtering rule: an object entering the selection is ADDED, one leaving it is DELETED (its
+previous state at the event's resourceVersion). Events keep the cache's encoded object and decode it
+only when a format or view needs the object itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from svc.registry.selection import Selection
+from svc.storage import errors
+from svc.storage.backend import EventType
+from svc.storage.cached_object import CachedObject
+from svc.storage.objects import ObjectStore
+from svc.storage.watch_cache import CacheEvent
+
+Obj = dict[str, Any]
+Identity = tuple[str, str]
+_FIRST_BATCH = 500
+
+
+@dataclass(slots=True, eq=False)
+class WatchEvent:
+    type: str
+    decoded: Obj | None = None
+    cached: CachedObject | None = None
+    identity: Identity = ("", "")
+    source: CacheEvent | None = None
+
+    @property
+    def object(self) -> Obj:
+        """The event's object as served (apiVersion and kind of the watched version)."""
+        if self.decoded is None:
+            assert self.cached is not None
+            obj = self.cached.decode()
+            obj["apiVersion"], obj["kind"] = self.identity
+            self.decoded = obj
+        return self.decoded
+
+
+class EventSource(Protocol):
+    progress: int | None
+    """The revision up to which every event has been handed out (None: unknown)."""
+
+    async def next_batch(self, wait_seconds: float) -> list[CacheEvent] | None: ...
+
+    async def close(self) -> None: ...
+
+
+def convert(event: CacheEvent, selection: Selection, identity: Identity) -> WatchEvent | None:
+    if selection.everything:
+        return event.shared(identity, lambda: _converted(event, selection, identity))
+    return _converted(event, selection, identity)
+
+
+def _converted(event: CacheEvent, selection: Selection, identity: Identity) -> WatchEvent | None:
+    current = event.type is not EventType.DELETE and selection.matches_cached(event.object)
+    previous = event.prev is not None and selection.matches_cached(event.prev)
+    if current:
+        return WatchEvent("MODIFIED" if previous else "ADDED", cached=event.object, identity=identity, source=event)
+    if previous:
+        return WatchEvent("DELETED", cached=event.gone(), identity=identity, source=event)
+    return None
+
+
+class WatchStream:
+    """What a watch handler reads: `first` (the initial state, bookmark or error), then batches from
+    the source after revision `after`, until the source ends or fails (a last ERROR event)."""
+
+    def __init__(
+        self,
+        first: list[WatchEvent],
+        source: EventSource | None,
+        select: Callable[[CacheEvent], WatchEvent | None],
+        after: int,
+        failure: Callable[[errors.StorageError], Obj],
+    ) -> None:
+        self._first = first
+        self._source = source
+        self._select = select
+        self._after = after
+        self._failure = failure
+
+    @property
+    def progress(self) -> int | None:
+        """The revision a bookmark may carry now: every event up to it has been returned."""
+        return None if self._source is None or self._first else self._source.progress
+
+    async def next_batch(self, wait_seconds: float) -> list[WatchEvent] | None:
+        """The next events; [] when `wait_seconds` passed without any; None when the watch is over."""
+        if self._first:
+            batch, self._first = self._first[:_FIRST_BATCH], self._first[_FIRST_BATCH:]
+            return batch
+        if self._source is None:
+            return None
+        try:
+            events = await self._source.next_batch(wait_seconds)
+        except errors.StorageError as error:
+            await self.close()
+            return [WatchEvent("ERROR", decoded=self._failure(error))]
+        if events is None:
+            await self.close()
+            return None
+        after, select = self._after, self._select
+        return [converted for event in events if event.revision > after and (converted := select(event)) is not None]
+
+    async def close(self) -> None:
+        source, self._source = self._source, None
+        if source is not None:
+            await source.close()
+
+
+class BackendEvents:
+    """The backend's watch in the cache's event shape, for resources served without a watch cache."""
+
+    def __init__(self, objects: ObjectStore, prefix: str, after: int) -> None:
+        self._objects = objects
+        self._iterator = aiter(self._events(prefix, after))
+        self._next: asyncio.Future[CacheEvent] | None = None
+        self.progress: int | None = None
+
+    async def _events(self, prefix: str, after: int) -> AsyncIterator[CacheEvent]:
+        async for event in self._objects.backend.watch(prefix, after_revision=after):
+            prev = self._objects.decode(event.prev) if event.prev is not None else None
+            obj = self._objects.decode(event.kv)
+            if event.type is EventType.DELETE:
+                prev = prev or obj
+            yield CacheEvent(
+                event.type,
+                event.kv.key,
+                CachedObject.of(obj),
+                None if prev is None else CachedObject.of(prev),
+                event.revision,
+                0.0,
+            )
+
+    async def next_batch(self, wait_seconds: float) -> list[CacheEvent] | None:
+        if self._next is None:
+            self._next = asyncio.ensure_future(anext(self._iterator))
+        done, _ = await asyncio.wait({self._next}, timeout=wait_seconds)
+        if not done:
+            return []
+        finished, self._next = self._next, None
+        try:
+            return [finished.result()]
+        except StopAsyncIteration:
+            return None
+
+    async def close(self) -> None:
+        if self._next is not None:
+            self._next.cancel()
+            with contextlib.suppress(BaseException):
+                await self._next
+        await self._iterator.aclose()  # type: ignore[attr-defined]

@@ -1,0 +1,49 @@
+"""How the watch cache keeps one object: its JSON, plus the little that selection reads.
+
+A decoded object costs six to eight times its JSON in Python memory; the cache holds every object of
+every cached resource, so it keeps the JSON bytes (resourceVersion included) and decodes on demand.
+A JSON list or watch event embeds the bytes as they are, so the common reads never decode at all.
+Labels are kept decoded because label selectors are the one filter nearly every watch and list uses.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import orjson
+
+Obj = dict[str, Any]
+_NO_LABELS: dict[str, str] = {}
+
+
+class CachedObject:
+    __slots__ = ("api_version", "data", "kind", "labels")
+
+    def __init__(self, data: bytes, labels: dict[str, str], api_version: str, kind: str) -> None:
+        self.data = data
+        self.labels = labels
+        self.api_version = api_version
+        self.kind = kind
+
+    @classmethod
+    def of(cls, obj: Obj) -> CachedObject:
+        """The cached form of a decoded object (which must carry its resourceVersion already)."""
+        labels = (obj.get("metadata") or {}).get("labels") or _NO_LABELS
+        return cls(
+            orjson.dumps(obj),
+            labels,
+            sys.intern(str(obj.get("apiVersion", ""))),
+            sys.intern(str(obj.get("kind", ""))),
+        )
+
+    def decode(self) -> Obj:
+        """A private, decoded copy: callers may change it freely."""
+        return orjson.loads(self.data)
+
+    def json_as(self, api_version: str, kind: str) -> bytes | None:
+        """The JSON that serves this object as `api_version`/`kind`, or None when the stored identity
+        differs and the object has to be decoded and re-presented."""
+        if self.api_version == api_version and self.kind == kind:
+            return self.data
+        return None
