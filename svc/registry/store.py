@@ -257,7 +257,8 @@ class GenericStore:
             metadata = {"resourceVersion": str(after), "annotations": {annotation: "true"}}
             bookmark = {"kind": self.resource.kind, "apiVersion": self.resource.api_version, "metadata": metadata}
             first.append(WatchEvent("BOOKMARK", bookmark))
-        return WatchStream(first, source, lambda event: convert(event, selection, identity), after, _failure)
+        shared_as = identity if selection.everything else None
+        return WatchStream(first, source, lambda event: convert(event, selection, identity), after, _failure, shared_as)
 
     @staticmethod
     def _selects(selection: Selection, item: CachedObject | Obj) -> bool:

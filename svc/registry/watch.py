@@ -81,12 +81,16 @@ class WatchStream:
         select: Callable[[CacheEvent], WatchEvent | None],
         after: int,
         failure: Callable[[errors.StorageError], Obj],
+        shared_as: Identity | None = None,
     ) -> None:
         self._first = first
         self._source = source
         self._select = select
         self._after = after
         self._failure = failure
+        self.shared_as = shared_as
+        """Set for a watch that selects everything: its batches are the same objects for every such
+        watcher of the served version that is caught up, so what it derives from one can be shared."""
 
     @property
     def progress(self) -> int | None:
@@ -108,8 +112,18 @@ class WatchStream:
         if events is None:
             await self.close()
             return None
-        after, select = self._after, self._select
-        return [converted for event in events if event.revision > after and (converted := select(event)) is not None]
+        if events and events[0].revision <= self._after:
+            events = [event for event in events if event.revision > self._after]
+        if not events:
+            return []
+        if self.shared_as is not None:
+            key = ("batch", events[0].revision, len(events), self.shared_as)
+            return events[-1].shared(key, lambda: self._converted(events))
+        return self._converted(events)
+
+    def _converted(self, events: list[CacheEvent]) -> list[WatchEvent]:
+        select = self._select
+        return [converted for event in events if (converted := select(event)) is not None]
 
     async def close(self) -> None:
         source, self._source = self._source, None

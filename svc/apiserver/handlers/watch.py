@@ -83,6 +83,15 @@ class _Encoder:
             encoded = fmt.encode(obj)
         return fmt.watch_frame(event.type, encoded)
 
+    def frames(self, batch: list[WatchEvent], shared_as: tuple[str, str] | None, bookmarks: bool) -> bytes:
+        """The frames of a batch; for a batch of the cache that every caught-up watcher of `shared_as`
+        receives alike, made once for all of them."""
+        first, last = batch[0].source, batch[-1].source
+        if shared_as is not None and first is not None and last is not None and self.negotiated.view is View.FULL:
+            key = ("frames", first.revision, len(batch), self.negotiated.format.media_type, shared_as)
+            return last.shared(key, lambda: b"".join(self.frame(event) for event in batch))
+        return b"".join(self.frame(event) for event in batch if bookmarks or event.type != "BOOKMARK")
+
     def _whole(self, event: WatchEvent) -> bytes:
         if event.cached is not None and self.negotiated.plain_json:
             data = event.cached.json_as(*event.identity)
@@ -134,7 +143,7 @@ async def _serve(
         batch = await stream.next_batch(max(wait, 0.0))
         if batch is None:
             return
-        frames = [encoder.frame(event) for event in batch if bookmarks or event.type != "BOOKMARK"]
+        frames = [encoder.frames(batch, stream.shared_as, bookmarks)] if batch else []
         if bookmarks and loop.time() >= next_bookmark:
             next_bookmark = loop.time() + interval
             if (revision := stream.progress) is not None:
