@@ -376,7 +376,7 @@ class OpenAPI:
             }
         )
 
-    async def serve(self, ctx: Any, path: str) -> web.Response:
+    async def serve(self, ctx: Any, path: str) -> web.StreamResponse:
         accept = ctx.request.headers.get("Accept", "")
         if accept and "json" not in accept and "*/*" not in accept:
             raise status.not_acceptable("only the following media types are accepted: application/json")

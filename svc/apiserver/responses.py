@@ -40,26 +40,51 @@ def _compressible(ctx: RequestContext, body: bytes) -> bool:
     )
 
 
-def respond(ctx: RequestContext, code: int, body: bytes, content_type: str) -> web.Response:
+# Bodies above this are written in slices of it (see SlicedResponse).
+BODY_SLICE = 256 * 1024
+
+
+class SlicedResponse(web.StreamResponse):
+    """A body written to the connection in slices. aiohttp hands a `Response` body to the transport
+    in one write; over TLS a write of many megabytes is encrypted and copied as one buffer, which
+    measured three times slower than the same bytes in 256 KB slices (a 10,000-object list)."""
+
+    def __init__(self, status: int, body: bytes, headers: dict[str, str]) -> None:
+        super().__init__(status=status, headers=headers)
+        self.content_length = len(body)
+        self._unsent = memoryview(body)
+
+    async def write_eof(self, data: bytes = b"") -> None:
+        unsent, self._unsent = self._unsent, memoryview(b"")
+        for start in range(0, len(unsent), BODY_SLICE):
+            await self.write(unsent[start : start + BODY_SLICE])
+        await super().write_eof(data)
+
+
+def respond(ctx: RequestContext, code: int, body: bytes, content_type: str) -> web.StreamResponse:
     headers = {"Content-Type": content_type}
     if _compressible(ctx, body):
         body = gzip.compress(body, _GZIP_LEVEL)
         headers["Content-Encoding"] = "gzip"
         headers["Vary"] = "Accept-Encoding"
-    response = web.Response(status=code, body=body, headers=headers)
+    response: web.StreamResponse
+    if len(body) > BODY_SLICE:
+        response = SlicedResponse(code, body, headers)
+    else:
+        response = web.Response(status=code, body=body, headers=headers)
     for name, value in warning_headers(ctx):
         response.headers.add(name, value)
     return response
 
 
-def object_response(ctx: RequestContext, code: int, obj: Any, negotiated: Negotiated) -> web.Response:
+def object_response(ctx: RequestContext, code: int, obj: Any, negotiated: Negotiated) -> web.StreamResponse:
     encode = negotiated.format.encode
     if negotiated.pretty and negotiated.format.encode_pretty is not None:
         encode = negotiated.format.encode_pretty
     return respond(ctx, code, encode(obj), negotiated.content_type)
 
 
-def status_response(ctx: RequestContext, error: StatusError) -> web.Response:
+def status_response(ctx: RequestContext, error: StatusError) -> web.StreamResponse:
     body = orjson.dumps(error.status())
     response = respond(ctx, error.code, body, JSON.media_type)
     for name, value in error.headers.items():

@@ -88,7 +88,7 @@ async def _resource(ctx: RequestContext) -> web.StreamResponse:
     return await HANDLERS[verb](scope)
 
 
-def _json(ctx: RequestContext, body: bytes, content_type: str = "application/json") -> web.Response:
+def _json(ctx: RequestContext, body: bytes, content_type: str = "application/json") -> web.StreamResponse:
     return respond(ctx, 200, body, content_type)
 
 

@@ -169,6 +169,19 @@ def test_gzip_for_large_lists_only(api) -> None:
     assert small.headers.get("Content-Encoding") is None
 
 
+def test_a_body_larger_than_a_write_slice_arrives_whole(api) -> None:
+    from svc.apiserver.responses import BODY_SLICE
+
+    payload = "x" * 20_000
+    count = BODY_SLICE // len(payload) + 2
+    for index in range(count):
+        body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"big-{index}"}, "data": {"v": payload}}
+        api.request("POST", PATH, body=body)
+    listed = api.request("GET", PATH, headers={"Accept-Encoding": "identity"})
+    assert int(listed.headers["Content-Length"]) == len(listed.body) > BODY_SLICE
+    assert len(listed.json()["items"]) == count + 1
+
+
 def test_gzip_off_with_gate_off(svc_server_factory) -> None:
     client = svc_server_factory("--feature-gates=APIResponseCompression=false").client()
     for index in range(60):

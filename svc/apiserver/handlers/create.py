@@ -9,7 +9,7 @@ from svc.apiserver.handlers.scope import Scope
 from svc.machinery import status
 
 
-async def create(scope: Scope) -> web.Response:
+async def create(scope: Scope) -> web.StreamResponse:
     if scope.resource.namespaced and not scope.namespace:
         raise status.StatusError(
             405, "MethodNotAllowed", "the server does not allow this method on the requested resource"

@@ -147,7 +147,7 @@ def _success(scope: Scope, uid: str) -> dict[str, Any]:
     return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}
 
 
-async def delete(scope: Scope) -> web.Response:
+async def delete(scope: Scope) -> web.StreamResponse:
     negotiated = scope.negotiate()
     options = await delete_options(scope)
     if options.ignore_store_read_error:
@@ -166,7 +166,7 @@ async def delete(scope: Scope) -> web.Response:
     return scope.respond(200, result, dataclasses.replace(negotiated, view=View.FULL))
 
 
-async def delete_collection(scope: Scope) -> web.Response:
+async def delete_collection(scope: Scope) -> web.StreamResponse:
     negotiated = scope.negotiate()
     list_options = listing.list_options(scope)
     options = await delete_options(scope)

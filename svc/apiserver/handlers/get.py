@@ -8,7 +8,7 @@ from svc.apiserver.handlers.scope import Scope
 from svc.registry import scale
 
 
-async def get(scope: Scope) -> web.Response:
+async def get(scope: Scope) -> web.StreamResponse:
     negotiated = scope.negotiate()
     obj = await scope.store.get(scope.namespace, scope.name)
     if scope.subresource == "scale":

@@ -83,7 +83,7 @@ def list_options(scope: Scope) -> ListOptions:
     )
 
 
-async def list_(scope: Scope) -> web.Response:
+async def list_(scope: Scope) -> web.StreamResponse:
     negotiated = scope.negotiate()
     options = list_options(scope)
     _validate_for_list(options)

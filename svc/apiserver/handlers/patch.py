@@ -194,7 +194,7 @@ def _apply_transform(scope: Scope, patch_type: str, body: bytes, force: bool) ->
     return apply_config
 
 
-async def patch(scope: Scope) -> web.Response:
+async def patch(scope: Scope) -> web.StreamResponse:
     negotiated = scope.negotiate()
     patch_type = _patch_type(scope)
     force = _force(scope, patch_type)

@@ -116,7 +116,7 @@ REVIEWS: dict[str, Callable[[Scope, Obj], Awaitable[Obj]]] = {
 }
 
 
-async def review(scope: Scope) -> web.Response:
+async def review(scope: Scope) -> web.StreamResponse:
     negotiated = scope.negotiate(allow_views=False)
     body = await scope.read_object()
     result = {

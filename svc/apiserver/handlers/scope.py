@@ -189,5 +189,5 @@ class Scope:
             )
         return views.table([obj], columns, api_version=api_version, include_object=include, list_metadata=None)
 
-    def respond(self, code: int, obj: Obj, negotiated: Negotiated, *, is_list: bool = False) -> web.Response:
+    def respond(self, code: int, obj: Obj, negotiated: Negotiated, *, is_list: bool = False) -> web.StreamResponse:
         return object_response(self.ctx, code, self.render(obj, negotiated, is_list=is_list), negotiated)

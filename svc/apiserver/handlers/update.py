@@ -12,7 +12,7 @@ from svc.machinery import status
 from svc.registry import scale
 
 
-async def update(scope: Scope) -> web.Response:
+async def update(scope: Scope) -> web.StreamResponse:
     negotiated = scope.negotiate()
     if scope.subresource == "scale":
         body = await scope.read_object(
