@@ -30,8 +30,10 @@ class CachedObject:
     def of(cls, obj: Obj) -> CachedObject:
         """The cached form of a decoded object (which must carry its resourceVersion already)."""
         labels = (obj.get("metadata") or {}).get("labels") or _NO_LABELS
+        # orjson's bytes keep the capacity its buffer grew to (up to twice the length, more for small
+        # objects); an exact-size copy is what the cache should hold for the life of the object.
         return cls(
-            orjson.dumps(obj),
+            memoryview(orjson.dumps(obj)).tobytes(),
             labels,
             sys.intern(str(obj.get("apiVersion", ""))),
             sys.intern(str(obj.get("kind", ""))),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import tracemalloc
 from pathlib import Path
 
 import orjson
@@ -129,3 +130,17 @@ def test_shared_encodings_are_dropped_a_few_flushes_later(tmp_path: Path) -> Non
         await _close(objects, cache)
 
     asyncio.run(scenario())
+
+
+def test_cached_json_holds_no_spare_capacity() -> None:
+    from svc.storage.cached_object import CachedObject
+
+    obj = {**_configmap("a"), "data": {"k": "x" * 1500}, "metadata": {"name": "a", "resourceVersion": "1"}}
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        kept = [CachedObject.of(obj).data for _ in range(100)]
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert held < 1.2 * sum(len(data) for data in kept)
