@@ -19,7 +19,7 @@ from svc.storage import errors
 from svc.storage.backend import EventType
 from svc.storage.cached_object import CachedObject
 from svc.storage.objects import ObjectStore
-from svc.storage.watch_cache import CacheEvent
+from svc.storage.watch_cache import CacheEvent, CacheWatch
 
 Obj = dict[str, Any]
 Identity = tuple[str, str]
@@ -112,6 +112,29 @@ class WatchStream:
         if events is None:
             await self.close()
             return None
+        return self._selected(events)
+
+    def push(self, sink: Callable[[list[WatchEvent]], None]) -> bool:
+        """Hand later batches to `sink` as the cache flushes them (see CacheWatch.push); False when
+        this stream cannot: it still has its first events, or its source is not the cache."""
+        source = self._source
+        if self._first or not isinstance(source, CacheWatch):
+            return False
+
+        def selected(events: list[CacheEvent]) -> None:
+            batch = self._selected(events)
+            if batch:
+                sink(batch)
+
+        source.push(selected)
+        return True
+
+    def fail(self, reason: str) -> None:
+        """End a pushed stream (its consumer could not take a batch); the reader sees an ERROR."""
+        if isinstance(self._source, CacheWatch):
+            self._source.fail(reason)
+
+    def _selected(self, events: list[CacheEvent]) -> list[WatchEvent]:
         if events and events[0].revision <= self._after:
             events = [event for event in events if event.revision > self._after]
         if not events:

@@ -88,6 +88,9 @@ class WatcherTooSlowError(errors.StorageError):
     pass
 
 
+TOO_SLOW = "the watcher could not keep up with the event stream and was closed"
+
+
 class CacheWatch:
     """One watcher's stream: the backlog from the window first, then what each flush brings."""
 
@@ -99,7 +102,27 @@ class CacheWatch:
         self.failed = ""
         self.closed = False
         self.progress: int | None = None
+        self.sink: Callable[[list[CacheEvent]], None] | None = None
         self._wake: asyncio.Future[None] | None = None
+
+    def push(self, sink: Callable[[list[CacheEvent]], None]) -> None:
+        """From now on hand each flush's events to `sink` (which must not block) instead of waking a
+        reader: a caught-up watcher then costs the flush one call, not a task switch. `next_batch`
+        still reports the end of the watch and its failure."""
+        self.sink = sink
+
+    def fail(self, reason: str) -> None:
+        self.failed = reason
+        self.pending = []
+        self.finish()
+
+    def flush(self) -> None:
+        if self.sink is None or not self.pending:
+            self.wake()
+            return
+        batch, self.pending = self.pending, []
+        self.progress = self.cache.revision
+        self.sink(batch)
 
     async def next_batch(self, wait_seconds: float) -> list[CacheEvent] | None:
         """Every event delivered since the last call; [] when `wait_seconds` pass first; None once the
@@ -136,7 +159,7 @@ class CacheWatch:
     def deliver(self, event: CacheEvent, limit: int) -> bool:
         """Queue an event; False (and the watch ends with an error) when `limit` are already waiting."""
         if len(self.pending) >= limit:
-            self.failed = "the watcher could not keep up with the event stream and was closed"
+            self.failed = TOO_SLOW
             self.pending = []
             self.closed = True
             return False
@@ -290,7 +313,7 @@ class WatchCache:
         self._last_flush = asyncio.get_running_loop().time()
         woken, self._woken = self._woken, set()
         for watcher in woken:
-            watcher.wake()
+            watcher.flush()
         self._recent.append(self._unflushed)
         self._unflushed = []
         if len(self._recent) > _SHARED_FLUSHES:

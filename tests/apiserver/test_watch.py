@@ -146,3 +146,24 @@ def test_all_namespaces_watch(svc_server, api) -> None:
     )
     event = watch.next()
     assert (event["type"], event["object"]["metadata"]["namespace"]) == ("ADDED", "n2")
+
+
+def test_a_watcher_whose_connection_backs_up_is_ended(svc_server, api, monkeypatch) -> None:
+    import time
+
+    monkeypatch.setattr("svc.apiserver.handlers.watch._PUSH_BUFFER_LIMIT", 0)
+    cache = svc_server.server.caches["/registry/core/configmaps/"]
+    _create(api, "first")
+    stream = api.stream(PATH, params={"watch": "1", "resourceVersion": "0"})
+    lines = iter(stream)
+    assert b'"ADDED"' in next(lines)
+    assert len(cache._watchers) == 1
+    payload = "x" * 200_000
+    for index in range(100):
+        body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"big-{index}"}, "data": {"v": payload}}
+        api.request("POST", PATH, body=body)
+        if not cache._watchers:
+            break
+        time.sleep(0.06)
+    assert not cache._watchers
+    stream.close()

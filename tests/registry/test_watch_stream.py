@@ -82,3 +82,23 @@ def test_an_object_leaving_the_selection_is_deleted_at_the_new_version(tmp_path:
         await objects.backend.close()
 
     asyncio.run(scenario())
+
+
+def test_a_pushed_stream_hands_batches_to_its_sink_without_a_reader(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        objects, cache = await _setup(tmp_path)
+        stream = _stream(cache)
+        received: list[list[str]] = []
+        assert stream.push(lambda batch: received.append([event.object["metadata"]["name"] for event in batch]))
+        await objects.create(PREFIX + "a", _configmap("a"))
+        await objects.create(PREFIX + "b", _configmap("b"))
+        assert await cache.fresh()
+        await asyncio.sleep(0.05)
+        assert [name for batch in received for name in batch] == ["a", "b"]
+        assert await stream.next_batch(0.01) == []
+        stream.fail("gone")
+        assert [event.type for event in await stream.next_batch(0.01)] == ["ERROR"]
+        await cache.stop()
+        await objects.backend.close()
+
+    asyncio.run(scenario())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+from collections.abc import Callable
 
 from aiohttp import web
 
@@ -12,7 +13,11 @@ from svc.apiserver.handlers import list as listing
 from svc.apiserver.handlers.scope import Scope
 from svc.machinery import status
 from svc.registry.watch import WatchEvent, WatchStream
+from svc.storage.watch_cache import TOO_SLOW
 from svc.wire.negotiation import Negotiated, View
+
+# A pushed watcher whose connection holds more unsent bytes than this is too slow and is ended.
+_PUSH_BUFFER_LIMIT = 8 * 1024 * 1024
 
 
 def _boolean_param(scope: Scope, name: str) -> bool | None:
@@ -138,7 +143,11 @@ async def _serve(
     deadline = now + seconds
     interval = scope.server.bookmark_interval
     next_bookmark = now + interval
+    pushing = False
     while (now := loop.time()) < deadline:
+        if not pushing and stream.shared_as is not None and encoder.negotiated.view is View.FULL:
+            await response.write(b"")  # sends the headers, which must precede any direct write
+            pushing = stream.push(_direct_writer(scope, stream, encoder))
         wait = min(deadline, next_bookmark) - now if bookmarks else deadline - now
         batch = await stream.next_batch(max(wait, 0.0))
         if batch is None:
@@ -152,6 +161,25 @@ async def _serve(
             await response.write(b"".join(frames))
         if batch and batch[-1].type == "ERROR":
             return
+
+
+def _direct_writer(scope: Scope, stream: WatchStream, encoder: _Encoder) -> Callable[[list[WatchEvent]], None]:
+    """Writes a pushed batch straight to the connection as one HTTP chunk (aiohttp's writer needs a
+    task to await it, which is the cost pushing avoids); a closed or backed-up connection ends the
+    watch instead."""
+
+    def write(batch: list[WatchEvent]) -> None:
+        transport = scope.ctx.request.transport
+        if transport is None or transport.is_closing():
+            stream.fail("the connection was closed")
+            return
+        if transport.get_write_buffer_size() > _PUSH_BUFFER_LIMIT:
+            stream.fail(TOO_SLOW)
+            return
+        data = encoder.frames(batch, stream.shared_as, True)
+        transport.write(b"%x\r\n%b\r\n" % (len(data), data))
+
+    return write
 
 
 def _bookmark(scope: Scope, revision: int) -> WatchEvent:
