@@ -32,7 +32,8 @@ async def limit_time(ctx: RequestContext, next_handler: Handler) -> web.StreamRe
         if 0 < requested < limit:
             limit = requested
     try:
-        return await asyncio.wait_for(next_handler(ctx), limit)
+        async with asyncio.timeout(limit):
+            return await next_handler(ctx)
     except TimeoutError:
         raise status.StatusError(
             504,
