@@ -122,7 +122,11 @@ class CacheWatch:
             return
         batch, self.pending = self.pending, []
         self.progress = self.cache.revision
-        self.sink(batch)
+        try:
+            self.sink(batch)
+        except Exception as error:  # one watcher's failure must not stop the flush for the others
+            log.exception("watch of %s failed", self.cache.prefix)
+            self.fail(f"the watch failed: {error}")
 
     async def next_batch(self, wait_seconds: float) -> list[CacheEvent] | None:
         """Every event delivered since the last call; [] when `wait_seconds` pass first; None once the
@@ -157,11 +161,8 @@ class CacheWatch:
             _settle(self._wake)
 
     def deliver(self, event: CacheEvent, limit: int) -> bool:
-        """Queue an event; False (and the watch ends with an error) when `limit` are already waiting."""
+        """Queue an event; False when `limit` are already waiting (the caller then ends the watch)."""
         if len(self.pending) >= limit:
-            self.failed = TOO_SLOW
-            self.pending = []
-            self.closed = True
             return False
         self.pending.append(event)
         return True
@@ -293,8 +294,7 @@ class WatchCache:
                 else:
                     behind.append(watcher)
         for watcher in behind:
-            self.forget(watcher)
-            watcher.wake()
+            watcher.fail(TOO_SLOW)
         self._unflushed.append(cache_event)
         self._schedule_flush()
         self._wake()

@@ -144,3 +144,26 @@ def test_cached_json_holds_no_spare_capacity() -> None:
     finally:
         tracemalloc.stop()
     assert held < 1.2 * sum(len(data) for data in kept)
+
+
+def test_a_pushed_watcher_whose_sink_fails_is_ended_and_the_others_still_receive(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        objects, cache = await _cache(tmp_path, flush_interval=0.0)
+        broken = cache.watch(PREFIX, PREFIX + "\xff", cache.revision)
+        received: list[str] = []
+        healthy = cache.watch(PREFIX, PREFIX + "\xff", cache.revision)
+
+        def explode(_: list) -> None:
+            raise ValueError("cannot encode")
+
+        broken.push(explode)
+        healthy.push(lambda batch: received.extend(event.key for event in batch))
+        await objects.create(PREFIX + "a", _configmap("a"))
+        await _settled(cache, objects)
+        await asyncio.sleep(0.05)
+        assert received == [PREFIX + "a"]
+        with pytest.raises(errors.StorageError, match="cannot encode"):
+            await broken.next_batch(1.0)
+        await _close(objects, cache)
+
+    asyncio.run(scenario())
