@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from svc.wire.formats import DecodeError
-from svc.wire.strict import decode_json_strict, decode_yaml_strict
+from svc.wire.strict import decode_json_strict, decode_yaml_strict, read_yaml_document
 
 # The bodies of upstream's field validation integration test, name filled in
 # (kubernetes test/integration/apiserver/field_validation_test.go: invalidBodyJSON, invalidBodyYAML).
@@ -306,3 +306,31 @@ def test_yaml_nesting_deeper_than_the_builder_goes_is_a_decode_error() -> None:
 def test_yaml_merges_nest() -> None:
     body = b"a: &a {p: 1}\nb: &b {<<: *a, q: 2}\nc:\n  <<: *b\n  r: 3\n"
     assert decode_yaml_strict(body)[0]["c"] == {"p": 1, "q": 2, "r": 3}
+
+
+_JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(), children, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(st.text(), _JSON_VALUES, max_size=5))
+def test_yaml_written_as_json_reads_as_the_yaml_reader_reads_it(document) -> None:
+    data = orjson.dumps(document)
+    assert _outcome(decode_yaml_strict, data) == _outcome(read_yaml_document, data)
+
+
+def _outcome(decode, data: bytes) -> object:
+    try:
+        return decode(data)
+    except DecodeError as error:
+        return str(error)
+
+
+def test_yaml_written_as_json_with_a_repeated_key_gets_the_yaml_messages() -> None:
+    assert decode_yaml_strict(b'{"a": 1, "a": 2}') == ({"a": 2}, ['line 1: key "a" already set in map'])

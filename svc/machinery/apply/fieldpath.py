@@ -12,6 +12,7 @@ is reproduced exactly. Written by hand: no Python package implements structured-
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -46,7 +47,7 @@ def value_order(value: Any) -> tuple[Any, ...]:
 class PathElement:
     """One step of a path; immutable, hashable and ordered as upstream orders them."""
 
-    __slots__ = ("_hash", "_order", "kind", "payload")
+    __slots__ = ("_hash", "_order", "_serialized", "kind", "payload")
 
     kind: int
     payload: Any
@@ -56,6 +57,7 @@ class PathElement:
         self.payload = payload
         self._order = (kind, order)
         self._hash = hash(self._order)
+        self._serialized: str | None = None
 
     @classmethod
     def field(cls, name: str) -> PathElement:
@@ -98,7 +100,12 @@ class PathElement:
         return f"[{self.payload}]"
 
     def serialize(self) -> str:
-        """The FieldsV1 key form: `f:name`, `k:{...}`, `v:<json>`, `i:<n>`."""
+        """The FieldsV1 key form: `f:name`, `k:{...}`, `v:<json>`, `i:<n>` (made once per element)."""
+        if self._serialized is None:
+            self._serialized = self._serialize()
+        return self._serialized
+
+    def _serialize(self) -> str:
         if self.kind == FIELD:
             return "f:" + self.payload
         if self.kind == KEY:
@@ -113,7 +120,13 @@ class PathElement:
 
     @classmethod
     def parse(cls, text: str) -> PathElement | None:
-        """Read a FieldsV1 key; None for an element type this version does not know (upstream skips it)."""
+        """Read a FieldsV1 key; None for an element type this version does not know (upstream skips it).
+        Elements are immutable, so the same key read again (every request reads every manager's set)
+        is the same element."""
+        return _parse_element(text)
+
+    @classmethod
+    def _parse(cls, text: str) -> PathElement | None:
         if len(text) < 2:
             raise FieldPathError("key must be 2 characters long:")
         if text[1] != ":":
@@ -137,6 +150,8 @@ class PathElement:
             raise FieldPathError(f"parsing {text!r}: a key element must be a JSON object")
         return cls.key(decoded)
 
+
+_parse_element = functools.lru_cache(maxsize=65536)(PathElement._parse)
 
 Path = tuple[PathElement, ...]
 
@@ -229,10 +244,8 @@ class FieldSet:
         """Drop every path that is in `other` or lies under a path in `other`."""
         if not other:
             return self
-        excluded = other._paths
-        return _wrap(
-            path for path in self._paths if not any(path[:depth] in excluded for depth in range(1, len(path) + 1))
-        )
+        root = _trie(other._paths)
+        return _wrap(path for path in self._paths if not _under_member(root, path))
 
     def by_first_element(self) -> dict[PathElement, tuple[bool, FieldSet]]:
         """Group by first element: (whether that one-element path is a member, the paths below it)."""
@@ -250,8 +263,9 @@ class FieldSet:
         return [path_string(path) for path in self]
 
     def to_fields_v1(self) -> dict[str, Any]:
-        """The FieldsV1 trie, with keys in upstream's order so the encoded bytes match."""
-        return _emit(_trie(self._paths))
+        """The FieldsV1 trie, with keys in upstream's order so the encoded bytes match (a fresh copy:
+        the encoding of a set is kept, since a manager's set rarely changes between writes)."""
+        return orjson.loads(_encoded_fields_v1(self))
 
     @classmethod
     def from_fields_v1(cls, document: Any) -> FieldSet:
@@ -260,9 +274,23 @@ class FieldSet:
             return cls()
         if not isinstance(document, dict):
             raise FieldPathError("managedFields parsing: a FieldsV1 value must be a JSON object")
-        paths: list[Path] = []
-        _read(document, (), paths)
-        return cls(paths)
+        return _decoded_fields_v1(orjson.dumps(document))
+
+
+# Every write reads and writes every manager's set of the object; most are the same as last time.
+_SETS_KEPT = 256
+
+
+@functools.lru_cache(maxsize=_SETS_KEPT)
+def _encoded_fields_v1(fields: FieldSet) -> bytes:
+    return orjson.dumps(_emit(_trie(fields._paths)))
+
+
+@functools.lru_cache(maxsize=_SETS_KEPT)
+def _decoded_fields_v1(document: bytes) -> FieldSet:
+    paths: list[Path] = []
+    _read(orjson.loads(document), (), paths)
+    return FieldSet(paths)
 
 
 def _wrap(paths: Iterable[Path]) -> FieldSet:
@@ -290,6 +318,18 @@ def _trie(paths: Iterable[Path]) -> _Node:
             node = child
         node.member = True
     return root
+
+
+def _under_member(root: _Node, path: Path) -> bool:
+    """Whether `path` or one of its prefixes is a member of the trie."""
+    node: _Node | None = root
+    for element in path:
+        node = node.children.get(element)
+        if node is None:
+            return False
+        if node.member:
+            return True
+    return False
 
 
 def _iterate(node: _Node, prefix: Path) -> Iterator[Path]:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import orjson
+
 from svc.api.schemas import Schema
 from svc.machinery import gotext
 from svc.machinery.apply import entries
@@ -110,7 +112,7 @@ def update_managed_fields(
         _record_update(managed, _body(live), _body(new), key, shape, ignored or FieldSet(), operation_time)
     except TypedError:
         if live_entries is not None:
-            result["metadata"]["managedFields"] = copy.deepcopy(live_entries)
+            result["metadata"]["managedFields"] = _copy(live_entries)
         return result
     entries.cap_update_managers(managed)
     return _with_entries(result, managed)
@@ -146,8 +148,8 @@ def apply(
         managed = entries.decode(_entries_of(live))
     except ManagedFieldsError as error:
         raise ManagedFieldsError(f"failed to decode managed fields: {error}") from None
-    before = copy.deepcopy(_body(live))
-    config = copy.deepcopy(config)
+    before = _copy(_body(live))
+    config = _copy(config)
     ignored = ignored or FieldSet()
     api_version = config.get("apiVersion") or before.get("apiVersion", "")
     if not managed.sets:
@@ -166,6 +168,15 @@ def apply(
     else:
         managed.times[key] = operation_time
     return _with_entries(after, managed)
+
+
+def _copy(value: Any) -> Any:
+    """A deep copy of a JSON value; orjson's round trip is several times faster than copy.deepcopy,
+    which remains for what JSON cannot hold (integers beyond 64 bits)."""
+    try:
+        return orjson.loads(orjson.dumps(value))
+    except orjson.JSONEncodeError:
+        return copy.deepcopy(value)
 
 
 def _record_update(
