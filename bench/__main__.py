@@ -9,6 +9,7 @@ full one).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import datetime
 import os
 import platform
@@ -21,7 +22,7 @@ from typing import TypeVar
 
 import uvloop
 
-from bench import crud, lists, memory, watch
+from bench import crud, encode, lists, memory, watch
 from bench.anchors import etcd, http_ceiling
 from bench.anchors import sqlite as sqlite_anchor
 from bench.client import ATTEMPTS
@@ -33,7 +34,7 @@ from bench.server import start_server
 T = TypeVar("T")
 Sections = dict[str, Section]
 
-SCENARIOS = ("crud", "lists", "watch", "memory", "http", "etcd", "sqlite")
+SCENARIOS = ("crud", "lists", "watch", "memory", "http", "etcd", "sqlite", "encode")
 RESULTS = Path(__file__).resolve().parent / "results"
 # The bench's objects as the server returns them (its metadata included): the anchors' value sizes
 # when the scenarios that measure them are not run.
@@ -109,7 +110,7 @@ async def _server_scenarios(workdir: Path, plan: Plan, only: list[str], sections
 
 
 async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections: Sections, facts: Facts) -> None:
-    """Memory and cold start on a fresh server, then the storage anchors."""
+    """Memory and cold start on a fresh server, the storage anchors, then in-process encoding."""
     failed = sections["failed"]
     if "memory" in only:
         result = await _guarded("memory", failed, memory.run(workdir, plan))
@@ -127,6 +128,11 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
         if result is not None:
             sections["etcd"], found = result
             facts.update(found)
+    if "encode" in only:
+        result = await _guarded("encode", failed, asyncio.to_thread(encode.run))
+        if result is not None:
+            sections["encode"], found = result
+            facts.update(found)
 
 
 async def run(plan: Plan, only: list[str]) -> str:
@@ -140,7 +146,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         if {"crud", "lists", "watch", "http"} & set(only):
             await _server_scenarios(workdir, plan, only, sections, facts)
         await _other_scenarios(workdir, plan, only, sections, facts)
-    order = ("crud", "http", "etcd", "sqlite", "lists", "watch", "memory", "start")
+    order = ("crud", "http", "etcd", "sqlite", "lists", "encode", "watch", "memory", "start")
     chosen = [sections[name] for name in order if name in sections]
     chosen += [ratios_section(facts), targets_section(facts)]
     if sections["failed"].rows:

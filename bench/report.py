@@ -154,6 +154,10 @@ def _percent(value: float) -> str:
     return f"{value:.0%}"
 
 
+def _megabytes_per_second(value: float) -> str:
+    return rate(value / (1 << 20), " MB/s")
+
+
 TARGETS = (
     Target("GET at 32 clients", "≥ 3,000/s", _fact("get/32"), lambda v: v >= 3000, rate),
     Target("GET vs HTTP ceiling", "≥ 40%", _ratio("get/32", "http ceiling/32"), lambda v: v >= 0.40, _percent),
@@ -190,10 +194,27 @@ TARGETS = (
     Target("empty server RSS", "< 80 MB", _fact("rss empty"), lambda v: v < 80 * (1 << 20), size),
     Target("cold start, empty", "< 1 s", _fact("start empty"), lambda v: v < 1.0, lambda v: f"{v:.2f} s"),
     Target("cold start with {stored} pods", "< 5 s", _fact("start full"), lambda v: v < 5.0, lambda v: f"{v:.2f} s"),
+    Target(
+        "encoding a list of {encoded} pods, JSON",
+        "≥ 100 MB/s",
+        _fact("encode json"),
+        lambda v: v >= 100 * (1 << 20),
+        _megabytes_per_second,
+    ),
+    Target(
+        "encoding a list of {encoded} pods, Protobuf",
+        "≥ 100 MB/s",
+        _fact("encode protobuf"),
+        lambda v: v >= 100 * (1 << 20),
+        _megabytes_per_second,
+    ),
+    Target(
+        "Table of {encoded} pods, rendered and encoded", "< 500 ms", _fact("encode table"), lambda v: v < 0.5, millis
+    ),
 )
 
 
-COUNTS = {"lists": "list objects", "watchers": "watchers", "stored": "stored objects"}
+COUNTS = {"lists": "list objects", "watchers": "watchers", "stored": "stored objects", "encoded": "encode objects"}
 
 
 def _counts(facts: Facts) -> dict[str, str]:

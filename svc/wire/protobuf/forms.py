@@ -196,9 +196,10 @@ def _decode_quantity(buf: bytes, pos: int, end: int) -> str:
 
 def _encode_json(value: object) -> bytes:
     try:
-        return b"\x0a" + length_prefixed(orjson.dumps(value))
+        data = orjson.dumps(value)
     except TypeError as exc:
         raise ProtobufError(f"value cannot be written as JSON: {exc}") from None
+    return b"".join((b"\x0a", varint(len(data)), data))  # one copy of what may be kilobytes
 
 
 def _decode_json(buf: bytes, pos: int, end: int) -> object:

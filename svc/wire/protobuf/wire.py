@@ -15,7 +15,7 @@ LENGTH_DELIMITED = 2
 FIXED32 = 5
 
 _UINT64 = 1 << 64
-_SMALL = tuple(bytes((n,)) for n in range(128))
+_BYTES = tuple(bytes((n,)) for n in range(256))
 
 
 class ProtobufError(ValueError):
@@ -35,9 +35,9 @@ def json_type(value: object) -> str:
 def varint(value: int) -> bytes:
     """Base-128 varint; negative numbers as their 64-bit two's complement, as proto int32/int64 are."""
     if 0 <= value < 128:
-        return _SMALL[value]
+        return _BYTES[value]
     if 0 < value < 16384:
-        return bytes((value & 0x7F | 0x80, value >> 7))
+        return _BYTES[value & 0x7F | 0x80] + _BYTES[value >> 7]
     if value < 0:
         value += _UINT64
     out = bytearray()

@@ -1,0 +1,29 @@
+"""The in-process encoding scenario: its rows and facts, on a list small enough for a unit test."""
+
+from bench import encode
+from bench.report import targets_section
+
+
+def test_the_scenario_reports_each_encoding_and_the_targets_read_its_facts() -> None:
+    section, facts = encode.run(count=20, repeats=1)
+    assert [row[0] for row in section.rows] == [
+        "JSON (orjson)",
+        "Protobuf",
+        "Table: rows and cells only",
+        "Table: rendered and encoded as JSON (includeObject=Metadata)",
+    ]
+    assert facts["encode objects"] == 20
+    assert facts["encode json"] > 0 and facts["encode protobuf"] > 0 and facts["encode table"] > 0
+    rows = {row[0]: row for row in targets_section(facts).rows}
+    assert rows["encoding a list of 20 pods, Protobuf"][2].endswith(" MB/s")
+    assert rows["Table of 20 pods, rendered and encoded"][3] in ("yes", "**no**")
+
+
+def test_served_pods_are_distinct_running_pods_of_one_shape() -> None:
+    pods = encode.served_pods(3)
+    assert len({pod["metadata"]["uid"] for pod in pods}) == 3
+    assert {pod["status"]["phase"] for pod in pods} == {"Running"}
+    assert [entry["manager"] for entry in pods[0]["metadata"]["managedFields"]] == [
+        "kube-controller-manager",
+        "kubelet",
+    ]
