@@ -20,7 +20,7 @@ from typing import Any
 from aiohttp import web
 
 from svc.api.brand import PROFILES
-from svc.api.columns import columns_for
+from svc.api.columns import columns_for, row_conditions_for
 from svc.api.kinds import strategy_for
 from svc.api.resources import Resource, ResourceSet
 from svc.apiserver import health as health_endpoints
@@ -54,7 +54,7 @@ from svc.wire.formats import JSON, YAML, Format
 from svc.wire.negotiation import parse_accept
 from svc.wire.protobuf_format import protobuf_format, protobuf_supports
 from svc.wire.storage_codecs import storage_codec
-from svc.wire.views import DEFAULT_COLUMNS, Column
+from svc.wire.views import DEFAULT_COLUMNS, Column, RowConditions
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +120,9 @@ class Server:
 
     def columns_for(self, resource: Resource) -> tuple[Column, ...]:
         return columns_for(resource.upstream_group, resource.kind) or DEFAULT_COLUMNS
+
+    def row_conditions_for(self, resource: Resource) -> RowConditions | None:
+        return row_conditions_for(resource.upstream_group, resource.kind)
 
     def aggregated_discovery_request(self, accept: str) -> tuple[str, str] | None:
         """(version, content type) when the Accept header asks for aggregated discovery first."""

@@ -1,8 +1,8 @@
 """Alternative views of objects: metadata-only (`PartialObjectMetadata`) and server-side `Table`.
 
-A Table row carries cells computed by the type's column set and, per `includeObject`, nothing, the
-metadata-only object, or the full object. Types without a column set of their own get upstream's
-default table: `Name` and `Created At`.
+A Table row carries cells computed by the type's column set, the row conditions of kinds that have
+them and, per `includeObject`, nothing, the metadata-only object, or the full object. Types without a
+column set of their own get upstream's default table: `Name` and `Created At`.
 """
 
 from __future__ import annotations
@@ -28,6 +28,10 @@ _CREATED_DESCRIPTION = (
     "for lists. More info: "
     "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
 )
+
+
+RowConditions = Callable[[Obj], list[Obj]]
+"""A kind's row conditions (upstream sets `Completed` on finished pods, which clients may hide)."""
 
 
 @dataclass(frozen=True)
@@ -77,10 +81,13 @@ def table(
     api_version: str,
     include_object: str,
     list_metadata: Obj | None,
+    conditions: RowConditions | None = None,
 ) -> Obj:
     rows = []
     for obj in objects:
         row: Obj = {"cells": [column.cell(obj) for column in columns]}
+        if conditions is not None and (found := conditions(obj)):
+            row["conditions"] = found
         if include_object == "Object":
             row["object"] = obj
         elif include_object == "Metadata":

@@ -214,3 +214,23 @@ def test_storage_media_type_stays_readable_after_change(svc_server_process, tmp_
     other = "application/yaml" if media_type != "application/yaml" else "application/json"
     second = svc_server_process(f"--storage-media-type={other}", data_dir=data_dir)
     assert second.client().request("GET", f"{PATH}/kept").json()["data"] == {"a": "b"}
+
+
+def test_table_rows_of_finished_pods_carry_the_completed_condition(api) -> None:
+    pods = "/api/v1/namespaces/default/pods"
+    for name, phase in (("done", "Succeeded"), ("running", "Running")):
+        body = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": name},
+            "spec": {"containers": [{"name": "c", "image": "i"}]},
+        }
+        api.request("POST", pods, body=body)
+        status = {"status": {"phase": phase}}
+        api.request("PATCH", f"{pods}/{name}/status", body=status, content_type="application/merge-patch+json")
+    rows = api.request("GET", pods, accept="application/json;as=Table;g=meta.svc;v=v1").json()["rows"]
+    by_name = {row["cells"][0]: row for row in rows}
+    assert by_name["done"]["conditions"] == [
+        {"type": "Completed", "status": "True", "reason": "Succeeded", "message": "The pod has completed successfully."}
+    ]
+    assert "conditions" not in by_name["running"]

@@ -8,7 +8,7 @@ the default `Name` / `Created At` table from the caller.
 from __future__ import annotations
 
 from svc.api.columns import core, events, pods, rbac, workloads
-from svc.wire.views import Column
+from svc.wire.views import Column, RowConditions
 
 _COLUMNS: dict[tuple[str, str], tuple[Column, ...]] = {
     ("", "Pod"): pods.COLUMNS,
@@ -35,6 +35,13 @@ _COLUMNS: dict[tuple[str, str], tuple[Column, ...]] = {
     ("rbac.authorization.k8s.io", "RoleBinding"): rbac.ROLE_BINDING,
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"): rbac.CLUSTER_ROLE_BINDING,
 }
+
+
+_ROW_CONDITIONS: dict[tuple[str, str], RowConditions] = {("", "Pod"): pods.row_conditions}
+
+
+def row_conditions_for(upstream_group: str, kind: str) -> RowConditions | None:
+    return _ROW_CONDITIONS.get((upstream_group, kind))
 
 
 def columns_for(upstream_group: str, kind: str) -> tuple[Column, ...] | None:

@@ -179,15 +179,16 @@ class Scope:
             return views.partial_list(obj, api_version)
         include = views.check_include_object(self.query.get("includeObject", ""))
         columns = self.server.columns_for(self.resource)
-        if is_list:
-            return views.table(
-                obj["items"],
-                columns,
-                api_version=api_version,
-                include_object=include,
-                list_metadata=obj["metadata"],
-            )
-        return views.table([obj], columns, api_version=api_version, include_object=include, list_metadata=None)
+        conditions = self.server.row_conditions_for(self.resource)
+        objects, list_metadata = (obj["items"], obj["metadata"]) if is_list else ([obj], None)
+        return views.table(
+            objects,
+            columns,
+            api_version=api_version,
+            include_object=include,
+            list_metadata=list_metadata,
+            conditions=conditions,
+        )
 
     def respond(self, code: int, obj: Obj, negotiated: Negotiated, *, is_list: bool = False) -> web.StreamResponse:
         return object_response(self.ctx, code, self.render(obj, negotiated, is_list=is_list), negotiated)
