@@ -22,7 +22,7 @@ from typing import TypeVar
 
 import uvloop
 
-from bench import crud, encode, lists, memory, watch
+from bench import crud, encode, lists, memory, patches, watch
 from bench.anchors import etcd, http_ceiling
 from bench.anchors import sqlite as sqlite_anchor
 from bench.client import ATTEMPTS
@@ -34,7 +34,7 @@ from bench.server import start_server
 T = TypeVar("T")
 Sections = dict[str, Section]
 
-SCENARIOS = ("crud", "lists", "watch", "memory", "http", "etcd", "sqlite", "encode")
+SCENARIOS = ("crud", "patch", "lists", "watch", "memory", "http", "etcd", "sqlite", "encode")
 RESULTS = Path(__file__).resolve().parent / "results"
 # The bench's objects as the server returns them (its metadata included): the anchors' value sizes
 # when the scenarios that measure them are not run.
@@ -94,7 +94,7 @@ async def _server_scenarios(workdir: Path, plan: Plan, only: list[str], sections
         return
     progress(f"svc-apiserver pid {server.pid} ready on {server.url} in {server.startup_seconds:.2f} s")
     try:
-        for name, module in (("crud", crud), ("lists", lists), ("watch", watch)):
+        for name, module in (("crud", crud), ("patch", patches), ("lists", lists), ("watch", watch)):
             if name in only:
                 result = await _guarded(name, failed, module.run(server, plan))
                 if result is not None:
@@ -143,10 +143,10 @@ async def run(plan: Plan, only: list[str]) -> str:
     facts: Facts = {}
     with tempfile.TemporaryDirectory(prefix="svc-bench-") as directory:
         workdir = Path(directory)
-        if {"crud", "lists", "watch", "http"} & set(only):
+        if {"crud", "patch", "lists", "watch", "http"} & set(only):
             await _server_scenarios(workdir, plan, only, sections, facts)
         await _other_scenarios(workdir, plan, only, sections, facts)
-    order = ("crud", "http", "etcd", "sqlite", "lists", "encode", "watch", "memory", "start")
+    order = ("crud", "http", "etcd", "sqlite", "patch", "lists", "encode", "watch", "memory", "start")
     chosen = [sections[name] for name in order if name in sections]
     chosen += [ratios_section(facts), targets_section(facts)]
     if sections["failed"].rows:

@@ -18,6 +18,7 @@ class Plan:
     watch_rate: float
     memory_steps: tuple[int, ...]
     anchor_ops: dict[int, int]
+    patch_ops: int
     populate_concurrency: int = 64
 
 
@@ -31,6 +32,7 @@ FULL = Plan(
     watch_rate=200.0,
     memory_steps=(10_000, 100_000),
     anchor_ops={1: 2_000, 32: 10_000},
+    patch_ops=200,
 )
 
 QUICK = Plan(
@@ -43,4 +45,5 @@ QUICK = Plan(
     watch_rate=200.0,
     memory_steps=(2_000,),
     anchor_ops={1: 300, 32: 1_500},
+    patch_ops=40,
 )

@@ -164,6 +164,20 @@ TARGETS = (
     Target("create at 32 clients", "≥ 800/s", _fact("create/32"), lambda v: v >= 800, rate),
     Target("create vs etcd put", "≥ 50%", _ratio("create/32", "etcd put/32"), lambda v: v >= 0.50, _percent),
     Target(
+        "strategic-merge patch of a 50-container Deployment (p50)",
+        "< 20 ms",
+        _fact("smp p50"),
+        lambda v: v < 0.020,
+        millis,
+    ),
+    Target(
+        "server-side apply of a 50-container Deployment (p50)",
+        "< 20 ms",
+        _fact("apply p50"),
+        lambda v: v < 0.020,
+        millis,
+    ),
+    Target(
         "list of {lists} ConfigMaps from cache, JSON (p50)",
         "< 250 ms",
         _fact("list cm cache json"),
