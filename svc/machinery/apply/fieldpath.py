@@ -61,21 +61,37 @@ class PathElement:
 
     @classmethod
     def field(cls, name: str) -> PathElement:
-        return cls(FIELD, name, (name,))
+        found = _FIELDS.get(name)
+        if found is None:
+            found = _FIELDS[name] = _interned(FIELD, name, (name,))
+        return found
 
     @classmethod
     def key(cls, fields: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> PathElement:
         """A map-list item selected by its key fields (given in any order; kept sorted by name)."""
-        pairs = tuple(sorted(fields.items() if isinstance(fields, Mapping) else fields, key=lambda p: p[0]))
-        return cls(KEY, pairs, tuple((name, value_order(value)) for name, value in pairs))
+        given = tuple(fields.items() if isinstance(fields, Mapping) else fields)
+        remembered = tuple((name, type(value), value) for name, value in given)  # 1, 1.0 and True differ
+        try:
+            return _KEYS[remembered]
+        except KeyError:
+            pass
+        except TypeError:  # a key field holding a list or a map: nothing to remember it by
+            return cls._key(given)
+        found = _KEYS[remembered] = cls._key(given)
+        return found
+
+    @classmethod
+    def _key(cls, given: tuple[tuple[str, Any], ...]) -> PathElement:
+        pairs = tuple(sorted(given, key=lambda p: p[0]))
+        return _interned(KEY, pairs, tuple((name, value_order(value)) for name, value in pairs))
 
     @classmethod
     def value(cls, value: Any) -> PathElement:
-        return cls(VALUE, value, value_order(value))
+        return _interned(VALUE, value, value_order(value))
 
     @classmethod
     def index(cls, position: int) -> PathElement:
-        return cls(INDEX, position, (position,))
+        return _interned(INDEX, position, (position,))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, PathElement) and self._order == other._order
@@ -149,6 +165,27 @@ class PathElement:
         if not isinstance(decoded, dict):
             raise FieldPathError(f"parsing {text!r}: a key element must be a JSON object")
         return cls.key(decoded)
+
+
+# Equal elements are made one instance (up to a bound, past which the tables start again): paths
+# then compare by identity inside tuples and sets, where comparing them would call __eq__ for every
+# element, and a key element is built once per distinct key rather than once per list item walked.
+_INTERN_LIMIT = 200_000
+_INTERNED: dict[tuple[Any, ...], PathElement] = {}
+_FIELDS: dict[str, PathElement] = {}
+_KEYS: dict[tuple[tuple[str, type, Any], ...], PathElement] = {}
+
+
+def _interned(kind: int, payload: Any, order: tuple[Any, ...]) -> PathElement:
+    identity = (kind, order)
+    found = _INTERNED.get(identity)
+    if found is None:
+        if len(_INTERNED) >= _INTERN_LIMIT:
+            _INTERNED.clear()
+            _FIELDS.clear()
+            _KEYS.clear()
+        found = _INTERNED[identity] = PathElement(kind, payload, order)
+    return found
 
 
 _parse_element = functools.lru_cache(maxsize=65536)(PathElement._parse)

@@ -48,7 +48,18 @@ class Scalar(enum.Enum):
 class Shape:
     """One schema position as server-side apply understands it."""
 
-    __slots__ = ("_children", "associative", "atomic", "extra_fields", "keys", "kind", "scalar", "schema")
+    __slots__ = (
+        "_by_value",
+        "_children",
+        "_declared",
+        "associative",
+        "atomic",
+        "extra_fields",
+        "keys",
+        "kind",
+        "scalar",
+        "schema",
+    )
 
     def __init__(
         self,
@@ -69,6 +80,8 @@ class Shape:
         self.keys = keys
         self.extra_fields = extra_fields  # shape of map entries and of undeclared struct fields
         self._children: dict[str, Shape] = {}
+        self._by_value = kind in (Kind.UNTYPED, Kind.DEDUCED)
+        self._declared: dict[str, Schema] | None = None
 
     def __repr__(self) -> str:
         return f"Shape({self.kind.value}, {self.schema!r})"
@@ -76,9 +89,10 @@ class Shape:
     @property
     def declared(self) -> dict[str, Schema]:
         """The declared (struct) fields; empty for plain maps."""
-        if self.kind is not Kind.MAP or self.schema is None or self.schema.type != "object":
-            return {}
-        return self.schema.properties
+        if self._declared is None:
+            plain = self.kind is not Kind.MAP or self.schema is None or self.schema.type != "object"
+            self._declared = {} if plain or self.schema is None else self.schema.properties
+        return self._declared
 
     def field(self, name: str) -> Shape | None:
         """Shape of entry `name`; None when a struct does not declare it and takes no extra fields."""
@@ -117,7 +131,7 @@ class Shape:
 
     def resolve(self, value: Any) -> Kind:
         """The kind that handles `value` here (untyped positions take the value's own form)."""
-        if self.kind in (Kind.UNTYPED, Kind.DEDUCED):
+        if self._by_value:
             if isinstance(value, dict):
                 return Kind.MAP
             if isinstance(value, list):
