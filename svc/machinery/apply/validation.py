@@ -14,23 +14,36 @@ from svc.machinery.apply.fieldpath import PathElement
 from svc.machinery.apply.shapes import Kind, Scalar, Shape
 from svc.machinery.apply.typed import TypedError, item_element
 
+# Where a value is, as (where its parent is, its own step): rendered only for an error, since
+# rendering a list item's key for every value checked was most of the check's time.
+Where = tuple[Any, "str | PathElement"] | None
+
+
+def _text(where: Where) -> str:
+    steps = []
+    while where is not None:
+        where, step = where
+        steps.append(step if isinstance(step, str) else str(step))
+    return "".join(reversed(steps))
+
 
 def validate(value: Any, shape: Shape) -> None:
     """Raise TypedError if `value` does not fit the schema, in upstream's words."""
     errors: list[str] = []
-    _validate(value, shape, "", errors)
+    _validate(value, shape, None, errors)
     if errors:
         raise TypedError(errors)
 
 
-def _validate(value: Any, shape: Shape, where: str, errors: list[str]) -> None:
+def _validate(value: Any, shape: Shape, where: Where, errors: list[str]) -> None:
     if value is None:
         return
     kind = shape.resolve(value)
     resolved = shape.as_resolved(kind)
 
     def fail(message: str) -> None:
-        errors.append(f"{where}: {message}" if where else message)
+        text = _text(where)
+        errors.append(f"{text}: {message}" if text else message)
 
     if kind is Kind.SCALAR:
         problem = _scalar_problem(resolved.scalar, value)
@@ -53,16 +66,16 @@ def _validate(value: Any, shape: Shape, where: str, errors: list[str]) -> None:
                 if element in seen:
                     fail(f"duplicate entries for key {element}")
                 seen.add(element)
-            _validate(item, resolved.element, where + str(element), errors)
+            _validate(item, resolved.element, (where, element), errors)
     elif not isinstance(value, dict):
         fail(f"expected map, got &{{{gotext.format_v(value)}}}")
     else:
         for key in sorted(value):
             child = resolved.field(key)
             if child is None:
-                errors.append(f"{where}.{key}: field not declared in schema")
+                errors.append(f"{_text(where)}.{key}: field not declared in schema")
                 return
-            _validate(value[key], child, f"{where}.{key}", errors)
+            _validate(value[key], child, (where, "." + key), errors)
 
 
 def _scalar_problem(scalar: Scalar, value: Any) -> str:
