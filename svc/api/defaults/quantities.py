@@ -7,6 +7,7 @@ and canonical form are `svc.machinery.quantity`'s; text that is not a quantity i
 
 from __future__ import annotations
 
+import functools
 from decimal import ROUND_UP, Decimal
 from typing import Any, Final
 
@@ -38,9 +39,18 @@ def round_resource_list(obj: Obj | None, key: str) -> None:
     if values is None:
         return
     for name, value in list(values.items()):
-        quantity = as_quantity(value)
-        if quantity is not None:
-            values[name] = rounded(quantity).canonical()
+        canonical = _rounded_text(value) if isinstance(value, str) else _rounded_value(value)
+        if canonical is not None:
+            values[name] = canonical
+
+
+def _rounded_value(value: Any) -> str | None:
+    quantity = as_quantity(value)
+    return None if quantity is None else rounded(quantity).canonical()
+
+
+# Every write of a pod template rounds every container's quantities, and they repeat ("100m", "64Mi").
+_rounded_text = functools.lru_cache(maxsize=4096)(_rounded_value)
 
 
 def round_requirements(obj: Obj | None, key: str = "resources") -> None:

@@ -174,6 +174,8 @@ def compare(old: Any, new: Any, shape: Shape) -> Comparison:
 
 
 def _compare(left: Any, right: Any, shape: Shape, path: Path, sink: tuple[list[Path], ...]) -> None:
+    if type(left) is type(right) and left == right and not isinstance(left, dict | list | _Absent):
+        return  # the common case, an unchanged scalar: whatever the shape, nothing to record
     left_kind = None if left is ABSENT else shape.resolve(left)
     right_kind = None if right is ABSENT else shape.resolve(right)
     if right_kind is None or left_kind is None or left_kind is right_kind:
@@ -261,7 +263,7 @@ def merge(live: Any, config: Any, shape: Shape) -> Any:
 def _merge(left: Any, right: Any, shape: Shape, path: Path) -> Any:
     if right is ABSENT:
         return left
-    if left is ABSENT:
+    if left is ABSENT or (not isinstance(right, dict | list) and not isinstance(left, dict | list)):
         return right
     kind = shape.resolve(right)
     resolved = shape.as_resolved(kind)
