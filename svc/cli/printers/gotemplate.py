@@ -20,6 +20,7 @@ import base64
 import binascii
 import unicodedata
 import urllib.parse
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -386,11 +387,12 @@ class _Lexer:
 
 
 @dataclass
-class _Node:
+class _Node(ABC):
     pos: int
 
+    @abstractmethod
     def __str__(self) -> str:
-        raise NotImplementedError
+        """The node written back as template text (as Go's parse tree prints it)."""
 
 
 @dataclass
