@@ -69,8 +69,8 @@ class PathElement:
     @classmethod
     def key(cls, fields: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> PathElement:
         """A map-list item selected by its key fields (given in any order; kept sorted by name)."""
-        given = tuple(fields.items() if isinstance(fields, Mapping) else fields)
-        remembered = tuple((name, type(value), value) for name, value in given)  # 1, 1.0 and True differ
+        given = fields if type(fields) is tuple else tuple(fields.items() if isinstance(fields, Mapping) else fields)
+        remembered = tuple([(name, type(value), value) for name, value in given])  # 1, 1.0 and True differ
         try:
             return _KEYS[remembered]
         except KeyError:
@@ -79,6 +79,14 @@ class PathElement:
             return cls._key(given)
         found = _KEYS[remembered] = cls._key(given)
         return found
+
+    @classmethod
+    def single_key(cls, name: str, value: Any) -> PathElement:
+        """`key(((name, value),))`, the usual one-field key, found without building the pairs first."""
+        try:
+            return _KEYS[((name, type(value), value),)]
+        except (KeyError, TypeError):
+            return cls.key(((name, value),))
 
     @classmethod
     def _key(cls, given: tuple[tuple[str, Any], ...]) -> PathElement:
@@ -282,7 +290,9 @@ class FieldSet:
         if not other:
             return self
         root = _trie(other._paths)
-        return _wrap(path for path in self._paths if not _under_member(root, path))
+        dropped = [path for path in self._paths if _under_member(root, path)]
+        # Usually nothing is dropped; the set is then kept rather than hashed again path by path.
+        return _wrap(self._paths.difference(dropped)) if dropped else self
 
     def by_first_element(self) -> dict[PathElement, tuple[bool, FieldSet]]:
         """Group by first element: (whether that one-element path is a member, the paths below it)."""

@@ -36,8 +36,7 @@ from svc.machinery.apply.typed import (
     remove_items,
     values_equal,
 )
-from svc.machinery.apply.validation import validate
-from svc.machinery.apply.zero_values import with_zero_values
+from svc.machinery.apply.validation import validated_field_set
 from svc.machinery.status import bad_request
 
 BEFORE_FIRST_APPLY = "before-first-apply"
@@ -96,9 +95,7 @@ def update_managed_fields(
     object's managedFields; only a non-object `metadata` raises TypedError.
     """
     _check_time(operation_time)
-    metadata = new.get("metadata")
-    if metadata is not None and not isinstance(metadata, dict):
-        raise TypedError([f".metadata: expected map, got &{{{gotext.format_v(metadata)}}}"])
+    metadata = _metadata_map(new)
     result = {**new, "metadata": dict(metadata or {})}
     requested = result["metadata"].pop("managedFields", None)
     live_entries = _entries_of(live)
@@ -131,10 +128,11 @@ def apply(
 ) -> dict[str, Any]:
     """The object after applying `config` to `live` (created when `live` is None), with managedFields.
 
-    Raises ApplyConflict (unless `force`), TypedError for a configuration that does not fit the schema,
-    StatusError 400 for a configuration that carries managedFields, and ManagedFieldsError when the
-    live object's managedFields cannot be read. An apply that changes nothing returns the live object
-    with its time stamps untouched, so repeating an apply is a no-op.
+    Raises ApplyConflict (unless `force`), TypedError for a configuration that does not fit the schema
+    (without one, for a `metadata` that is not a map), StatusError 400 for a configuration that carries
+    managedFields, and ManagedFieldsError when the live object's managedFields cannot be read. An apply
+    that changes nothing returns the live object with its time stamps untouched, so repeating an apply
+    is a no-op.
     """
     _check_time(operation_time)
     if not isinstance(config, dict):
@@ -143,7 +141,8 @@ def apply(
     if isinstance(metadata, dict) and metadata.get("managedFields") is not None:
         raise bad_request("metadata.managedFields must be nil")
     shape = shape_of(schema)
-    validate(config, shape)
+    applied = validated_field_set(config, shape)
+    _metadata_map(config)  # the schema has checked it, unless there is none
     try:
         managed = entries.decode(_entries_of(live))
     except ManagedFieldsError as error:
@@ -158,7 +157,7 @@ def apply(
 
     key = ManagerKey(manager or "unknown", APPLY, "", subresource)
     last = managed.sets.get(key)
-    managed.sets[key] = Owned(field_set(config, shape).recursive_difference(ignored), api_version, True)
+    managed.sets[key] = Owned(applied.recursive_difference(ignored), api_version, True)
     after = _prune(merge(before, config, shape), managed, key, last, shape)
     _settle(managed, _comparison(before, after, shape, ignored), writer=key, force=force)
     if key in managed.sets:
@@ -201,7 +200,7 @@ def _record_update(
 
 
 def _comparison(before: dict[str, Any], after: dict[str, Any], shape: Shape, ignored: FieldSet) -> Comparison:
-    return compare(with_zero_values(before, shape), with_zero_values(after, shape), shape).exclude(ignored)
+    return compare(before, after, shape, zero_values=True).exclude(ignored)
 
 
 def _settle(managed: Managed, comparison: Comparison, *, writer: ManagerKey, force: bool) -> None:
@@ -288,6 +287,14 @@ def _with_entries(obj: dict[str, Any], managed: Managed) -> dict[str, Any]:
     if managed.sets:
         metadata["managedFields"] = entries.encode(managed)
     return {**obj, "metadata": metadata} if metadata or "metadata" in obj else obj
+
+
+def _metadata_map(obj: dict[str, Any]) -> dict[str, Any] | None:
+    """The object's `metadata`; TypedError, in upstream's words, when it is there but not a map."""
+    metadata = obj.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
+        raise TypedError([f".metadata: expected map, got &{{{gotext.format_v(metadata)}}}"])
+    return metadata
 
 
 def _check_time(operation_time: str) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 from svc.machinery import gotext
 from svc.machinery.apply.fieldpath import FIELD, KEY, FieldSet, Path, PathElement
 from svc.machinery.apply.shapes import DEDUCED, Kind, Shape
+from svc.machinery.apply.zero_values import with_zero_fields, with_zero_values
 
 
 class _Absent:
@@ -86,7 +87,10 @@ def values_equal(left: Any, right: Any) -> bool:
 
 def item_element(shape: Shape, item: Any) -> PathElement:
     """The path element naming `item` in an associative list: its keys, or its value for a set."""
-    if shape.keys:
+    keys = shape.keys
+    if keys:
+        if len(keys) == 1 and isinstance(item, dict) and keys[0] in item:
+            return PathElement.single_key(keys[0], item[keys[0]])
         if item is None:
             raise ValueError("associative list with keys may not have a null element")
         if not isinstance(item, dict):
@@ -105,7 +109,7 @@ def item_element(shape: Shape, item: Any) -> PathElement:
                 f"associative list with keys has an element that omits all key fields [{names}] "
                 "(and doesn't have default values for any key fields)"
             )
-        return PathElement.key(pairs)
+        return PathElement.key(tuple(pairs))
     if isinstance(item, dict):
         raise ValueError("associative list without keys has an element that's a map type")
     if isinstance(item, list):
@@ -158,7 +162,11 @@ def _collect(value: Any, shape: Shape, path: Path, out: list[Path]) -> None:
     elif kind is Kind.MAP and isinstance(value, dict):
         for key, item in value.items():
             child = (*path, PathElement.field(key))
-            _collect(item, resolved.field(key) or DEDUCED, child, out)
+            child_shape = resolved.field(key) or DEDUCED
+            if child_shape.kind is Kind.SCALAR or child_shape.atomic:
+                out.append(child)  # a leaf, as the call below would find, without the call
+                continue
+            _collect(item, child_shape, child, out)
             if item is None or item == {} or not resolved.is_declared(key):
                 out.append(child)
 
@@ -166,85 +174,132 @@ def _collect(value: Any, shape: Shape, path: Path, out: list[Path]) -> None:
 # ---------------------------------------------------------------------------------------------- compare
 
 
-def compare(old: Any, new: Any, shape: Shape) -> Comparison:
-    """The fields removed, modified and added going from `old` to `new`."""
-    sink: tuple[list[Path], list[Path], list[Path]] = ([], [], [])
-    _compare(old, new, shape, (), sink)
-    return Comparison(FieldSet(sink[0]), FieldSet(sink[1]), FieldSet(sink[2]))
+def compare(old: Any, new: Any, shape: Shape, *, zero_values: bool = False) -> Comparison:
+    """The fields removed, modified and added going from `old` to `new`.
+
+    With `zero_values`, both compare as `with_zero_values` would make them, filled one map at a time
+    as the walk reaches it rather than copied whole first.
+    """
+    differ = _Differ(zero_values)
+    differ.node(old, new, shape, ())
+    return Comparison(FieldSet(differ.removed), FieldSet(differ.modified), FieldSet(differ.added))
 
 
-def _compare(left: Any, right: Any, shape: Shape, path: Path, sink: tuple[list[Path], ...]) -> None:
-    if type(left) is type(right) and left == right and not isinstance(left, dict | list | _Absent):
-        return  # the common case, an unchanged scalar: whatever the shape, nothing to record
-    left_kind = None if left is ABSENT else shape.resolve(left)
-    right_kind = None if right is ABSENT else shape.resolve(right)
-    if right_kind is None or left_kind is None or left_kind is right_kind:
-        leaf = _compare_as(left_kind or right_kind, left, right, shape, path, sink)
-    else:
-        _compare_as(left_kind, left, right, shape, path, sink)
-        leaf = _compare_as(right_kind, left, right, shape, path, sink)
-    if not leaf:
-        if left is ABSENT:
-            sink[2].append(path)
-        elif right is ABSENT:
-            sink[0].append(path)
+class _Differ:
+    """One comparison's walk and the paths it found."""
 
+    __slots__ = ("added", "fill", "modified", "removed")
 
-def _compare_as(kind: Any, left: Any, right: Any, shape: Shape, path: Path, sink: tuple[list[Path], ...]) -> bool:
-    """Compare as `kind`; True when this node was compared as one leaf value."""
-    resolved = shape.as_resolved(kind)
-    if kind is Kind.MAP:
-        left_map = left if isinstance(left, dict) else None
-        right_map = right if isinstance(right, dict) else None
-        if not (resolved.atomic or (not left_map and not right_map)):
-            left_map, right_map = left_map or {}, right_map or {}
-            for key in {**left_map, **right_map}:
-                child = resolved.field(key) or DEDUCED
-                element = PathElement.field(key)
-                _compare(left_map.get(key, ABSENT), right_map.get(key, ABSENT), child, (*path, element), sink)
-            return False
-    elif kind is Kind.LIST:
-        left_list = left if isinstance(left, list) else None
-        right_list = right if isinstance(right, list) else None
-        if not (resolved.atomic or (not left_list and not right_list)):
-            _compare_items(left_list or [], right_list or [], resolved, path, sink)
-            return False
-    if left is ABSENT:
-        sink[2].append(path)
-    elif right is ABSENT:
-        sink[0].append(path)
-    elif not values_equal(left, right):
-        sink[1].append(path)
-    return True
+    def __init__(self, fill: bool) -> None:
+        self.fill = fill
+        self.removed: list[Path] = []
+        self.modified: list[Path] = []
+        self.added: list[Path] = []
 
-
-def _group(shape: Shape, items: list[Any], path: Path) -> dict[PathElement, list[Any]]:
-    groups: dict[PathElement, list[Any]] = {}
-    for element, item in zip(_elements(shape, items, path), items, strict=True):
-        groups.setdefault(element, []).append(item)
-    return groups
-
-
-def _compare_items(left: list[Any], right: list[Any], shape: Shape, path: Path, sink: tuple[list[Path], ...]) -> None:
-    left_groups = _group(shape, left, path)
-    right_groups = _group(shape, right, path)
-    for element in {**left_groups, **right_groups}:
-        before = left_groups.get(element, [])
-        after = right_groups.get(element, [])
-        item_path = (*path, element)
-        if len(before) <= 1 and len(after) <= 1:
-            _compare(before[0] if before else ABSENT, after[0] if after else ABSENT, shape.element, item_path, sink)
-        elif len(before) >= 2 and len(after) >= 2:
-            if not values_equal(before, after):
-                sink[1].append(item_path)
-        elif len(before) >= 2:
-            if after:
-                _compare(ABSENT, after[0], shape.element, item_path, sink)
-            sink[0].append(item_path)
+    def node(self, left: Any, right: Any, shape: Shape, path: Path) -> None:
+        if type(left) is type(right) and left == right and not isinstance(left, dict | list | _Absent):
+            return  # the common case, an unchanged scalar: whatever the shape, nothing to record
+        left_kind = None if left is ABSENT else shape.resolve(left)
+        right_kind = None if right is ABSENT else shape.resolve(right)
+        if right_kind is None or left_kind is None or left_kind is right_kind:
+            leaf = self.node_as(left_kind or right_kind, left, right, shape, path)
         else:
-            if before:
-                _compare(before[0], ABSENT, shape.element, item_path, sink)
-            sink[2].append(item_path)
+            self.node_as(left_kind, left, right, shape, path)
+            leaf = self.node_as(right_kind, left, right, shape, path)
+        if not leaf:
+            if left is ABSENT:
+                self.added.append(path)
+            elif right is ABSENT:
+                self.removed.append(path)
+
+    def node_as(self, kind: Any, left: Any, right: Any, shape: Shape, path: Path) -> bool:
+        """Compare as `kind`; True when this node was compared as one leaf value."""
+        resolved = shape.as_resolved(kind)
+        if kind is Kind.MAP:
+            left_map = left if isinstance(left, dict) else None
+            right_map = right if isinstance(right, dict) else None
+            if self.fill:
+                left_map = None if left_map is None else with_zero_fields(left_map, resolved)
+                right_map = None if right_map is None else with_zero_fields(right_map, resolved)
+            if not (resolved.atomic or (not left_map and not right_map)):
+                self.entries(left_map or {}, right_map or {}, resolved, path)
+                return False
+        elif kind is Kind.LIST:
+            left_list = left if isinstance(left, list) else None
+            right_list = right if isinstance(right, list) else None
+            if not (resolved.atomic or (not left_list and not right_list)):
+                self.items(left_list or [], right_list or [], resolved, path)
+                return False
+        if left is ABSENT:
+            self.added.append(path)
+        elif right is ABSENT:
+            self.removed.append(path)
+        elif not values_equal(self.filled(left, shape), self.filled(right, shape)):
+            self.modified.append(path)
+        return True
+
+    def entries(self, left: dict[str, Any], right: dict[str, Any], shape: Shape, path: Path) -> None:
+        for key in {**left, **right}:
+            before, after = left.get(key, ABSENT), right.get(key, ABSENT)
+            kind = type(before)
+            if (kind is dict or kind is list) and kind is type(after):
+                self.same_kind(before, after, shape.field(key) or DEDUCED, (*path, PathElement.field(key)))
+            elif kind is not type(after) or before != after or isinstance(before, dict | list):
+                self.node(before, after, shape.field(key) or DEDUCED, (*path, PathElement.field(key)))
+            # else an unchanged scalar, as in `node`, without the call
+
+    def same_kind(self, left: Any, right: Any, shape: Shape, path: Path) -> None:
+        """Two maps or two lists: where the shape walks into them, go straight there (as `node` would)."""
+        if shape.kind is Kind.MAP and type(left) is dict and not shape.atomic:
+            if self.fill:
+                left, right = with_zero_fields(left, shape), with_zero_fields(right, shape)
+            if left or right:
+                self.entries(left, right, shape, path)
+                return
+        elif shape.kind is Kind.LIST and type(left) is list and not shape.atomic and (left or right):
+            self.items(left, right, shape, path)
+            return
+        self.node(left, right, shape, path)
+
+    def items(self, left: list[Any], right: list[Any], shape: Shape, path: Path) -> None:
+        left_groups = self.group(shape, left, path)
+        right_groups = self.group(shape, right, path)
+        element_shape = shape.element
+        for element in {**left_groups, **right_groups}:
+            before = left_groups.get(element, [])
+            after = right_groups.get(element, [])
+            item_path = (*path, element)
+            if len(before) == 1 and len(after) == 1 and type(before[0]) is type(after[0]) is dict:
+                self.same_kind(before[0], after[0], element_shape, item_path)
+            elif len(before) <= 1 and len(after) <= 1:
+                self.node(before[0] if before else ABSENT, after[0] if after else ABSENT, element_shape, item_path)
+            elif len(before) >= 2 and len(after) >= 2:
+                if not values_equal(self.filled(before, shape), self.filled(after, shape)):
+                    self.modified.append(item_path)
+            elif len(before) >= 2:
+                if after:
+                    self.node(ABSENT, after[0], element_shape, item_path)
+                self.removed.append(item_path)
+            else:
+                if before:
+                    self.node(before[0], ABSENT, element_shape, item_path)
+                self.added.append(item_path)
+
+    def group(self, shape: Shape, items: list[Any], path: Path) -> dict[PathElement, list[Any]]:
+        """The items by the element naming them; filled first, since a filled key field names an item."""
+        element_shape = shape.element
+        if self.fill and element_shape.kind is Kind.MAP:  # only struct items have fields to fill
+            items = [with_zero_fields(item, element_shape) if isinstance(item, dict) else item for item in items]
+        groups: dict[PathElement, list[Any]] = {}
+        for element, item in zip(_elements(shape, items, path), items, strict=True):
+            groups.setdefault(element, []).append(item)
+        return groups
+
+    def filled(self, value: Any, shape: Shape) -> Any:
+        """A value compared whole, as the walk would have filled it."""
+        if self.fill and isinstance(value, dict | list):
+            return with_zero_values(value, shape)
+        return value
 
 
 # ---------------------------------------------------------------------------------------------- merge
@@ -275,11 +330,15 @@ def _merge(left: Any, right: Any, shape: Shape, path: Path) -> Any:
         left_map, right_map = left_map or {}, right_map or {}
         out = {}
         for key in {**left_map, **right_map}:
-            child = resolved.field(key) or DEDUCED
             before, after = left_map.get(key, ABSENT), right_map.get(key, ABSENT)
-            merged = _merge(before, after, child, (*path, PathElement.field(key)))
-            if merged is not ABSENT:
-                out[key] = merged
+            if after is ABSENT:
+                out[key] = before  # the first two cases of a call, without the call
+            elif before is ABSENT or (not isinstance(after, dict | list) and not isinstance(before, dict | list)):
+                out[key] = after
+            else:
+                merged = _merge(before, after, resolved.field(key) or DEDUCED, (*path, PathElement.field(key)))
+                if merged is not ABSENT:
+                    out[key] = merged
         return out or ABSENT
     if kind is Kind.LIST:
         left_list = left if isinstance(left, list) else None
@@ -299,6 +358,10 @@ def _merge_items(left: list[Any], right: list[Any], shape: Shape, path: Path) ->
             raise TypedError([_at(path, f"duplicate entries for key {element}")])
         right_items[element] = item
     left_elements = _elements(shape, left, path)
+    if left_elements == right_elements:  # the same items in the same order: merged pairwise
+        pairs = zip(left_elements, left, right, strict=True)
+        merged = [_merge(before, after, shape.element, (*path, element)) for element, before, after in pairs]
+        return [item for item in merged if item is not ABSENT]
     left_items: dict[PathElement, Any] = {}
     for element, item in zip(left_elements, left, strict=True):
         left_items[element] = None if element in left_items else item

@@ -30,7 +30,8 @@ _NON_POINTER_FIELDS = frozenset(
     }
 )
 _SCALAR_ZEROS = {Scalar.STRING: "", Scalar.NUMERIC: 0, Scalar.BOOLEAN: False}
-_ZEROS: dict[int, tuple[Shape, tuple[str, ...]]] = {}
+# Shapes are made once per schema node and kept (see `shape_of`), so they key this table directly.
+_ZEROS: dict[Shape, tuple[str, ...]] = {}
 
 
 def with_zero_values(value: Any, shape: Shape) -> Any:
@@ -49,6 +50,21 @@ def with_zero_values(value: Any, shape: Shape) -> Any:
     return value
 
 
+def with_zero_fields(value: dict[str, Any], shape: Shape) -> dict[str, Any]:
+    """`value` (a map of the resolved map shape `shape`) with its own missing always-present fields
+    added, each as its full zero value; entries are not filled. `value` itself when nothing is missing,
+    so a walk can fill each map it visits instead of copying a whole object first."""
+    names = _ZEROS.get(shape)
+    if names is None:
+        names = _zero_fields(shape)
+    for name in names:
+        if name not in value:
+            break
+    else:
+        return value
+    return {**value, **{name: _zero(shape.field(name) or DEDUCED) for name in names if name not in value}}
+
+
 def _zero(shape: Shape) -> Any:
     """Go's zero value as it appears in JSON: `{}` for a struct, "" / 0 / false for scalars, else null."""
     if _is_struct(shape):
@@ -64,9 +80,9 @@ def _is_struct(shape: Shape | None) -> bool:
 
 def _zero_fields(shape: Shape) -> tuple[str, ...]:
     """The fields a Go value of this struct type always has."""
-    cached = _ZEROS.get(id(shape))
-    if cached is not None and cached[0] is shape:
-        return cached[1]
+    cached = _ZEROS.get(shape)
+    if cached is not None:
+        return cached
     found = []
     schema = shape.schema
     if schema is not None:
@@ -75,6 +91,5 @@ def _zero_fields(shape: Shape) -> tuple[str, ...]:
             conventional = name in _NON_POINTER_NAMES or (schema.name, name) in _NON_POINTER_FIELDS
             if name in required or (conventional and _is_struct(shape.field(name))):
                 found.append(name)
-    zeros = tuple(found)
-    _ZEROS[id(shape)] = (shape, zeros)
+    zeros = _ZEROS[shape] = tuple(found)
     return zeros

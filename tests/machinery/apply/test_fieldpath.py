@@ -139,3 +139,16 @@ def test_fieldsv1_round_trips(fields: FieldSet) -> None:
     decoded = FieldSet.from_fields_v1(orjson.loads(encoded))
     assert decoded == fields
     assert orjson.dumps(decoded.to_fields_v1()) == encoded
+
+
+@given(st.one_of(st.integers(), st.floats(allow_nan=False), st.booleans(), st.text(), st.lists(st.integers())))
+def test_a_single_key_is_the_key_of_that_one_field(value: object) -> None:
+    element = PathElement.single_key("name", value)
+    assert element == PathElement.key({"name": value})
+    assert element.serialize() == PathElement.key({"name": value}).serialize()
+
+
+def test_a_recursive_difference_that_drops_nothing_is_the_same_set() -> None:
+    fields = FieldSet.of(make_path("spec", "replicas"), make_path("metadata", "labels", "a"))
+    assert fields.recursive_difference(FieldSet.of(make_path("status"))) == fields
+    assert fields.recursive_difference(FieldSet.of(make_path("spec"))).strings() == [".metadata.labels.a"]

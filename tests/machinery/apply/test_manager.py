@@ -211,3 +211,9 @@ def test_an_update_repeating_the_stored_object_changes_nothing(pod: dict[str, An
 def test_update_rejects_a_metadata_that_is_not_an_object() -> None:
     with pytest.raises(TypedError, match=r"^\.metadata: expected map, got &\{\[a\]\}$"):
         update_managed_fields(None, {"metadata": ["a"]}, manager="m", operation_time=T1, schema=CONFIGMAP)
+
+
+def test_schemaless_apply_rejects_a_metadata_that_is_not_an_object() -> None:
+    config = {"apiVersion": "x/v1", "kind": "X", "metadata": [1, 1]}
+    with pytest.raises(TypedError, match=r"^\.metadata: expected map, got &\{\[1 1\]\}$"):
+        apply(None, config, manager="m", force=False, operation_time=T1, schema=None)

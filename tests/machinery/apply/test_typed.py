@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from svc.api.schemas import Schema
 from svc.machinery.apply.fieldpath import FieldSet, make_path
@@ -18,6 +21,7 @@ from svc.machinery.apply.typed import (
     remove_items,
     values_equal,
 )
+from svc.machinery.apply.zero_values import with_zero_values
 
 POD = shape_of(Schema.named("io.k8s.api.core.v1.Pod"))
 DEPLOYMENT = shape_of(Schema.named("io.k8s.api.apps.v1.Deployment"))
@@ -156,3 +160,42 @@ def test_ensure_named_fields_adds_declared_struct_fields_with_owned_children() -
     fields = FieldSet.of(make_path("spec", "containers", {"name": "a"}, "env", {"name": "X"}), make_path("data", "k"))
     ensured = ensure_named_fields_are_members(fields, POD) - fields
     assert ensured.strings() == [".spec", ".spec.containers", '.spec.containers[name="a"].env']
+
+
+_CONTAINERS = st.lists(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "name": st.sampled_from(["a", "b"]),
+            "image": st.sampled_from(["x", "y", 1]),
+            "resources": st.sampled_from([{}, {"limits": {"cpu": "1"}}, None]),
+            "securityContext": st.sampled_from([{}, {"seccompProfile": {}}, {"seccompProfile": {"type": ""}}]),
+            "ports": st.lists(
+                st.fixed_dictionaries(
+                    {}, optional={"containerPort": st.sampled_from([80, 81]), "protocol": st.just("UDP")}
+                ),
+                max_size=2,
+            ),
+        },
+    ),
+    max_size=3,
+)
+
+
+def _outcome(run: Callable[[], Any]) -> Any:
+    try:
+        return run()
+    except TypedError as error:
+        return str(error)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_CONTAINERS, _CONTAINERS)
+def test_compare_with_zero_values_sees_what_with_zero_values_makes(old: list[Any], new: list[Any]) -> None:
+    filled = _outcome(lambda: compare(with_zero_values(pod(*old), POD), with_zero_values(pod(*new), POD), POD))
+    assert _outcome(lambda: compare(pod(*old), pod(*new), POD, zero_values=True)) == filled
+
+
+def test_compare_with_zero_values_names_an_item_by_its_filled_key() -> None:
+    result = compare(pod(), pod({"image": "x"}), POD, zero_values=True)
+    assert '.spec.containers[name=""].image' in result.added.strings()

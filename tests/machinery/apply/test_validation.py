@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from svc.api.schemas import Schema
 from svc.machinery.apply.shapes import shape_of
-from svc.machinery.apply.typed import TypedError
-from svc.machinery.apply.validation import validate
+from svc.machinery.apply.typed import TypedError, field_set
+from svc.machinery.apply.validation import validate, validated_field_set
 
 DEPLOYMENT = shape_of(Schema.named("io.k8s.api.apps.v1.Deployment"))
 
@@ -47,3 +48,29 @@ def test_validate_lists_several_errors() -> None:
 
 def test_validate_accepts_anything_without_a_schema() -> None:
     validate({"spec": {"anything": [{"goes": True}]}}, shape_of(None))
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"metadata": {"labels": {"a": "b"}, "finalizers": ["x"]}, "spec": {"replicas": 2, "paused": None}},
+        {"spec": {"template": {"spec": {"containers": [{"name": "c", "ports": [{"containerPort": 80}]}]}}}},
+        {"spec": {"selector": {}, "strategy": {"type": "Recreate"}}},
+        {"spec": {"paused": "no", "replicas": True}},
+        {"spec": {"template": {"spec": {"containers": [{"name": "c"}, {"name": "c"}]}}}},
+        {"spec": {"replicaz": 1}},
+    ],
+)
+def test_validated_field_set_is_validate_then_field_set(config: dict[str, Any]) -> None:
+    def separately() -> Any:
+        validate(config, DEPLOYMENT)
+        return field_set(config, DEPLOYMENT)
+
+    assert _outcome(lambda: validated_field_set(config, DEPLOYMENT)) == _outcome(separately)
+
+
+def _outcome(run: Callable[[], Any]) -> Any:
+    try:
+        return run()
+    except TypedError as error:
+        return str(error)
