@@ -178,6 +178,20 @@ TARGETS = (
         millis,
     ),
     Target(
+        "strategic-merge patch of a 50-container Deployment, server CPU per request",
+        "< 20 ms",
+        _fact("smp server cpu"),
+        lambda v: v < 0.020,
+        millis,
+    ),
+    Target(
+        "server-side apply of a 50-container Deployment, server CPU per request",
+        "< 20 ms",
+        _fact("apply server cpu"),
+        lambda v: v < 0.020,
+        millis,
+    ),
+    Target(
         "list of {lists} ConfigMaps from cache, JSON (p50)",
         "< 250 ms",
         _fact("list cm cache json"),
