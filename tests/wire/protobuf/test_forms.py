@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+from datetime import datetime
 
-from svc.wire.protobuf import ProtobufError, decode_envelope, decode_object, encode_object
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from svc.wire.protobuf import ProtobufError, decode_envelope, decode_object, encode_object, forms
 from svc.wire.protobuf.forms import FORMS
 
 META = "k8s.io.apimachinery.pkg.apis.meta.v1"
@@ -150,3 +154,22 @@ def test_extra_is_a_map_of_string_list_wrappers(official):
     parsed = official("k8s.io.api.authorization.v1.SubjectAccessReview").FromString(decode_envelope(body)[2])
     assert list(parsed.spec.extra["scopes"].items) == ["a", "b"]
     assert decode_object(body) == review
+
+
+@settings(max_examples=400)
+@given(
+    st.text(alphabet="0123456789-:TtZz+ .x", min_size=20, max_size=20)
+    | st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31)).map(
+        lambda moment: moment.strftime("%Y-%m-%dT%H:%M:%SZ").rjust(20, "0")
+    )
+)
+def test_the_whole_second_timestamp_path_reads_as_the_general_one(text: str) -> None:
+    try:
+        general = forms._encode_any_timestamp(text)
+    except ProtobufError:
+        general = None
+    try:
+        fast = forms._encode_timestamp(text)
+    except ProtobufError:
+        fast = None
+    assert fast == general
