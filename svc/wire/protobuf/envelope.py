@@ -26,7 +26,7 @@ import struct
 from collections.abc import Callable, Iterable
 
 from svc.wire.protobuf.decoder import decoder
-from svc.wire.protobuf.encoder import encoder
+from svc.wire.protobuf.encoder import Writer, close_message, encoder, items_memo, writer
 from svc.wire.protobuf.schema import schema
 from svc.wire.protobuf.wire import (
     LENGTH_DELIMITED,
@@ -178,25 +178,32 @@ def encode_list(list_obj: dict, item_kind: str, *, group_of: GroupOf | None = No
     head = {key: value for key, value in list_obj.items() if key != "items"}
     if head.get("metadata") is None:  # upstream writes ListMeta even when it is empty
         head["metadata"] = {}
-    parts = [encoder(message)(head)]
-    parts.extend(_items(list_obj.get("items") or [], items_field.number, encoder(items_field.type)))
-    raw_length = sum(map(len, parts))
-    return b"".join((_envelope_head(api_version, kind, raw_length), *parts, _ENVELOPE_TAIL))
+    raw = bytearray()
+    writer(message)(head, raw)
+    with items_memo():
+        _write_items(list_obj.get("items") or [], items_field.number, writer(items_field.type), raw)
+    return b"".join((_envelope_head(api_version, kind, len(raw)), raw, _ENVELOPE_TAIL))
 
 
-def _items(items: Iterable, number: int, encode_item: Callable[[dict], bytes]) -> Iterable[bytes]:
+def _write_items(items: Iterable, number: int, write_item: Writer, raw: bytearray) -> None:
+    """Each item as an `items` field, written into the list's one buffer."""
     field_tag = tag(number, LENGTH_DELIMITED)
     prefixes = prefix_table(field_tag)
     for index, item in enumerate(items):
-        if not isinstance(item, dict | bytes):
+        if isinstance(item, bytes):
+            n = len(item)
+            raw += prefixes[n] if n < 128 else field_tag + varint(n)
+            raw += item
+            continue
+        if not isinstance(item, dict):
             raise ProtobufError(f"items[{index}]: expected an object, got {json_type(item)}")
+        raw += field_tag
+        start = len(raw)
         try:
-            data = item if isinstance(item, bytes) else encode_item(item)
+            write_item(item, raw)
         except ProtobufError as exc:
             raise ProtobufError(f"items[{index}].{exc}") from None
-        n = len(data)
-        yield prefixes[n] if n < 128 else field_tag + varint(n)
-        yield data
+        close_message(raw, start)
 
 
 def encode_watch_event(type: str, obj: dict, *, group_of: GroupOf | None = None) -> bytes:

@@ -1,0 +1,55 @@
+"""Within one list, equal items of repeated message fields are encoded once (encoder.items_memo)."""
+
+from __future__ import annotations
+
+import copy
+
+from svc.wire.protobuf import encode_list, encode_message
+from svc.wire.protobuf.encoder import _MEMO_TRIAL, _items_memo, _remembered, items_memo, writer
+
+from .samples import pod
+
+
+def _pods(count: int, *, shared: bool) -> list[dict]:
+    pods = [pod(index) for index in range(count)]
+    if not shared:
+        for index, obj in enumerate(pods):
+            obj["spec"]["containers"][0]["image"] += f"-{index}"
+    return pods
+
+
+def _list_bytes_item_by_item(pods: list[dict]) -> bytes:
+    listed = {"apiVersion": "v1", "kind": "PodList", "metadata": {}, "items": [encode_message(p) for p in pods]}
+    return encode_list(listed, "Pod")  # items already bytes: nothing for the memo to do
+
+
+def test_a_list_of_pods_sharing_containers_encodes_as_its_items_do_one_by_one() -> None:
+    pods = _pods(5, shared=True)
+    listed = {"apiVersion": "v1", "kind": "PodList", "metadata": {}, "items": copy.deepcopy(pods)}
+    assert encode_list(listed, "Pod") == _list_bytes_item_by_item(pods)
+
+
+def test_items_differing_only_in_a_zero_field_are_not_confused() -> None:
+    first, second = pod(0), pod(1)
+    first["spec"]["containers"][0]["ports"] = [{"containerPort": 80}]
+    second["spec"]["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 0}]
+    listed = {"apiVersion": "v1", "kind": "PodList", "metadata": {}, "items": [first, second]}
+    assert encode_list(listed, "Pod") == _list_bytes_item_by_item([first, second])
+
+
+def test_a_message_whose_items_do_not_repeat_stops_being_remembered() -> None:
+    write = writer("k8s.io.api.core.v1.Container")
+    containers = [{"name": f"c{index}", "image": "nginx"} for index in range(_MEMO_TRIAL + 1)]
+    with items_memo():
+        memos = _items_memo.get()
+        for container in containers[:-1]:
+            assert _remembered(memos, write, container) is not None
+        assert _remembered(memos, write, containers[-1]) is None
+        assert memos[write] is None
+
+
+def test_the_memo_lasts_one_list() -> None:
+    assert _items_memo.get() is None
+    with items_memo():
+        assert _items_memo.get() == {}
+    assert _items_memo.get() is None
