@@ -16,7 +16,6 @@ which is the part of the request that grows with the object.
 
 from __future__ import annotations
 
-import gc
 import math
 import time
 from collections.abc import Awaitable, Callable
@@ -26,6 +25,7 @@ import aiohttp
 import orjson
 
 from bench.client import CpuClock, Measurement, drive, expect, open_session
+from bench.collector import server_collector
 from bench.objects import encode
 from bench.plan import Plan
 from bench.progress import progress
@@ -51,7 +51,6 @@ DEFINITION = "io.k8s.api.apps.v1.Deployment"
 # Deployments have a status subresource: writes to the main resource neither own nor compare status.
 IGNORED = default_ignored(status_subresource=True)
 OPERATION_TIME = "2026-01-05T09:30:00Z"
-SERVER_YOUNG_COLLECTION = 20_000
 
 
 def _container(index: int, image: str) -> dict[str, Any]:
@@ -206,24 +205,15 @@ def _machinery(request: Request, stored: dict[str, Any]) -> Callable[[bytes], ob
 def time_in_process(work: Callable[[bytes], object], body: Callable[[int], dict[str, Any]], count: int) -> Measurement:
     """`work` on the encoded body of request i, for i in range(count), each timed on its own.
 
-    It runs under the collector settings the server runs with (what exists beforehand frozen, a first
-    generation of 20,000 objects, as `svc.apiserver.main` sets them), so this process's own heap does
-    not lengthen the collections the work triggers.
+    It runs under the server's collector settings (bench.collector).
     """
     bodies = [encode(body(index)) for index in range(count)]
     latencies = []
-    thresholds = gc.get_threshold()
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(SERVER_YOUNG_COLLECTION, *thresholds[1:])
-    try:
+    with server_collector():
         started = time.perf_counter()
         for encoded in bodies:
             before = time.perf_counter()
             work(encoded)
             latencies.append(time.perf_counter() - before)
         seconds = time.perf_counter() - started
-    finally:
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
     return Measurement(ops=count, seconds=seconds, latencies=sorted(latencies))

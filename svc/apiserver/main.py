@@ -12,7 +12,7 @@ from svc.apiserver.options import parse_options
 from svc.apiserver.server import Server
 from svc.storage.errors import StorageError
 
-_YOUNG_COLLECTION_THRESHOLD = 20_000
+YOUNG_COLLECTION_THRESHOLD = 20_000
 
 
 async def _run(server: Server) -> None:
@@ -21,7 +21,7 @@ async def _run(server: Server) -> None:
     # it out of the collector's generations keeps full collections from rescanning it, and a larger
     # first generation lets request-sized garbage die young without triggering them.
     gc.freeze()
-    gc.set_threshold(_YOUNG_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])
+    gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])
     print(f"svc-apiserver serving on {server.url}", flush=True)
     print(f"admin kubeconfig: {server.kubeconfig_path}", flush=True)
     stop = asyncio.Event()

@@ -9,6 +9,7 @@ def test_the_scenario_reports_each_encoding_and_the_targets_read_its_facts() -> 
     assert [row[0] for row in section.rows] == [
         "JSON (orjson)",
         "Protobuf",
+        "Protobuf, no two pods of one template",
         "Table: rows and cells only",
         "Table: rendered and encoded as JSON (includeObject=Metadata)",
     ]
@@ -27,3 +28,17 @@ def test_served_pods_are_distinct_running_pods_of_one_shape() -> None:
         "kube-controller-manager",
         "kubelet",
     ]
+
+
+def test_each_run_gives_pods_no_earlier_run_gave() -> None:
+    first, second = encode.served_pods(2, run=0), encode.served_pods(2, run=1)
+    assert {p["metadata"]["uid"] for p in first}.isdisjoint(p["metadata"]["uid"] for p in second)
+    assert first[0]["metadata"]["creationTimestamp"] != second[0]["metadata"]["creationTimestamp"]
+
+
+def test_pods_share_their_template_unless_asked_not_to() -> None:
+    shared, own = encode.served_pods(2), encode.served_pods(2, shared=False)
+    assert shared[0]["spec"]["containers"] == shared[1]["spec"]["containers"]
+    assert own[0]["spec"]["containers"] != own[1]["spec"]["containers"]
+    assert own[0]["spec"]["volumes"] != own[1]["spec"]["volumes"]
+    assert own[0]["metadata"]["ownerReferences"] != own[1]["metadata"]["ownerReferences"]
