@@ -7,9 +7,9 @@ the object's key order; protobuf readers accept any order. A message is written 
 buffer and its length inserted in front afterwards, which costs less than a bytes object per message
 joined into its parent's.
 
-Inside one list (`items_memo`), the items of repeated message fields are remembered by their JSON:
-the objects of a list share them (the containers, volumes and tolerations of pods made from one
-template), and dumping an item with orjson costs a small part of encoding it.
+Inside one list (`list_memo`), message values below the items are remembered by their JSON: the
+objects of a list share many (the containers, volumes, tolerations, probes and resources of pods
+made from one template), and dumping a value with orjson costs a small part of encoding it.
 
 Keys whose value is None are left out, as are `apiVersion` and `kind` on messages that are kinds
 (list items and embedded objects carry them in JSON; protobuf has no field for them). Any other key
@@ -73,13 +73,13 @@ _VALUE_PREFIXES = prefix_table(tag(2, LENGTH_DELIMITED))
 
 _encoders: dict[str, Encoder] = {}
 _writers: dict[str, Writer] = {}
-# Items above this size of JSON are written without being remembered: they rarely repeat.
+# Values above this size of JSON are written without being remembered: they rarely repeat.
 _MEMO_LIMIT = 4096
-# After this many look-ups of one message's items, a message found less than half the time is no
+# After this many look-ups of one message's values, a message found less than half the time is no
 # longer remembered.
 _MEMO_TRIAL = 64
 _NEW = object()
-_items_memo: ContextVar[dict | None] = ContextVar("items_memo", default=None)
+_list_memo: ContextVar[dict | None] = ContextVar("list_memo", default=None)
 
 
 class FieldError(ProtobufError):
@@ -112,13 +112,13 @@ def encoder(message: str) -> Encoder:
 
 
 @contextmanager
-def items_memo() -> Iterator[None]:
-    """Within the block, equal items of repeated message fields are encoded once."""
-    token = _items_memo.set({})
+def list_memo() -> Iterator[None]:
+    """Within the block, equal message values (fields and items of repeated fields) are encoded once."""
+    token = _list_memo.set({})
     try:
         yield
     finally:
-        _items_memo.reset(token)
+        _list_memo.reset(token)
 
 
 def _payload_encoder(type_: str) -> Encoder:
@@ -180,6 +180,14 @@ def _build_writer(message: str) -> Writer:
                     buf += prefixes[n] if n < 128 else field_tag + varint(n)
                     buf += data
                 elif kind == _MESSAGE:
+                    memos = _list_memo.get()
+                    if memos is not None and memos.get(sub, _NEW) is not None:  # not given up on
+                        data = _remembered(memos, sub, value)
+                        if data is not None:
+                            n = len(data)
+                            buf += prefixes[n] if n < 128 else field_tag + varint(n)
+                            buf += data
+                            continue
                     buf += field_tag
                     start = len(buf)
                     sub(value, buf)
@@ -196,10 +204,11 @@ def _build_writer(message: str) -> Writer:
                 elif kind == _REPEATED_MESSAGE:
                     if type(value) is not list:
                         raise TypeError
-                    memo = _items_memo.get()
+                    memos = _list_memo.get()
+                    remember = memos is not None and memos.get(sub, _NEW) is not None
                     for item in value:
-                        if memo is not None:
-                            data = _remembered(memo, sub, item)
+                        if remember:
+                            data = _remembered(memos, sub, item)
                             if data is not None:
                                 n = len(data)
                                 buf += prefixes[n] if n < 128 else field_tag + varint(n)
@@ -265,7 +274,7 @@ def _build_writer(message: str) -> Writer:
 
 
 class _Memo:
-    """One message's remembered items within a list, and how often looking one up found it."""
+    """One message's remembered values within a list, and how often looking one up found it."""
 
     __slots__ = ("entries", "found", "looked")
 
@@ -274,9 +283,9 @@ class _Memo:
         self.looked = self.found = 0
 
 
-def _remembered(memos: dict[Writer, _Memo | None], write: Writer, item: object) -> bytes | None:
-    """The item's bytes, from the memo or written and kept; None for an item to write directly: one
-    that is large or not JSON (the writer reports its errors), or of a message whose items have
+def _remembered(memos: dict[Writer, _Memo | None], write: Writer, value: object) -> bytes | None:
+    """The value's bytes, from the memo or written and kept; None for a value to write directly: one
+    that is large or not JSON (the writer reports its errors), or of a message whose values have
     mostly not repeated in this list (conditions with their own times), which stops being remembered."""
     memo = memos.get(write, _NEW)
     if memo is None:
@@ -287,7 +296,7 @@ def _remembered(memos: dict[Writer, _Memo | None], write: Writer, item: object) 
         memos[write] = None
         return None
     try:
-        key = orjson.dumps(item)  # JSON tells 1, 1.0 and true apart; NaN, never stored, dumps as null
+        key = orjson.dumps(value)  # JSON tells 1, 1.0 and true apart; NaN, never stored, dumps as null
     except TypeError:
         return None
     if len(key) > _MEMO_LIMIT:
@@ -296,7 +305,7 @@ def _remembered(memos: dict[Writer, _Memo | None], write: Writer, item: object) 
     data = memo.entries.get(key)
     if data is None:
         buf = bytearray()
-        write(item, buf)
+        write(value, buf)
         data = memo.entries[key] = bytes(buf)
     else:
         memo.found += 1

@@ -26,7 +26,7 @@ import struct
 from collections.abc import Callable, Iterable
 
 from svc.wire.protobuf.decoder import decoder
-from svc.wire.protobuf.encoder import Writer, close_message, encoder, items_memo, writer
+from svc.wire.protobuf.encoder import Writer, close_message, encoder, list_memo, writer
 from svc.wire.protobuf.schema import schema
 from svc.wire.protobuf.wire import (
     LENGTH_DELIMITED,
@@ -180,7 +180,7 @@ def encode_list(list_obj: dict, item_kind: str, *, group_of: GroupOf | None = No
         head["metadata"] = {}
     raw = bytearray()
     writer(message)(head, raw)
-    with items_memo():
+    with list_memo():
         _write_items(list_obj.get("items") or [], items_field.number, writer(items_field.type), raw)
     return b"".join((_envelope_head(api_version, kind, len(raw)), raw, _ENVELOPE_TAIL))
 

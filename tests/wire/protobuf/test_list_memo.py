@@ -1,11 +1,11 @@
-"""Within one list, equal items of repeated message fields are encoded once (encoder.items_memo)."""
+"""Within one list, equal message values are encoded once (encoder.list_memo)."""
 
 from __future__ import annotations
 
 import copy
 
 from svc.wire.protobuf import encode_list, encode_message
-from svc.wire.protobuf.encoder import _MEMO_TRIAL, _items_memo, _remembered, items_memo, writer
+from svc.wire.protobuf.encoder import _MEMO_TRIAL, _list_memo, _remembered, list_memo, writer
 
 from .samples import pod
 
@@ -37,11 +37,11 @@ def test_items_differing_only_in_a_zero_field_are_not_confused() -> None:
     assert encode_list(listed, "Pod") == _list_bytes_item_by_item([first, second])
 
 
-def test_a_message_whose_items_do_not_repeat_stops_being_remembered() -> None:
+def test_a_message_whose_values_do_not_repeat_stops_being_remembered() -> None:
     write = writer("k8s.io.api.core.v1.Container")
     containers = [{"name": f"c{index}", "image": "nginx"} for index in range(_MEMO_TRIAL + 1)]
-    with items_memo():
-        memos = _items_memo.get()
+    with list_memo():
+        memos = _list_memo.get()
         for container in containers[:-1]:
             assert _remembered(memos, write, container) is not None
         assert _remembered(memos, write, containers[-1]) is None
@@ -49,7 +49,15 @@ def test_a_message_whose_items_do_not_repeat_stops_being_remembered() -> None:
 
 
 def test_the_memo_lasts_one_list() -> None:
-    assert _items_memo.get() is None
-    with items_memo():
-        assert _items_memo.get() == {}
-    assert _items_memo.get() is None
+    assert _list_memo.get() is None
+    with list_memo():
+        assert _list_memo.get() == {}
+    assert _list_memo.get() is None
+
+
+def test_pods_sharing_probes_but_not_containers_encode_as_they_do_one_by_one() -> None:
+    pods = _pods(4, shared=False)
+    for obj in pods:
+        obj["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "100m"}, "limits": {"cpu": "1"}}
+    listed = {"apiVersion": "v1", "kind": "PodList", "metadata": {}, "items": copy.deepcopy(pods)}
+    assert encode_list(listed, "Pod") == _list_bytes_item_by_item(pods)
