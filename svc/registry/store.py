@@ -21,6 +21,7 @@ import orjson
 from svc.api.resources import Resource
 from svc.api.strategy import Strategy
 from svc.machinery import status
+from svc.machinery.collector import collector_paused
 from svc.registry import delete as deletion
 from svc.registry.admission import Admission, Attributes, Operation, UserInfo
 from svc.registry.create import before_create
@@ -205,18 +206,19 @@ class GenericStore:
         items: list[Any] = []
         last = ""
         more = False
-        for index, (key, cached) in enumerate(entries):
-            if not selection.matches_cached(cached):
-                continue
-            if options.limit and len(items) == options.limit:
-                more = True
-                remaining = len(entries) - index
-                break
-            data = cached.json_as(api_version, kind) if encoded else None
-            items.append(orjson.Fragment(data) if data is not None else self.present(cached.decode()))
-            last = key
-        else:
-            remaining = 0
+        with collector_paused():
+            for index, (key, cached) in enumerate(entries):
+                if not selection.matches_cached(cached):
+                    continue
+                if options.limit and len(items) == options.limit:
+                    more = True
+                    remaining = len(entries) - index
+                    break
+                data = cached.json_as(api_version, kind) if encoded else None
+                items.append(orjson.Fragment(data) if data is not None else self.present(cached.decode()))
+                last = key
+            else:
+                remaining = 0
         return self._list_object(items, revision, more, remaining, last, prefix, options)
 
     async def _list_store(self, prefix: str, options: ListOptions, revision: int, after_key: str) -> Obj:

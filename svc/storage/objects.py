@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from svc.machinery.collector import collector_paused
 from svc.storage import errors
 from svc.storage.backend import Backend, Event, EventType, KeyValue, prefix_end
 from svc.storage.codec import StorageCodec
@@ -75,7 +76,8 @@ class ObjectStore:
     async def list(self, prefix: str, *, revision: int = 0, limit: int = 0, after_key: str = "") -> ListPage:
         start = after_key + "\x00" if after_key else prefix
         result = await self.backend.range(start, prefix_end(prefix), limit=limit, revision=revision)
-        items = [self.decode(kv) for kv in result.kvs]
+        with collector_paused():
+            items = [self.decode(kv) for kv in result.kvs]
         last_key = result.kvs[-1].key if result.kvs else ""
         remaining = result.count - len(result.kvs) if result.more else 0
         return ListPage([kv.key for kv in result.kvs], items, result.revision, result.more, remaining, last_key)
