@@ -21,10 +21,10 @@ import orjson
 from svc.api.resources import Resource
 from svc.api.strategy import Strategy
 from svc.machinery import status
-from svc.machinery.collector import collector_paused
 from svc.registry import delete as deletion
 from svc.registry.admission import Admission, Attributes, Operation, UserInfo
 from svc.registry.create import before_create
+from svc.registry.list_items import DecodedOnePass, ItemForm, list_items
 from svc.registry.options import DeleteOptions, ListOptions, WriteOptions
 from svc.registry.selection import Selection
 from svc.registry.update import before_update
@@ -132,10 +132,9 @@ class GenericStore:
         except errors.CorruptObjectError as error:
             raise self._corrupt(error) from None
 
-    async def list(self, namespace: str, options: ListOptions, *, encoded: bool = False) -> Obj:
-        """A list per the resourceVersion table of spec 4.6 (options are already validated). With
-        `encoded`, items served from the cache may be `orjson.Fragment`s of their JSON (for a caller
-        that encodes the list as JSON and nothing else)."""
+    async def list(self, namespace: str, options: ListOptions, *, form: ItemForm = ItemForm.DECODED) -> Obj:
+        """A list per the resourceVersion table of spec 4.6 (options are already validated). Items
+        served from the cache come in `form` (list_items.py); those read from storage are decoded."""
         prefix = self.prefix(namespace)
         version, match = options.resource_version, options.resource_version_match
         try:
@@ -156,7 +155,7 @@ class GenericStore:
                     )
             elif version != "0" and not await self.cache.wait_for(int(version), _WAIT_FOR_VERSION):
                 raise status.too_large_resource_version(int(version), self.cache.revision, _RETRY_SECONDS)
-            return self._list_cache(prefix, options, encoded)
+            return self._list_cache(prefix, options, form)
         except errors.CompactedError as error:
             if options.continue_token:
                 raise status.gone(_EXPIRED_CONTINUE) from None
@@ -175,7 +174,7 @@ class GenericStore:
 
     def _list_object(
         self,
-        items: list[Obj],
+        items: list[Any] | DecodedOnePass,
         revision: int,
         more: bool,
         remaining: int,
@@ -197,28 +196,26 @@ class GenericStore:
             "items": items,
         }
 
-    def _list_cache(self, prefix: str, options: ListOptions, encoded: bool) -> Obj:
+    def _list_cache(self, prefix: str, options: ListOptions, form: ItemForm) -> Obj:
         assert self.cache is not None
         revision = self.cache.revision
         entries = self.cache.snapshot(prefix, prefix_end(prefix))
         selection = Selection(options, self.strategy.field_labels)
-        api_version, kind = self.resource.api_version, self.resource.kind
-        items: list[Any] = []
+        chosen: list[CachedObject] = []
         last = ""
         more = False
-        with collector_paused():
-            for index, (key, cached) in enumerate(entries):
-                if not selection.matches_cached(cached):
-                    continue
-                if options.limit and len(items) == options.limit:
-                    more = True
-                    remaining = len(entries) - index
-                    break
-                data = cached.json_as(api_version, kind) if encoded else None
-                items.append(orjson.Fragment(data) if data is not None else self.present(cached.decode()))
-                last = key
-            else:
-                remaining = 0
+        for index, (key, cached) in enumerate(entries):
+            if not selection.matches_cached(cached):
+                continue
+            if options.limit and len(chosen) == options.limit:
+                more = True
+                remaining = len(entries) - index
+                break
+            chosen.append(cached)
+            last = key
+        else:
+            remaining = 0
+        items = list_items(chosen, form, self.present, self.resource.api_version, self.resource.kind)
         return self._list_object(items, revision, more, remaining, last, prefix, options)
 
     async def _list_store(self, prefix: str, options: ListOptions, revision: int, after_key: str) -> Obj:

@@ -55,6 +55,8 @@ class Format:
     """Frames one watch event from its type and encoded object; None: no watch in this format."""
     stream_media_type: str = ""
     """Content type of a watch stream in this format."""
+    reads_items_once: bool = False
+    """Its list encoder reads each item once, in order, so items may be decoded as it goes."""
 
     @property
     def type(self) -> str:

@@ -46,6 +46,11 @@ class Negotiated:
         return self.view is View.FULL and not self.pretty and self.format.media_type == "application/json"
 
     @property
+    def one_pass_items(self) -> bool:
+        """Whole objects in a format whose list encoder reads each item once."""
+        return self.view is View.FULL and self.format.reads_items_once
+
+    @property
     def content_type(self) -> str:
         if self.view is View.FULL:
             return self.format.media_type

@@ -30,6 +30,7 @@ def protobuf_format(profile: Profile) -> Format:
         decode,
         watch_frame=watch_frame,
         stream_media_type=f"{profile.protobuf_media_type};stream=watch",
+        reads_items_once=True,
     )
 
 

@@ -124,6 +124,17 @@ def test_protobuf_list_and_create(api) -> None:
     assert sorted(item["metadata"]["name"] for item in listed["items"]) == ["from-pb", "one"]
 
 
+def test_protobuf_list_from_the_cache_has_the_items_json_has(api) -> None:
+    for name in ("two", "three"):
+        body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "labels": {"n": name}}}
+        api.request("POST", PATH, body=body)
+    params = {"resourceVersion": "0", "labelSelector": "n", "limit": "1"}
+    as_json = api.request("GET", PATH, params=params).json()
+    listed = decode_object(api.request("GET", PATH, params=params, accept=PROTOBUF).body, group_of=_svc_group)
+    assert [item["metadata"]["name"] for item in listed["items"]] == ["three"]
+    assert listed["items"] == [{"metadata": item["metadata"]} for item in as_json["items"]]
+
+
 def test_protobuf_watch_frames(svc_server, api) -> None:
     version = api.request("GET", PATH).json()["metadata"]["resourceVersion"]
     stream = svc_server.client().stream(PATH, params={"watch": "1", "resourceVersion": version}, accept=PROTOBUF)

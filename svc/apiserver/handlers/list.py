@@ -9,6 +9,7 @@ from svc.machinery import status
 from svc.machinery.fields import parse_field_selector
 from svc.machinery.labels import SelectorError, parse_label_selector
 from svc.machinery.shards import ShardSelectorError, parse_shard_selector
+from svc.registry.list_items import ItemForm
 from svc.registry.options import ListOptions
 
 _MATCHES = ("", "Exact", "NotOlderThan")
@@ -87,5 +88,9 @@ async def list_(scope: Scope) -> web.StreamResponse:
     negotiated = scope.negotiate()
     options = list_options(scope)
     _validate_for_list(options)
-    listed = await scope.store.list(scope.namespace, options, encoded=negotiated.plain_json)
+    if negotiated.plain_json:
+        form = ItemForm.JSON
+    else:
+        form = ItemForm.ONE_PASS if negotiated.one_pass_items else ItemForm.DECODED
+    listed = await scope.store.list(scope.namespace, options, form=form)
     return scope.respond(200, listed, negotiated, is_list=True)
