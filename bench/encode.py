@@ -215,7 +215,7 @@ def run(count: int = PODS, repeats: int = REPEATS) -> tuple[Section, Facts]:
             columns,
             api_version=TABLE_VERSION,
             include_object=include,
-            list_metadata=listed["metadata"],
+            metadata=listed["metadata"],
         )
 
     section = Section(

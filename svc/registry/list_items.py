@@ -4,7 +4,8 @@ The cache keeps each object as JSON bytes. A JSON response embeds them as they a
 another form (Protobuf, YAML, CBOR, a Table) needs decoded objects. Decoding all of them before
 encoding the first holds every decoded object at once: for 10,000 pods a few hundred megabytes of
 small objects, whose allocation and release (page faults, then frees) took longer than the decoding
-itself. An encoder that reads each item once (Protobuf) gets them decoded one at a time instead.
+itself. A reader that takes each item once (the Protobuf encoder, the Table and metadata-only views)
+gets them decoded one at a time instead.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ class ItemForm(enum.Enum):
     JSON = "json"
     """`orjson.Fragment`s of the cached JSON where it serves as it is, for a compact-JSON encoder."""
     ONE_PASS = "one-pass"
-    """Decoded as they are iterated, once, for an encoder that reads each item once."""
+    """Decoded as they are iterated, once, for a reader that takes each item once."""
 
 
 class DecodedOnePass:

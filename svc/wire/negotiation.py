@@ -47,8 +47,11 @@ class Negotiated:
 
     @property
     def one_pass_items(self) -> bool:
-        """Whole objects in a format whose list encoder reads each item once."""
-        return self.view is View.FULL and self.format.reads_items_once
+        """A list's items are read once, in order: by a view (Table, metadata-only), or for whole
+        objects by the format's list encoder."""
+        if self.view is View.FULL:
+            return self.format.reads_items_once
+        return self.view in (View.TABLE, View.PARTIAL_LIST)
 
     @property
     def content_type(self) -> str:

@@ -7,7 +7,7 @@ column set of their own get upstream's default table: `Name` and `Created At`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,14 +75,16 @@ def partial_list(listed: Obj, api_version: str) -> Obj:
 
 
 def table(
-    objects: Sequence[Obj],
+    objects: Iterable[Obj],
     columns: Sequence[Column],
     *,
     api_version: str,
     include_object: str,
-    list_metadata: Obj | None,
+    metadata: Obj,
     conditions: RowConditions | None = None,
 ) -> Obj:
+    """The Table of `objects` (read once: a list's items may be decoded as this loop reaches them);
+    `metadata` is the list's, or for one object its resourceVersion."""
     rows = []
     for obj in objects:
         row: Obj = {"cells": [column.cell(obj) for column in columns]}
@@ -96,13 +98,10 @@ def table(
     result: Obj = {
         "kind": "Table",
         "apiVersion": api_version,
-        "metadata": list_metadata if list_metadata is not None else {"resourceVersion": ""},
+        "metadata": metadata,
         "columnDefinitions": [column.definition() for column in columns],
         "rows": rows,
     }
-    if list_metadata is None:
-        obj_metadata = objects[0].get("metadata", {}) if objects else {}
-        result["metadata"] = {"resourceVersion": obj_metadata.get("resourceVersion", "")}
     return result
 
 

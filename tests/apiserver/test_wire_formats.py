@@ -105,6 +105,22 @@ def test_yaml_list(api) -> None:
     assert listed["kind"] == "ConfigMapList"
 
 
+def test_table_of_one_object_carries_its_resource_version(api) -> None:
+    version = api.request("GET", f"{PATH}/one").json()["metadata"]["resourceVersion"]
+    table = api.request(
+        "GET", f"{PATH}/one", params={"includeObject": "None"}, accept="application/json;as=Table;g=meta.svc;v=v1"
+    ).json()
+    assert table["metadata"] == {"resourceVersion": version}
+
+
+def test_table_of_a_list_from_the_cache_has_a_row_per_item(api) -> None:
+    api.request("POST", PATH, body={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "two"}})
+    accept = "application/json;as=Table;g=meta.svc;v=v1"
+    table = api.request("GET", PATH, params={"resourceVersion": "0"}, accept=accept).json()
+    assert [row["cells"][0] for row in table["rows"]] == ["one", "two"]
+    assert table["metadata"]["resourceVersion"]
+
+
 def test_protobuf_get_has_the_envelope(api) -> None:
     response = api.request("GET", f"{PATH}/one", accept=PROTOBUF)
     assert response.headers["Content-Type"] == PROTOBUF

@@ -180,13 +180,16 @@ class Scope:
         include = views.check_include_object(self.query.get("includeObject", ""))
         columns = self.server.columns_for(self.resource)
         conditions = self.server.row_conditions_for(self.resource)
-        objects, list_metadata = (obj["items"], obj["metadata"]) if is_list else ([obj], None)
+        if is_list:
+            objects, metadata = obj["items"], obj["metadata"]
+        else:
+            objects, metadata = [obj], {"resourceVersion": (obj.get("metadata") or {}).get("resourceVersion", "")}
         return views.table(
             objects,
             columns,
             api_version=api_version,
             include_object=include,
-            list_metadata=list_metadata,
+            metadata=metadata,
             conditions=conditions,
         )
 

@@ -124,7 +124,7 @@ def _serve(stub: _StubServer, path: str, group: str, objects: list[dict[str, Any
         columns,
         api_version="meta.k8s.io/v1",
         include_object="Object",
-        list_metadata={"resourceVersion": "7"},
+        metadata={"resourceVersion": "7"},
     )
 
 

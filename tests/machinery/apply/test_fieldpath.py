@@ -141,7 +141,15 @@ def test_fieldsv1_round_trips(fields: FieldSet) -> None:
     assert orjson.dumps(decoded.to_fields_v1()) == encoded
 
 
-@given(st.one_of(st.integers(), st.floats(allow_nan=False, allow_infinity=False), st.booleans(), st.text(), st.lists(st.integers())))
+@given(
+    st.one_of(
+        st.integers(),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.booleans(),
+        st.text(),
+        st.lists(st.integers()),
+    )
+)
 def test_a_single_key_is_the_key_of_that_one_field(value: object) -> None:
     element = PathElement.single_key("name", value)
     assert element == PathElement.key({"name": value})
