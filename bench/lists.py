@@ -27,8 +27,10 @@ KINDS: tuple[tuple[str, str, str, Callable[[str], dict[str, Any]]], ...] = (
     ("pod", "pods", "pods", pod),
 )
 VARIANTS = (("cache", "0", "from cache (resourceVersion=0)"), ("consistent", "", "consistent (resourceVersion unset)"))
+TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
 FORMATS = (
     ("json", "application/json", "identity", "JSON"),
+    ("table", TABLE, "identity", "Table (as kubectl get asks)"),
     ("protobuf", PROTOBUF, "identity", "Protobuf"),
     ("json-gzip", "application/json", "gzip", "JSON, gzip"),
 )
@@ -37,7 +39,7 @@ FORMATS = (
 async def _list_once(session: aiohttp.ClientSession, url: str, accept: str, encoding: str, sizes: list[int]) -> None:
     async with session.get(url, headers={"Accept": accept, "Accept-Encoding": encoding}) as response:
         body = await expect(response, 200)
-        if not response.content_type.startswith(accept):
+        if response.content_type != accept.split(";", 1)[0]:
             raise RuntimeError(f"asked for {accept}, got {response.content_type}")
         sizes.append(len(body))
 

@@ -39,9 +39,12 @@ class Column:
     name: str
     type: str
     cell: Callable[[Obj], Any]
+    """The cell's value from the object, or with `via` from what `via` made of it."""
     format: str = ""
     description: str = ""
     priority: int = 0
+    via: Callable[[Obj], Any] | None = None
+    """A reading of the object that several columns share (a pod's summary), made once per row."""
 
     def definition(self) -> Obj:
         return {
@@ -59,6 +62,20 @@ DEFAULT_COLUMNS = (
 )
 
 INCLUDE_OBJECT = ("None", "Metadata", "Object")
+
+
+def cells(obj: Obj, columns: Sequence[Column]) -> list[Any]:
+    """One row's cells; each `via` reading is made once for all the columns that share it."""
+    readings: dict[Callable[[Obj], Any], Any] = {}
+    found = []
+    for column in columns:
+        if column.via is None:
+            found.append(column.cell(obj))
+            continue
+        if column.via not in readings:
+            readings[column.via] = column.via(obj)
+        found.append(column.cell(readings[column.via]))
+    return found
 
 
 def partial(obj: Obj, api_version: str) -> Obj:
@@ -87,7 +104,7 @@ def table(
     `metadata` is the list's, or for one object its resourceVersion."""
     rows = []
     for obj in objects:
-        row: Obj = {"cells": [column.cell(obj) for column in columns]}
+        row: Obj = {"cells": cells(obj, columns)}
         if conditions is not None and (found := conditions(obj)):
             row["conditions"] = found
         if include_object == "Object":

@@ -165,17 +165,15 @@ def _any_condition_true(status: Obj, kind: str) -> bool:
     )
 
 
-def _ready(pod: Obj) -> str:
-    summary = summarize(pod)
+def _ready(summary: PodSummary) -> str:
     return f"{summary.ready}/{summary.total}"
 
 
-def _status(pod: Obj) -> str:
-    return summarize(pod).reason
+def _status(summary: PodSummary) -> str:
+    return summary.reason
 
 
-def _restarts(pod: Obj) -> str:
-    summary = summarize(pod)
+def _restarts(summary: PodSummary) -> str:
     if summary.restarts != 0 and summary.last_restart is not None:
         return f"{summary.restarts} ({timing.elapsed(summary.last_restart)} ago)"
     return str(summary.restarts)
@@ -202,14 +200,23 @@ def _readiness_gates(pod: Obj) -> str:
 
 COLUMNS = (
     name_column(),
-    Column("Ready", "string", _ready, description="The aggregate readiness state of this pod for accepting traffic."),
-    Column("Status", "string", _status, description="The aggregate status of the containers in this pod."),
+    Column(
+        "Ready",
+        "string",
+        _ready,
+        description="The aggregate readiness state of this pod for accepting traffic.",
+        via=summarize,
+    ),
+    Column(
+        "Status", "string", _status, description="The aggregate status of the containers in this pod.", via=summarize
+    ),
     Column(
         "Restarts",
         "string",
         _restarts,
         description="The number of times the containers in this pod have been restarted and when the last "
         "container in this pod has restarted.",
+        via=summarize,
     ),
     age_column(),
     Column("IP", "string", _ip, description=descriptions.POD_IP, priority=1),

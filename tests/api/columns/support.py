@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from svc.wire import views
 from svc.wire.views import Column
 
 NOW = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
@@ -21,7 +22,7 @@ def micro_ago(**delta: float) -> str:
 
 
 def cells(columns: Sequence[Column], obj: dict[str, Any]) -> list[Any]:
-    return [column.cell(obj) for column in columns]
+    return views.cells(obj, columns)
 
 
 def headers(columns: Sequence[Column]) -> list[tuple[str, str, str, int]]:
