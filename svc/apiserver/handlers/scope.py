@@ -14,6 +14,7 @@ from svc.api.schemas import schema_for
 from svc.apiserver.context import RequestContext
 from svc.apiserver.responses import object_response
 from svc.machinery import status
+from svc.machinery.collector import collector_paused
 from svc.machinery.field_validation import check_fields, decode_failure_message, strict_error_message, type_meta_error
 from svc.registry.options import WriteOptions
 from svc.registry.store import GenericStore
@@ -194,4 +195,9 @@ class Scope:
         )
 
     def respond(self, code: int, obj: Obj, negotiated: Negotiated, *, is_list: bool = False) -> web.StreamResponse:
-        return object_response(self.ctx, code, self.render(obj, negotiated, is_list=is_list), negotiated)
+        if not is_list:
+            return object_response(self.ctx, code, self.render(obj, negotiated, is_list=False), negotiated)
+        # A list's items may be decoded while it is rendered and encoded: thousands of objects, which
+        # (for a Table) stay alive until the end, so collections during the block would rescan them.
+        with collector_paused():
+            return object_response(self.ctx, code, self.render(obj, negotiated, is_list=True), negotiated)
