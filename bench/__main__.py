@@ -9,7 +9,6 @@ full one).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import datetime
 import os
 import platform
@@ -129,7 +128,7 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
             sections["etcd"], found = result
             facts.update(found)
     if "encode" in only:
-        result = await _guarded("encode", failed, asyncio.to_thread(encode.run))
+        result = await _guarded("encode", failed, encode.run_in_fresh_process())
         if result is not None:
             sections["encode"], found = result
             facts.update(found)

@@ -1,5 +1,7 @@
 """The in-process encoding scenario: its rows and facts, on a list small enough for a unit test."""
 
+import asyncio
+
 from bench import encode
 from bench.report import targets_section
 
@@ -42,3 +44,9 @@ def test_pods_share_their_template_unless_asked_not_to() -> None:
     assert own[0]["spec"]["containers"] != own[1]["spec"]["containers"]
     assert own[0]["spec"]["volumes"] != own[1]["spec"]["volumes"]
     assert own[0]["metadata"]["ownerReferences"] != own[1]["metadata"]["ownerReferences"]
+
+
+def test_the_scenario_runs_in_a_fresh_interpreter_and_reports_the_same_rows() -> None:
+    section, facts = asyncio.run(encode.run_in_fresh_process(count=20, repeats=1))
+    assert [row[0] for row in section.rows] == [row[0] for row in encode.run(count=20, repeats=1)[0].rows]
+    assert facts["encode objects"] == 20 and facts["encode protobuf"] > 0
