@@ -48,7 +48,8 @@ _GoStyleDumper.add_representer(str, _represent_str)
 @dataclass(frozen=True)
 class Format:
     media_type: str
-    encode: Callable[[Any], bytes]
+    encode: Callable[[Any], bytes | bytearray]
+    """A large list's encoder may hand back its buffer rather than copy it into bytes."""
     decode: Callable[[bytes], Any]
     encode_pretty: Callable[[Any], bytes] | None = None
     watch_frame: Callable[[str, bytes], bytes] | None = None

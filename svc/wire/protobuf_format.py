@@ -12,7 +12,7 @@ from svc.wire.protobuf import ProtobufError, decode_object, encode_list, encode_
 def protobuf_format(profile: Profile) -> Format:
     group_of = profile.upstream_group
 
-    def encode(obj: Any) -> bytes:
+    def encode(obj: Any) -> bytes | bytearray:
         kind = obj.get("kind", "")
         if kind.endswith("List") and "items" in obj:
             return encode_list(obj, kind.removesuffix("List"), group_of=group_of)

@@ -164,7 +164,7 @@ def decode_object(data: bytes, *, group_of: GroupOf | None = None) -> dict:
     return {"kind": kind, "apiVersion": api_version, **fields}
 
 
-def encode_list(list_obj: dict, item_kind: str, *, group_of: GroupOf | None = None) -> bytes:
+def encode_list(list_obj: dict, item_kind: str, *, group_of: GroupOf | None = None) -> bytearray:
     """An enveloped `<Kind>List`. Items may be dicts or message bytes from encode_message."""
     if not isinstance(list_obj, dict) or not isinstance(list_obj.get("apiVersion"), str):
         raise ProtobufError("list has no apiVersion to encode")
@@ -178,11 +178,18 @@ def encode_list(list_obj: dict, item_kind: str, *, group_of: GroupOf | None = No
     head = {key: value for key, value in list_obj.items() if key != "items"}
     if head.get("metadata") is None:  # upstream writes ListMeta even when it is empty
         head["metadata"] = {}
-    raw = bytearray()
+    # The list is written after room for the envelope's head, which is put in front of it at the end:
+    # a list's bytes are tens of megabytes, which joining head and body would copy once more.
+    room = len(_envelope_head(api_version, kind, 0)) + 9  # the body's length takes up to 10 bytes, not 1
+    raw = bytearray(room)
     writer(message)(head, raw)
     with list_memo():
         _write_items(list_obj.get("items") or [], items_field.number, writer(items_field.type), raw)
-    return b"".join((_envelope_head(api_version, kind, len(raw)), raw, _ENVELOPE_TAIL))
+    raw += _ENVELOPE_TAIL
+    envelope_head = _envelope_head(api_version, kind, len(raw) - room - len(_ENVELOPE_TAIL))
+    del raw[: room - len(envelope_head)]  # CPython drops a bytearray's prefix without moving the rest
+    raw[: len(envelope_head)] = envelope_head
+    return raw
 
 
 def _write_items(items: Iterable, number: int, write_item: Writer, raw: bytearray) -> None:
