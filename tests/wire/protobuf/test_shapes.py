@@ -1,0 +1,78 @@
+"""Writers compiled per shape (an object's keys in order) write what a field-by-field walk would."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from svc.wire.protobuf import encoder
+from svc.wire.protobuf.encoder import FieldError, writer
+
+from .test_roundtrip import containers, metadata
+
+CONTAINER = "k8s.io.api.core.v1.Container"
+OBJECT_META = "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+PORT = "k8s.io.api.core.v1.ContainerPort"
+CONFIG_MAP_ENV_SOURCE = "k8s.io.api.core.v1.ConfigMapEnvSource"  # LocalObjectReference's `name` inline
+
+
+def _written(message: str, obj: dict) -> bytes:
+    buf = bytearray()
+    writer(message)(obj, buf)
+    return bytes(buf)
+
+
+def _field_by_field(message: str, obj: dict) -> bytes:
+    """Each key written alone, in the object's order: a message's bytes are its fields' bytes."""
+    return b"".join(_written(message, {key: value}) for key, value in obj.items())
+
+
+@given(metadata, st.randoms())
+def test_metadata_in_any_key_order_is_its_fields_in_that_order(meta, random):
+    keys = list(meta)
+    random.shuffle(keys)
+    reordered = {key: meta[key] for key in keys}
+    assert _written(OBJECT_META, reordered) == _field_by_field(OBJECT_META, reordered)
+
+
+@given(containers)
+def test_containers_with_nested_messages_are_their_fields_in_order(container):
+    assert _written(CONTAINER, container) == _field_by_field(CONTAINER, container)
+
+
+def test_inline_keys_are_written_together_as_their_struct_after_the_other_fields():
+    # ConfigMapEnvSource {localObjectReference=1 {name=1}, optional=2}: `name` sits in the parent's JSON.
+    assert _written(CONFIG_MAP_ENV_SOURCE, {"name": "settings", "optional": True}) == (
+        b"\x10\x01" + b"\x0a\x0a" + b"\x0a\x08settings"
+    )
+
+
+def test_an_object_longer_than_its_message_because_of_null_keys_is_written_without_them(monkeypatch):
+    compiled: list[tuple] = []
+    compile_shape = encoder._compile_shape
+    monkeypatch.setattr(
+        encoder, "_compile_shape", lambda shape, *rest: compiled.append(shape) or compile_shape(shape, *rest)
+    )
+    padded = {"name": "http", **{f"unset{index}": None for index in range(20)}, "containerPort": 80}
+    assert _written(PORT, padded) == _written(PORT, {"name": "http", "containerPort": 80})
+    assert all(len(shape) == 2 for shape in compiled)  # no code for the padded shape
+
+
+def test_an_object_longer_than_its_message_names_a_key_with_a_value_and_no_field():
+    padded = {"name": "http", **{f"unset{index}": None for index in range(20)}, "bogus": 1}
+    with pytest.raises(FieldError, match=r"^bogus: unknown field in ContainerPort$"):
+        _written(PORT, padded)
+
+
+def test_past_the_shape_limit_shapes_are_compiled_again_and_written_alike(monkeypatch):
+    shapes = [{"name": "http", "containerPort": 80}, {"containerPort": 80, "name": "http"}, {"protocol": "UDP"}]
+    expected = [_field_by_field(PORT, obj) for obj in shapes]
+    monkeypatch.setattr(encoder, "_SHAPE_LIMIT", 1)
+    for _ in range(2):
+        assert [_written(PORT, obj) for obj in shapes] == expected
+
+
+def test_a_value_that_is_not_an_object_is_a_type_error_for_the_parent_to_word():
+    with pytest.raises(TypeError):
+        _written(PORT, ["name"])
