@@ -26,12 +26,14 @@ import struct
 from collections.abc import Callable, Iterable
 
 from svc.wire.protobuf.decoder import decoder
-from svc.wire.protobuf.encoder import Writer, close_message, encoder, list_memo, writer
+from svc.wire.protobuf.encoder import Writer, encoder, writer
+from svc.wire.protobuf.memo import list_memo
 from svc.wire.protobuf.schema import schema
 from svc.wire.protobuf.wire import (
     LENGTH_DELIMITED,
     NotMarshalableError,
     ProtobufError,
+    close_message,
     json_type,
     prefix_table,
     split_fields,

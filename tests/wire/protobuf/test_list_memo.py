@@ -1,11 +1,12 @@
-"""Within one list, equal message values are encoded once (encoder.list_memo)."""
+"""Within one list, equal message values are encoded once (memo.list_memo)."""
 
 from __future__ import annotations
 
 import copy
 
 from svc.wire.protobuf import encode_list, encode_message
-from svc.wire.protobuf.encoder import _MEMO_TRIAL, _list_memo, _remembered, list_memo, writer
+from svc.wire.protobuf.encoder import writer
+from svc.wire.protobuf.memo import MEMO_TRIAL, current_memos, list_memo, remembered
 
 from .samples import pod
 
@@ -37,22 +38,22 @@ def test_items_differing_only_in_a_zero_field_are_not_confused() -> None:
     assert encode_list(listed, "Pod") == _list_bytes_item_by_item([first, second])
 
 
-def test_a_message_whose_values_do_not_repeat_stops_being_remembered() -> None:
+def test_a_message_whose_values_do_not_repeat_stops_beingremembered() -> None:
     write = writer("k8s.io.api.core.v1.Container")
-    containers = [{"name": f"c{index}", "image": "nginx"} for index in range(_MEMO_TRIAL + 1)]
+    containers = [{"name": f"c{index}", "image": "nginx"} for index in range(MEMO_TRIAL + 1)]
     with list_memo():
-        memos = _list_memo.get()
+        memos = current_memos.get()
         for container in containers[:-1]:
-            assert _remembered(memos, write, container) is not None
-        assert _remembered(memos, write, containers[-1]) is None
+            assert remembered(memos, write, container) is not None
+        assert remembered(memos, write, containers[-1]) is None
         assert memos[write] is None
 
 
 def test_the_memo_lasts_one_list() -> None:
-    assert _list_memo.get() is None
+    assert current_memos.get() is None
     with list_memo():
-        assert _list_memo.get() == {}
-    assert _list_memo.get() is None
+        assert current_memos.get() == {}
+    assert current_memos.get() is None
 
 
 def test_pods_sharing_probes_but_not_containers_encode_as_they_do_one_by_one() -> None:

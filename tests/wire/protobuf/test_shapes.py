@@ -7,7 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from svc.wire.protobuf import encoder
-from svc.wire.protobuf.encoder import FieldError, writer
+from svc.wire.protobuf.encoder import writer
+from svc.wire.protobuf.field_code import FieldError
 
 from .test_roundtrip import containers, metadata
 
@@ -50,9 +51,9 @@ def test_inline_keys_are_written_together_as_their_struct_after_the_other_fields
 
 def test_an_object_longer_than_its_message_because_of_null_keys_is_written_without_them(monkeypatch):
     compiled: list[tuple] = []
-    compile_shape = encoder._compile_shape
+    compile_shape = encoder.compile_shape
     monkeypatch.setattr(
-        encoder, "_compile_shape", lambda shape, *rest: compiled.append(shape) or compile_shape(shape, *rest)
+        encoder, "compile_shape", lambda shape, *rest: compiled.append(shape) or compile_shape(shape, *rest)
     )
     padded = {"name": "http", **{f"unset{index}": None for index in range(20)}, "containerPort": 80}
     assert _written(PORT, padded) == _written(PORT, {"name": "http", "containerPort": 80})
