@@ -57,8 +57,8 @@ _VALUE_PREFIXES = prefix_table(tag(2, LENGTH_DELIMITED))
 
 _encoders: dict[str, Encoder] = {}
 _writers: dict[str, Writer] = {}
-# Shapes remembered per message; past this many (only objects built to vary) they are forgotten.
-_SHAPE_LIMIT = 1024
+# Shapes compiled per message; objects of further shapes (only objects built to vary) are written key by key.
+_SHAPE_LIMIT = 256
 
 
 def encoder(message: str) -> Encoder:
@@ -102,26 +102,34 @@ def _build_writer(message: str) -> Writer:
     ignored = _TYPE_META_KEYS if message in schema().kind_messages else frozenset()
     unknown = f"unknown field in {message.rsplit('.', 1)[1]}"
     shapes: dict[tuple, Writer] = {}
+    singles: dict[str, Writer] = {}  # per key, the writer of objects of that key alone
 
     def write(obj: dict, buf: bytearray) -> None:
         if type(obj) is not dict:
             raise TypeError
         found = shapes.get(tuple(obj))
         if found is None:
-            if len(obj) > len(fields) + len(inline_writers) + len(ignored):
-                # Only keys without a field make an object this long. Null ones are written as absent
-                # (no code is compiled for them); a key with a value is an error.
-                obj = {key: value for key, value in obj.items() if value is not None}
-                for key in obj:
-                    if key not in fields and key not in inline_writers and key not in ignored:
-                        raise FieldError((key,), unknown)
-                write(obj, buf)
+            if len(shapes) < _SHAPE_LIMIT and len(obj) <= len(fields) + len(inline_writers) + len(ignored):
+                shape = tuple(obj)
+                found = shapes[shape] = compile_shape(shape, fields, inline_writers, ignored, unknown)
+            else:
+                write_key_by_key(obj, buf)
                 return
-            if len(shapes) >= _SHAPE_LIMIT:
-                shapes.clear()
-            shape = tuple(obj)
-            found = shapes[shape] = compile_shape(shape, fields, inline_writers, ignored, unknown)
         found(obj, buf)
+
+    def write_key_by_key(obj: dict, buf: bytearray) -> None:
+        """For objects built to vary their keys, or made longer than their message by keys without a
+        field: no shape of theirs is compiled, which bounds the code kept per message. Each key of an
+        inline struct is written as an instance of it, which readers merge."""
+        for key, value in obj.items():
+            if value is None or key in ignored:
+                continue
+            single = singles.get(key)
+            if single is None:
+                if key not in fields and key not in inline_writers:
+                    raise FieldError((key,), unknown)
+                single = singles[key] = compile_shape((key,), fields, inline_writers, ignored, unknown)
+            single({key: value}, buf)
 
     _writers[message] = write  # before the fields: messages may refer to themselves
     for field in schema().messages[message]:

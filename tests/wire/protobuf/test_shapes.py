@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from svc.wire.protobuf import encoder
+from svc.wire.protobuf.decoder import decoder
 from svc.wire.protobuf.encoder import writer
 from svc.wire.protobuf.field_code import FieldError
 
@@ -27,6 +28,15 @@ def _written(message: str, obj: dict) -> bytes:
 def _field_by_field(message: str, obj: dict) -> bytes:
     """Each key written alone, in the object's order: a message's bytes are its fields' bytes."""
     return b"".join(_written(message, {key: value}) for key, value in obj.items())
+
+
+def _recording_compiles(monkeypatch) -> list[tuple]:
+    compiled: list[tuple] = []
+    compile_shape = encoder.compile_shape
+    monkeypatch.setattr(
+        encoder, "compile_shape", lambda shape, *rest: compiled.append(shape) or compile_shape(shape, *rest)
+    )
+    return compiled
 
 
 @given(metadata, st.randoms())
@@ -50,14 +60,10 @@ def test_inline_keys_are_written_together_as_their_struct_after_the_other_fields
 
 
 def test_an_object_longer_than_its_message_because_of_null_keys_is_written_without_them(monkeypatch):
-    compiled: list[tuple] = []
-    compile_shape = encoder.compile_shape
-    monkeypatch.setattr(
-        encoder, "compile_shape", lambda shape, *rest: compiled.append(shape) or compile_shape(shape, *rest)
-    )
+    compiled = _recording_compiles(monkeypatch)
     padded = {"name": "http", **{f"unset{index}": None for index in range(20)}, "containerPort": 80}
     assert _written(PORT, padded) == _written(PORT, {"name": "http", "containerPort": 80})
-    assert all(len(shape) == 2 for shape in compiled)  # no code for the padded shape
+    assert not [shape for shape in compiled if any(key.startswith("unset") for key in shape)]
 
 
 def test_an_object_longer_than_its_message_names_a_key_with_a_value_and_no_field():
@@ -66,12 +72,19 @@ def test_an_object_longer_than_its_message_names_a_key_with_a_value_and_no_field
         _written(PORT, padded)
 
 
-def test_past_the_shape_limit_shapes_are_compiled_again_and_written_alike(monkeypatch):
-    shapes = [{"name": "http", "containerPort": 80}, {"containerPort": 80, "name": "http"}, {"protocol": "UDP"}]
-    expected = [_field_by_field(PORT, obj) for obj in shapes]
-    monkeypatch.setattr(encoder, "_SHAPE_LIMIT", 1)
-    for _ in range(2):
-        assert [_written(PORT, obj) for obj in shapes] == expected
+def test_past_the_shape_limit_objects_are_written_key_by_key_alike(monkeypatch):
+    compiled = _recording_compiles(monkeypatch)
+    monkeypatch.setattr(encoder, "_SHAPE_LIMIT", 0)
+    port = {"protocol": "UDP", "hostIP": "10.0.0.1", "containerPort": 53, "name": "dns"}
+    assert _written(PORT, port) == _field_by_field(PORT, port)
+    assert all(len(shape) == 1 for shape in compiled)
+
+
+def test_inline_keys_written_key_by_key_read_back_as_one_struct(monkeypatch):
+    monkeypatch.setattr(encoder, "_SHAPE_LIMIT", 0)
+    source = {"optional": False, "name": "settings"}
+    data = _written(CONFIG_MAP_ENV_SOURCE, source)
+    assert decoder(CONFIG_MAP_ENV_SOURCE)(data, 0, len(data)) == source
 
 
 def test_a_value_that_is_not_an_object_is_a_type_error_for_the_parent_to_word():
