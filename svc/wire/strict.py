@@ -117,6 +117,8 @@ def read_yaml_document(data: bytes) -> tuple[Any, list[str]]:
     try:
         node = parser.get_node() if parser.check_node() else None
     except yaml.YAMLError as error:
+        if getattr(error, "problem", None) == _LIBYAML_TOO_DEEP:
+            raise DecodeError(_TOO_DEEP) from None
         raise DecodeError(_yaml_error_text(error, data)) from None
     finally:
         parser.dispose()
@@ -126,7 +128,7 @@ def read_yaml_document(data: bytes) -> tuple[Any, list[str]]:
     try:
         value = _json_scalar(builder.build(node))
     except RecursionError:
-        raise DecodeError("yaml: document nested too deeply") from None
+        raise DecodeError(_TOO_DEEP) from None
     return value, builder.duplicates
 
 
@@ -162,20 +164,29 @@ def _integral_floats(value: Any) -> Any:
     return _json_scalar(value)
 
 
-# go-yaml's limit on flow nesting; libyaml's composer, recursing in C, would overflow the stack well before
-# the input gets large, so deeper bodies are refused before parsing (brackets in quotes count: a safe excess).
-_MAX_FLOW_DEPTH: Final = 10_000
+# Nesting limits. go-yaml refuses flow nesting past 10,000 with its own message. Below that, the
+# document is built by recursion here, and libyaml (from PyYAML 6.0.4) refuses nesting past 1,000 in
+# words of its own; both cases get this module's message, so the text never depends on the library's
+# version. Flow nesting is measured before parsing (brackets in quotes count: a safe excess); block
+# nesting is left to libyaml's check, mapped below.
+_GO_YAML_MAX_DEPTH: Final = 10_000
+_MAX_DEPTH: Final = 1_000
+_TOO_DEEP: Final = "yaml: document nested too deeply"
+_LIBYAML_TOO_DEEP: Final = "exceeded maximum nesting depth"
 _FLOW_BRACKET: Final = re.compile(rb"[\[\]{}]")
 
 
 def _check_flow_depth(data: bytes) -> None:
-    if data.count(b"[") + data.count(b"{") <= _MAX_FLOW_DEPTH:
+    if data.count(b"[") + data.count(b"{") <= _MAX_DEPTH:
         return
-    depth = 0
+    depth = deepest = 0
     for bracket in _FLOW_BRACKET.finditer(data):
         depth = depth + 1 if bracket.group() in (b"[", b"{") else max(depth - 1, 0)
-        if depth > _MAX_FLOW_DEPTH:
-            raise DecodeError(f"yaml: exceeded max depth of {_MAX_FLOW_DEPTH}")
+        if depth > _GO_YAML_MAX_DEPTH:
+            raise DecodeError(f"yaml: exceeded max depth of {_GO_YAML_MAX_DEPTH}")
+        deepest = max(deepest, depth)
+    if deepest > _MAX_DEPTH:
+        raise DecodeError(_TOO_DEEP)
 
 
 _PLAIN: Final = "?plain"

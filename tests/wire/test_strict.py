@@ -303,6 +303,13 @@ def test_yaml_nesting_deeper_than_the_builder_goes_is_a_decode_error() -> None:
         decode_yaml_strict(b"[" * 5_000 + b"]" * 5_000)
 
 
+def test_yaml_block_nesting_deeper_than_the_parser_goes_is_a_decode_error() -> None:
+    # libyaml from PyYAML 6.0.4 refuses this in its own words; older ones leave it to the builder.
+    body = "".join(" " * depth + "a:\n" for depth in range(1_200)).encode()
+    with pytest.raises(DecodeError, match=r"^yaml: document nested too deeply$"):
+        decode_yaml_strict(body)
+
+
 def test_yaml_merges_nest() -> None:
     body = b"a: &a {p: 1}\nb: &b {<<: *a, q: 2}\nc:\n  <<: *b\n  r: 3\n"
     assert decode_yaml_strict(body)[0]["c"] == {"p": 1, "q": 2, "r": 3}
