@@ -1,15 +1,21 @@
 # Two entry points for a fresh machine: `make run` and `make test` (see README.md).
+# Every Python package comes from requirements.lock (exact versions and hashes); `make lock` refreshes it.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+LOCK := requirements.lock
+TOOLS_LOCK := tools/lock/test-tools.lock
+LOCK_VENV := .venv-lock
+UV_VERSION := 0.13.9
+COMPILE := $(LOCK_VENV)/bin/uv pip compile --upgrade --generate-hashes --python-version 3.11 --quiet
 
-.PHONY: run test lint format bench tools
+.PHONY: run test lint format bench tools lock
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,etcd]'
+	$(BIN)/pip install --quiet --require-hashes --no-deps -r $(LOCK)
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -31,3 +37,11 @@ test: $(STAMP) tools lint
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# The newest versions of everything, written to the locks, then the whole suite on them.
+lock:
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/pip install --quiet uv==$(UV_VERSION)
+	$(COMPILE) --universal --extra test --extra etcd -o $(LOCK) pyproject.toml tools/lock/build.in
+	$(COMPILE) --no-deps -o $(TOOLS_LOCK) tools/lock/test-tools.in
+	$(MAKE) test

