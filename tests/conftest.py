@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -35,3 +37,41 @@ def helm_binary() -> str:
     if not path.exists():
         pytest.fail(f"{path} is missing: run `make tools` (make test does)")
     return str(path)
+
+
+# The suite runs in a temporary directory of its own, and nothing may be left in it but pytest's own
+# directories: a leftover there is a file some code of ours (or a client it drives) did not remove,
+# such as a credential written out for a TLS library.
+_SUITE_TMP = "SVC_SUITE_TMPDIR"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput") or _SUITE_TMP in os.environ:
+        return
+    suite_tmp = tempfile.mkdtemp(prefix="svc-suite-")
+    os.environ[_SUITE_TMP] = os.environ["TMPDIR"] = suite_tmp
+    tempfile.tempdir = None
+
+
+def _left_in(directory: str) -> list[str]:
+    return sorted(name for name in os.listdir(directory) if not name.startswith("pytest-of-"))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    if hasattr(config, "workerinput") or config.option.collectonly:
+        return
+    suite_tmp = os.environ.get(_SUITE_TMP)
+    if not suite_tmp or not os.path.isdir(suite_tmp):
+        return
+    left = _left_in(suite_tmp)
+    if left:
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(
+                f"FAILED: the suite left files in its temporary directory {suite_tmp}: {left}", red=True
+            )
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        return
+    shutil.rmtree(suite_tmp, ignore_errors=True)

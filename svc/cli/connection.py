@@ -35,6 +35,9 @@ def config_path(flags: ClientFlags) -> Path | None:
     return default if default.exists() else None
 
 
+_INLINE = {"cert_file": "cert_data", "key_file": "key_data", "ca_file": "ca_data"}
+
+
 def resolve(flags: ClientFlags) -> tuple[ClientConfig, str]:
     """The connection settings and the namespace for a command."""
     path = config_path(flags)
@@ -55,9 +58,12 @@ def resolve(flags: ClientFlags) -> tuple[ClientConfig, str]:
         "ca_file": flags.certificate_authority,
         "tls_server_name": flags.tls_server_name,
     }
-    config = dataclasses.replace(config, **{key: value for key, value in overrides.items() if value})
+    given = {key: value for key, value in overrides.items() if value}
+    # A file named on the command line replaces the kubeconfig's inline data for the same credential.
+    given.update({_INLINE[key]: b"" for key in given.keys() & _INLINE.keys()})
+    config = dataclasses.replace(config, **given)
     if flags.insecure_skip_tls_verify:
-        config = dataclasses.replace(config, insecure=True, ca_file="")
+        config = dataclasses.replace(config, insecure=True, ca_file="", ca_data=b"")
     if not config.server:
         raise CliError(
             "no server to talk to: give --server, or a svcconfig file with --svcconfig, "

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import base64
+import binascii
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,10 +18,15 @@ class KubeconfigError(ValueError):
 
 @dataclass(frozen=True)
 class ClientConfig:
+    """Where to connect and as whom. Inline credentials stay in memory (`*_data`); see client/tls.py."""
+
     server: str
     ca_file: str = ""
     cert_file: str = ""
     key_file: str = ""
+    ca_data: bytes = b""
+    cert_data: bytes = b""
+    key_data: bytes = b""
     token: str = ""
     username: str = ""
     password: str = ""
@@ -38,16 +43,22 @@ def _named(entries: list[dict[str, Any]], name: str, what: str) -> dict[str, Any
 
 
 def _file(section: dict[str, Any], key: str, base: Path) -> str:
-    """A path for `key`, writing `key-data` to a private temporary file when the data is inline."""
-    data = section.get(f"{key}-data")
-    if data:
-        handle = tempfile.NamedTemporaryFile(prefix="svc-", suffix=f".{key}", delete=False)  # noqa: SIM115
-        with handle:
-            handle.write(base64.b64decode(data))
-        os.chmod(handle.name, 0o600)
-        return handle.name
+    """The path given for `key`, relative to the kubeconfig's directory; empty when the data is inline."""
+    if section.get(f"{key}-data"):
+        return ""
     path = section.get(key, "")
     return str(base / path) if path and not os.path.isabs(path) else path
+
+
+def _data(section: dict[str, Any], key: str) -> bytes:
+    """The inline `key-data`, which takes precedence over a file, as client-go's loader has it."""
+    data = section.get(f"{key}-data")
+    if not data:
+        return b""
+    try:
+        return base64.b64decode(data, validate=True)
+    except (binascii.Error, TypeError, ValueError):
+        raise KubeconfigError(f"{key}-data: illegal base64 data") from None
 
 
 def load_kubeconfig(path: str | Path, *, context: str = "", cluster: str = "", user: str = "") -> ClientConfig:
@@ -74,6 +85,9 @@ def load_kubeconfig(path: str | Path, *, context: str = "", cluster: str = "", u
         ca_file=_file(cluster_section, "certificate-authority", base),
         cert_file=_file(user_section, "client-certificate", base),
         key_file=_file(user_section, "client-key", base),
+        ca_data=_data(cluster_section, "certificate-authority"),
+        cert_data=_data(user_section, "client-certificate"),
+        key_data=_data(user_section, "client-key"),
         token=user_section.get("token", ""),
         username=user_section.get("username", ""),
         password=user_section.get("password", ""),

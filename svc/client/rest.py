@@ -11,13 +11,13 @@ import gzip
 import http.client
 import json
 import socket
-import ssl
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from svc.client.kubeconfig import ClientConfig
+from svc.client.tls import ssl_context
 
 
 @dataclass
@@ -29,16 +29,6 @@ class Response:
 
     def json(self) -> Any:
         return json.loads(self.body)
-
-
-def ssl_context(config: ClientConfig) -> ssl.SSLContext:
-    context = ssl.create_default_context(cafile=config.ca_file or None)
-    if config.insecure:
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-    if config.cert_file:
-        context.load_cert_chain(config.cert_file, config.key_file or None)
-    return context
 
 
 def _put_request(

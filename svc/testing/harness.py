@@ -53,7 +53,7 @@ class RunningServer:
 
     def anonymous_client(self, **kwargs: Any) -> RestClient:
         config = load_kubeconfig(self.kubeconfig)
-        anonymous = type(config)(server=config.server, ca_file=config.ca_file)
+        anonymous = type(config)(server=config.server, ca_file=config.ca_file, ca_data=config.ca_data)
         client = RestClient(anonymous, **kwargs)
         self._clients.append(client)
         return client

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 
 def test_admin_certificate_is_system_masters(svc_server) -> None:
     review = {"apiVersion": "authentication.svc/v1", "kind": "SelfSubjectReview", "metadata": {}}
@@ -93,7 +95,7 @@ def test_static_token_authenticates(svc_server_factory, tmp_path) -> None:
     config = server.anonymous_client().config
     from svc.client.rest import RestClient
 
-    client = RestClient(type(config)(server=config.server, ca_file=config.ca_file, token="s3cret"))
+    client = RestClient(dataclasses.replace(config, token="s3cret"))
     review = {"apiVersion": "authentication.svc/v1", "kind": "SelfSubjectReview", "metadata": {}}
     body = client.request("POST", "/apis/authentication.svc/v1/selfsubjectreviews", body=review).json()
     assert body["status"]["userInfo"] == {
@@ -101,7 +103,7 @@ def test_static_token_authenticates(svc_server_factory, tmp_path) -> None:
         "uid": "uid-1",
         "groups": ["devs", "system:masters", "system:authenticated"],
     }
-    wrong = RestClient(type(config)(server=config.server, ca_file=config.ca_file, token="nope"))
+    wrong = RestClient(dataclasses.replace(config, token="nope"))
     assert wrong.request("GET", "/api/v1/namespaces").status == 401
     client.close()
     wrong.close()

@@ -4,6 +4,7 @@ with no event lost, duplicated or reordered, and resourceVersions that only grow
 from __future__ import annotations
 
 import json
+import shutil
 import tempfile
 import threading
 import time
@@ -99,6 +100,8 @@ class WatchConsistency(RuleBasedStateMachine):
                 mirror.disconnect()
             self.pool.shutdown()
             self.context.__exit__(None, None, None)
+        if hasattr(self, "directory"):
+            shutil.rmtree(self.directory)
 
     def _write(self, name: str, value: str, delete: bool) -> None:
         client = self.server.client()

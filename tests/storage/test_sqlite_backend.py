@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 from pathlib import Path
 
 import pytest
@@ -174,6 +175,7 @@ class BackendMachine(RuleBasedStateMachine):
     def teardown(self) -> None:
         self.loop.run_until_complete(self.backend.close())
         self.loop.close()
+        shutil.rmtree(self.directory)
 
     def _note(self, revision: int) -> None:
         assert revision > self.last_revision
