@@ -45,7 +45,7 @@ class Options:
     storage_backend: str = "sqlite"
     store_servers: list[str] = field(default_factory=list)
     store_prefix: str = "/registry"
-    storage_media_type: str = "application/json"
+    storage_media_type: str = ""  # empty: the profile's Protobuf type, the spec's default
     store_compaction_interval: float = 300.0
     watch_cache: bool = True
     watch_cache_sizes: dict[str, int] = field(default_factory=dict)
@@ -157,7 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--store-prefix", help="prefix of every key in the store (default /registry)")
     add(
         "--storage-media-type",
-        help="how objects are stored: application/json (default), application/yaml, or the brand's Protobuf type",
+        help="how objects are stored: application/json, application/yaml, or the brand's Protobuf type (default)",
     )
     add(
         "--store-compaction-interval",

@@ -13,8 +13,10 @@ YAML_MEDIA_TYPE = "application/yaml"
 
 
 def storage_codec(media_type: str, profile: Profile) -> StorageCodec:
-    """Raises ValueError for a media type that cannot be stored."""
+    """Raises ValueError for a media type that cannot be stored; an empty one is the profile's Protobuf
+    type, the default of `--storage-media-type`."""
     protobuf = protobuf_format(profile)
+    media_type = media_type or protobuf.media_type
     readers = {MAGIC: protobuf.decode, b"": YAML.decode}
     if media_type == JSON_MEDIA_TYPE:
         return SniffingCodec(media_type, JsonCodec().encode, readers)
