@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import logging
 import signal
 import sys
 
+from svc.apiserver.logs import configure_logging
 from svc.apiserver.options import parse_options
 from svc.apiserver.server import Server
 from svc.storage.errors import StorageError
@@ -34,7 +34,7 @@ async def _run(server: Server) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     options = parse_options(sys.argv[1:] if argv is None else argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname).1s %(name)s: %(message)s")
+    configure_logging(options.logging)
     try:
         import uvloop
 

@@ -17,6 +17,7 @@ from svc.api.brand import PROFILES
 from svc.api.resources import parse_runtime_config
 from svc.apiserver.authn.token_file import TokenFile, TokenFileError
 from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
+from svc.apiserver.logs import FORMATS, LogSettings, parse_vmodule
 from svc.machinery.duration import parse_duration
 from svc.machinery.gotext import parse_bool
 from svc.wire.storage_codecs import storage_codec
@@ -57,6 +58,7 @@ class Options:
     feature_gates: FeatureGates = field(default_factory=FeatureGates)
     brand_profile: str = "svc"
     kubeconfig_server: str = ""
+    logging: LogSettings = field(default_factory=LogSettings)
 
     @property
     def pki_dir(self) -> Path:
@@ -190,7 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--kubeconfig-server",
         help="server URL to write into the admin kubeconfig (default https://<advertise address>:<port>)",
     )
-    add("-v", "--v", type=_non_negative, dest="verbosity", help="log verbosity")
+    add("-v", "--v", type=_non_negative, dest="verbosity", help="log verbosity: 0 warnings, 1-3 information, 4+ debug")
+    add("--vmodule", help="pattern=N,...: verbosity per module (file name glob)")
+    add("--logging-format", help="text (default) or json")
     return parser
 
 
@@ -202,6 +206,14 @@ def _cache_sizes(entries: list[str]) -> dict[str, int]:
             raise ValueError(f"invalid value of --watch-cache-sizes: {entry!r}, expected resource[.group]#size")
         sizes[resource.strip().lower()] = int(size)
     return sizes
+
+
+def _log_settings(args: argparse.Namespace) -> LogSettings:
+    log_format = args.logging_format or "text"
+    if log_format not in FORMATS:
+        raise ValueError(f'format: Invalid value: "{log_format}": Unsupported log format')
+    vmodule = parse_vmodule(args.vmodule) if args.vmodule else ()
+    return LogSettings(verbosity=args.verbosity or 0, vmodule=vmodule, format=log_format)
 
 
 def parse_options(argv: list[str]) -> Options:
@@ -271,6 +283,7 @@ def parse_options(argv: list[str]) -> Options:
             options.runtime_config = parse_runtime_config(item for group in args.runtime_config for item in group)
         if args.feature_gates:
             options.feature_gates = FeatureGates(parse_feature_gates(args.feature_gates))
+        options.logging = _log_settings(args)
     except (ValueError, FeatureGateError, TokenFileError) as error:
         parser.error(str(error))
     return options
