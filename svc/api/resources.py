@@ -70,6 +70,7 @@ class Subresource:
     version: str
     kind: str
     verbs: tuple[str, ...]
+    definition: str = ""
 
 
 @dataclass(frozen=True)
@@ -194,6 +195,7 @@ class ResourceSet:
                         sub["version"] or version,
                         sub["kind"],
                         tuple(sub["verbs"]),
+                        sub["definition"],
                     )
                     for name, sub in row["subresources"].items()
                 },

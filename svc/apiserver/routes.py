@@ -13,6 +13,7 @@ import orjson
 from aiohttp import web
 
 from svc.apiserver.context import RequestContext
+from svc.apiserver.handlers.action import act, action_for
 from svc.apiserver.handlers.create import create
 from svc.apiserver.handlers.delete import delete, delete_collection
 from svc.apiserver.handlers.get import get
@@ -80,11 +81,14 @@ async def _resource(ctx: RequestContext) -> web.StreamResponse:
     elif verb not in resource.verbs or (cluster_path_for_namespaced and verb not in ("list", "watch")):
         raise _method_not_allowed()
     store = server.stores.get((resource.group, resource.version, resource.name))
+    scope = Scope(ctx, resource, store, namespace, info.path_name, info.subresource)
+    action = action_for(scope)
+    if action is not None:
+        return await act(scope, action)
     if store is None:
         if verb != "create" or resource.name not in REVIEWS or info.subresource:
             raise _method_not_allowed()
-        return await review(Scope(ctx, resource, None, namespace, info.path_name, ""))
-    scope = Scope(ctx, resource, store, namespace, info.path_name, info.subresource)
+        return await review(scope)
     return await HANDLERS[verb](scope)
 
 

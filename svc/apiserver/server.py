@@ -22,7 +22,7 @@ from aiohttp import web
 from svc.api.brand import PROFILES
 from svc.api.columns import columns_for, row_conditions_for
 from svc.api.kinds import strategy_for
-from svc.api.resources import Resource, ResourceSet
+from svc.api.resources import Resource, ResourceSet, version_priority
 from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
 from svc.apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
@@ -58,7 +58,11 @@ from svc.wire.views import DEFAULT_COLUMNS, Column, RowConditions
 
 log = logging.getLogger(__name__)
 
-SERVED_SUBRESOURCES = frozenset({"status", "scale", "finalize"})
+# Subresources this server serves; the rest of upstream's (log, exec, proxy, token...) come with the
+# features that serve them.
+SERVED_SUBRESOURCES = frozenset(
+    {"status", "scale", "finalize", "binding", "eviction", "ephemeralcontainers", "resize", "approval"}
+)
 
 
 class Server:
@@ -140,6 +144,17 @@ class Server:
 
     async def health(self, path: str, request: web.BaseRequest) -> web.Response | None:
         return await health_endpoints.serve(path, self.health_checks, request)
+
+    def store_for(self, upstream_group: str, resource: str) -> GenericStore:
+        """The store of a resource at its preferred served version, named as upstream names it."""
+        candidates = [
+            store
+            for (_, version, name), store in self.stores.items()
+            if name == resource and store.resource.upstream_group == upstream_group
+        ]
+        if not candidates:
+            raise status.not_found_path()
+        return min(candidates, key=lambda store: version_priority(store.resource.version))
 
     async def _get_namespace(self, name: str) -> dict[str, Any] | None:
         """Admission reads namespaces as upstream's plugin does: from a cache of them (the watch cache),

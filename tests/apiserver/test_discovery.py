@@ -45,6 +45,19 @@ def test_resource_list_has_subresources_and_short_names(api) -> None:
     assert entries["deployments/status"]["kind"] == "Deployment"
 
 
+def test_discovery_lists_exactly_the_subresources_served(api) -> None:
+    names = {entry["name"] for entry in api.request("GET", "/api/v1").json()["resources"]}
+    pods = {name for name in names if name.startswith("pods/")}
+    assert pods == {"pods/binding", "pods/ephemeralcontainers", "pods/eviction", "pods/resize", "pods/status"}
+    assert "bindings" in names
+    csrs = api.request("GET", "/apis/certificates.svc/v1").json()["resources"]
+    assert {entry["name"] for entry in csrs} == {
+        "certificatesigningrequests",
+        "certificatesigningrequests/approval",
+        "certificatesigningrequests/status",
+    }
+
+
 def test_aggregated_discovery(api) -> None:
     accept = "application/json;g=apidiscovery.svc;v=v2;as=APIGroupDiscoveryList,application/json"
     response = api.request("GET", "/apis", accept=accept)

@@ -7,7 +7,7 @@ the default `Name` / `Created At` table from the caller.
 
 from __future__ import annotations
 
-from svc.api.columns import core, events, pods, rbac, workloads
+from svc.api.columns import certificates, core, events, pods, rbac, workloads
 from svc.wire.views import Column, RowConditions
 
 _COLUMNS: dict[tuple[str, str], tuple[Column, ...]] = {
@@ -34,6 +34,7 @@ _COLUMNS: dict[tuple[str, str], tuple[Column, ...]] = {
     ("events.k8s.io", "Event"): events.EVENTS_API_EVENT,
     ("rbac.authorization.k8s.io", "RoleBinding"): rbac.ROLE_BINDING,
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"): rbac.CLUSTER_ROLE_BINDING,
+    ("certificates.k8s.io", "CertificateSigningRequest"): certificates.CERTIFICATE_SIGNING_REQUEST,
 }
 
 

@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Callable
 
 from svc.api.brand import Profile
-from svc.api.kinds import namespaces, pods, rbac, secrets, services, simple_fields
+from svc.api.kinds import certificates, namespaces, pods, rbac, secrets, services, simple_fields
 from svc.api.resources import Resource
 from svc.api.strategy import Strategy
 
@@ -60,6 +60,7 @@ _SPECIAL: dict[tuple[str, str], Callable[[Strategy], Strategy]] = {
     ("", "Pod"): pods.strategy,
     ("", "Service"): services.strategy,
     ("", "Secret"): secrets.strategy,
+    ("certificates.k8s.io", "CertificateSigningRequest"): certificates.strategy,
     ("rbac.authorization.k8s.io", "Role"): rbac.strategy,
     ("rbac.authorization.k8s.io", "RoleBinding"): rbac.strategy,
     ("rbac.authorization.k8s.io", "ClusterRole"): rbac.strategy,

@@ -67,6 +67,11 @@ async def delete_options(scope: Scope) -> DeleteOptions:
         dry_run = query.getall("dryRun", [])
         if "dryRun" in query and not dry_run:
             dry_run = [""]
+    return delete_options_from(scope, raw, dry_run)
+
+
+def delete_options_from(scope: Scope, raw: dict[str, Any], dry_run: Any) -> DeleteOptions:
+    """DeleteOptions from their decoded members, checked as upstream checks them."""
     errors: list[FieldError] = []
     for value in dry_run if isinstance(dry_run, list) else [dry_run]:
         if value not in ("All", ""):

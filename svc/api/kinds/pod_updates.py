@@ -1,0 +1,133 @@
+"""What `pods/ephemeralcontainers` and `pods/resize` may change, checked as upstream checks it.
+
+Through `ephemeralcontainers` only `spec.ephemeralContainers` changes, and only by adding: an ephemeral
+container, once added, can be neither changed nor removed (upstream
+`ValidatePodEphemeralContainersUpdate`). Through `resize` only the containers' `resources` and
+`resizePolicy` change, and the pod's QoS class must stay what it was (`ValidatePodResize`).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from svc.api.kinds.pod_qos import qos_class
+from svc.machinery import status
+from svc.machinery.field_errors import (
+    FieldError,
+    aggregate_message,
+    duplicate,
+    forbidden,
+    invalid,
+    not_found,
+    required,
+)
+from svc.machinery.validation import is_dns1123_label
+
+Obj = dict[str, Any]
+# Container fields an ephemeral container may not set (it runs beside the pod, never as a service).
+_NOT_FOR_EPHEMERAL = (
+    "ports",
+    "livenessProbe",
+    "readinessProbe",
+    "startupProbe",
+    "lifecycle",
+    "resources",
+    "resizePolicy",
+    "restartPolicy",
+)
+
+
+def _invalid(pod: Obj, errors: list[FieldError]) -> status.StatusError:
+    return status.invalid("Pod", pod["metadata"].get("name", ""), errors, aggregate_message(errors))
+
+
+def _with_metadata_of(new: Obj, old: Obj) -> Obj:
+    """The stored pod, carrying the request's resourceVersion precondition."""
+    result = copy.deepcopy(old)
+    result["metadata"]["resourceVersion"] = new["metadata"].get("resourceVersion", "")
+    return result
+
+
+def _ephemeral_errors(spec: Obj, old_spec: Obj) -> list[FieldError]:
+    errors: list[FieldError] = []
+    regular = [c.get("name") for c in (spec.get("initContainers") or []) + (spec.get("containers") or [])]
+    names = set(regular)
+    targets = set(regular)
+    for index, container in enumerate(spec.get("ephemeralContainers") or []):
+        path = f"spec.ephemeralContainers[{index}]"
+        name = container.get("name") or ""
+        if not name:
+            errors.append(required(f"{path}.name"))
+        else:
+            errors += [invalid(f"{path}.name", name, message) for message in is_dns1123_label(name)]
+            if name in names:
+                errors.append(duplicate(f"{path}.name", name))
+            names.add(name)
+        if not container.get("image"):
+            errors.append(required(f"{path}.image"))
+        for field in _NOT_FOR_EPHEMERAL:
+            if container.get(field):
+                errors.append(forbidden(f"{path}.{field}", "cannot be set for an Ephemeral Container"))
+        target = container.get("targetContainerName")
+        if target and target not in targets:
+            errors.append(not_found(f"{path}.targetContainerName", target))
+    by_name = {c.get("name"): c for c in spec.get("ephemeralContainers") or []}
+    for previous in old_spec.get("ephemeralContainers") or []:
+        name = previous.get("name")
+        current = by_name.get(name)
+        if current is None:
+            errors.append(
+                forbidden("spec.ephemeralContainers", f'existing ephemeral containers "{name}" may not be removed')
+            )
+        elif current != previous:
+            errors.append(
+                forbidden("spec.ephemeralContainers", f'existing ephemeral containers "{name}" may not be changed')
+            )
+    return errors
+
+
+def ephemeral_containers_only(new: Obj, old: Obj) -> Obj:
+    result = _with_metadata_of(new, old)
+    ephemeral = (new.get("spec") or {}).get("ephemeralContainers")
+    if ephemeral:
+        result["spec"]["ephemeralContainers"] = ephemeral
+    else:
+        result["spec"].pop("ephemeralContainers", None)
+    errors = _ephemeral_errors(result["spec"], old.get("spec") or {})
+    if errors:
+        raise _invalid(result, errors)
+    return result
+
+
+def _resources_by_name(spec: Obj) -> dict[str, Obj]:
+    return {c.get("name"): c for c in (spec.get("initContainers") or []) + (spec.get("containers") or [])}
+
+
+def resize_only(new: Obj, old: Obj) -> Obj:
+    """Copies each container's `resources` and `resizePolicy` from the request, by container name."""
+    result = _with_metadata_of(new, old)
+    wanted = _resources_by_name(new.get("spec") or {})
+    errors: list[FieldError] = []
+    for group in ("initContainers", "containers"):
+        for index, container in enumerate(result["spec"].get(group) or []):
+            requested = wanted.get(container.get("name"))
+            if requested is None:
+                continue
+            for field in ("resources", "resizePolicy"):
+                if requested.get(field):
+                    container[field] = requested[field]
+                else:
+                    container.pop(field, None)
+            before = (_resources_by_name(old["spec"]).get(container.get("name")) or {}).get("resources") or {}
+            limits = (container.get("resources") or {}).get("limits") or {}
+            for resource in before.get("limits") or {}:
+                if resource not in limits:
+                    path = f"spec.{group}[{index}].resources.limits[{resource}]"
+                    errors.append(forbidden(path, "resource limits cannot be removed"))
+    old_class = (old.get("status") or {}).get("qosClass") or qos_class(old.get("spec") or {})
+    if qos_class(result["spec"]) != old_class:
+        errors.append(invalid("spec", old_class, "Pod QOS Class may not change as a result of resizing"))
+    if errors:
+        raise _invalid(result, errors)
+    return result

@@ -1,0 +1,1 @@
+"""Pod actions the API server performs itself: binding to a node, and eviction."""
