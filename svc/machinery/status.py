@@ -45,8 +45,9 @@ class StatusError(Exception):
             "metadata": {},
             "status": "Failure",
             "message": self.message,
-            "reason": self.reason,
         }
+        if self.reason:
+            body["reason"] = self.reason
         if self.details is not None:
             body["details"] = self.details
         body["code"] = self.code
@@ -135,6 +136,11 @@ def gone(message: str) -> StatusError:
 
 def request_entity_too_large(message: str) -> StatusError:
     return StatusError(413, "RequestEntityTooLarge", f"Request entity too large: {message}")
+
+
+def unconverted(message: str) -> StatusError:
+    """What upstream answers for an error no layer turned into a Status: 500, no reason, the bare text."""
+    return StatusError(500, "", message)
 
 
 def too_many_requests(message: str, retry_after: int) -> StatusError:
