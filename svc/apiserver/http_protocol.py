@@ -23,10 +23,10 @@ from typing import Any
 
 import orjson
 from aiohttp import web
-from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.http_exceptions import HttpProcessingError, LineTooLong
 from aiohttp.http_parser import RawRequestMessage
 from aiohttp.streams import StreamReader
-from aiohttp.web_protocol import RequestHandler
+from aiohttp.web_protocol import RequestHandler, _ErrInfo
 
 from svc.apiserver.pending_connections import PendingConnections
 from svc.apiserver.protocol_errors import headers_too_large, protocol_error, raw_response
@@ -36,6 +36,12 @@ log = logging.getLogger(__name__)
 
 # Go lets a request's headers run this much past MaxHeaderBytes before it refuses them.
 _HEADER_SLACK = 4096
+
+
+def header_size(message: RawRequestMessage) -> int:
+    """Bytes of the request line and headers as sent (give or take optional whitespace)."""
+    line = len(message.method) + len(message.path) + len("  HTTP/1.1\r\n")
+    return line + sum(len(name) + len(value) + 4 for name, value in message.raw_headers) + 2
 
 
 class ApiRequestHandler(RequestHandler):
@@ -94,6 +100,7 @@ class ApiRequestHandler(RequestHandler):
         if self._request_count != parsed:
             self._headers_over()
             self._last_body = self._messages[-1][1] if self._messages else None
+            self._refuse_oversize_messages(self._request_count - parsed)
             self._hand_body_error_to_request()
         elif waiting:
             self._header_bytes += len(data)
@@ -105,6 +112,16 @@ class ApiRequestHandler(RequestHandler):
         if self.transport is not None:
             self.transport.write(raw_response(headers_too_large()))
         self.force_close()
+
+    def _refuse_oversize_messages(self, count: int) -> None:
+        """Headers that arrived whole in one read are measured once parsed; too large, they are
+        answered 431 in their turn instead of being handled."""
+        budget = self._limits.max_header_bytes + _HEADER_SLACK
+        for index in range(len(self._messages) - count, len(self._messages)):
+            message, body = self._messages[index]
+            if isinstance(message, RawRequestMessage) and header_size(message) > budget:
+                oversize = LineTooLong(b"request headers", budget)
+                self._messages[index] = (_ErrInfo(status=431, exc=oversize, message=oversize.message), body)
 
     def _hand_body_error_to_request(self) -> None:
         """A parse error while a request's body is still being read is that body's error."""

@@ -82,7 +82,7 @@ class Server:
         self.shutting_down = False
         self._tasks: list[asyncio.Task[None]] = []
         self.serving_limits = ServingLimits()
-        self._runner: ApiHttpServer | None = None
+        self.http_server: ApiHttpServer | None = None
         self._listener: asyncio.base_events.Server | None = None
         authenticators: list[Any] = [x509.authenticate]
         if options.token_auth_file:
@@ -271,8 +271,8 @@ class Server:
             ),
         )
         await self._open_storage()
-        self._runner = ApiHttpServer(self._handle, self.serving_limits)
-        self._listener, port = await listen(self._runner, host, options.secure_port, self._ssl_context())
+        self.http_server = ApiHttpServer(self._handle, self.serving_limits)
+        self._listener, port = await listen(self.http_server, host, options.secure_port, self._ssl_context())
         address = f"[{advertise}]" if ":" in advertise else advertise
         self.url = f"https://{address}:{port}"
         self.discovery.server_address = f"{address}:{port}"
@@ -310,7 +310,7 @@ class Server:
             await cache.stop()
         if self.backend is not None:
             await self.backend.close()
-        if self._runner is not None:
-            await self._runner.shutdown(1.0)
+        if self.http_server is not None:
+            await self.http_server.shutdown(1.0)
         if self._listener is not None:
             await self._listener.wait_closed()
