@@ -36,6 +36,9 @@ log = logging.getLogger(__name__)
 
 # Go lets a request's headers run this much past MaxHeaderBytes before it refuses them.
 _HEADER_SLACK = 4096
+# aiohttp counts headers as well as bytes; Go only counts bytes, so the count is set where only the
+# byte budget can bind: the shortest header line, "a:\r\n", is 4 bytes.
+_SHORTEST_HEADER = 4
 
 
 def header_size(message: RawRequestMessage) -> int:
@@ -48,7 +51,14 @@ class ApiRequestHandler(RequestHandler):
     __slots__ = ("_header_bytes", "_header_deadline", "_last_body", "_limits", "_pending")
 
     def __init__(self, manager: Any, *, limits: ServingLimits, pending: PendingConnections, **kwargs: Any) -> None:
-        super().__init__(manager, **kwargs)
+        super().__init__(
+            manager,
+            keepalive_timeout=limits.idle_timeout,
+            max_line_size=limits.max_header_bytes,
+            max_field_size=limits.max_header_bytes,
+            max_headers=limits.max_header_bytes // _SHORTEST_HEADER,
+            **kwargs,
+        )
         self._limits = limits
         self._pending = pending
         self._header_bytes = 0
@@ -70,6 +80,7 @@ class ApiRequestHandler(RequestHandler):
         self._pending.add(self)
 
     def _headers_over(self) -> None:
+        self._header_bytes = 0
         if self._header_deadline is not None:
             self._header_deadline.cancel()
             self._header_deadline = None
@@ -91,18 +102,26 @@ class ApiRequestHandler(RequestHandler):
         self.force_close()
 
     def data_received(self, data: bytes) -> None:
-        waiting = self._header_deadline is not None
-        if not waiting and data and self._between_requests() and not (self._force_close or self._close):
-            self._await_headers()
-            waiting = True
+        # A request that arrives whole in one read (the usual case) never starts the header clock.
+        starts_request = (
+            self._header_deadline is None
+            and data
+            and self._between_requests()
+            and not (self._force_close or self._close)
+        )
         parsed = self._request_count
+        received = self._header_bytes + len(data)
         super().data_received(data)
         if self._request_count != parsed:
             self._headers_over()
             self._last_body = self._messages[-1][1] if self._messages else None
-            self._refuse_oversize_messages(self._request_count - parsed)
+            if received > self._limits.max_header_bytes + _HEADER_SLACK:
+                self._refuse_oversize_messages(self._request_count - parsed)
             self._hand_body_error_to_request()
-        elif waiting:
+            return
+        if starts_request:
+            self._await_headers()
+        if self._header_deadline is not None:
             self._header_bytes += len(data)
             if self._header_bytes > self._limits.max_header_bytes + _HEADER_SLACK:
                 self._refuse_headers()
@@ -114,8 +133,8 @@ class ApiRequestHandler(RequestHandler):
         self.force_close()
 
     def _refuse_oversize_messages(self, count: int) -> None:
-        """Headers that arrived whole in one read are measured once parsed; too large, they are
-        answered 431 in their turn instead of being handled."""
+        """Headers that completed in a read that took the byte count past the budget are measured
+        once parsed; too large, they are answered 431 in their turn instead of being handled."""
         budget = self._limits.max_header_bytes + _HEADER_SLACK
         for index in range(len(self._messages) - count, len(self._messages)):
             message, body = self._messages[index]

@@ -18,23 +18,13 @@ from svc.apiserver.http_protocol import ApiRequestHandler
 from svc.apiserver.pending_connections import PendingConnections
 from svc.apiserver.serving_limits import ServingLimits
 
-# aiohttp counts headers as well as bytes; Go only counts bytes, so the count is set where only the
-# byte budget can bind (the shortest header line, "a:\r\n", is 4 bytes).
-_MAX_HEADERS = (1 << 20) // 4
-
 
 class ApiHttpServer(web.Server):
-    """aiohttp's connection manager, making `ApiRequestHandler` protocols."""
+    """aiohttp's connection manager, making `ApiRequestHandler` protocols (which read `limits` as
+    each connection opens)."""
 
     def __init__(self, handler: Any, limits: ServingLimits) -> None:
-        super().__init__(
-            handler,
-            handler_cancellation=False,
-            keepalive_timeout=limits.idle_timeout,
-            max_line_size=limits.max_header_bytes,
-            max_field_size=limits.max_header_bytes,
-            max_headers=_MAX_HEADERS,
-        )
+        super().__init__(handler, handler_cancellation=False)
         self.limits = limits
         self.pending = PendingConnections(limits.max_pending_connections)
 

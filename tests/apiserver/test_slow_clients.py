@@ -1,4 +1,4 @@
-"""Slow clients: the header deadline (Go's ReadHeaderTimeout) and the bound on connections sending headers."""
+"""Slow and idle clients: Go's ReadHeaderTimeout and IdleTimeout, and the bound on connections sending headers."""
 
 from __future__ import annotations
 
@@ -51,7 +51,8 @@ def test_trickling_bytes_does_not_extend_the_deadline(server) -> None:
         assert closed
 
 
-def test_a_watch_outlives_the_header_deadline(server) -> None:
+def test_a_watch_outlives_the_header_and_idle_deadlines(server) -> None:
+    server.server.serving_limits.idle_timeout = 1.0
     api = server.client()
     with connect(server) as tls:
         tls.sendall(f"GET {CONFIGMAPS}?watch=1 HTTP/1.1\r\nHost: x\r\n\r\n".encode())
@@ -79,6 +80,14 @@ def test_an_idle_keep_alive_connection_is_not_cut_by_the_header_deadline(server)
         time.sleep(2.5)
         tls.sendall(request)
         assert read_response(tls)[0] == 200
+
+
+def test_an_idle_keep_alive_connection_is_closed_after_the_idle_timeout(server) -> None:
+    server.server.serving_limits.idle_timeout = 1.0
+    with connect(server) as tls:
+        tls.sendall(b"GET /api HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert read_response(tls)[0] == 200
+        assert _wait_closed(tls, within=10.0)
 
 
 def test_slow_connections_do_not_delay_normal_requests_and_are_closed(server) -> None:
