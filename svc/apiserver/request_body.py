@@ -4,7 +4,8 @@ Upstream reads at most `MaxRequestBodyBytes` (3 MiB) of a body and answers 413 p
 default request limit, since JSON shrinks when stored as Protobuf. The body is read chunk by chunk
 and given up on as soon as it passes the limit, so a client cannot make the server hold more than
 that in memory, whether it declares a length or streams chunks. A body the transfer encoding breaks
-(a bad chunk) is the client's fault: 400 with the parser's reason.
+(a bad chunk) is the client's fault: 400 with the parser's reason. (Upstream answers that case with
+a 500 carrying Go's reader error; a malformed body is bad input, so it gets the 400 bad input gets.)
 """
 
 from __future__ import annotations
@@ -36,4 +37,8 @@ async def read_limited(request: web.BaseRequest, limit: int = MAX_REQUEST_BODY_B
             chunks.append(chunk)
     except HttpProcessingError as error:
         raise status.bad_request(f"error reading the request body: {error.message}") from None
+    except ConnectionError:
+        # The client went away mid-body; upstream's reader fails the same way. Nobody reads the answer,
+        # but it keeps a routine disconnect from being logged as a server fault.
+        raise status.unconverted("unexpected EOF") from None
     return b"".join(chunks)

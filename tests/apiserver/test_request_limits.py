@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -165,3 +166,13 @@ def test_headers_of_almost_1_mib_are_served(svc_server) -> None:
     status, _, body = exchange(svc_server, data)
     assert status == 200
     assert body["kind"] == "APIVersions"
+
+
+def test_a_client_leaving_mid_body_is_not_logged_as_a_fault(svc_server, caplog: pytest.LogCaptureFixture) -> None:
+    head = f"POST {CONFIGMAPS} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+    with connect(svc_server) as tls:
+        tls.sendall(head.encode() + b'{"metadata":')
+        time.sleep(0.3)
+    time.sleep(0.5)
+    assert svc_server.client().request("GET", CONFIGMAPS).status == 200
+    assert not [record for record in caplog.records if record.exc_info]
