@@ -33,8 +33,8 @@ def protocol_error(code: int, exc: BaseException | None) -> status.StatusError:
     """The Status for an error aiohttp's protocol reports with `code` (400 for parse errors)."""
     if isinstance(exc, LineTooLong) or (isinstance(exc, BadHttpMessage) and exc.message == _TOO_MANY_HEADERS):
         return headers_too_large()
-    if isinstance(exc, HttpProcessingError) and code == 400:
-        return status.bad_request(_first_line(exc.message))
+    if code == 400:
+        return status.bad_request(_first_line(exc.message if isinstance(exc, HttpProcessingError) else ""))
     if code == 504:
         return status.StatusError(504, "Timeout", "request did not complete within the allowed duration")
     return status.internal_error(f"unexpected {type(exc).__name__}: {exc}" if exc else HTTPStatus(code).phrase)
