@@ -6,6 +6,9 @@ go leaves this set within milliseconds, so under a flood of slow connections (sl
 shed are the flood's oldest, while fresh clients get their turn. Refusing newcomers instead would
 hand the flood the server until its deadline expired. Together with the header deadline this caps
 what slow connections cost: at most `limit` of them, each for at most the deadline.
+
+A connection counts from the end of its TLS handshake (when aiohttp's protocol sees it). Handshakes
+still in progress are bounded by the same deadline (`ssl_handshake_timeout`) but not by this count.
 """
 
 from __future__ import annotations
