@@ -19,6 +19,7 @@ class Plan:
     memory_steps: tuple[int, ...]
     anchor_ops: dict[int, int]
     patch_ops: int
+    idle_watches: int
     populate_concurrency: int = 64
 
 
@@ -33,6 +34,7 @@ FULL = Plan(
     memory_steps=(10_000, 100_000),
     anchor_ops={1: 2_000, 32: 10_000},
     patch_ops=200,
+    idle_watches=5_000,
 )
 
 QUICK = Plan(
@@ -46,4 +48,5 @@ QUICK = Plan(
     memory_steps=(2_000,),
     anchor_ops={1: 300, 32: 1_500},
     patch_ops=40,
+    idle_watches=500,
 )

@@ -20,6 +20,11 @@ def rss_bytes(pid: int) -> int:
     raise RuntimeError(f"no VmRSS in /proc/{pid}/status")
 
 
+def open_fds(pid: int) -> int:
+    """How many file descriptors `pid` holds, from /proc/<pid>/fd."""
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
 def cpu_seconds(pid: int) -> float:
     """User plus system CPU time of `pid` (all its threads), from /proc/<pid>/stat."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()

@@ -147,9 +147,9 @@ def write_paced(credentials: Credentials, collection: str, pace: float, seconds:
     return asyncio.run(_write_paced(credentials, collection, pace, seconds))
 
 
-async def _open_watchers(server: ServerProcess, count: int, since: str, latencies: array) -> list[Watcher]:
+async def open_watchers(server: ServerProcess, path: str, count: int, latencies: array) -> list[Watcher]:
+    """`count` watches of `path` (a collection with its query), each on a TLS connection of its own."""
     address = urlsplit(server.url)
-    path = f"/api/v1/namespaces/{NAMESPACE}/configmaps?watch=1&resourceVersion={since}&timeoutSeconds=3600"
     request = (
         f"GET {path} HTTP/1.1\r\nHost: {address.netloc}\r\nAccept: application/json\r\n"
         "Accept-Encoding: identity\r\nUser-Agent: svc-bench\r\n\r\n"
@@ -187,7 +187,8 @@ async def run(server: ServerProcess, plan: Plan) -> tuple[Section, Facts]:
             since = resource_version(await expect(response, 200))
     latencies = array("q")
     progress(f"watch: opening {plan.watchers:,} watchers")
-    watchers = await _open_watchers(server, plan.watchers, since, latencies)
+    path = f"/api/v1/namespaces/{NAMESPACE}/configmaps?watch=1&resourceVersion={since}&timeoutSeconds=3600"
+    watchers = await open_watchers(server, path, plan.watchers, latencies)
     progress(f"watch: {plan.watch_rate:.0f} writes/s for {plan.watch_seconds:.0f} s")
     lag: list[float] = []
     stop = asyncio.Event()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import resource
 import signal
 import sys
 
@@ -13,6 +14,18 @@ from svc.apiserver.server import Server
 from svc.storage.errors import StorageError
 
 YOUNG_COLLECTION_THRESHOLD = 20_000
+
+
+def raise_open_file_limit() -> int:
+    """Lift the soft limit on open files to the hard one, as Go programs (upstream's binaries) do at
+    start: every connection and watch holds a descriptor, and soft limits are often 1024."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError):
+            return soft
+    return hard
 
 
 async def _run(server: Server) -> None:
@@ -34,6 +47,7 @@ async def _run(server: Server) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     options = parse_options(sys.argv[1:] if argv is None else argv)
+    raise_open_file_limit()
     configure_logging(options.logging)
     try:
         import uvloop

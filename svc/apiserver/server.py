@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import logging
 import platform
-import socket
 import ssl
 import sys
 from pathlib import Path
@@ -41,6 +40,8 @@ from svc.apiserver.openapi import OpenAPI
 from svc.apiserver.options import GIT_VERSION, Options
 from svc.apiserver.pki import Pki, ensure_pki, serving_hosts
 from svc.apiserver.routes import endpoint
+from svc.apiserver.serving import ApiHttpServer, listen
+from svc.apiserver.serving_limits import ServingLimits
 from svc.machinery import status
 from svc.registry.admission import NoAdmission, UserInfo
 from svc.registry.options import WriteOptions
@@ -84,7 +85,8 @@ class Server:
         self.ready = False
         self.shutting_down = False
         self._tasks: list[asyncio.Task[None]] = []
-        self._runner: web.Server | None = None
+        self.serving_limits = ServingLimits()
+        self.http_server: ApiHttpServer | None = None
         self._listener: asyncio.base_events.Server | None = None
         authenticators: list[Any] = [x509.authenticate]
         if options.token_auth_file:
@@ -284,14 +286,8 @@ class Server:
             ),
         )
         await self._open_storage()
-        self._runner = web.Server(self._handle, handler_cancellation=False)
-        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, options.secure_port))
-        port = sock.getsockname()[1]
-        self._listener = await asyncio.get_running_loop().create_server(
-            self._runner, sock=sock, ssl=self._ssl_context(), backlog=1024
-        )
+        self.http_server = ApiHttpServer(self._handle, self.serving_limits)
+        self._listener, port = await listen(self.http_server, host, options.secure_port, self._ssl_context())
         address = f"[{advertise}]" if ":" in advertise else advertise
         self.url = f"https://{address}:{port}"
         self.discovery.server_address = f"{address}:{port}"
@@ -329,7 +325,7 @@ class Server:
             await cache.stop()
         if self.backend is not None:
             await self.backend.close()
-        if self._runner is not None:
-            await self._runner.shutdown(1.0)
+        if self.http_server is not None:
+            await self.http_server.shutdown(1.0)
         if self._listener is not None:
             await self._listener.wait_closed()

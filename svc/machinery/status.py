@@ -138,6 +138,11 @@ def request_entity_too_large(message: str) -> StatusError:
     return StatusError(413, "RequestEntityTooLarge", f"Request entity too large: {message}")
 
 
+def unconverted(message: str) -> StatusError:
+    """What upstream answers for an error no layer turned into a Status: 500, no reason, the bare text."""
+    return StatusError(500, "", message)
+
+
 def too_many_requests(message: str, retry_after: int) -> StatusError:
     details = {"retryAfterSeconds": retry_after}
     return StatusError(429, "TooManyRequests", message, details, headers={"Retry-After": str(retry_after)})

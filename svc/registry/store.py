@@ -318,6 +318,8 @@ class GenericStore:
             return self.present(await self.objects.create(key, obj))
         except errors.KeyExistsError:
             raise status.already_exists(self.resource.group_resource, obj["metadata"]["name"]) from None
+        except errors.RequestTooLargeError as error:
+            raise status.unconverted(str(error)) from None
 
     async def update(
         self,
@@ -392,6 +394,8 @@ class GenericStore:
             raise self._not_found(name) from None
         except errors.CorruptObjectError as error:
             raise self._corrupt(error) from None
+        except errors.RequestTooLargeError as error:
+            raise status.unconverted(str(error)) from None
         except _DryRunResult as result:
             return self.present(result.obj), outcome["created"]
         if outcome["delete"]:

@@ -71,3 +71,10 @@ class DecodableObjectError(StorageError):
 
 class BackendUnavailableError(StorageError):
     """The backend cannot serve (closed, disk failure, lost connection)."""
+
+
+class RequestTooLargeError(StorageError):
+    """A write bigger than the backend takes in one request (etcd's `--max-request-bytes`)."""
+
+    def __init__(self) -> None:
+        super().__init__("etcdserver: request is too large")

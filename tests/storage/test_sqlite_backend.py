@@ -220,3 +220,22 @@ TestBackendMachine = BackendMachine.TestCase
 TestBackendMachine.settings = settings(
     max_examples=25, stateful_step_count=15, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
+
+
+def test_writes_over_the_request_limit_are_refused_and_not_applied(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        backend = SqliteBackend(tmp_path / "state.db", max_request_bytes=100)
+        await backend.start()
+        with pytest.raises(errors.RequestTooLargeError, match="etcdserver: request is too large"):
+            await backend.create("/big", b"x" * 100)
+        kept = await backend.create("/a", b"small")
+        with pytest.raises(errors.RequestTooLargeError):
+            await backend.update("/a", b"x" * 100, expected_revision=kept.mod_revision)
+        assert await backend.get("/big") is None
+        current = await backend.get("/a")
+        assert current is not None
+        assert current.value == b"small"
+        assert await backend.current_revision() == kept.mod_revision
+        await backend.close()
+
+    run(scenario())

@@ -12,6 +12,7 @@ from aiohttp import web
 from svc.api.resources import Resource
 from svc.api.schemas import schema_for
 from svc.apiserver.context import RequestContext
+from svc.apiserver.request_body import read_limited
 from svc.apiserver.responses import object_response
 from svc.machinery import status
 from svc.machinery.collector import collector_paused
@@ -62,7 +63,7 @@ class Scope:
         )
 
     async def read_body(self) -> bytes:
-        return await self.ctx.request.read()
+        return await read_limited(self.ctx.request)
 
     def field_validation(self) -> str:
         """The `fieldValidation` level (default Warn); anything else is upstream's 422."""

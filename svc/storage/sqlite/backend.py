@@ -33,6 +33,9 @@ from svc.storage.sqlite import schema
 
 _REPLAY_PAGE = 1000
 _COMPACT_CHUNK = 5000
+# etcd's default `--max-request-bytes` (1.5 MiB). etcd measures its whole encoded request; key plus
+# value is that within a few dozen bytes, and it keeps objects that etcd would refuse out of SQLite too.
+MAX_REQUEST_BYTES = 1536 * 1024
 
 
 @dataclass(eq=False)
@@ -53,8 +56,9 @@ class _Op:
 
 
 class SqliteBackend:
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, max_request_bytes: int = MAX_REQUEST_BYTES) -> None:
         self._path = str(path)
+        self._max_request_bytes = max_request_bytes
         self._loop: asyncio.AbstractEventLoop | None = None
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer")
         self._readers = ThreadPoolExecutor(2, thread_name_prefix="sqlite-reader")
@@ -183,6 +187,8 @@ class SqliteBackend:
 
     async def _submit(self, op: _Op) -> Any:
         self._check_open()
+        if len(op.key) + len(op.value) > self._max_request_bytes:
+            raise errors.RequestTooLargeError()
         op.future = asyncio.get_running_loop().create_future()
         self._pending.append(op)
         self._wakeup.set()
