@@ -42,6 +42,7 @@ from svc.apiserver.options import GIT_VERSION, Options
 from svc.apiserver.pki import Pki, ensure_pki, serving_hosts
 from svc.apiserver.routes import endpoint
 from svc.machinery import status
+from svc.private_files import make_private_dir
 from svc.registry.admission import NoAdmission, UserInfo
 from svc.registry.options import WriteOptions
 from svc.registry.store import GenericStore
@@ -77,6 +78,7 @@ class Server:
         self.pki: Pki | None = None
         self.kubeconfig_path: Path | None = None
         self.url = ""
+        self.bound_url = ""
         self.ready = False
         self.shutting_down = False
         self._tasks: list[asyncio.Task[None]] = []
@@ -211,7 +213,7 @@ class Server:
         return True
 
     async def _open_storage(self) -> None:
-        self.options.data_dir.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self.options.data_dir)
         self.backend = SqliteBackend(self.options.data_dir / "state.db")
         await self.backend.start()
         self.objects = ObjectStore(self.backend, storage_codec(self.options.storage_media_type, self.profile))
@@ -277,9 +279,9 @@ class Server:
         self._listener = await asyncio.get_running_loop().create_server(
             self._runner, sock=sock, ssl=self._ssl_context(), backlog=1024
         )
-        address = f"[{advertise}]" if ":" in advertise else advertise
-        self.url = f"https://{address}:{port}"
-        self.discovery.server_address = f"{address}:{port}"
+        self.url = f"https://{_host_port(advertise, port)}"
+        self.bound_url = f"https://{_host_port(host, port)}"
+        self.discovery.server_address = _host_port(advertise, port)
         await self._bootstrap()
         self.kubeconfig_path = options.data_dir / "admin.kubeconfig"
         config = admin_kubeconfig(
@@ -318,3 +320,7 @@ class Server:
             await self._runner.shutdown(1.0)
         if self._listener is not None:
             await self._listener.wait_closed()
+
+
+def _host_port(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
