@@ -6,6 +6,7 @@ is, and a file is never visible, even briefly, with wider permissions than owner
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -34,6 +35,12 @@ def open_private(path: Path, flags: int = os.O_RDWR) -> int:
         os.close(descriptor)
         raise
     return descriptor
+
+
+def tighten(path: Path) -> None:
+    """Make an existing file owner-only (one left by an older release); a missing one is fine."""
+    with contextlib.suppress(FileNotFoundError):
+        os.chmod(path, PRIVATE_FILE)
 
 
 def write_private(path: Path, data: bytes) -> None:

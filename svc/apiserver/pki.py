@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from svc.private_files import make_private_dir, write_private
+from svc.private_files import make_private_dir, tighten, write_private
 
 _VALIDITY = datetime.timedelta(days=3650)
 
@@ -155,6 +155,9 @@ def ensure_pki(directory: Path, *, hosts: list[str], admin_user: str, apiserver_
         client_ca=KeyPair(directory / "client-ca.crt", directory / "client-ca.key"),
         admin=KeyPair(directory / "admin.crt", directory / "admin.key"),
     )
+    for pair in (pki.serving_ca, pki.serving, pki.client_ca, pki.admin):
+        tighten(pair.cert)
+        tighten(pair.key)
     serving_ca = _ensure_ca(pki.serving_ca, f"{apiserver_name}-ca")
     client_ca = _ensure_ca(pki.client_ca, f"{apiserver_name}-client-ca")
     if not (pki.serving.cert.exists() and pki.serving.key.exists() and _covers(_load(pki.serving)[0], hosts)):

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from svc.private_files import make_private_dir, write_private
+from svc.testing.harness import in_process_server
 
 
 def _mode(path: Path) -> int:
@@ -50,15 +51,15 @@ def test_a_separate_cert_dir_is_owner_only(svc_server_factory, tmp_path, open_um
     assert {_mode(path) for path in cert_dir.iterdir()} == {0o600}
 
 
-def test_database_files_left_with_wide_modes_are_tightened(svc_server_factory, tmp_path) -> None:
-    data_dir = tmp_path / "server-0"
-    data_dir.mkdir()
-    for name in ("state.db", "state.db.lock"):
-        (data_dir / name).touch(mode=0o644)
-        os.chmod(data_dir / name, 0o644)
-    svc_server_factory()
-    assert _mode(data_dir / "state.db") == 0o600
-    assert _mode(data_dir / "state.db.lock") == 0o600
+def test_files_left_with_wide_modes_are_tightened_at_start(tmp_path) -> None:
+    data_dir = tmp_path / "data"
+    with in_process_server(data_dir):
+        pass
+    files = [data_dir / "state.db", data_dir / "state.db.lock", *(data_dir / "pki").iterdir()]
+    for path in files:
+        os.chmod(path, 0o644)
+    with in_process_server(data_dir):
+        assert {str(path): _mode(path) for path in files} == {str(path): 0o600 for path in files}
 
 
 def test_write_private_replaces_a_wider_file(tmp_path, open_umask) -> None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from svc.private_files import PRIVATE_FILE, open_private
+from svc.private_files import open_private, tighten
 from svc.storage import errors
 from svc.storage.backend import Event, EventType, KeyValue, Progress, RangeResult, prefix_end
 from svc.storage.sqlite import schema
@@ -327,8 +327,7 @@ def _make_private(database: str) -> None:
     wider modes are tightened."""
     os.close(open_private(Path(database)))
     for suffix in ("-wal", "-shm"):
-        with contextlib.suppress(FileNotFoundError):
-            os.chmod(database + suffix, PRIVATE_FILE)
+        tighten(Path(database + suffix))
 
 
 def _check(op: _Op, prev: KeyValue | None) -> Exception | None:
