@@ -17,6 +17,7 @@ from svc import __version__
 from svc.api.brand import PROFILES
 from svc.api.resources import parse_runtime_config
 from svc.apiserver.authn.token_file import TokenFile, TokenFileError
+from svc.apiserver.authn.x509 import load_client_cas
 from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
 from svc.machinery.duration import parse_duration
 from svc.machinery.gotext import parse_bool
@@ -270,6 +271,8 @@ def parse_options(argv: list[str]) -> Options:
         storage_codec(options.storage_media_type, PROFILES[options.brand_profile])
         if options.token_auth_file:
             TokenFile(options.token_auth_file)
+        if options.client_ca_file:
+            load_client_cas(options.client_ca_file)
         if bool(options.tls_cert_file) != bool(options.tls_private_key_file):
             raise ValueError("--tls-cert-file and --tls-private-key-file must be given together")
         if args.watch_cache_sizes:

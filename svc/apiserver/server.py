@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from aiohttp import web
+from cryptography import x509
+from cryptography.hazmat.primitives import serialization
 
 from svc.api.brand import PROFILES
 from svc.api.columns import columns_for, row_conditions_for
@@ -26,9 +28,9 @@ from svc.api.resources import Resource, ResourceSet
 from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
 from svc.apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
-from svc.apiserver.authn import x509
 from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
 from svc.apiserver.authn.token_file import TokenFile
+from svc.apiserver.authn.x509 import ClientCertificates, load_client_cas
 from svc.apiserver.authz.modes import build_authorizer
 from svc.apiserver.chain import build_handler_chain
 from svc.apiserver.context import RequestContext
@@ -40,6 +42,7 @@ from svc.apiserver.loops import compaction_loop, namespace_finalizer_loop
 from svc.apiserver.openapi import OpenAPI
 from svc.apiserver.options import GIT_VERSION, Options
 from svc.apiserver.pki import Pki, ensure_pki, serving_hosts
+from svc.apiserver.request_client_cert import request_client_certificate
 from svc.apiserver.routes import endpoint
 from svc.machinery import status
 from svc.private_files import make_private_dir
@@ -84,10 +87,8 @@ class Server:
         self._tasks: list[asyncio.Task[None]] = []
         self._runner: web.Server | None = None
         self._listener: asyncio.base_events.Server | None = None
-        authenticators: list[Any] = [x509.authenticate]
-        if options.token_auth_file:
-            authenticators.append(TokenFile(options.token_auth_file))
-        self.authenticator = AuthenticatorUnion(authenticators, anonymous=options.anonymous_auth)
+        # Rejects everything until start() builds the real one (the client CA is generated there).
+        self.authenticator = AuthenticatorUnion([], anonymous=False)
         self.authorizer = build_authorizer(options.authorization_mode)
         immortal = frozenset({"default", self.profile.system_namespace, self.profile.public_namespace})
         self.admission = Chain([NamespaceLifecycle(self._get_namespace, immortal)])
@@ -242,7 +243,10 @@ class Server:
             with contextlib.suppress(status.StatusError):
                 await store.create("", obj, admission=NoAdmission(), user=system, options=WriteOptions())
 
-    def _ssl_context(self) -> ssl.SSLContext:
+    def _ssl_context(self, client_cas: list[x509.Certificate]) -> ssl.SSLContext:
+        """Requests a client certificate without verifying it in the handshake (upstream's
+        `tls.RequestClientCert`); the x509 authenticator verifies it. The CAs loaded here only
+        serve where the handshake has to verify after all (see `request_client_cert`)."""
         assert self.pki is not None
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         options = self.options
@@ -250,12 +254,25 @@ class Server:
             context.load_cert_chain(options.tls_cert_file, options.tls_private_key_file)
         else:
             context.load_cert_chain(self.pki.serving.cert, self.pki.serving.key)
-        context.load_verify_locations(cafile=str(self.pki.client_ca.cert))
-        if options.client_ca_file:
-            context.load_verify_locations(cafile=options.client_ca_file)
-        context.verify_mode = ssl.CERT_OPTIONAL
+        for authority in client_cas:
+            context.load_verify_locations(cadata=authority.public_bytes(serialization.Encoding.DER))
+        request_client_certificate(context)
         context.set_alpn_protocols(["http/1.1"])
         return context
+
+    def _client_cas(self) -> list[x509.Certificate]:
+        """The generated client CA, then those of `--client-ca-file`."""
+        assert self.pki is not None
+        authorities = load_client_cas(self.pki.client_ca.cert)
+        if self.options.client_ca_file:
+            authorities += load_client_cas(self.options.client_ca_file)
+        return authorities
+
+    def _build_authenticator(self, client_cas: list[x509.Certificate]) -> AuthenticatorUnion:
+        authenticators: list[Any] = [ClientCertificates(client_cas)]
+        if self.options.token_auth_file:
+            authenticators.append(TokenFile(self.options.token_auth_file))
+        return AuthenticatorUnion(authenticators, anonymous=self.options.anonymous_auth)
 
     async def start(self) -> None:
         options = self.options
@@ -270,6 +287,8 @@ class Server:
                 apiserver_name=self.profile.apiserver_name,
             ),
         )
+        client_cas = self._client_cas()
+        self.authenticator = self._build_authenticator(client_cas)
         await self._open_storage()
         self._runner = web.Server(self._handle, handler_cancellation=False)
         sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
@@ -277,7 +296,7 @@ class Server:
         sock.bind((host, options.secure_port))
         port = sock.getsockname()[1]
         self._listener = await asyncio.get_running_loop().create_server(
-            self._runner, sock=sock, ssl=self._ssl_context(), backlog=1024
+            self._runner, sock=sock, ssl=self._ssl_context(client_cas), backlog=1024
         )
         self.url = f"https://{_host_port(advertise, port)}"
         self.bound_url = f"https://{_host_port(host, port)}"
