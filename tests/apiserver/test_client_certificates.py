@@ -197,7 +197,7 @@ def test_certificate_that_expires_while_its_connection_is_open_is_401(svc_server
     pair = _issue("alice", _client_ca(svc_server), usage=CLIENT_AUTH, not_after=NOW + DAY)
     client = _client(svc_server, tmp_path, pair)
     assert client.request("GET", "/api/v1/namespaces").status == 200
-    monkeypatch.setattr(x509_authenticator, "_now", lambda: NOW + 2 * DAY)
+    monkeypatch.setattr(x509_authenticator, "_clock", lambda: (NOW + 2 * DAY).timestamp())
     _assert_unauthorized(client)
 
 

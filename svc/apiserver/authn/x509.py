@@ -11,7 +11,9 @@ requests only check that it has not expired since.
 from __future__ import annotations
 
 import datetime
+import math
 import ssl
+import time
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -66,14 +68,14 @@ _LEAF_POLICY = verification.ExtensionPolicy.permit_all().may_be_present(
 )
 
 
-def _now() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
+_clock = time.time
+"""Seconds since the epoch; a float comparison keeps the per-request expiry check cheap."""
 
 
 @dataclass(frozen=True)
 class _Verified:
     user: UserInfo | None
-    not_after: datetime.datetime
+    not_after: float
 
 
 class ClientCertificates:
@@ -81,7 +83,9 @@ class ClientCertificates:
 
     def __init__(self, authorities: Iterable[x509.Certificate]) -> None:
         self._store = verification.Store(list(authorities))
-        self._connections: weakref.WeakKeyDictionary[Any, _Verified | AuthenticationError] = weakref.WeakKeyDictionary()
+        # The verdict per connection: a verified certificate, or why it failed (a fresh exception
+        # is raised each time; re-raising one instance would grow its traceback).
+        self._connections: weakref.WeakKeyDictionary[Any, _Verified | str] = weakref.WeakKeyDictionary()
 
     async def authenticate(self, request: web.BaseRequest) -> UserInfo | None:
         transport = request.transport
@@ -91,28 +95,28 @@ class ClientCertificates:
         result = self._connections.get(ssl_object)
         if result is None:
             result = self._connections[ssl_object] = self._verify(ssl_object.getpeercert(binary_form=True))
-        if isinstance(result, AuthenticationError):
-            raise result
-        if result.user is not None and _now() > result.not_after:
+        if isinstance(result, str):
+            raise AuthenticationError(result)
+        if _clock() > result.not_after:
             raise AuthenticationError("x509: certificate has expired")
         return result.user
 
-    def _verify(self, der: bytes | None) -> _Verified | AuthenticationError:
+    def _verify(self, der: bytes | None) -> _Verified | str:
         if der is None:
-            return _Verified(None, datetime.datetime.max.replace(tzinfo=datetime.UTC))
+            return _Verified(None, math.inf)
         try:
             certificate = x509.load_der_x509_certificate(der)
             verifier = (
                 verification.PolicyBuilder()
                 .store(self._store)
-                .time(_now())
+                .time(datetime.datetime.fromtimestamp(_clock(), datetime.UTC))
                 .extension_policies(ca_policy=_CA_POLICY, ee_policy=_LEAF_POLICY)
                 .build_client_verifier()
             )
             verifier.verify(certificate, [])
         except (ValueError, verification.VerificationError) as error:
-            return AuthenticationError(f"verifying client certificate failed: {error}")
-        return _Verified(_user_of(certificate), certificate.not_valid_after_utc)
+            return f"verifying client certificate failed: {error}"
+        return _Verified(_user_of(certificate), certificate.not_valid_after_utc.timestamp())
 
 
 def _user_of(certificate: x509.Certificate) -> UserInfo | None:
