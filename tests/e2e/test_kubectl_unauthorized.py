@@ -51,5 +51,9 @@ def test_kubectl_with_a_certificate_of_another_ca_must_log_in(svc_server_factory
     }
     kubeconfig = tmp_path / "kubeconfig"
     kubeconfig.write_text(yaml.safe_dump(config))
-    result = Kubectl(kubectl_binary, kubeconfig).run("get", "secrets", check=False)
+    # An empty discovery cache: a cached one (another server once on this port) would skip discovery,
+    # and kubectl words the 401 of a plain GET differently ("(Unauthorized)").
+    result = Kubectl(kubectl_binary, kubeconfig).run(
+        "get", "secrets", "--cache-dir", str(tmp_path / "cache"), check=False
+    )
     assert (result.returncode, result.stderr[-len(UNAUTHORIZED) :]) == (1, UNAUTHORIZED)
