@@ -161,6 +161,17 @@ def test_intermediate_that_forbids_client_auth_is_401(svc_server_factory, tmp_pa
     _assert_unauthorized(_client(server, tmp_path, _issue("alice", intermediate, usage=CLIENT_AUTH)))
 
 
+def test_intermediate_sent_by_the_client_completes_the_chain(svc_server_factory, tmp_path) -> None:
+    root = _issue("root", None, ca=True)
+    intermediate = _issue("intermediate", root, ca=True)
+    bundle = tmp_path / "root.crt"
+    bundle.write_bytes(root[0].public_bytes(serialization.Encoding.PEM))
+    server = svc_server_factory(f"--client-ca-file={bundle}")
+    pair = _issue("erin", intermediate, usage=CLIENT_AUTH)
+    assert _user_info(_client(server, tmp_path, pair, intermediate[0]))["username"] == "erin"
+    _assert_unauthorized(_client(server, tmp_path, pair))
+
+
 def test_client_ca_file_authorities_are_trusted(svc_server_factory, tmp_path) -> None:
     authority = _issue("corporate-ca", None, ca=True)
     bundle = tmp_path / "corporate.crt"

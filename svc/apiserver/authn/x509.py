@@ -4,12 +4,14 @@ The TLS layer requests a certificate without verifying it (see `request_client_c
 authenticator verifies it as upstream's does: it chains to a client CA (issuers must be CAs), it is
 valid now, and its extended key usage, and that of every certificate above it, allows client
 authentication (a certificate without the extension allows any use). A certificate that fails gets
-a 401. A connection's certificate never changes, so it is verified once per connection; later
-requests only check that it has not expired since.
+a 401. Intermediates the client sends are used to build the chain, as upstream. A connection's certificate
+never changes, so it is verified once per connection; later requests only check that it has not
+expired since.
 """
 
 from __future__ import annotations
 
+import _ssl
 import datetime
 import math
 import ssl
@@ -94,18 +96,18 @@ class ClientCertificates:
             return None
         result = self._connections.get(ssl_object)
         if result is None:
-            result = self._connections[ssl_object] = self._verify(ssl_object.getpeercert(binary_form=True))
+            result = self._connections[ssl_object] = self._verify(_peer_chain(ssl_object))
         if isinstance(result, str):
             raise AuthenticationError(result)
         if _clock() > result.not_after:
             raise AuthenticationError("x509: certificate has expired")
         return result.user
 
-    def _verify(self, der: bytes | None) -> _Verified | str:
-        if der is None:
+    def _verify(self, chain: list[bytes]) -> _Verified | str:
+        if not chain:
             return _Verified(None, math.inf)
         try:
-            certificate = x509.load_der_x509_certificate(der)
+            certificate, *intermediates = (x509.load_der_x509_certificate(der) for der in chain)
             verifier = (
                 verification.PolicyBuilder()
                 .store(self._store)
@@ -113,10 +115,18 @@ class ClientCertificates:
                 .extension_policies(ca_policy=_CA_POLICY, ee_policy=_LEAF_POLICY)
                 .build_client_verifier()
             )
-            verifier.verify(certificate, [])
+            verifier.verify(certificate, intermediates)
         except (ValueError, verification.VerificationError) as error:
             return f"verifying client certificate failed: {error}"
         return _Verified(_user_of(certificate), certificate.not_valid_after_utc.timestamp())
+
+
+def _peer_chain(ssl_object: ssl.SSLObject | ssl.SSLSocket) -> list[bytes]:
+    """The client's certificate, then the intermediates it sent, as DER. Python 3.13 publishes this
+    as `get_unverified_chain()`; 3.11 and 3.12 have the same method on the private `_sslobj`."""
+    chain = ssl_object._sslobj.get_unverified_chain() or ()  # type: ignore[union-attr]
+    # Without a client certificate CPython may list None where the certificate would be.
+    return [certificate.public_bytes(_ssl.ENCODING_DER) for certificate in chain if certificate is not None]
 
 
 def _user_of(certificate: x509.Certificate) -> UserInfo | None:
