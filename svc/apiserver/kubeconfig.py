@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import base64
-import os
 from pathlib import Path
 
 from svc.apiserver.pki import Pki
+from svc.private_files import write_private
 from svc.wire.formats import yaml_dump
 
 
@@ -40,7 +40,5 @@ def admin_kubeconfig(pki: Pki, *, server: str, cluster: str, user: str) -> dict:
 
 
 def write_kubeconfig(path: Path, config: dict) -> None:
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(yaml_dump(config))
-    os.chmod(temporary, 0o600)
-    temporary.replace(path)
+    """Owner-only: the file holds the admin's private key."""
+    write_private(path, yaml_dump(config).encode())

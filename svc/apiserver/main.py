@@ -7,13 +7,15 @@ import gc
 import resource
 import signal
 import sys
+from urllib.parse import urlsplit
 
-from svc.apiserver.logs import configure_logging
+from svc.apiserver.logs import LogSettings, configure_logging
 from svc.apiserver.options import parse_options
 from svc.apiserver.server import Server
 from svc.storage.errors import StorageError
 
 YOUNG_COLLECTION_THRESHOLD = 20_000
+WILDCARD_HOSTS = ("0.0.0.0", "::")
 
 
 def raise_open_file_limit() -> int:
@@ -35,7 +37,7 @@ async def _run(server: Server) -> None:
     # first generation lets request-sized garbage die young without triggering them.
     gc.freeze()
     gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])
-    print(f"svc-apiserver serving on {server.url}", flush=True)
+    print(serving_line(server.bound_url, server.url), flush=True)
     print(f"admin kubeconfig: {server.kubeconfig_path}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -45,7 +47,23 @@ async def _run(server: Server) -> None:
     await server.stop()
 
 
+def serving_line(bound_url: str, advertised_url: str) -> str:
+    """The start-up line names the address the listener is bound to, so a server reachable from every
+    interface says so rather than showing only the loopback address its kubeconfig uses."""
+    host = urlsplit(bound_url).hostname
+    if host in WILDCARD_HOSTS:
+        scope = "all IPv4 interfaces" if host == "0.0.0.0" else "all interfaces"
+        return (
+            f"svc-apiserver serving on {bound_url} ({scope}; --bind-address=127.0.0.1 restricts it to this host), "
+            f"advertised as {advertised_url}"
+        )
+    if bound_url != advertised_url:
+        return f"svc-apiserver serving on {bound_url}, advertised as {advertised_url}"
+    return f"svc-apiserver serving on {bound_url}"
+
+
 def main(argv: list[str] | None = None) -> None:
+    configure_logging(LogSettings())  # so that warnings about the flags themselves are printed
     options = parse_options(sys.argv[1:] if argv is None else argv)
     raise_open_file_limit()
     configure_logging(options.logging)

@@ -7,6 +7,7 @@ exit code 2 and one line naming the problem, rather than being silently ignored.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,7 @@ from svc import __version__
 from svc.api.brand import PROFILES
 from svc.api.resources import parse_runtime_config
 from svc.apiserver.authn.token_file import TokenFile, TokenFileError
+from svc.apiserver.authn.x509 import load_client_cas
 from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
 from svc.apiserver.logs import FORMATS, LogSettings, parse_vmodule
 from svc.machinery.duration import parse_duration
@@ -26,6 +28,12 @@ UPSTREAM_VERSION = "v1.36.0"
 GIT_VERSION = f"{UPSTREAM_VERSION}+svc.{__version__}"
 AUTHORIZATION_MODES = ("AlwaysAllow", "AlwaysDeny")
 STORAGE_BACKENDS = ("sqlite", "store3")
+ANONYMOUS_WITH_ALWAYS_ALLOW = (
+    "AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. "
+    "You should use a different authorizer"
+)
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -39,7 +47,6 @@ class Options:
     tls_cert_file: str = ""
     tls_private_key_file: str = ""
     client_ca_file: str = ""
-    token_auth_file: str = ""
     token_auth_file: str = ""
     anonymous_auth: bool = True
     authorization_mode: list[str] = field(default_factory=lambda: ["AlwaysAllow"])
@@ -147,7 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bool(
         parser,
         "--anonymous-auth",
-        "serve requests not rejected by another method as system:anonymous (default true)",
+        "serve requests not rejected by another method as system:anonymous (default true; "
+        "always off with the AlwaysAllow authorizer)",
     )
     add(
         "--authorization-mode",
@@ -275,6 +283,8 @@ def parse_options(argv: list[str]) -> Options:
         storage_codec(options.storage_media_type, PROFILES[options.brand_profile])
         if options.token_auth_file:
             TokenFile(options.token_auth_file)
+        if options.client_ca_file:
+            load_client_cas(options.client_ca_file)
         if bool(options.tls_cert_file) != bool(options.tls_private_key_file):
             raise ValueError("--tls-cert-file and --tls-private-key-file must be given together")
         if args.watch_cache_sizes:
@@ -286,4 +296,14 @@ def parse_options(argv: list[str]) -> Options:
         options.logging = _log_settings(args)
     except (ValueError, FeatureGateError, TokenFileError) as error:
         parser.error(str(error))
+    _apply_authorization(options)
     return options
+
+
+def _apply_authorization(options: Options) -> None:
+    """Anonymous requests under AlwaysAllow would let anyone who reaches the port do anything, so
+    anonymous authentication is turned off there, with a warning (as upstream does, even when
+    `--anonymous-auth=true` is given explicitly)."""
+    if options.anonymous_auth and "AlwaysAllow" in options.authorization_mode:
+        log.warning(ANONYMOUS_WITH_ALWAYS_ALLOW)
+        options.anonymous_auth = False

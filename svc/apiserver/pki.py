@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime
 import ipaddress
-import os
 import socket
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+from svc.private_files import make_private_dir, tighten, write_private
 
 _VALIDITY = datetime.timedelta(days=3650)
 
@@ -43,11 +44,11 @@ def _name(common_name: str, organizations: tuple[str, ...] = ()) -> x509.Name:
 
 
 def _write(pair: KeyPair, cert: x509.Certificate, key: ec.EllipticCurvePrivateKey) -> None:
-    pair.key.write_bytes(
-        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    write_private(
+        pair.key,
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()),
     )
-    os.chmod(pair.key, 0o600)
-    pair.cert.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    write_private(pair.cert, cert.public_bytes(serialization.Encoding.PEM))
 
 
 def _load(pair: KeyPair) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
@@ -147,13 +148,16 @@ def serving_hosts(extra: list[str], service_name: str) -> list[str]:
 
 def ensure_pki(directory: Path, *, hosts: list[str], admin_user: str, apiserver_name: str) -> Pki:
     """Create what is missing in `directory`; keep what exists (a restart reuses every certificate)."""
-    directory.mkdir(parents=True, exist_ok=True)
+    make_private_dir(directory)
     pki = Pki(
         serving_ca=KeyPair(directory / "ca.crt", directory / "ca.key"),
         serving=KeyPair(directory / "apiserver.crt", directory / "apiserver.key"),
         client_ca=KeyPair(directory / "client-ca.crt", directory / "client-ca.key"),
         admin=KeyPair(directory / "admin.crt", directory / "admin.key"),
     )
+    for pair in (pki.serving_ca, pki.serving, pki.client_ca, pki.admin):
+        tighten(pair.cert)
+        tighten(pair.key)
     serving_ca = _ensure_ca(pki.serving_ca, f"{apiserver_name}-ca")
     client_ca = _ensure_ca(pki.client_ca, f"{apiserver_name}-client-ca")
     if not (pki.serving.cert.exists() and pki.serving.key.exists() and _covers(_load(pki.serving)[0], hosts)):

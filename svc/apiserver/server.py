@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from aiohttp import web
+from cryptography import x509
+from cryptography.hazmat.primitives import serialization
 
 from svc.api.brand import PROFILES
 from svc.api.columns import columns_for, row_conditions_for
@@ -25,9 +27,9 @@ from svc.api.resources import Resource, ResourceSet, version_priority
 from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
 from svc.apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
-from svc.apiserver.authn import x509
 from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
 from svc.apiserver.authn.token_file import TokenFile
+from svc.apiserver.authn.x509 import ClientCertificates, load_client_cas
 from svc.apiserver.authz.modes import build_authorizer
 from svc.apiserver.chain import build_handler_chain
 from svc.apiserver.context import RequestContext
@@ -39,10 +41,12 @@ from svc.apiserver.loops import compaction_loop, namespace_finalizer_loop
 from svc.apiserver.openapi import OpenAPI
 from svc.apiserver.options import GIT_VERSION, Options
 from svc.apiserver.pki import Pki, ensure_pki, serving_hosts
+from svc.apiserver.request_client_cert import request_client_certificate
 from svc.apiserver.routes import endpoint
 from svc.apiserver.serving import ApiHttpServer, listen
 from svc.apiserver.serving_limits import ServingLimits
 from svc.machinery import status
+from svc.private_files import make_private_dir
 from svc.registry.admission import NoAdmission, UserInfo
 from svc.registry.options import WriteOptions
 from svc.registry.store import GenericStore
@@ -82,16 +86,15 @@ class Server:
         self.pki: Pki | None = None
         self.kubeconfig_path: Path | None = None
         self.url = ""
+        self.bound_url = ""
         self.ready = False
         self.shutting_down = False
         self._tasks: list[asyncio.Task[None]] = []
         self.serving_limits = ServingLimits()
         self.http_server: ApiHttpServer | None = None
         self._listener: asyncio.base_events.Server | None = None
-        authenticators: list[Any] = [x509.authenticate]
-        if options.token_auth_file:
-            authenticators.append(TokenFile(options.token_auth_file))
-        self.authenticator = AuthenticatorUnion(authenticators, anonymous=options.anonymous_auth)
+        # Rejects everything until start() builds the real one (the client CA is generated there).
+        self.authenticator = AuthenticatorUnion([], anonymous=False)
         self.authorizer = build_authorizer(options.authorization_mode)
         immortal = frozenset({"default", self.profile.system_namespace, self.profile.public_namespace})
         self.admission = Chain([NamespaceLifecycle(self._get_namespace, immortal)])
@@ -228,7 +231,7 @@ class Server:
         return True
 
     async def _open_storage(self) -> None:
-        self.options.data_dir.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self.options.data_dir)
         self.backend = SqliteBackend(self.options.data_dir / "state.db")
         await self.backend.start()
         self.objects = ObjectStore(self.backend, storage_codec(self.options.storage_media_type, self.profile))
@@ -257,7 +260,10 @@ class Server:
             with contextlib.suppress(status.StatusError):
                 await store.create("", obj, admission=NoAdmission(), user=system, options=WriteOptions())
 
-    def _ssl_context(self) -> ssl.SSLContext:
+    def _ssl_context(self, client_cas: list[x509.Certificate]) -> ssl.SSLContext:
+        """Requests a client certificate without verifying it in the handshake (upstream's
+        `tls.RequestClientCert`); the x509 authenticator verifies it. The CAs loaded here only
+        serve where the handshake has to verify after all (see `request_client_cert`)."""
         assert self.pki is not None
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         options = self.options
@@ -265,12 +271,25 @@ class Server:
             context.load_cert_chain(options.tls_cert_file, options.tls_private_key_file)
         else:
             context.load_cert_chain(self.pki.serving.cert, self.pki.serving.key)
-        context.load_verify_locations(cafile=str(self.pki.client_ca.cert))
-        if options.client_ca_file:
-            context.load_verify_locations(cafile=options.client_ca_file)
-        context.verify_mode = ssl.CERT_OPTIONAL
+        for authority in client_cas:
+            context.load_verify_locations(cadata=authority.public_bytes(serialization.Encoding.DER))
+        request_client_certificate(context)
         context.set_alpn_protocols(["http/1.1"])
         return context
+
+    def _client_cas(self) -> list[x509.Certificate]:
+        """The generated client CA, then those of `--client-ca-file`."""
+        assert self.pki is not None
+        authorities = load_client_cas(self.pki.client_ca.cert)
+        if self.options.client_ca_file:
+            authorities += load_client_cas(self.options.client_ca_file)
+        return authorities
+
+    def _build_authenticator(self, client_cas: list[x509.Certificate]) -> AuthenticatorUnion:
+        authenticators: list[Any] = [ClientCertificates(client_cas)]
+        if self.options.token_auth_file:
+            authenticators.append(TokenFile(self.options.token_auth_file))
+        return AuthenticatorUnion(authenticators, anonymous=self.options.anonymous_auth)
 
     async def start(self) -> None:
         options = self.options
@@ -285,12 +304,14 @@ class Server:
                 apiserver_name=self.profile.apiserver_name,
             ),
         )
+        client_cas = self._client_cas()
+        self.authenticator = self._build_authenticator(client_cas)
         await self._open_storage()
         self.http_server = ApiHttpServer(self._handle, self.serving_limits)
-        self._listener, port = await listen(self.http_server, host, options.secure_port, self._ssl_context())
-        address = f"[{advertise}]" if ":" in advertise else advertise
-        self.url = f"https://{address}:{port}"
-        self.discovery.server_address = f"{address}:{port}"
+        self._listener, port = await listen(self.http_server, host, options.secure_port, self._ssl_context(client_cas))
+        self.url = f"https://{_host_port(advertise, port)}"
+        self.bound_url = f"https://{_host_port(host, port)}"
+        self.discovery.server_address = _host_port(advertise, port)
         await self._bootstrap()
         self.kubeconfig_path = options.data_dir / "admin.kubeconfig"
         config = admin_kubeconfig(
@@ -329,3 +350,7 @@ class Server:
             await self.http_server.shutdown(1.0)
         if self._listener is not None:
             await self._listener.wait_closed()
+
+
+def _host_port(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"

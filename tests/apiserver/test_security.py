@@ -15,11 +15,6 @@ def test_admin_certificate_is_system_masters(svc_server) -> None:
     }
 
 
-def test_anonymous_is_allowed_by_always_allow(svc_server) -> None:
-    response = svc_server.anonymous_client().request("GET", "/api/v1/namespaces")
-    assert response.status == 200
-
-
 def test_always_deny_forbids_anonymous_with_upstream_message(svc_server_factory) -> None:
     server = svc_server_factory("--authorization-mode=AlwaysDeny")
     response = server.anonymous_client().request("GET", "/api/v1/namespaces/default/pods")

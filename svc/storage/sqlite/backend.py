@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from svc.private_files import open_private, tighten
 from svc.storage import errors
 from svc.storage.backend import Event, EventType, KeyValue, Progress, RangeResult, prefix_end
 from svc.storage.sqlite import schema
@@ -84,6 +85,7 @@ class SqliteBackend:
         self._writer_task = asyncio.create_task(self._write_loop(), name="sqlite-writer")
 
     def _open_writer(self) -> None:
+        _make_private(self._path)
         conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
         for pragma in schema.PRAGMAS:
             conn.execute(pragma)
@@ -316,13 +318,22 @@ class SqliteBackend:
 
 def _lock(database: str) -> Any:
     """Hold an exclusive lock for the process lifetime: one server per database file."""
-    handle = open(database + ".lock", "w")  # noqa: SIM115 - closed in close()
+    handle = os.fdopen(open_private(Path(database + ".lock")), "w")  # closed in close()
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         handle.close()
         raise errors.BackendUnavailableError(f"database {database} is in use by another process") from None
     return handle
+
+
+def _make_private(database: str) -> None:
+    """SQLite gives the -wal and -shm files the mode of the database file, so creating that file
+    owner-only before SQLite opens it keeps all three private; companions left by an older run with
+    wider modes are tightened."""
+    os.close(open_private(Path(database)))
+    for suffix in ("-wal", "-shm"):
+        tighten(Path(database + suffix))
 
 
 def _check(op: _Op, prev: KeyValue | None) -> Exception | None:
