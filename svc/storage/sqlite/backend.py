@@ -238,7 +238,7 @@ class SqliteBackend:
                 self._pending.clear()
                 try:
                     outcomes, events, wrote = await loop.run_in_executor(self._writer, self._apply, batch)
-                except (sqlite3.Error, OSError) as error:
+                except sqlite3.Error as error:
                     self._write_failure = _WriteFailure(str(error), sum(len(op.value) for op in batch))
                     outcomes, events = [errors.BackendUnavailableError(str(error))] * len(batch), []
                 else:
