@@ -25,9 +25,14 @@ def _run_together(count: int, work: Callable[[int, threading.Barrier], Any]) -> 
     """Start `count` threads that pass a barrier together; their results, in thread order."""
     barrier = threading.Barrier(count, timeout=30)
     results: list[Any] = [None] * count
+    failures: list[BaseException] = []
 
     def run(index: int) -> None:
-        results[index] = work(index, barrier)
+        try:
+            results[index] = work(index, barrier)
+        except BaseException as error:
+            failures.append(error)
+            barrier.abort()
 
     threads = [threading.Thread(target=run, args=(index,), daemon=True) for index in range(count)]
     for thread in threads:
@@ -35,6 +40,8 @@ def _run_together(count: int, work: Callable[[int, threading.Barrier], Any]) -> 
     for thread in threads:
         thread.join(timeout=_SECONDS + 30)
         assert not thread.is_alive()
+    if failures:
+        raise failures[0]
     return results
 
 

@@ -48,8 +48,16 @@ class Writer:
     in_flight: dict[str, str] = field(default_factory=dict)
     acknowledged: list[Write] = field(default_factory=list)
     counter: itertools.count[int] = field(default_factory=itertools.count)
+    failure: BaseException | None = None
 
     def run(self, stop: threading.Event) -> None:
+        """Thread body: a failed assertion is kept for the test to raise, not lost in the thread."""
+        try:
+            self._write_until_killed(stop)
+        except BaseException as error:
+            self.failure = error
+
+    def _write_until_killed(self, stop: threading.Event) -> None:
         """Create and update until the server dies (a connection error) or `stop` is set."""
         chance = random.Random(self.index)
         while not stop.is_set():
@@ -98,6 +106,9 @@ def _load_then_kill(server: RunningServer, writers: list[Writer]) -> None:
     for thread in threads:
         thread.join(timeout=10)
         assert not thread.is_alive()
+    for writer in writers:
+        if writer.failure is not None:
+            raise writer.failure
 
 
 def _check_survivors(found: dict[str, Write], writers: list[Writer]) -> None:
