@@ -187,6 +187,12 @@ class Server:
             await self.backend.current_revision()
             await self.backend.get("/health")
 
+        async def store_readiness() -> None:
+            """Ready means able to write too: a full disk leaves reads working but fails every write."""
+            await store_check()
+            assert self.backend is not None
+            await self.backend.check_writes()
+
         async def started() -> None:
             if not self.ready:
                 raise RuntimeError("not finished")
@@ -209,7 +215,7 @@ class Server:
         ]
         readiness = [
             *common[:3],
-            HealthCheck(f"{self.profile.store_check}-readiness", store_check),
+            HealthCheck(f"{self.profile.store_check}-readiness", store_readiness),
             HealthCheck("informer-sync", caches_synced),
             *common[3:],
             HealthCheck("shutdown", not_shutting_down),

@@ -96,6 +96,10 @@ class Backend(Protocol):
 
     async def compacted_revision(self) -> int: ...
 
+    async def check_writes(self) -> None:
+        """Raises BackendUnavailableError while writes fail (a full disk), so readiness can say so."""
+        ...
+
 
 def prefix_end(prefix: str) -> str:
     """The smallest key greater than every key that starts with `prefix` (etcd's range end)."""

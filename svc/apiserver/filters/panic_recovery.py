@@ -1,4 +1,8 @@
-"""Outermost filter: any error below becomes an upstream-style Status response, never a traceback."""
+"""Outermost filter: any error below becomes an upstream-style Status response, never a traceback.
+
+A storage failure that no layer translated (a full disk) is answered as upstream answers an etcd
+error it has no Status for: 500 with no reason and the backend's own message, logged in one line.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from svc.apiserver.context import RequestContext
 from svc.apiserver.filters import Handler
 from svc.apiserver.responses import status_response
 from svc.machinery import status
+from svc.storage.errors import StorageError
 
 log = logging.getLogger(__name__)
 
@@ -21,6 +26,9 @@ async def recover(ctx: RequestContext, next_handler: Handler) -> web.StreamRespo
         return status_response(ctx, error)
     except web.HTTPException:
         raise
+    except StorageError as error:
+        log.error("apiserver received an error that is not an metav1.Status: %s", error)
+        return status_response(ctx, status.StatusError(500, "", str(error)))
     except Exception as error:
         log.exception("panic serving %s %s", ctx.request.method, ctx.request.path)
         return status_response(ctx, status.internal_error(f"unexpected {type(error).__name__}: {error}"))

@@ -10,6 +10,15 @@ watch started afterwards.
 
 Reads use their own connections (WAL lets them run beside the writer): point reads run on the event
 loop (a lookup costs less than a thread hop), ranges on a reader thread.
+
+A transaction that SQLite refuses (a full disk, an I/O error) fails every mutation of its batch with
+SQLite's own message and leaves nothing behind: the rows roll back, the revision and compaction
+floor stay where they were, and no event is published, so the watch cache keeps agreeing with the
+file. The writer stays up; until a transaction commits again `check_writes` reports the failure.
+It probes on each call, so readiness returns by itself once space is back: first by reserving room
+on the filesystem for as much as the failed batch carried (the write-ahead log keeps the blocks a
+failed transaction took, so a one-row commit alone would pass on a disk that is still full), then
+with a one-row commit.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import logging
 import os
 import sqlite3
 import threading
@@ -38,6 +48,11 @@ _COMPACT_CHUNK = 5000
 # value is that within a few dozen bytes, and it keeps objects that etcd would refuse out of SQLite too.
 MAX_REQUEST_BYTES = 1536 * 1024
 
+_PROBE_MIN = 64 << 10
+_PROBE_MAX = 16 << 20
+
+log = logging.getLogger(__name__)
+
 
 @dataclass(eq=False)
 class _Subscription:
@@ -45,6 +60,13 @@ class _Subscription:
     end: str
     progress: bool = False
     queue: asyncio.Queue[Event | Progress | None] = field(default_factory=asyncio.Queue)
+
+
+@dataclass(frozen=True)
+class _WriteFailure:
+    message: str
+    size: int
+    """Bytes of values the failed batch carried: room to find before calling the disk writable."""
 
 
 @dataclass
@@ -74,6 +96,7 @@ class SqliteBackend:
         self._compacted = 0
         self._lock_file: Any = None
         self._closed = False
+        self._write_failure: _WriteFailure | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -187,6 +210,20 @@ class SqliteBackend:
     async def compact(self, revision: int) -> None:
         await self._submit(_Op("compact", "", b"", revision))
 
+    async def check_writes(self) -> None:
+        """Raises while transactions fail. Each call then probes, so the check recovers as soon as
+        the disk takes writes again, without waiting for a client's write."""
+        failure = self._write_failure
+        if failure is None:
+            return
+        probe = self._path + ".probe"
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.run_in_executor(self._writer, _reserve, probe, failure.size)
+        except OSError:
+            raise errors.BackendUnavailableError(failure.message) from None
+        await self._submit(_Op("probe", ""))
+
     async def _submit(self, op: _Op) -> Any:
         self._check_open()
         if len(op.key) + len(op.value) > self._max_request_bytes:
@@ -209,10 +246,14 @@ class SqliteBackend:
                 batch = list(self._pending)
                 self._pending.clear()
                 try:
-                    outcomes, events = await loop.run_in_executor(self._writer, self._apply, batch)
+                    outcomes, events, wrote = await loop.run_in_executor(self._writer, self._apply, batch)
                 except sqlite3.Error as error:
-                    failure = errors.BackendUnavailableError(f"storage write failed: {error}")
-                    outcomes, events = [failure] * len(batch), []
+                    self._write_failure = _WriteFailure(str(error), sum(len(op.value) for op in batch))
+                    outcomes, events = [errors.BackendUnavailableError(str(error))] * len(batch), []
+                else:
+                    if wrote and self._write_failure is not None:
+                        log.info("storage writes succeed again (they failed with: %s)", self._write_failure.message)
+                        self._write_failure = None
                 self._publish(events)
                 for op, outcome in zip(batch, outcomes, strict=True):
                     if op.future is None or op.future.done():
@@ -222,18 +263,31 @@ class SqliteBackend:
                     else:
                         op.future.set_result(outcome)
 
-    def _apply(self, batch: list[_Op]) -> tuple[list[Any], list[Event]]:
-        """Run one transaction for the whole batch (writer thread)."""
+    def _apply(self, batch: list[_Op]) -> tuple[list[Any], list[Event], bool]:
+        """Run one transaction for the whole batch (writer thread); also says whether it wrote
+        anything (a batch of refused compare-and-swaps commits without touching the disk). State
+        kept outside the database changes only after the commit, so a refused transaction leaves
+        no trace."""
         conn = self._write_conn
         assert conn is not None
         revision = self._revision
+        compacted = self._compacted
         outcomes: list[Any] = []
         events: list[Event] = []
+        wrote = False
         conn.execute("BEGIN IMMEDIATE")
         try:
             for op in batch:
                 if op.kind == "compact":
-                    outcomes.append(self._compact(conn, op.expected, revision))
+                    outcome = _compact(conn, op.expected, revision, compacted)
+                    if outcome is None:
+                        compacted, wrote = op.expected, True
+                    outcomes.append(outcome)
+                    continue
+                if op.kind == "probe":
+                    conn.execute(schema.WRITE_REVISION, (revision,))
+                    outcomes.append(None)
+                    wrote = True
                     continue
                 row = conn.execute(schema.GET_LIVE, (op.key,)).fetchone()
                 prev = None if row is None else KeyValue(row[0], row[1], row[2], row[3])
@@ -247,23 +301,17 @@ class SqliteBackend:
                 outcomes.append(event if op.kind == "delete" else event.kv)
             if events:
                 conn.execute(schema.WRITE_REVISION, (revision,))
+                wrote = True
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            # SQLite rolls some failures (a full disk among them) back by itself; a second
+            # rollback would only add "cannot rollback - no transaction is active".
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
             raise
         self._revision = revision
-        return outcomes, events
-
-    def _compact(self, conn: sqlite3.Connection, target: int, current: int) -> Exception | None:
-        if target > current:
-            return errors.FutureRevisionError(target, current)
-        if target <= self._compacted:
-            return errors.CompactedError(target, self._compacted)
-        while conn.execute(schema.COMPACT, (target, _COMPACT_CHUNK)).rowcount == _COMPACT_CHUNK:
-            pass
-        conn.execute(schema.WRITE_COMPACTED, (target,))
-        self._compacted = target
-        return None
+        self._compacted = compacted
+        return outcomes, events, wrote
 
     def _publish(self, events: list[Event]) -> None:
         for event in events:
@@ -334,6 +382,28 @@ def _make_private(database: str) -> None:
     os.close(open_private(Path(database)))
     for suffix in ("-wal", "-shm"):
         tighten(Path(database + suffix))
+
+
+def _compact(conn: sqlite3.Connection, target: int, current: int, compacted: int) -> Exception | None:
+    if target > current:
+        return errors.FutureRevisionError(target, current)
+    if target <= compacted:
+        return errors.CompactedError(target, compacted)
+    while conn.execute(schema.COMPACT, (target, _COMPACT_CHUNK)).rowcount == _COMPACT_CHUNK:
+        pass
+    conn.execute(schema.WRITE_COMPACTED, (target,))
+    return None
+
+
+def _reserve(path: str, size: int) -> None:
+    """Allocate (not write) a file of about `size` bytes and remove it; raises OSError (ENOSPC)
+    when the filesystem has no such room."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.posix_fallocate(descriptor, 0, min(max(size, _PROBE_MIN), _PROBE_MAX))
+    finally:
+        os.close(descriptor)
+        os.unlink(path)
 
 
 def _check(op: _Op, prev: KeyValue | None) -> Exception | None:
