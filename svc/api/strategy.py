@@ -15,6 +15,7 @@ from typing import Any
 from svc.api.brand import Profile
 from svc.api.defaults import apply_defaults
 from svc.api.resources import Resource
+from svc.api.zero_values import fill_status
 from svc.machinery.field_errors import FieldError
 from svc.machinery.validation import name_is_dns_subdomain
 
@@ -90,12 +91,14 @@ class Strategy:
         return updates
 
     def default(self, obj: Obj) -> None:
-        """What upstream does while decoding a request: the kind's conversion quirks, then defaults."""
+        """What upstream does while decoding a request: the kind's conversion quirks, then defaults;
+        and the status zero values Go writes back (a status written through its subresource)."""
         self.normalize(obj)
         apply_defaults(self.resource.upstream_group, self.resource.kind, obj, profile=self.profile)
+        fill_status(self.resource.definition, obj)
 
     def create(self, obj: Obj) -> None:
-        """Generic create preparation, then the type's own."""
+        """Generic create preparation, then the type's own; the emptied status gets Go's zero values."""
         if self.has_status:
             obj["status"] = {}
         if self.tracks_generation:
@@ -103,6 +106,7 @@ class Strategy:
         else:
             obj["metadata"].pop("generation", None)
         self.prepare_for_create(obj)
+        fill_status(self.resource.definition, obj)
 
     def update(self, new: Obj, old: Obj) -> None:
         """Generic update preparation (status/spec split, generation), then the type's own."""

@@ -10,9 +10,8 @@ import functools
 import hashlib
 from typing import Any
 
-import orjson
-
 from svc.api.resources import Group, Resource, ResourceSet
+from svc.wire.formats import encode_json
 
 AGGREGATED_KIND = "APIGroupDiscoveryList"
 AGGREGATED_VERSIONS = ("v2", "v2beta1")
@@ -67,7 +66,7 @@ class Discovery:
 
     @functools.cached_property
     def api_versions(self) -> bytes:
-        return orjson.dumps(
+        return encode_json(
             {
                 "kind": "APIVersions",
                 "versions": list(self._group("").versions) if self._group("") else [],
@@ -91,14 +90,14 @@ class Discovery:
     @functools.cached_property
     def api_group_list(self) -> bytes:
         groups = [self._group_object(group) for group in self.resources.groups if group.name]
-        return orjson.dumps({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+        return encode_json({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 
     @functools.cache  # noqa: B019 - one Discovery per server, bounded by the served groups
     def api_group(self, name: str) -> bytes | None:
         group = self._group(name)
         if group is None or not name:
             return None
-        return orjson.dumps({"kind": "APIGroup", "apiVersion": "v1", **self._group_object(group)})
+        return encode_json({"kind": "APIGroup", "apiVersion": "v1", **self._group_object(group)})
 
     @functools.cache  # noqa: B019 - bounded by the served group versions
     def resource_list(self, group: str, version: str) -> bytes | None:
@@ -107,7 +106,7 @@ class Discovery:
             return None
         entries = [entry for resource in resources for entry in self._resource_list_entries(resource)]
         group_version = f"{group}/{version}" if group else version
-        return orjson.dumps(
+        return encode_json(
             {
                 "kind": "APIResourceList",
                 "apiVersion": "v1",
@@ -165,7 +164,7 @@ class Discovery:
             if group.name:
                 metadata["name"] = group.name
             items.append({"metadata": metadata, "versions": versions})
-        body = orjson.dumps(
+        body = encode_json(
             {
                 "kind": AGGREGATED_KIND,
                 "apiVersion": f"{discovery_group}/{version}",
@@ -173,4 +172,5 @@ class Discovery:
                 "items": items,
             }
         )
-        return body, '"' + hashlib.sha512(body).hexdigest()[:32].upper() + '"'
+        compact = memoryview(body)[:-1]  # the hash is of the document, not of the line it is written on
+        return body, '"' + hashlib.sha512(compact).hexdigest()[:32].upper() + '"'

@@ -5,12 +5,11 @@ from __future__ import annotations
 import gzip
 from typing import Any
 
-import orjson
 from aiohttp import web
 
 from svc.apiserver.context import RequestContext
 from svc.machinery.status import StatusError
-from svc.wire.formats import JSON
+from svc.wire.formats import JSON, encode_json
 from svc.wire.negotiation import Negotiated
 
 
@@ -85,7 +84,7 @@ def object_response(ctx: RequestContext, code: int, obj: Any, negotiated: Negoti
 
 
 def status_response(ctx: RequestContext, error: StatusError) -> web.StreamResponse:
-    body = orjson.dumps(error.status())
+    body = encode_json(error.status())
     response = respond(ctx, error.code, body, JSON.media_type)
     for name, value in error.headers.items():
         response.headers[name] = value

@@ -1,12 +1,15 @@
 """Serialization formats a body can travel in: JSON and YAML, plus those registered by other modules.
 
 A `Format` encodes and decodes the JSON-shaped dicts the server works with. JSON is the default and
-the fast path (orjson). YAML output sorts keys, as upstream's YAML (produced from JSON through a Go
-map) does.
+the fast path (orjson). A JSON body ends with a newline, as upstream's serializer writes it through
+Go's `json.Encoder`; its `pretty` form (Go's `MarshalIndent`) does not, and an object inside a watch
+frame is compact (Go compacts the embedded raw JSON), the frame itself ending the line. YAML output
+sorts keys, as upstream's YAML (produced from JSON through a Go map) does.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -75,12 +78,19 @@ def _json_decode(data: bytes) -> Any:
         raise DecodeError(f"json parse error: {error}") from None
 
 
+encode_json: Callable[[Any], bytes] = functools.partial(orjson.dumps, option=orjson.OPT_APPEND_NEWLINE)
+"""A JSON body as upstream writes one; orjson appends the newline in its own buffer, so a large list
+is not copied to add it."""
+
+
 def _json_watch_frame(event_type: str, encoded: bytes) -> bytes:
+    if encoded.endswith(b"\n"):
+        encoded = encoded[:-1]
     return b'{"type":"' + event_type.encode() + b'","object":' + encoded + b"}\n"
 
 
 def _json_pretty(obj: Any) -> bytes:
-    return orjson.dumps(obj, option=orjson.OPT_INDENT_2) + b"\n"
+    return orjson.dumps(obj, option=orjson.OPT_INDENT_2)
 
 
 def yaml_dump(obj: Any) -> str:
@@ -100,7 +110,7 @@ def _yaml_decode(data: bytes) -> Any:
 
 JSON = Format(
     "application/json",
-    orjson.dumps,
+    encode_json,
     _json_decode,
     encode_pretty=_json_pretty,
     watch_frame=_json_watch_frame,
