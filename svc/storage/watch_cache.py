@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -99,6 +100,8 @@ class CacheWatch:
         self.start = start
         self.end = end
         self.pending = backlog
+        self.pending_bytes = sum(len(event.object.data) for event in backlog)
+        """The size of the objects of the pending events: what delivering them will take."""
         self.failed = ""
         self.closed = False
         self.progress: int | None = None
@@ -114,6 +117,7 @@ class CacheWatch:
     def fail(self, reason: str) -> None:
         self.failed = reason
         self.pending = []
+        self.pending_bytes = 0
         self.finish()
 
     def flush(self) -> None:
@@ -121,6 +125,7 @@ class CacheWatch:
             self.wake()
             return
         batch, self.pending = self.pending, []
+        self.pending_bytes = 0
         self.progress = self.cache.revision
         try:
             self.sink(batch)
@@ -145,6 +150,7 @@ class CacheWatch:
         self.progress = self.cache.revision
         if self.pending:
             batch, self.pending = self.pending, []
+            self.pending_bytes = 0
             return batch
         return None if self.closed else []
 
@@ -165,7 +171,24 @@ class CacheWatch:
         if len(self.pending) >= limit:
             return False
         self.pending.append(event)
+        self.pending_bytes += len(event.object.data)
         return True
+
+
+class Snapshot:
+    """Every cached object at one revision, in key order: built once, on the first read after a
+    change, and shared by every list and every watch's initial events at that revision. A reader
+    holds it (not a copy) while it walks it, so a thousand watches starting together cost one."""
+
+    __slots__ = ("keys", "objects")
+
+    def __init__(self, state: dict[str, CachedObject]) -> None:
+        self.keys = sorted(state)
+        self.objects = [state[key] for key in self.keys]
+
+    def span(self, start: str, end: str) -> range:
+        """Indexes of the objects with keys in [start, end)."""
+        return range(bisect_left(self.keys, start), bisect_left(self.keys, end))
 
 
 def _settle(future: asyncio.Future[None]) -> None:
@@ -204,6 +227,7 @@ class WatchCache:
         self._woken: set[CacheWatch] = set()
         self._recent: deque[list[CacheEvent]] = deque()
         self._unflushed: list[CacheEvent] = []
+        self._snapshot: Snapshot | None = None
 
     # -- feeding -----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -251,6 +275,7 @@ class WatchCache:
             for kv in page.kvs:
                 self._load_one(kv, state, corrupt)
         self.state, self.corrupt = state, corrupt
+        self._snapshot = None
         self.events.clear()
         self.revision = self.oldest_revision = revision
         self._ready.set()
@@ -267,12 +292,14 @@ class WatchCache:
         if event.type is EventType.DELETE:
             self.corrupt.pop(key, None)
         else:
+            self._snapshot = None
             self.state.pop(key, None)
             self.corrupt[key] = error
         self._advance(event.revision)
 
     def _apply(self, event: Any) -> None:
         self.corrupt.pop(event.key, None)
+        self._snapshot = None
         prev = self.state.get(event.key)
         if event.type is EventType.DELETE:
             self.state.pop(event.key, None)
@@ -366,10 +393,18 @@ class WatchCache:
 
     def snapshot(self, start: str, end: str) -> list[tuple[str, CachedObject]]:
         """Objects in [start, end) by key; raises CorruptObjectError when one cannot be decoded."""
+        shared, span = self.shared_snapshot(start, end)
+        return list(zip(shared.keys[span.start : span.stop], shared.objects[span.start : span.stop], strict=True))
+
+    def shared_snapshot(self, start: str, end: str) -> tuple[Snapshot, range]:
+        """The shared snapshot at the current revision and the indexes of its objects in [start, end);
+        raises CorruptObjectError when one of those cannot be decoded."""
         for key, error in self.corrupt.items():
             if start <= key < end:
                 raise error
-        return sorted((key, obj) for key, obj in self.state.items() if start <= key < end)
+        if self._snapshot is None:
+            self._snapshot = Snapshot(self.state)
+        return self._snapshot, self._snapshot.span(start, end)
 
     def watch(self, start: str, end: str, after_revision: int) -> CacheWatch:
         """Events under [start, end) after `after_revision`. Raises errors.CompactedError when that
