@@ -31,6 +31,7 @@ from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
 from svc.apiserver.authn.token_file import TokenFile
 from svc.apiserver.authz.modes import build_authorizer
 from svc.apiserver.chain import build_handler_chain
+from svc.apiserver.connections import NotifyingServer
 from svc.apiserver.context import RequestContext
 from svc.apiserver.discovery import AGGREGATED_KIND, AGGREGATED_VERSIONS, Discovery
 from svc.apiserver.garbage_collector import GarbageCollector
@@ -41,6 +42,7 @@ from svc.apiserver.openapi import OpenAPI
 from svc.apiserver.options import GIT_VERSION, Options
 from svc.apiserver.pki import Pki, ensure_pki, serving_hosts
 from svc.apiserver.routes import endpoint
+from svc.apiserver.watches import Watches
 from svc.machinery import status
 from svc.registry.admission import NoAdmission, UserInfo
 from svc.registry.options import WriteOptions
@@ -70,6 +72,7 @@ class Server:
         self.protobuf = protobuf_format(self.profile)
         self.cbor_enabled = options.feature_gates.enabled("CBORServingAndStorage")
         self.bookmark_interval = 60.0
+        self.watches = Watches()
         self.backend: SqliteBackend | None = None
         self.objects: ObjectStore | None = None
         self.stores: dict[tuple[str, str, str], GenericStore] = {}
@@ -269,7 +272,7 @@ class Server:
             ),
         )
         await self._open_storage()
-        self._runner = web.Server(self._handle, handler_cancellation=False)
+        self._runner = NotifyingServer(self._handle, handler_cancellation=False, on_lost=self.watches.connection_lost)
         sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, options.secure_port))
@@ -314,6 +317,7 @@ class Server:
             await cache.stop()
         if self.backend is not None:
             await self.backend.close()
+        self.watches.close()
         if self._runner is not None:
             await self._runner.shutdown(1.0)
         if self._listener is not None:

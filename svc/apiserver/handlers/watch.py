@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import socket
 from collections.abc import Callable
 
 from aiohttp import web
@@ -18,6 +19,8 @@ from svc.wire.negotiation import Negotiated, View
 
 # A pushed watcher whose connection holds more unsent bytes than this is too slow and is ended.
 _PUSH_BUFFER_LIMIT = 8 * 1024 * 1024
+_WRITE_BUFFER_HIGH = 32 * 1024
+_SEND_BUFFER = 128 * 1024
 
 
 def _boolean_param(scope: Scope, name: str) -> bool | None:
@@ -27,16 +30,19 @@ def _boolean_param(scope: Scope, name: str) -> bool | None:
 
 
 def _timeout(scope: Scope) -> float:
+    """Upstream's rule: `timeoutSeconds` when not 0; when unset or 0, a random time in
+    [minRequestTimeout, 2 * minRequestTimeout) so watches do not all end together. A negative value
+    (or 0 with no minimum) leaves no time: the watch is answered 200 and ends at once."""
     text = scope.query.get("timeoutSeconds", "")
+    seconds = 0
     if text:
         try:
             seconds = int(text)
         except ValueError:
             raise status.bad_request(f'timeoutSeconds: Invalid value: "{text}": must be an integer') from None
-        if seconds > 0:
-            return float(seconds)
-    minimum = scope.server.options.min_request_timeout
-    return minimum * (1 + random.random())
+    if seconds == 0:
+        return scope.server.options.min_request_timeout * (1 + random.random())
+    return float(max(seconds, 0))
 
 
 def _validate(scope: Scope, send_initial: bool | None) -> None:
@@ -116,14 +122,22 @@ async def watch(scope: Scope) -> web.StreamResponse:
     bookmarks = bool(_boolean_param(scope, "allowWatchBookmarks"))
     timeout = _timeout(scope)
     stream = await scope.store.watch(scope.namespace, options, initial=send_initial)
+    request = scope.ctx.request
+    watches = scope.server.watches
     try:
         response = web.StreamResponse(status=200, headers={"Content-Type": negotiated.format.stream_media_type})
         response.enable_chunked_encoding()
-        await response.prepare(scope.ctx.request)
+        transport = request.transport
+        if transport is None or transport.is_closing():
+            raise ConnectionResetError("the client has gone")
+        _limit_buffers(transport)
+        watches.add(request.protocol, transport, stream)
+        await response.prepare(request)
         with contextlib.suppress(ConnectionResetError):
             await _serve(scope, stream, _Encoder(scope, negotiated), response, timeout, bookmarks)
             await response.write_eof()
     finally:
+        watches.remove(request.protocol)
         await stream.close()
     return response
 
@@ -159,6 +173,7 @@ async def _serve(
                 frames.append(encoder.frame(_bookmark(scope, revision)))
         if frames:
             await response.write(b"".join(frames))
+            _check_backlog(scope)
         if batch and batch[-1].type == "ERROR":
             return
 
@@ -178,8 +193,30 @@ def _direct_writer(scope: Scope, stream: WatchStream, encoder: _Encoder) -> Call
             return
         data = encoder.frames(batch, stream.shared_as, True)
         transport.write(b"%x\r\n%b\r\n" % (len(data), data))
+        _check_backlog(scope)
 
     return write
+
+
+def _check_backlog(scope: Scope) -> None:
+    """A connection holding more than its write limit is a watcher falling behind: have the
+    server's watch memory summed (see svc.apiserver.watches)."""
+    transport = scope.ctx.request.transport
+    if transport is not None and transport.get_write_buffer_size() > _WRITE_BUFFER_HIGH:
+        scope.server.watches.backed_up()
+
+
+def _limit_buffers(transport: asyncio.Transport | None) -> None:
+    """Keep what an unread watch can hold small: the socket's send buffer (which Linux would grow
+    to megabytes over loopback, in the kernel's memory) and the transport's write buffer, above
+    which a write waits for the client."""
+    if transport is None:
+        return
+    transport.set_write_buffer_limits(high=_WRITE_BUFFER_HIGH)
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _SEND_BUFFER)
 
 
 def _bookmark(scope: Scope, revision: int) -> WatchEvent:
