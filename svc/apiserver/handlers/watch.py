@@ -13,6 +13,7 @@ from aiohttp import web
 from svc.apiserver.handlers import list as listing
 from svc.apiserver.handlers.scope import Scope
 from svc.machinery import status
+from svc.registry.initial_events import BATCH_BYTES
 from svc.registry.watch import WatchEvent, WatchStream
 from svc.storage.watch_cache import TOO_SLOW
 from svc.wire.negotiation import Negotiated, View
@@ -20,6 +21,7 @@ from svc.wire.negotiation import Negotiated, View
 # A pushed watcher whose connection holds more unsent bytes than this is too slow and is ended.
 _PUSH_BUFFER_LIMIT = 8 * 1024 * 1024
 _WRITE_BUFFER_HIGH = 32 * 1024
+_EVENT_BYTES = 1024  # what an event without its encoded object counts for in a slice
 _SEND_BUFFER = 128 * 1024
 
 
@@ -150,7 +152,8 @@ async def _serve(
     seconds: float,
     bookmarks: bool,
 ) -> None:
-    """Write each batch of events in one chunk until `seconds` pass, the stream ends or fails; with
+    """Write each batch of events (in chunks of about `BATCH_BYTES` of objects, each after the
+    connection drained the one before) until `seconds` pass, the stream ends or fails; with
     bookmarks, one every bookmark interval."""
     loop = asyncio.get_running_loop()
     now = loop.time()
@@ -166,7 +169,11 @@ async def _serve(
         batch = await stream.next_batch(max(wait, 0.0))
         if batch is None:
             return
-        frames = [encoder.frames(batch, stream.shared_as, bookmarks)] if batch else []
+        *earlier, last = _slices(batch)
+        for part in earlier:
+            await response.write(encoder.frames(part, stream.shared_as, bookmarks))
+            _check_backlog(scope)
+        frames = [encoder.frames(last, stream.shared_as, bookmarks)] if last else []
         if bookmarks and loop.time() >= next_bookmark:
             next_bookmark = loop.time() + interval
             if (revision := stream.progress) is not None:
@@ -176,6 +183,21 @@ async def _serve(
             _check_backlog(scope)
         if batch and batch[-1].type == "ERROR":
             return
+
+
+def _slices(batch: list[WatchEvent]) -> list[list[WatchEvent]]:
+    """`batch` cut where its objects pass `BATCH_BYTES` (one slice for the usual small batch), so a
+    long backlog is encoded and buffered a slice at a time rather than all at once."""
+    slices: list[list[WatchEvent]] = []
+    start = size = 0
+    for index, event in enumerate(batch):
+        size += len(event.cached.data) if event.cached is not None else _EVENT_BYTES
+        if size >= BATCH_BYTES:
+            slices.append(batch[start : index + 1])
+            start, size = index + 1, 0
+    if start < len(batch) or not slices:
+        slices.append(batch[start:])
+    return slices
 
 
 def _direct_writer(scope: Scope, stream: WatchStream, encoder: _Encoder) -> Callable[[list[WatchEvent]], None]:
