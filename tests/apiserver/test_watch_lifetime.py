@@ -4,13 +4,21 @@
 from __future__ import annotations
 
 import asyncio
+import ssl
 import time
 
+from bench.raw_watches import close_watches, open_watches
+from svc.client.kubeconfig import load_kubeconfig
+from svc.client.rest import ssl_context
 from svc.testing.harness import RunningServer
-from tests.apiserver.raw_watches import close_watches, open_watches
 
 PATH = "/api/v1/namespaces/default/configmaps"
 WATCHES = 500
+
+
+def tls_context(server: RunningServer) -> ssl.SSLContext:
+    """The admin's TLS context for raw connections to `server`."""
+    return ssl_context(load_kubeconfig(server.kubeconfig))
 
 
 def _served(server: RunningServer) -> int:
@@ -43,7 +51,9 @@ def _create(server: RunningServer, count: int, size: int) -> None:
 
 def test_watches_whose_clients_close_are_gone_within_a_second(svc_server) -> None:
     async def scenario() -> float:
-        watches = await open_watches(svc_server, f"{PATH}?watch=1&timeoutSeconds=600", WATCHES)
+        watches = await open_watches(
+            svc_server.url, tls_context(svc_server), f"{PATH}?watch=1&timeoutSeconds=600", WATCHES
+        )
         assert _wait_until(lambda: _served(svc_server) == 2 * WATCHES, 10)
         await close_watches(watches)
         return time.monotonic()
@@ -84,7 +94,7 @@ def test_watches_over_the_memory_limit_are_ended_costliest_first(svc_server) -> 
         return sum(served.held_bytes() for served in watches_served._served.values())
 
     async def scenario() -> int:
-        watches = await open_watches(svc_server, f"{PATH}?watch=1&timeoutSeconds=600", 10)
+        watches = await open_watches(svc_server.url, tls_context(svc_server), f"{PATH}?watch=1&timeoutSeconds=600", 10)
         assert _wait_until(lambda: watches_served.ended_for_memory > 0, 5)
         await asyncio.sleep(0.2)
         still_held = svc_server.call(held())

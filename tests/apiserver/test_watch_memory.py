@@ -17,7 +17,8 @@ import concurrent.futures
 import pytest
 
 from bench.procfs import rss_bytes
-from tests.apiserver.raw_watches import close_watches, open_watches
+from bench.raw_watches import close_watches, open_watches
+from tests.apiserver.test_watch_lifetime import tls_context
 
 PATH = "/api/v1/namespaces/default/configmaps"
 OBJECTS = 1_000
@@ -47,7 +48,7 @@ def test_watches_with_initial_state_hold_little_memory_each(svc_server_process) 
     before = rss_bytes(server.process.pid)
 
     async def scenario() -> int:
-        watches = await open_watches(server, f"{PATH}?watch=1&timeoutSeconds=600", WATCHES)
+        watches = await open_watches(server.url, tls_context(server), f"{PATH}?watch=1&timeoutSeconds=600", WATCHES)
         await asyncio.sleep(1.0)  # what the server can write before the unread connections stop it
         resident = rss_bytes(server.process.pid)
         await close_watches(watches)

@@ -1,6 +1,7 @@
 """Many watches at once from one thread, as cheaply as a client can open them: raw HTTP/1.1 over TLS
 on asyncio, each with a small receive buffer, reading nothing after the response headers unless
-asked. This is how an attacker (or a stuck client) holds watches open, so memory tests use it."""
+asked. This is how an attacker (or a stuck client) holds watches open, so the watch memory bench
+and tests use it."""
 
 from __future__ import annotations
 
@@ -8,10 +9,6 @@ import asyncio
 import socket
 import ssl
 from urllib.parse import urlsplit
-
-from svc.client.kubeconfig import load_kubeconfig
-from svc.client.rest import ssl_context
-from svc.testing.harness import RunningServer
 
 RECEIVE_BUFFER = 16 * 1024
 CONNECT_CONCURRENCY = 50
@@ -56,19 +53,17 @@ class RawWatch(asyncio.Protocol):
             self.lost.set_result(None)
 
 
-def _request(server: RunningServer, path: str) -> bytes:
-    netloc = urlsplit(server.url).netloc
-    return (
-        f"GET {path} HTTP/1.1\r\nHost: {netloc}\r\nAccept: application/json\r\nAccept-Encoding: identity\r\n\r\n"
-    ).encode()
-
-
-async def open_watches(server: RunningServer, path: str, count: int, *, reading: bool = False) -> list[RawWatch]:
-    """`count` watches of `path` (query included), each answered 200 before this returns."""
-    address = urlsplit(server.url)
+async def open_watches(
+    url: str, context: ssl.SSLContext, path: str, count: int, *, reading: bool = False
+) -> list[RawWatch]:
+    """`count` watches of `path` (query included) on the server at `url`, each answered 200 before
+    this returns."""
+    address = urlsplit(url)
     assert address.hostname is not None and address.port is not None
-    context: ssl.SSLContext = ssl_context(load_kubeconfig(server.kubeconfig))
-    request = _request(server, path)
+    request = (
+        f"GET {path} HTTP/1.1\r\nHost: {address.netloc}\r\nAccept: application/json\r\n"
+        "Accept-Encoding: identity\r\n\r\n"
+    ).encode()
     loop = asyncio.get_running_loop()
     limit = asyncio.Semaphore(CONNECT_CONCURRENCY)
 
