@@ -19,6 +19,8 @@ class Plan:
     memory_steps: tuple[int, ...]
     anchor_ops: dict[int, int]
     patch_ops: int
+    watch_memory_watchers: int
+    watch_memory_objects: int
     populate_concurrency: int = 64
 
 
@@ -33,6 +35,8 @@ FULL = Plan(
     memory_steps=(10_000, 100_000),
     anchor_ops={1: 2_000, 32: 10_000},
     patch_ops=200,
+    watch_memory_watchers=2_000,
+    watch_memory_objects=1_000,
 )
 
 QUICK = Plan(
@@ -46,4 +50,6 @@ QUICK = Plan(
     memory_steps=(2_000,),
     anchor_ops={1: 300, 32: 1_500},
     patch_ops=40,
+    watch_memory_watchers=300,
+    watch_memory_objects=1_000,
 )

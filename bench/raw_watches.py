@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import ssl
+from typing import cast
 from urllib.parse import urlsplit
 
 RECEIVE_BUFFER = 16 * 1024
@@ -28,9 +29,8 @@ class RawWatch(asyncio.Protocol):
         self.lost = asyncio.get_running_loop().create_future()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
-        transport.write(self.request)
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's TLS transport is not a subclass
+        self.transport.write(self.request)
 
     def data_received(self, data: bytes) -> None:
         self.received += len(data)
