@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from bisect import bisect_left
+from bisect import bisect_left, insort
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -182,9 +182,9 @@ class Snapshot:
 
     __slots__ = ("keys", "objects")
 
-    def __init__(self, state: dict[str, CachedObject]) -> None:
-        self.keys = sorted(state)
-        self.objects = [state[key] for key in self.keys]
+    def __init__(self, keys: list[str], state: dict[str, CachedObject]) -> None:
+        self.keys = list(keys)
+        self.objects = [state[key] for key in keys]
 
     def span(self, start: str, end: str) -> range:
         """Indexes of the objects with keys in [start, end)."""
@@ -227,6 +227,8 @@ class WatchCache:
         self._woken: set[CacheWatch] = set()
         self._recent: deque[list[CacheEvent]] = deque()
         self._unflushed: list[CacheEvent] = []
+        self._keys: list[str] = []
+        """The keys of `state`, kept sorted as they come and go, so a snapshot is a copy, not a sort."""
         self._snapshot: Snapshot | None = None
 
     # -- feeding -----------------------------------------------------------------------------
@@ -275,6 +277,7 @@ class WatchCache:
             for kv in page.kvs:
                 self._load_one(kv, state, corrupt)
         self.state, self.corrupt = state, corrupt
+        self._keys = sorted(state)
         self._snapshot = None
         self.events.clear()
         self.revision = self.oldest_revision = revision
@@ -292,23 +295,21 @@ class WatchCache:
         if event.type is EventType.DELETE:
             self.corrupt.pop(key, None)
         else:
-            self._snapshot = None
-            self.state.pop(key, None)
+            self._drop(key)
             self.corrupt[key] = error
         self._advance(event.revision)
 
     def _apply(self, event: Any) -> None:
         self.corrupt.pop(event.key, None)
-        self._snapshot = None
         prev = self.state.get(event.key)
         if event.type is EventType.DELETE:
-            self.state.pop(event.key, None)
+            self._drop(event.key)
             obj = prev.decode() if prev is not None else event.object
             obj.setdefault("metadata", {})["resourceVersion"] = str(event.revision)
             gone = CachedObject.of(obj)
             cache_event = CacheEvent(EventType.DELETE, event.key, gone, prev or gone, event.revision, self.clock())
         else:
-            current = self.state[event.key] = CachedObject.of(event.object)
+            current = self._put(event.key, CachedObject.of(event.object))
             cache_event = CacheEvent(EventType.PUT, event.key, current, prev, event.revision, self.clock())
         self.events.append(cache_event)
         self.revision = event.revision
@@ -325,6 +326,18 @@ class WatchCache:
         self._unflushed.append(cache_event)
         self._schedule_flush()
         self._wake()
+
+    def _put(self, key: str, obj: CachedObject) -> CachedObject:
+        if key not in self.state:
+            insort(self._keys, key)
+        self.state[key] = obj
+        self._snapshot = None
+        return obj
+
+    def _drop(self, key: str) -> None:
+        if self.state.pop(key, None) is not None:
+            del self._keys[bisect_left(self._keys, key)]
+            self._snapshot = None
 
     def _schedule_flush(self) -> None:
         if self._flush_timer is not None:
@@ -403,7 +416,7 @@ class WatchCache:
             if start <= key < end:
                 raise error
         if self._snapshot is None:
-            self._snapshot = Snapshot(self.state)
+            self._snapshot = Snapshot(self._keys, self.state)
         return self._snapshot, self._snapshot.span(start, end)
 
     def watch(self, start: str, end: str, after_revision: int) -> CacheWatch:

@@ -131,7 +131,7 @@ async def watch(scope: Scope) -> web.StreamResponse:
         response.enable_chunked_encoding()
         transport = request.transport
         if transport is None or transport.is_closing():
-            raise ConnectionResetError("the client has gone")
+            return response  # the client left while the watch was set up: nothing to serve
         _limit_buffers(transport)
         watches.add(request.protocol, transport, stream)
         await response.prepare(request)
