@@ -8,7 +8,8 @@ encoded of it sits in the write buffer, where it is counted.
 
 Policy when the total is over the bound: the costliest watches are ended first, until the total is
 within it. Upstream's cacher likewise stops a watcher whose buffer stays full ("Forcing ... watcher
-close due to unresponsiveness"): the stream ends with no further event and the client lists and
+close due to unresponsiveness"): the stream ends with no further event (no ERROR; only a watcher
+that awaits a requested bookmark has its buffered events drained first) and the client lists and
 watches again. Here the connection is aborted rather than ended cleanly, because a clean end would
 first have to deliver the very bytes whose memory is the problem.
 """

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import ssl
 import time
 
@@ -104,3 +105,16 @@ def test_watches_over_the_memory_limit_are_ended_costliest_first(svc_server) -> 
     still_held = asyncio.run(scenario())
     assert 0 < watches_served.ended_for_memory < 10
     assert still_held <= limit
+
+
+def test_a_long_backlog_arrives_whole_and_in_order_across_slices(svc_server) -> None:
+    """A watch from an old resourceVersion starts with a backlog larger than one slice of writes."""
+    api = svc_server.client()
+    versions = []
+    for index in range(40):
+        body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{index}"}, "data": {"k": "x" * 5000}}
+        versions.append(api.request("POST", PATH, body=body).json()["metadata"]["resourceVersion"])
+    params = {"watch": "1", "resourceVersion": versions[0], "timeoutSeconds": "2"}
+    lines = list(svc_server.client(timeout=10.0).stream(PATH, params=params))
+    events = [json.loads(line) for line in lines]
+    assert [e["object"]["metadata"]["resourceVersion"] for e in events] == versions[1:]
