@@ -21,7 +21,7 @@ from typing import TypeVar
 
 import uvloop
 
-from bench import connections, crud, encode, lists, memory, patches, watch
+from bench import connections, crud, encode, lists, memory, patches, watch, watch_memory
 from bench.anchors import etcd, http_ceiling
 from bench.anchors import sqlite as sqlite_anchor
 from bench.client import ATTEMPTS
@@ -33,7 +33,19 @@ from bench.server import start_server
 T = TypeVar("T")
 Sections = dict[str, Section]
 
-SCENARIOS = ("crud", "patch", "lists", "watch", "memory", "connections", "http", "etcd", "sqlite", "encode")
+SCENARIOS = (
+    "crud",
+    "patch",
+    "lists",
+    "watch",
+    "memory",
+    "connections",
+    "watchmem",
+    "http",
+    "etcd",
+    "sqlite",
+    "encode",
+)
 RESULTS = Path(__file__).resolve().parent / "results"
 # The bench's objects as the server returns them (its metadata included): the anchors' value sizes
 # when the scenarios that measure them are not run.
@@ -109,8 +121,8 @@ async def _server_scenarios(workdir: Path, plan: Plan, only: list[str], sections
 
 
 async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections: Sections, facts: Facts) -> None:
-    """Memory and cold start, then idle connections, each on a fresh server; the storage anchors; then
-    in-process encoding."""
+    """Memory and cold start, idle connections and watch memory, each on a fresh server; the storage
+    anchors; then in-process encoding."""
     failed = sections["failed"]
     if "memory" in only:
         result = await _guarded("memory", failed, memory.run(workdir, plan))
@@ -121,6 +133,11 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
         result = await _guarded("connections", failed, connections.run(workdir, plan))
         if result is not None:
             sections["connections"], found = result
+            facts.update(found)
+    if "watchmem" in only:
+        result = await _guarded("watchmem", failed, watch_memory.run(workdir, plan))
+        if result is not None:
+            sections["watchmem"], found = result
             facts.update(found)
     configmap_bytes = int(facts.get("configmap bytes", CONFIGMAP_BYTES))
     pod_bytes = int(facts.get("pod bytes", POD_BYTES))
@@ -152,6 +169,7 @@ async def run(plan: Plan, only: list[str]) -> str:
             await _server_scenarios(workdir, plan, only, sections, facts)
         await _other_scenarios(workdir, plan, only, sections, facts)
     order = ("crud", "http", "etcd", "sqlite", "patch", "lists", "encode", "watch", "connections", "memory", "start")
+    order = ("crud", "http", "etcd", "sqlite", "patch", "lists", "encode", "watch", "watchmem", "memory", "start")
     chosen = [sections[name] for name in order if name in sections]
     chosen += [ratios_section(facts), targets_section(facts)]
     if sections["failed"].rows:

@@ -20,6 +20,8 @@ class Plan:
     anchor_ops: dict[int, int]
     patch_ops: int
     idle_watches: int
+    watch_memory_watchers: int
+    watch_memory_objects: int
     populate_concurrency: int = 64
 
 
@@ -35,6 +37,8 @@ FULL = Plan(
     anchor_ops={1: 2_000, 32: 10_000},
     patch_ops=200,
     idle_watches=5_000,
+    watch_memory_watchers=2_000,
+    watch_memory_objects=1_000,
 )
 
 QUICK = Plan(
@@ -49,4 +53,6 @@ QUICK = Plan(
     anchor_ops={1: 300, 32: 1_500},
     patch_ops=40,
     idle_watches=500,
+    watch_memory_watchers=300,
+    watch_memory_objects=1_000,
 )

@@ -45,6 +45,7 @@ from svc.apiserver.request_client_cert import request_client_certificate
 from svc.apiserver.routes import endpoint
 from svc.apiserver.serving import ApiHttpServer, listen
 from svc.apiserver.serving_limits import ServingLimits
+from svc.apiserver.watches import Watches
 from svc.machinery import status
 from svc.private_files import make_private_dir
 from svc.registry.admission import NoAdmission, UserInfo
@@ -79,6 +80,7 @@ class Server:
         self.protobuf = protobuf_format(self.profile)
         self.cbor_enabled = options.feature_gates.enabled("CBORServingAndStorage")
         self.bookmark_interval = 60.0
+        self.watches = Watches()
         self.backend: SqliteBackend | None = None
         self.objects: ObjectStore | None = None
         self.stores: dict[tuple[str, str, str], GenericStore] = {}
@@ -313,7 +315,7 @@ class Server:
         client_cas = self._client_cas()
         self.authenticator = self._build_authenticator(client_cas)
         await self._open_storage()
-        self.http_server = ApiHttpServer(self._handle, self.serving_limits)
+        self.http_server = ApiHttpServer(self._handle, self.serving_limits, on_lost=self.watches.connection_lost)
         self._listener, port = await listen(self.http_server, host, options.secure_port, self._ssl_context(client_cas))
         self.url = f"https://{_host_port(advertise, port)}"
         self.bound_url = f"https://{_host_port(host, port)}"
@@ -352,6 +354,7 @@ class Server:
             await cache.stop()
         if self.backend is not None:
             await self.backend.close()
+        self.watches.close()
         if self.http_server is not None:
             await self.http_server.shutdown(1.0)
         if self._listener is not None:

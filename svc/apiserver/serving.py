@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 import socket
 import ssl
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
+from aiohttp.web_protocol import RequestHandler
 
 from svc.apiserver.http_protocol import ApiRequestHandler
 from svc.apiserver.pending_connections import PendingConnections
@@ -21,15 +23,24 @@ from svc.apiserver.serving_limits import ServingLimits
 
 class ApiHttpServer(web.Server):
     """aiohttp's connection manager, making `ApiRequestHandler` protocols (which read `limits` as
-    each connection opens)."""
+    each connection opens) and telling `on_lost` about every connection that closes.
 
-    def __init__(self, handler: Any, limits: ServingLimits) -> None:
+    Handler cancellation is off (a write must not stop halfway because its client left), so a handler
+    that waits long without writing, a watch, would otherwise learn that its client has gone only at
+    its timeout, holding its task and its cache registration until then."""
+
+    def __init__(self, handler: Any, limits: ServingLimits, *, on_lost: Callable[[RequestHandler], None]) -> None:
         super().__init__(handler, handler_cancellation=False)
         self.limits = limits
         self.pending = PendingConnections(limits.max_pending_connections)
+        self._on_lost = on_lost
 
     def __call__(self) -> ApiRequestHandler:
         return ApiRequestHandler(self, loop=self._loop, limits=self.limits, pending=self.pending, **self._kwargs)
+
+    def connection_lost(self, handler: RequestHandler, exc: BaseException | None = None) -> None:
+        super().connection_lost(handler, exc)
+        self._on_lost(handler)
 
 
 async def listen(

@@ -12,7 +12,7 @@ import asyncio
 import base64
 import binascii
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +24,7 @@ from svc.machinery import status
 from svc.registry import delete as deletion
 from svc.registry.admission import Admission, Attributes, Operation, UserInfo
 from svc.registry.create import before_create
+from svc.registry.initial_events import InitialEvents
 from svc.registry.list_items import DecodedOnePass, ItemForm, list_items
 from svc.registry.options import DeleteOptions, ListOptions, WriteOptions
 from svc.registry.selection import Selection
@@ -245,17 +246,20 @@ class GenericStore:
             if version not in ("", "0") and self.cache is not None and not send_state:
                 after = int(version)
                 source: EventSource = self.cache.watch(prefix, prefix_end(prefix), min(after, self.cache.revision))
-                state: list[CachedObject] | list[Obj] = []
+                state: Sequence[CachedObject] | Sequence[Obj] = ()
+                span = range(0)
             else:
-                state, after, source = await self._start_watch(prefix, version, send_state)
+                state, span, after, source = await self._start_watch(prefix, version, send_state)
         except errors.CompactedError as error:
-            return WatchStream([WatchEvent("ERROR", _too_old(error).status())], None, _no_events, 0, _failure)
-        first = [self._added(item) for item in state if self._selects(selection, item)]
+            error_event = WatchEvent("ERROR", _too_old(error).status())
+            return WatchStream(InitialEvents.of([error_event]), None, _no_events, 0, _failure)
+        last: list[WatchEvent] = []
         if initial:
             annotation = self.strategy.profile.initial_events_end_annotation
             metadata = {"resourceVersion": str(after), "annotations": {annotation: "true"}}
             bookmark = {"kind": self.resource.kind, "apiVersion": self.resource.api_version, "metadata": metadata}
-            first.append(WatchEvent("BOOKMARK", bookmark))
+            last.append(WatchEvent("BOOKMARK", bookmark))
+        first = InitialEvents(state, span, lambda item: self._selects(selection, item), self._added, last)
         shared_as = identity if selection.everything else None
         return WatchStream(first, source, lambda event: convert(event, selection, identity), after, _failure, shared_as)
 
@@ -272,21 +276,28 @@ class GenericStore:
 
     async def _start_watch(
         self, prefix: str, version: str, send_state: bool
-    ) -> tuple[list[CachedObject] | list[Obj], int, EventSource]:
+    ) -> tuple[Sequence[CachedObject] | Sequence[Obj], range, int, EventSource]:
+        """The state to send first (the cache's shared snapshot and the span of it under `prefix`, or
+        a list read from the backend), the revision it is at, and the events after it."""
         if self.cache is not None:
             if version == "":
                 await self.cache.fresh()
             elif version != "0":
                 await self.cache.wait_for(int(version), _WAIT_FOR_VERSION)
             after = self.cache.revision
-            state = [obj for _, obj in self.cache.snapshot(prefix, prefix_end(prefix))] if send_state else []
-            return state, after, self.cache.watch(prefix, prefix_end(prefix), after)
+            state: Sequence[CachedObject] | Sequence[Obj] = ()
+            span = range(0)
+            if send_state:
+                snapshot, span = self.cache.shared_snapshot(prefix, prefix_end(prefix))
+                state = snapshot.objects
+            return state, span, after, self.cache.watch(prefix, prefix_end(prefix), after)
+        items: list[Obj] = []
         if send_state:
             page = await self.objects.list(prefix)
             items, after = page.items, page.revision
         else:
-            items, after = [], int(version)
-        return items, after, BackendEvents(self.objects, prefix, after)
+            after = int(version)
+        return items, range(len(items)), after, BackendEvents(self.objects, prefix, after)
 
     # -- writes ------------------------------------------------------------------------------
     def _attributes(

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from svc.registry.selection import Selection
 from svc.storage import errors
@@ -21,9 +21,11 @@ from svc.storage.cached_object import CachedObject
 from svc.storage.objects import ObjectStore
 from svc.storage.watch_cache import CacheEvent, CacheWatch
 
+if TYPE_CHECKING:
+    from svc.registry.initial_events import InitialEvents
+
 Obj = dict[str, Any]
 Identity = tuple[str, str]
-_FIRST_BATCH = 500
 
 
 @dataclass(slots=True, eq=False)
@@ -76,7 +78,7 @@ class WatchStream:
 
     def __init__(
         self,
-        first: list[WatchEvent],
+        first: InitialEvents,
         source: EventSource | None,
         select: Callable[[CacheEvent], WatchEvent | None],
         after: int,
@@ -95,13 +97,18 @@ class WatchStream:
     @property
     def progress(self) -> int | None:
         """The revision a bookmark may carry now: every event up to it has been returned."""
-        return None if self._source is None or self._first else self._source.progress
+        return None if self._source is None or self._first.pending else self._source.progress
+
+    @property
+    def pending_bytes(self) -> int:
+        """The size of the cache events waiting for this watch (0 for a source that queues none)."""
+        source = self._source
+        return source.pending_bytes if isinstance(source, CacheWatch) else 0
 
     async def next_batch(self, wait_seconds: float) -> list[WatchEvent] | None:
         """The next events; [] when `wait_seconds` passed without any; None when the watch is over."""
-        if self._first:
-            batch, self._first = self._first[:_FIRST_BATCH], self._first[_FIRST_BATCH:]
-            return batch
+        if self._first.pending:
+            return self._first.take()
         if self._source is None:
             return None
         try:
@@ -118,7 +125,7 @@ class WatchStream:
         """Hand later batches to `sink` as the cache flushes them (see CacheWatch.push); False when
         this stream cannot: it still has its first events, or its source is not the cache."""
         source = self._source
-        if self._first or not isinstance(source, CacheWatch):
+        if self._first.pending or not isinstance(source, CacheWatch):
             return False
 
         def selected(events: list[CacheEvent]) -> None:

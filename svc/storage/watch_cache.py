@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from bisect import bisect_left, insort
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -99,6 +100,8 @@ class CacheWatch:
         self.start = start
         self.end = end
         self.pending = backlog
+        self.pending_bytes = sum(len(event.object.data) for event in backlog)
+        """The size of the objects of the pending events: what delivering them will take."""
         self.failed = ""
         self.closed = False
         self.progress: int | None = None
@@ -114,6 +117,7 @@ class CacheWatch:
     def fail(self, reason: str) -> None:
         self.failed = reason
         self.pending = []
+        self.pending_bytes = 0
         self.finish()
 
     def flush(self) -> None:
@@ -121,6 +125,7 @@ class CacheWatch:
             self.wake()
             return
         batch, self.pending = self.pending, []
+        self.pending_bytes = 0
         self.progress = self.cache.revision
         try:
             self.sink(batch)
@@ -145,6 +150,7 @@ class CacheWatch:
         self.progress = self.cache.revision
         if self.pending:
             batch, self.pending = self.pending, []
+            self.pending_bytes = 0
             return batch
         return None if self.closed else []
 
@@ -165,7 +171,24 @@ class CacheWatch:
         if len(self.pending) >= limit:
             return False
         self.pending.append(event)
+        self.pending_bytes += len(event.object.data)
         return True
+
+
+class Snapshot:
+    """Every cached object at one revision, in key order: built once, on the first read after a
+    change, and shared by every list and every watch's initial events at that revision. A reader
+    holds it (not a copy) while it walks it, so a thousand watches starting together cost one."""
+
+    __slots__ = ("keys", "objects")
+
+    def __init__(self, keys: list[str], state: dict[str, CachedObject]) -> None:
+        self.keys = list(keys)
+        self.objects = [state[key] for key in keys]
+
+    def span(self, start: str, end: str) -> range:
+        """Indexes of the objects with keys in [start, end)."""
+        return range(bisect_left(self.keys, start), bisect_left(self.keys, end))
 
 
 def _settle(future: asyncio.Future[None]) -> None:
@@ -204,6 +227,9 @@ class WatchCache:
         self._woken: set[CacheWatch] = set()
         self._recent: deque[list[CacheEvent]] = deque()
         self._unflushed: list[CacheEvent] = []
+        self._keys: list[str] = []
+        """The keys of `state`, kept sorted as they come and go, so a snapshot is a copy, not a sort."""
+        self._snapshot: Snapshot | None = None
 
     # -- feeding -----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -251,6 +277,8 @@ class WatchCache:
             for kv in page.kvs:
                 self._load_one(kv, state, corrupt)
         self.state, self.corrupt = state, corrupt
+        self._keys = sorted(state)
+        self._snapshot = None
         self.events.clear()
         self.revision = self.oldest_revision = revision
         self._ready.set()
@@ -267,7 +295,7 @@ class WatchCache:
         if event.type is EventType.DELETE:
             self.corrupt.pop(key, None)
         else:
-            self.state.pop(key, None)
+            self._drop(key)
             self.corrupt[key] = error
         self._advance(event.revision)
 
@@ -275,13 +303,13 @@ class WatchCache:
         self.corrupt.pop(event.key, None)
         prev = self.state.get(event.key)
         if event.type is EventType.DELETE:
-            self.state.pop(event.key, None)
+            self._drop(event.key)
             obj = prev.decode() if prev is not None else event.object
             obj.setdefault("metadata", {})["resourceVersion"] = str(event.revision)
             gone = CachedObject.of(obj)
             cache_event = CacheEvent(EventType.DELETE, event.key, gone, prev or gone, event.revision, self.clock())
         else:
-            current = self.state[event.key] = CachedObject.of(event.object)
+            current = self._put(event.key, CachedObject.of(event.object))
             cache_event = CacheEvent(EventType.PUT, event.key, current, prev, event.revision, self.clock())
         self.events.append(cache_event)
         self.revision = event.revision
@@ -298,6 +326,18 @@ class WatchCache:
         self._unflushed.append(cache_event)
         self._schedule_flush()
         self._wake()
+
+    def _put(self, key: str, obj: CachedObject) -> CachedObject:
+        if key not in self.state:
+            insort(self._keys, key)
+        self.state[key] = obj
+        self._snapshot = None
+        return obj
+
+    def _drop(self, key: str) -> None:
+        if self.state.pop(key, None) is not None:
+            del self._keys[bisect_left(self._keys, key)]
+            self._snapshot = None
 
     def _schedule_flush(self) -> None:
         if self._flush_timer is not None:
@@ -366,10 +406,18 @@ class WatchCache:
 
     def snapshot(self, start: str, end: str) -> list[tuple[str, CachedObject]]:
         """Objects in [start, end) by key; raises CorruptObjectError when one cannot be decoded."""
+        shared, span = self.shared_snapshot(start, end)
+        return list(zip(shared.keys[span.start : span.stop], shared.objects[span.start : span.stop], strict=True))
+
+    def shared_snapshot(self, start: str, end: str) -> tuple[Snapshot, range]:
+        """The shared snapshot at the current revision and the indexes of its objects in [start, end);
+        raises CorruptObjectError when one of those cannot be decoded."""
         for key, error in self.corrupt.items():
             if start <= key < end:
                 raise error
-        return sorted((key, obj) for key, obj in self.state.items() if start <= key < end)
+        if self._snapshot is None:
+            self._snapshot = Snapshot(self._keys, self.state)
+        return self._snapshot, self._snapshot.span(start, end)
 
     def watch(self, start: str, end: str, after_revision: int) -> CacheWatch:
         """Events under [start, end) after `after_revision`. Raises errors.CompactedError when that

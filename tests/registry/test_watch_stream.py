@@ -7,6 +7,7 @@ from pathlib import Path
 
 from svc.api.strategy import default_field_labels
 from svc.machinery.labels import parse_label_selector
+from svc.registry.initial_events import InitialEvents
 from svc.registry.options import ListOptions
 from svc.registry.selection import Selection
 from svc.registry.watch import WatchEvent, WatchStream, convert
@@ -45,7 +46,7 @@ def _stream(cache: WatchCache, selector: str = "") -> WatchStream:
     def select(event: CacheEvent) -> WatchEvent | None:
         return convert(event, selection, IDENTITY)
 
-    return WatchStream([], source, select, cache.revision, _failure, shared_as)
+    return WatchStream(InitialEvents.of([]), source, select, cache.revision, _failure, shared_as)
 
 
 def test_caught_up_unfiltered_watchers_receive_the_same_batch(tmp_path: Path) -> None:

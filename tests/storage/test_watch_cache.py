@@ -167,3 +167,26 @@ def test_a_pushed_watcher_whose_sink_fails_is_ended_and_the_others_still_receive
         await _close(objects, cache)
 
     asyncio.run(scenario())
+
+
+def test_readers_at_one_revision_share_one_snapshot_in_key_order(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        objects, cache = await _cache(tmp_path)
+        for name in ("c", "a", "d", "b"):
+            await objects.create(PREFIX + name, _configmap(name))
+        await objects.delete(PREFIX + "d")
+        await _settled(cache, objects)
+        first, span = cache.shared_snapshot(PREFIX, PREFIX + "\xff")
+        second, _ = cache.shared_snapshot(PREFIX + "b", PREFIX + "c")
+        assert second is first
+        assert first.keys[span.start : span.stop] == [PREFIX + name for name in ("a", "b", "c")]
+        assert [orjson.loads(o.data)["metadata"]["name"] for o in first.objects] == ["a", "b", "c"]
+        await objects.create(PREFIX + "0", _configmap("0"))
+        await _settled(cache, objects)
+        after, _ = cache.shared_snapshot(PREFIX, PREFIX + "\xff")
+        assert after is not first
+        assert after.keys == [PREFIX + name for name in ("0", "a", "b", "c")]
+        assert first.keys == [PREFIX + name for name in ("a", "b", "c")]
+        await _close(objects, cache)
+
+    asyncio.run(scenario())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import socket
 from collections.abc import Callable
 
 from aiohttp import web
@@ -12,12 +13,16 @@ from aiohttp import web
 from svc.apiserver.handlers import list as listing
 from svc.apiserver.handlers.scope import Scope
 from svc.machinery import status
+from svc.registry.initial_events import BATCH_BYTES
 from svc.registry.watch import WatchEvent, WatchStream
 from svc.storage.watch_cache import TOO_SLOW
 from svc.wire.negotiation import Negotiated, View
 
 # A pushed watcher whose connection holds more unsent bytes than this is too slow and is ended.
 _PUSH_BUFFER_LIMIT = 8 * 1024 * 1024
+_WRITE_BUFFER_HIGH = 32 * 1024
+_EVENT_BYTES = 1024  # what an event without its encoded object counts for in a slice
+_SEND_BUFFER = 128 * 1024
 
 
 def _boolean_param(scope: Scope, name: str) -> bool | None:
@@ -27,16 +32,19 @@ def _boolean_param(scope: Scope, name: str) -> bool | None:
 
 
 def _timeout(scope: Scope) -> float:
+    """Upstream's rule: `timeoutSeconds` when not 0; when unset or 0, a random time in
+    [minRequestTimeout, 2 * minRequestTimeout) so watches do not all end together. A negative value
+    (or 0 with no minimum) leaves no time: the watch is answered 200 and ends at once."""
     text = scope.query.get("timeoutSeconds", "")
+    seconds = 0
     if text:
         try:
             seconds = int(text)
         except ValueError:
             raise status.bad_request(f'timeoutSeconds: Invalid value: "{text}": must be an integer') from None
-        if seconds > 0:
-            return float(seconds)
-    minimum = scope.server.options.min_request_timeout
-    return minimum * (1 + random.random())
+    if seconds == 0:
+        return scope.server.options.min_request_timeout * (1 + random.random())
+    return float(max(seconds, 0))
 
 
 def _validate(scope: Scope, send_initial: bool | None) -> None:
@@ -116,14 +124,22 @@ async def watch(scope: Scope) -> web.StreamResponse:
     bookmarks = bool(_boolean_param(scope, "allowWatchBookmarks"))
     timeout = _timeout(scope)
     stream = await scope.store.watch(scope.namespace, options, initial=send_initial)
+    request = scope.ctx.request
+    watches = scope.server.watches
     try:
         response = web.StreamResponse(status=200, headers={"Content-Type": negotiated.format.stream_media_type})
         response.enable_chunked_encoding()
-        await response.prepare(scope.ctx.request)
+        transport = request.transport
+        if transport is None or transport.is_closing():
+            return response  # the client left while the watch was set up: nothing to serve
+        _limit_buffers(transport)
+        watches.add(request.protocol, transport, stream)
+        await response.prepare(request)
         with contextlib.suppress(ConnectionResetError):
             await _serve(scope, stream, _Encoder(scope, negotiated), response, timeout, bookmarks)
             await response.write_eof()
     finally:
+        watches.remove(request.protocol)
         await stream.close()
     return response
 
@@ -136,7 +152,8 @@ async def _serve(
     seconds: float,
     bookmarks: bool,
 ) -> None:
-    """Write each batch of events in one chunk until `seconds` pass, the stream ends or fails; with
+    """Write each batch of events (in chunks of about `BATCH_BYTES` of objects, each after the
+    connection drained the one before) until `seconds` pass, the stream ends or fails; with
     bookmarks, one every bookmark interval."""
     loop = asyncio.get_running_loop()
     now = loop.time()
@@ -152,15 +169,35 @@ async def _serve(
         batch = await stream.next_batch(max(wait, 0.0))
         if batch is None:
             return
-        frames = [encoder.frames(batch, stream.shared_as, bookmarks)] if batch else []
+        *earlier, last = _slices(batch)
+        for part in earlier:
+            await response.write(encoder.frames(part, stream.shared_as, bookmarks))
+            _check_backlog(scope)
+        frames = [encoder.frames(last, stream.shared_as, bookmarks)] if last else []
         if bookmarks and loop.time() >= next_bookmark:
             next_bookmark = loop.time() + interval
             if (revision := stream.progress) is not None:
                 frames.append(encoder.frame(_bookmark(scope, revision)))
         if frames:
             await response.write(b"".join(frames))
+            _check_backlog(scope)
         if batch and batch[-1].type == "ERROR":
             return
+
+
+def _slices(batch: list[WatchEvent]) -> list[list[WatchEvent]]:
+    """`batch` cut where its objects pass `BATCH_BYTES` (one slice for the usual small batch), so a
+    long backlog is encoded and buffered a slice at a time rather than all at once."""
+    slices: list[list[WatchEvent]] = []
+    start = size = 0
+    for index, event in enumerate(batch):
+        size += len(event.cached.data) if event.cached is not None else _EVENT_BYTES
+        if size >= BATCH_BYTES:
+            slices.append(batch[start : index + 1])
+            start, size = index + 1, 0
+    if start < len(batch) or not slices:
+        slices.append(batch[start:])
+    return slices
 
 
 def _direct_writer(scope: Scope, stream: WatchStream, encoder: _Encoder) -> Callable[[list[WatchEvent]], None]:
@@ -178,8 +215,30 @@ def _direct_writer(scope: Scope, stream: WatchStream, encoder: _Encoder) -> Call
             return
         data = encoder.frames(batch, stream.shared_as, True)
         transport.write(b"%x\r\n%b\r\n" % (len(data), data))
+        _check_backlog(scope)
 
     return write
+
+
+def _check_backlog(scope: Scope) -> None:
+    """A connection holding more than its write limit is a watcher falling behind: have the
+    server's watch memory summed (see svc.apiserver.watches)."""
+    transport = scope.ctx.request.transport
+    if transport is not None and transport.get_write_buffer_size() > _WRITE_BUFFER_HIGH:
+        scope.server.watches.backed_up()
+
+
+def _limit_buffers(transport: asyncio.Transport | None) -> None:
+    """Keep what an unread watch can hold small: the socket's send buffer (which Linux would grow
+    to megabytes over loopback, in the kernel's memory) and the transport's write buffer, above
+    which a write waits for the client."""
+    if transport is None:
+        return
+    transport.set_write_buffer_limits(high=_WRITE_BUFFER_HIGH)
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _SEND_BUFFER)
 
 
 def _bookmark(scope: Scope, revision: int) -> WatchEvent:
