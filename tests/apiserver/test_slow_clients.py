@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import ssl
+import statistics
 import time
 
 import pytest
@@ -97,11 +98,12 @@ def test_slow_connections_do_not_delay_normal_requests_and_are_closed(server) ->
     try:
         for tls in slow:
             tls.sendall(PARTIAL_REQUEST + b"X-Slow: ")
-        served = 0
+        latencies = []
         deadline = time.monotonic() + 20.0
         while open_ and time.monotonic() < deadline:
+            started = time.monotonic()
             assert api.request("GET", "/api").status == 200
-            served += 1
+            latencies.append(time.monotonic() - started)
             still_open = []
             for tls in open_:
                 try:
@@ -111,7 +113,10 @@ def test_slow_connections_do_not_delay_normal_requests_and_are_closed(server) ->
                     pass
             open_ = still_open
             time.sleep(0.2)
-        assert served >= 2
+        assert len(latencies) >= 2
+        # Issue 24's bound for normal requests during a slowloris; the median, so that one scheduling
+        # hiccup of a loaded machine does not decide it.
+        assert statistics.median(latencies) < 0.1
         assert open_ == []
     finally:
         for tls in slow:
