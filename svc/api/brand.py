@@ -33,6 +33,15 @@ class Profile:
     config_env_var: str
     config_default_dir: str
     cli_name: str
+    label_domain: str
+
+    def label(self, upstream: str) -> str:
+        """A label or annotation key in this profile's spelling (`ipaddress.kubernetes.io/ip-family` ->
+        `ipaddress.svc.io/ip-family`)."""
+        prefix, sep, name = upstream.rpartition("/")
+        if sep and (prefix == "kubernetes.io" or prefix.endswith(".kubernetes.io")):
+            return prefix[: -len("kubernetes.io")] + self.label_domain + "/" + name
+        return upstream
 
     def group(self, upstream: str) -> str:
         """The served name of an upstream API group (`rbac.authorization.k8s.io` -> `rbac.authorization.svc`)."""
@@ -73,6 +82,7 @@ SVC = Profile(
     config_env_var="SVCCONFIG",
     config_default_dir=".svc",
     cli_name="svcctl",
+    label_domain="svc.io",
 )
 
 KUBERNETES = Profile(
@@ -93,6 +103,7 @@ KUBERNETES = Profile(
     config_env_var="KUBECONFIG",
     config_default_dir=".kube",
     cli_name="kubectl",
+    label_domain="kubernetes.io",
 )
 
 PROFILES = {profile.name: profile for profile in (SVC, KUBERNETES)}

@@ -22,6 +22,13 @@ from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_fe
 from svc.apiserver.logs import FORMATS, LogSettings, parse_vmodule
 from svc.machinery.duration import parse_duration
 from svc.machinery.gotext import parse_bool
+from svc.registry.services.ranges import (
+    DEFAULT_CLUSTER_IP_RANGE,
+    DEFAULT_NODE_PORT_RANGE,
+    Network,
+    parse_cluster_ip_range,
+    parse_node_port_range,
+)
 from svc.wire.storage_codecs import storage_codec
 
 UPSTREAM_VERSION = "v1.36.0"
@@ -66,6 +73,10 @@ class Options:
     brand_profile: str = "svc"
     kubeconfig_server: str = ""
     logging: LogSettings = field(default_factory=LogSettings)
+    service_cluster_ip_range: tuple[Network, ...] = field(
+        default_factory=lambda: parse_cluster_ip_range(DEFAULT_CLUSTER_IP_RANGE)
+    )
+    service_node_port_range: range = field(default_factory=lambda: parse_node_port_range(DEFAULT_NODE_PORT_RANGE))
 
     @property
     def pki_dir(self) -> Path:
@@ -201,6 +212,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="server URL to write into the admin kubeconfig (default https://<advertise address>:<port>)",
     )
     add("-v", "--v", type=_non_negative, dest="verbosity", help="log verbosity: 0 warnings, 1-3 information, 4+ debug")
+    add(
+        "--service-cluster-ip-range",
+        help=f"CIDR (or two, one per IP family) of service cluster IPs (default {DEFAULT_CLUSTER_IP_RANGE})",
+    )
+    add("--service-node-port-range", help=f"N1-N2: node ports, inclusive (default {DEFAULT_NODE_PORT_RANGE})")
     add("--vmodule", help="pattern=N,...: verbosity per module (file name glob)")
     add("--logging-format", help="text (default) or json")
     return parser
@@ -294,6 +310,10 @@ def parse_options(argv: list[str]) -> Options:
         if args.feature_gates:
             options.feature_gates = FeatureGates(parse_feature_gates(args.feature_gates))
         options.logging = _log_settings(args)
+        if args.service_cluster_ip_range is not None:
+            options.service_cluster_ip_range = parse_cluster_ip_range(args.service_cluster_ip_range)
+        if args.service_node_port_range is not None:
+            options.service_node_port_range = parse_node_port_range(args.service_node_port_range)
     except (ValueError, FeatureGateError, TokenFileError) as error:
         parser.error(str(error))
     _apply_authorization(options)

@@ -24,6 +24,7 @@ from svc.api.brand import PROFILES
 from svc.api.columns import columns_for, row_conditions_for
 from svc.api.kinds import strategy_for
 from svc.api.resources import Resource, ResourceSet, version_priority
+from svc.apiserver import default_service
 from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
 from svc.apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
@@ -50,6 +51,9 @@ from svc.machinery import status
 from svc.private_files import make_private_dir
 from svc.registry.admission import NoAdmission, UserInfo
 from svc.registry.options import WriteOptions
+from svc.registry.services.allocation import ServiceAllocation
+from svc.registry.services.cluster_ips import ClusterIPs
+from svc.registry.services.node_ports import NodePorts
 from svc.registry.store import GenericStore
 from svc.storage import errors as storage_errors
 from svc.storage.objects import ObjectStore
@@ -84,6 +88,7 @@ class Server:
         self.backend: SqliteBackend | None = None
         self.objects: ObjectStore | None = None
         self.stores: dict[tuple[str, str, str], GenericStore] = {}
+        self.service_allocation: ServiceAllocation | None = None
         self.caches: dict[str, WatchCache] = {}
         self.pki: Pki | None = None
         self.kubeconfig_path: Path | None = None
@@ -252,6 +257,10 @@ class Server:
                 cache = self.caches[prefix] = WatchCache(self.objects, prefix)
             store = GenericStore(strategy_for(resource, self.profile), self.objects, cache, self.options.store_prefix)
             self.stores[(resource.group, resource.version, resource.name)] = store
+        self.service_allocation = service_allocation(self)
+        for store in self.stores.values():
+            if store.resource.upstream_group == "" and store.resource.name == "services":
+                store.hooks = self.service_allocation
         await asyncio.gather(*(cache.start() for cache in self.caches.values()))
 
     async def _bootstrap(self) -> None:
@@ -329,7 +338,9 @@ class Server:
             user=self.profile.admin_user,
         )
         write_kubeconfig(self.kubeconfig_path, config)
+        await default_service.reconcile(self, port, advertise)
         self._tasks = [
+            asyncio.create_task(default_service.default_service_loop(self, port, advertise), name="default-service"),
             asyncio.create_task(namespace_finalizer_loop(self), name="namespace-finalizer"),
             asyncio.create_task(compaction_loop(self), name="compaction"),
         ]
@@ -359,6 +370,22 @@ class Server:
             await self.http_server.shutdown(1.0)
         if self._listener is not None:
             await self._listener.wait_closed()
+
+
+def service_allocation(server: Server) -> ServiceAllocation:
+    """Cluster IPs from `--service-cluster-ip-range` (as IPAddress objects), node ports from
+    `--service-node-port-range` (one RangeAllocation value, where upstream keeps it)."""
+    options = server.options
+    system = UserInfo(server.profile.apiserver_name, groups=("system:masters",))
+    cluster_ips = ClusterIPs(
+        options.service_cluster_ip_range, server.store_for("networking.k8s.io", "ipaddresses"), server.profile, system
+    )
+    assert server.objects is not None
+    node_ports = NodePorts(
+        options.service_node_port_range, server.objects, options.store_prefix + "/ranges/servicenodeports"
+    )
+    services = server.store_for("", "services")
+    return ServiceAllocation(cluster_ips, node_ports, services.resource.group_kind)
 
 
 def _host_port(host: str, port: int) -> str:

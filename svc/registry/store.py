@@ -24,6 +24,7 @@ from svc.machinery import status
 from svc.registry import delete as deletion
 from svc.registry.admission import Admission, Attributes, Operation, UserInfo
 from svc.registry.create import before_create
+from svc.registry.hooks import Finish, WriteHooks
 from svc.registry.initial_events import InitialEvents
 from svc.registry.list_items import DecodedOnePass, ItemForm, list_items
 from svc.registry.options import DeleteOptions, ListOptions, WriteOptions
@@ -74,6 +75,10 @@ def decode_continue(token: str) -> tuple[int, str]:
     return revision, start
 
 
+async def _finished(stored: bool) -> None:
+    return None
+
+
 class _DryRunResult(Exception):
     """Carries the object a dry-run write would have stored out of the guaranteed-update loop."""
 
@@ -98,6 +103,7 @@ class GenericStore:
     objects: ObjectStore
     cache: WatchCache | None = None
     root: str = "/registry"
+    hooks: WriteHooks | None = None
 
     @property
     def resource(self) -> Resource:
@@ -317,20 +323,26 @@ class GenericStore:
         attributes.object = obj
         self.strategy.default(obj)
         await admission.admit(attributes)
-        before_create(self.strategy, obj, namespace)
-        attributes.name = obj["metadata"]["name"]
-        await admission.validate(attributes)
-        key = self.key(namespace, obj["metadata"]["name"])
+        finish = await self.hooks.begin_create(namespace, obj, dry_run=options.dry_run) if self.hooks else _finished
+        stored = False
         try:
+            before_create(self.strategy, obj, namespace)
+            attributes.name = obj["metadata"]["name"]
+            await admission.validate(attributes)
+            key = self.key(namespace, obj["metadata"]["name"])
             if options.dry_run:
                 if await self.objects.get_raw(key) is not None:
                     raise errors.KeyExistsError(key)
                 return obj
-            return self.present(await self.objects.create(key, obj))
+            created = self.present(await self.objects.create(key, obj))
+            stored = True
+            return created
         except errors.KeyExistsError:
             raise status.already_exists(self.resource.group_resource, obj["metadata"]["name"]) from None
         except errors.RequestTooLargeError as error:
             raise status.unconverted(str(error)) from None
+        finally:
+            await finish(stored)
 
     async def update(
         self,
@@ -347,8 +359,14 @@ class GenericStore:
         may_create = self.strategy.allow_create_on_update if allow_create is None else allow_create
         outcome: dict[str, Any] = {"created": False, "delete": False}
         subresource = options.subresource
+        finishes: list[Finish] = []
+
+        async def settle(stored: bool) -> None:
+            while finishes:
+                await finishes.pop()(stored)
 
         async def transform(current: Obj | None) -> Obj | None:
+            await settle(False)  # what an attempt lost to a conflict allocated
             if current is None:
                 if not may_create or subresource:
                     raise self._not_found(name)
@@ -359,6 +377,8 @@ class GenericStore:
                 attributes.object = obj
                 self.strategy.default(obj)
                 await admission.admit(attributes)
+                if self.hooks is not None:
+                    finishes.append(await self.hooks.begin_create(namespace, obj, dry_run=options.dry_run))
                 before_create(self.strategy, obj, namespace)
                 await admission.validate(attributes)
                 outcome["created"] = True
@@ -391,6 +411,8 @@ class GenericStore:
             attributes.object, attributes.old_object = obj, current
             await admission.admit(attributes)
             if subresource_update is None:
+                if self.hooks is not None:
+                    finishes.append(await self.hooks.begin_update(obj, current, dry_run=options.dry_run))
                 before_update(self.strategy, obj, current, namespace)
             await admission.validate(attributes)
             outcome["delete"] = deletion.finished_terminating(self.strategy, obj, current)
@@ -400,7 +422,12 @@ class GenericStore:
 
         key = self.key(namespace, name)
         try:
-            stored = await self.objects.guaranteed_update(key, transform, create_missing=True)
+            try:
+                stored = await self.objects.guaranteed_update(key, transform, create_missing=True)
+            except BaseException:
+                await settle(False)
+                raise
+            await settle(True)
         except errors.KeyNotFoundError:
             raise self._not_found(name) from None
         except errors.CorruptObjectError as error:
@@ -414,6 +441,8 @@ class GenericStore:
                 stored = await self.objects.delete(key, current=stored)
             except errors.KeyNotFoundError:
                 pass
+            else:
+                await self._deleted(stored)
         return self.present(stored), outcome["created"]
 
     async def delete(
@@ -450,11 +479,16 @@ class GenericStore:
             if options.dry_run:
                 return self.present(pending["remove"]), True
             removed = await self.objects.delete(key, current=pending["remove"], check=self._still_deletable(options))
+            await self._deleted(removed)
             return self.present(removed), True
         except errors.KeyNotFoundError:
             raise self._not_found(name) from None
         except errors.CorruptObjectError as error:
             raise self._corrupt(error) from None
+
+    async def _deleted(self, obj: Obj) -> None:
+        if self.hooks is not None:
+            await self.hooks.after_delete(obj)
 
     async def delete_corrupt(self, namespace: str, name: str, *, dry_run: bool = False) -> None:
         """Remove an object that cannot be read (spec 3.1, corrupt state); no finalizers, no preconditions."""
