@@ -58,6 +58,7 @@ _COLUMNS: dict[tuple[str, str], tuple[Column, ...]] = {
     ("", "ComponentStatus"): control_plane.COMPONENT_STATUS,
     ("apiregistration.k8s.io", "APIService"): control_plane.API_SERVICE,
     ("coordination.k8s.io", "LeaseCandidate"): control_plane.LEASE_CANDIDATE,
+    ("internal.apiserver.k8s.io", "StorageVersion"): control_plane.STORAGE_VERSION,
     ("networking.k8s.io", "Ingress"): networking.INGRESS,
     ("networking.k8s.io", "IngressClass"): networking.INGRESS_CLASS,
     ("networking.k8s.io", "NetworkPolicy"): networking.NETWORK_POLICY,

@@ -1,10 +1,10 @@
-"""Columns of the control plane's own kinds: aggregated API services, component statuses and leader
-election lease candidates."""
+"""Columns of the control plane's own kinds: aggregated API services, component statuses, leader
+election lease candidates and the storage versions API servers report."""
 
 from __future__ import annotations
 
 from svc.api.columns import descriptions
-from svc.api.columns.common import age_column, field, items, name_column, text
+from svc.api.columns.common import age_column, field, items, listed, name_column, optional_text, text
 from svc.wire.views import Column, Obj
 
 
@@ -86,6 +86,30 @@ LEASE_CANDIDATE = (
         "string",
         lambda obj: text(obj, "spec", "emulationVersion"),
         description=descriptions.UPSTREAM_EMPTY,
+    ),
+    age_column(),
+)
+
+
+def _storage_versions(version: Obj) -> str:
+    """`apiServerID=encodingVersion` of the first three servers, then "+ N more..."; `<unset>` for none."""
+    reported = items(version, "status", "storageVersions")
+    return listed([f"{text(entry, 'apiServerID')}={text(entry, 'encodingVersion')}" for entry in reported])
+
+
+STORAGE_VERSION = (
+    name_column(),
+    Column(
+        "CommonEncodingVersion",
+        "string",
+        optional_text("status", "commonEncodingVersion"),
+        description=descriptions.STORAGE_VERSION_COMMON_ENCODING_VERSION,
+    ),
+    Column(
+        "StorageVersions",
+        "string",
+        _storage_versions,
+        description=descriptions.STORAGE_VERSION_STORAGE_VERSIONS,
     ),
     age_column(),
 )

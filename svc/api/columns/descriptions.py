@@ -567,3 +567,10 @@ CLUSTER_TRUST_BUNDLE_SIGNER_NAME = (
 # Columns whose upstream description is an empty string: the printer looks up a field name in a type
 # that has no such field (`metav1.ObjectMeta{}.SwaggerDoc()["handler"]`).
 UPSTREAM_EMPTY = ""
+STORAGE_VERSION_COMMON_ENCODING_VERSION = (
+    "commonEncodingVersion is set to an encoding storage version if all API server instances share that same "
+    "version. If they don't share one storage version, this field is left empty. API servers should finish "
+    "updating its storageVersionStatus entry before serving write operations, so that this field will be in sync "
+    "with the reality."
+)
+STORAGE_VERSION_STORAGE_VERSIONS = "storageVersions lists the reported versions per API server instance."

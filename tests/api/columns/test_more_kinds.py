@@ -447,6 +447,22 @@ CASES = [
         ["kcm-1", "kube-controller-manager", "1.36.0", "1.36", "5h"],
     ),
     Case(
+        "internal.apiserver.k8s.io",
+        "StorageVersion",
+        {
+            "metadata": _meta("apps.deployments"),
+            "status": {
+                "commonEncodingVersion": "apps/v1",
+                "storageVersions": [
+                    {"apiServerID": f"kas-{n}", "encodingVersion": "apps/v1", "decodableVersions": ["apps/v1"]}
+                    for n in range(4)
+                ],
+            },
+        },
+        [NAME, ("CommonEncodingVersion", "string", "", 0), ("StorageVersions", "string", "", 0), AGE],
+        ["apps.deployments", "apps/v1", "kas-0=apps/v1,kas-1=apps/v1,kas-2=apps/v1 + 1 more...", "5h"],
+    ),
+    Case(
         "certificates.k8s.io",
         "ClusterTrustBundle",
         {"metadata": _meta("example.com:signer:abc"), "spec": {"signerName": "example.com/signer"}},
@@ -627,6 +643,8 @@ def _cell(group: str, kind: str, obj: dict[str, Any], column: str) -> Any:
             "<none>",
         ),
         ("resource.k8s.io", "ResourceClaim", {}, "State", "pending"),
+        ("internal.apiserver.k8s.io", "StorageVersion", {"status": {}}, "CommonEncodingVersion", "<unset>"),
+        ("internal.apiserver.k8s.io", "StorageVersion", {"status": {}}, "StorageVersions", "<unset>"),
         ("resource.k8s.io", "ResourceClaim", {"metadata": {"deletionTimestamp": ago(seconds=1)}}, "State", "deleted"),
         ("scheduling.k8s.io", "PriorityClass", {"value": 5, "preemptionPolicy": "Never"}, "PreemptionPolicy", "Never"),
     ],
