@@ -20,8 +20,6 @@ _MAX_METRICS = 2
 def _v1_as_metrics(hpa: Obj) -> tuple[list[Any], list[Any]]:
     """The v2 `metrics` and `currentMetrics` equivalent to a v1 object's CPU utilization fields."""
     target = field(hpa, "spec", "targetCPUUtilizationPercentage")
-    if target is None:
-        return [], []
     spec = {"type": "Resource", "resource": {"name": "cpu", "target": {"averageUtilization": target}}}
     current = field(hpa, "status", "currentCPUUtilizationPercentage")
     if current is None:

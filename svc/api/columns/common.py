@@ -46,8 +46,10 @@ def mapping(obj: Any, *path: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def name_column(priority: int = 0) -> Column:
-    return Column("Name", "string", lambda obj: text(obj, "metadata", "name"), "name", descriptions.NAME, priority)
+def name_column(priority: int = 0, cell: Callable[[Obj], str] | None = None) -> Column:
+    """The `Name` column; `cell` for kinds that print more than the name (" (default)" classes)."""
+    cell = cell or (lambda obj: text(obj, "metadata", "name"))
+    return Column("Name", "string", cell, "name", descriptions.NAME, priority)
 
 
 def age_column() -> Column:

@@ -127,7 +127,12 @@ ENDPOINT_SLICE = (
         "Endpoints",
         "string",
         lambda obj: listed(
-            [address for endpoint in items(obj, "endpoints") for address in items(endpoint, "addresses")]
+            [
+                address
+                for endpoint in items(obj, "endpoints")
+                for address in items(endpoint, "addresses")
+                if isinstance(address, str)
+            ]
         ),
         description=descriptions.ENDPOINT_SLICE_ENDPOINTS,
     ),

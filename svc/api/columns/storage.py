@@ -45,7 +45,7 @@ def _name_column(annotations: tuple[str, ...]) -> Column:
 
 
 STORAGE_CLASS = (
-    _name_column(_DEFAULT_STORAGE_CLASS),
+    name_column(cell=_name_marking_default(_DEFAULT_STORAGE_CLASS)),
     Column(
         "Provisioner",
         "string",
@@ -74,7 +74,7 @@ STORAGE_CLASS = (
 )
 
 VOLUME_ATTRIBUTES_CLASS = (
-    _name_column(_DEFAULT_VOLUME_ATTRIBUTES_CLASS),
+    name_column(cell=_name_marking_default(_DEFAULT_VOLUME_ATTRIBUTES_CLASS)),
     Column(
         "DriverName",
         "string",

@@ -25,6 +25,11 @@ _KEYS = [
     "template", "replicas", "clusterIPs", "externalIPs", "loadBalancer", "ingress", "hard", "used",
     "subjects", "roleRef", "series", "involvedObject", "regarding", "creationTimestamp", "deletionTimestamp",
     "key", "operator", "values", "kind", "exitCode", "restartCount", "ip", "port", "nodePort", "data", "holderIdentity",
+    "metrics", "currentMetrics", "resource", "target", "current", "averageValue", "averageUtilization", "rules",
+    "host", "tls", "parameters", "podSelector", "endpoints", "cidrs", "parentRef", "minAvailable", "ownerReferences",
+    "controller", "tokenRequests", "paramRef", "paramKind", "distinguisherMethod", "limited", "limitResponse",
+    "queuing", "allocation", "reservedFor", "pool", "storageVersions", "service", "webhooks",
+    "targetCPUUtilizationPercentage",
 ]  # fmt: skip
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 5) | st.sampled_from(["", "True", "Always", "2024-05-01T11:00:00Z"]),
