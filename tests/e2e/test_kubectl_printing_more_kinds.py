@@ -1,5 +1,6 @@
-"""Real kubectl reading the server's Tables for kinds beyond the workloads (networking, policy,
-autoscaling, scheduling, storage, admission): the headers are upstream's, `-o wide` included."""
+"""Real kubectl reading the server's Tables for kinds beyond the workloads (networking, discovery, policy,
+autoscaling, scheduling, storage, admission, aggregation, flow control): the headers are upstream's,
+`-o wide` included."""
 
 from __future__ import annotations
 
@@ -59,6 +60,32 @@ provisioner: example.com/fast
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
 metadata: {name: checks}
+---
+apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata: {name: v1.example.com}
+spec: {group: example.com, version: v1, groupPriorityMinimum: 1000, versionPriority: 15}
+---
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: gvisor}
+handler: runsc
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: web-1, namespace: default}
+addressType: IPv4
+ports: [{name: http, port: 80, protocol: TCP}]
+endpoints: [{addresses: [10.1.0.5]}]
+---
+apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: PriorityLevelConfiguration
+metadata: {name: batch}
+spec:
+  type: Limited
+  limited:
+    nominalConcurrencyShares: 10
+    limitResponse: {type: Queue, queuing: {queues: 16, handSize: 4, queueLengthLimit: 50}}
 """
 
 CASES = {
@@ -82,6 +109,13 @@ CASES = {
         ["fast", "example.com/fast", "Delete", "Immediate", "false"],
     ),
     "validatingwebhookconfigurations": (["NAME", "WEBHOOKS", "AGE"], ["checks", "0"]),
+    "apiservices": (["NAME", "SERVICE", "AVAILABLE", "AGE"], ["v1.example.com", "Local", "Unknown"]),
+    "runtimeclasses": (["NAME", "HANDLER", "AGE"], ["gvisor", "runsc"]),
+    "endpointslices": (["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"], ["web-1", "IPv4", "80", "10.1.0.5"]),
+    "prioritylevelconfigurations": (
+        ["NAME", "TYPE", "NOMINALCONCURRENCYSHARES", "QUEUES", "HANDSIZE", "QUEUELENGTHLIMIT", "AGE"],
+        ["batch", "Limited", "10", "16", "4", "50"],
+    ),
 }  # fmt: skip
 
 
