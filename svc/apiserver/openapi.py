@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from datetime import UTC, datetime
+from email.utils import format_datetime
 from typing import Any
 
 import orjson
@@ -19,9 +21,12 @@ from aiohttp import web
 from svc.api.brand import Profile
 from svc.api.resources import Resource, ResourceSet
 from svc.api.schemas import definitions
+from svc.apiserver import openapi_protobuf
+from svc.apiserver.conditional import not_modified
 from svc.apiserver.options import GIT_VERSION
 from svc.apiserver.responses import respond
 from svc.machinery import status
+from svc.wire.negotiation import parse_accept
 
 _V3_REF = "#/components/schemas/"
 _V2_REF = "#/definitions/"
@@ -124,10 +129,32 @@ def _operation_group(resource: Resource) -> str:
     return "".join(part[:1].upper() + part[1:] for part in group.replace("-", ".").split("."))
 
 
+# The media types `/openapi/v2` is served in, in upstream's order of preference for wildcards: the
+# (sub)type a client asks for, and the content type of the answer.
+_V2_FORMATS = (
+    ("json", "application/json"),
+    (openapi_protobuf.DEPRECATED_MEDIA_TYPE.removeprefix("application/"), openapi_protobuf.MEDIA_TYPE),
+    (openapi_protobuf.MEDIA_TYPE.removeprefix("application/"), openapi_protobuf.MEDIA_TYPE),
+)
+
+
+def _v2_content_type(accept: str) -> str | None:
+    """The content type for the first acceptable range (JSON for wildcards), or None: a 406."""
+    for media_range in parse_accept(accept or "*/*"):
+        if media_range.type not in ("application", "*"):
+            continue
+        for subtype, content_type in _V2_FORMATS:
+            if media_range.subtype in (subtype, "*"):
+                return content_type
+    return None
+
+
 class OpenAPI:
     def __init__(self, resources: ResourceSet, profile: Profile) -> None:
         self.resources = resources
         self.profile = profile
+        self.last_modified = datetime.now(UTC)
+        """When the documents were built (they are fixed for the server's life): `Last-Modified`."""
 
     # -- paths -------------------------------------------------------------------------------
     def _gvk(self, resource: Resource, kind: str = "") -> dict[str, str]:
@@ -376,12 +403,37 @@ class OpenAPI:
             }
         )
 
+    @functools.cached_property
+    def v2_protobuf(self) -> bytes:
+        return openapi_protobuf.document(orjson.loads(self.v2_document))
+
+    @functools.cached_property
+    def v2_etag(self) -> str:
+        """Upstream's tag for both encodings: the SHA-512 of the JSON document, in upper-case hex, quoted."""
+        return '"' + hashlib.sha512(self.v2_document).hexdigest().upper() + '"'
+
+    def serve_v2(self, ctx: Any) -> web.StreamResponse:
+        """JSON or Protobuf by `Accept`, with upstream's caching headers and conditional answers
+        (`If-None-Match`, else `If-Modified-Since`, give a 304); a bare 406 when neither is acceptable."""
+        headers = ctx.request.headers
+        content_type = _v2_content_type(headers.get("Accept", ""))
+        if content_type is None:
+            return web.Response(status=406, headers={"Vary": "Accept"})
+        if not_modified(headers, self.v2_etag, self.last_modified):
+            return web.Response(status=304, headers={"ETag": self.v2_etag, "Vary": "Accept"})
+        body = self.v2_document if content_type == "application/json" else self.v2_protobuf
+        response = respond(ctx, 200, body, content_type)
+        response.headers["ETag"] = self.v2_etag
+        response.headers["Last-Modified"] = format_datetime(self.last_modified, usegmt=True)
+        response.headers.add("Vary", "Accept")
+        return response
+
     async def serve(self, ctx: Any, path: str) -> web.StreamResponse:
+        if path == "/openapi/v2":
+            return self.serve_v2(ctx)
         accept = ctx.request.headers.get("Accept", "")
         if accept and "json" not in accept and "*/*" not in accept:
             raise status.not_acceptable("only the following media types are accepted: application/json")
-        if path == "/openapi/v2":
-            return respond(ctx, 200, self.v2_document, "application/json")
         if path == "/openapi/v3":
             return respond(ctx, 200, self.v3_root, "application/json")
         parts = path.removeprefix("/openapi/v3/").split("/")

@@ -1,4 +1,5 @@
-"""CertificateSigningRequest columns: signer, requestor, requested duration and the condition summary."""
+"""CertificateSigningRequest columns (signer, requestor, requested duration and the condition summary) and
+ClusterTrustBundle columns (the signer)."""
 
 from __future__ import annotations
 
@@ -40,4 +41,14 @@ CERTIFICATE_SIGNING_REQUEST = (
     Column("Requestor", "string", lambda csr: text(csr, "spec", "username"), description=descriptions.CSR_REQUEST),
     Column("RequestedDuration", "string", _requested_duration, description=descriptions.CSR_EXPIRATION_SECONDS),
     Column("Condition", "string", condition_summary, description=descriptions.CSR_CONDITIONS),
+)
+
+CLUSTER_TRUST_BUNDLE = (
+    name_column(),
+    Column(
+        "SignerName",
+        "string",
+        lambda bundle: text(bundle, "spec", "signerName") or "<none>",
+        description=descriptions.CLUSTER_TRUST_BUNDLE_SIGNER_NAME,
+    ),
 )

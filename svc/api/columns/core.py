@@ -7,11 +7,20 @@ from collections.abc import Callable
 from typing import Any
 
 from svc.api.columns import descriptions
-from svc.api.columns.common import age_column, field, items, mapping, name_column, number, text
+from svc.api.columns.common import (
+    age_column,
+    field,
+    items,
+    mapping,
+    name_column,
+    number,
+    optional_text,
+    quantity,
+    text,
+)
 from svc.api.columns.selectors import NONE, format_labels
 from svc.wire.views import Column, Obj
 
-_UNSET = "<unset>"
 _UNKNOWN = "<unknown>"
 _MAX_ENDPOINTS = 3
 _BETA_STORAGE_CLASS = "volume.beta.kubernetes.io/storage-class"
@@ -23,15 +32,6 @@ _ACCESS_MODES = (
 )
 _NODE_ROLE_PREFIX = "node-role.kubernetes.io/"
 _NODE_ROLE_LABEL = "kubernetes.io/role"
-
-
-def _quantity(value: Any) -> str:
-    """A stored quantity as written; a missing one prints as Go's zero quantity, "0"."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    return "0"
 
 
 def _strings(obj: Any, *path: str) -> list[str]:
@@ -225,11 +225,6 @@ def _phase_or_terminating(obj: Obj) -> str:
     return text(obj, "status", "phase")
 
 
-def _optional(*path: str) -> Callable[[Obj], str]:
-    """A string field that upstream shows as `<unset>` when the field is absent."""
-    return lambda obj: text(obj, *path) if field(obj, *path) is not None else _UNSET
-
-
 def _storage_class(obj: Obj) -> str:
     annotations = mapping(obj, "metadata", "annotations")
     if _BETA_STORAGE_CLASS in annotations:
@@ -247,7 +242,7 @@ PERSISTENT_VOLUME = (
     Column(
         "Capacity",
         "string",
-        lambda obj: _quantity(field(obj, "spec", "capacity", "storage")),
+        lambda obj: quantity(field(obj, "spec", "capacity", "storage")),
         description=descriptions.PV_CAPACITY,
     ),
     Column(
@@ -268,7 +263,7 @@ PERSISTENT_VOLUME = (
     Column(
         "VolumeAttributesClass",
         "string",
-        _optional("spec", "volumeAttributesClassName"),
+        optional_text("spec", "volumeAttributesClassName"),
         description="VolumeAttributesClass of the pv",
     ),
     Column("Reason", "string", lambda obj: text(obj, "status", "reason"), description=descriptions.PV_REASON),
@@ -276,7 +271,7 @@ PERSISTENT_VOLUME = (
     Column(
         "VolumeMode",
         "string",
-        _optional("spec", "volumeMode"),
+        optional_text("spec", "volumeMode"),
         description=descriptions.PV_VOLUME_MODE,
         priority=1,
     ),
@@ -294,7 +289,7 @@ PERSISTENT_VOLUME_CLAIM = (
     Column(
         "Capacity",
         "string",
-        lambda obj: _quantity(field(obj, "status", "capacity", "storage")) if _bound(obj) else "",
+        lambda obj: quantity(field(obj, "status", "capacity", "storage")) if _bound(obj) else "",
         description=descriptions.PVC_CAPACITY,
     ),
     Column(
@@ -307,12 +302,16 @@ PERSISTENT_VOLUME_CLAIM = (
     Column(
         "VolumeAttributesClass",
         "string",
-        _optional("spec", "volumeAttributesClassName"),
+        optional_text("spec", "volumeAttributesClassName"),
         description="VolumeAttributesClass of the pvc",
     ),
     age_column(),
     Column(
-        "VolumeMode", "string", _optional("spec", "volumeMode"), description=descriptions.PVC_VOLUME_MODE, priority=1
+        "VolumeMode",
+        "string",
+        optional_text("spec", "volumeMode"),
+        description=descriptions.PVC_VOLUME_MODE,
+        priority=1,
     ),
 )
 
@@ -323,7 +322,7 @@ def _quota_usage(limits: bool) -> Callable[[Obj], str]:
     def cell(quota: Obj) -> str:
         hard, used = mapping(quota, "status", "hard"), mapping(quota, "status", "used")
         written = [
-            f"{resource}: {_quantity(used.get(resource))}/{_quantity(hard[resource])}"
+            f"{resource}: {quantity(used.get(resource))}/{quantity(hard[resource])}"
             for resource in sorted(hard)
             if (resource.split(".")[0] == "limits" and "." in resource) == limits
         ]

@@ -3,6 +3,12 @@
 Upstream fills a column's description from the generated API documentation (`SwaggerDoc()`) of the
 field it shows, sometimes from an older API version of the type (extensions/v1beta1, batch/v1beta1,
 rbac/v1beta1); the texts below are those, copied as data from the k8s.io/api release 1.36 sources.
+
+They stay hand-kept constants rather than output of a generator over the 1.36 OpenAPI document: several
+come from API versions that document no longer carries, and a column names the one text it shows.
+Where upstream quotes a version the 1.36 document lacks, the text comes from that version's field comment
+in k8s.io/api (the `generated.proto` comments are the same source as `SwaggerDoc()`), except for
+autoscaling/v2beta1, which is no longer there: the autoscaling/v2 texts stand in for it.
 """
 
 from __future__ import annotations
@@ -324,3 +330,246 @@ CSR_EXPIRATION_SECONDS = (
     "minimum valid value for expirationSeconds is 600, i.e. 10 minutes."
 )
 CSR_CONDITIONS = 'conditions applied to the request. Known conditions are "Approved", "Denied", and "Failed".'
+
+NETWORK_POLICY_POD_SELECTOR = (
+    "Selects the pods to which this NetworkPolicy object applies.  The array of ingress rules is applied to "
+    "any pods selected by this field. Multiple network policies can select the same set of pods.  In this "
+    "case, the ingress rules for each are combined additively. This field is NOT optional and follows standard "
+    "label selector semantics. An empty podSelector matches all pods in this namespace."
+)
+HPA_SCALE_TARGET_REF = (
+    "scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should "
+    "be collected, as well as to actually change the replica count."
+)
+HPA_METRICS = (
+    "metrics contains the specifications for which to use to calculate the desired replica count (the maximum "
+    "replica count across all metrics will be used).  The desired replica count is calculated multiplying the "
+    "ratio between the target value and the current value by the current number of pods.  Ergo, metrics used "
+    "must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for "
+    "more information about how each type of metric must respond. If not set, the default metric will be set "
+    "to 80% average CPU utilization."
+)
+HPA_MIN_REPLICAS = (
+    "minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It "
+    "defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled "
+    "and at least one Object or External metric is configured.  Scaling is active as long as at least one "
+    "metric value is available."
+)
+HPA_MAX_REPLICAS = (
+    "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot "
+    "be less that minReplicas."
+)
+HPA_CURRENT_REPLICAS = (
+    "currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler."
+)
+ENDPOINT_SLICE_ADDRESS_TYPE = (
+    "addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must "
+    "be the same type. This field is immutable after creation. The following address types are currently "
+    "supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a "
+    "Fully Qualified Domain Name."
+)
+ENDPOINT_SLICE_PORTS = (
+    "ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a "
+    "unique name. When ports is empty, it indicates that there are no defined ports. When a port is defined "
+    'with a nil port value, it indicates "all ports". Each slice may include a maximum of 100 ports.'
+)
+ENDPOINT_SLICE_ENDPOINTS = (
+    "endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints."
+)
+STORAGE_CLASS_PROVISIONER = "provisioner indicates the type of the provisioner."
+STORAGE_CLASS_RECLAIM_POLICY = (
+    "reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage "
+    "class. Defaults to Delete."
+)
+STORAGE_CLASS_VOLUME_BINDING_MODE = (
+    "volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, "
+    "VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling "
+    "feature."
+)
+STORAGE_CLASS_ALLOW_VOLUME_EXPANSION = "allowVolumeExpansion shows whether the storage class allow volume expand."
+VOLUME_ATTRIBUTES_CLASS_DRIVER_NAME = "Name of the CSI driver This field is immutable."
+CSI_DRIVER_ATTACH_REQUIRED = (
+    "attachRequired indicates this CSI volume driver requires an attach operation (because it implements the "
+    "CSI ControllerPublishVolume() method), and that the Kubernetes attach detach controller should call the "
+    "attach volume interface which checks the volumeattachment status and waits until the volume is attached "
+    "before proceeding to mounting. The CSI external-attacher coordinates with CSI volume driver and updates "
+    "the volumeattachment status when the attach operation is complete. If the value is specified to false, "
+    "the attach operation will be skipped. Otherwise the attach operation will be called.\n\nThis field is "
+    "immutable."
+)
+CSI_DRIVER_POD_INFO_ON_MOUNT = (
+    "podInfoOnMount indicates this CSI volume driver requires additional pod information (like podName, "
+    "podUID, etc.) during mount operations, if set to true. If set to false, pod information will not be "
+    "passed on mount. Default is false.\n\nThe CSI driver specifies podInfoOnMount as part of driver "
+    "deployment. If true, Kubelet will pass pod information as VolumeContext in the CSI NodePublishVolume() "
+    "calls. The CSI driver is responsible for parsing and validating the information passed in as "
+    "VolumeContext.\n\nThe following VolumeContext will be passed if podInfoOnMount is set to true. This list "
+    'might grow, but the prefix will be used. "csi.storage.k8s.io/pod.name": pod.Name '
+    '"csi.storage.k8s.io/pod.namespace": pod.Namespace "csi.storage.k8s.io/pod.uid": string(pod.UID) '
+    '"csi.storage.k8s.io/ephemeral": "true" if the volume is an ephemeral inline volume\n                      '
+    '          defined by a CSIVolumeSource, otherwise "false"\n\n"csi.storage.k8s.io/ephemeral" is a new '
+    'feature in Kubernetes 1.16. It is only required for drivers which support both the "Persistent" and '
+    '"Ephemeral" VolumeLifecycleMode. Other drivers can leave pod info disabled and/or ignore this field. As '
+    "Kubernetes 1.15 doesn't support this field, drivers can only support one mode when deployed on such a "
+    "cluster and the deployment determines which mode that is, for example via a command line parameter of the "
+    "driver.\n\nThis field was immutable in Kubernetes < 1.29 and now is mutable."
+)
+CSI_DRIVER_STORAGE_CAPACITY = (
+    "storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage "
+    "capacity that the driver deployment will report by creating CSIStorageCapacity objects with capacity "
+    "information, if set to true.\n\nThe check can be enabled immediately when deploying a driver. In that "
+    "case, provisioning new volumes with late binding will pause until the driver deployment has published "
+    "some suitable CSIStorageCapacity object.\n\nAlternatively, the driver can be deployed with the field "
+    "unset or false and it can be flipped later when storage capacity information has been published.\n\nThis "
+    "field was immutable in Kubernetes <= 1.22 and now is mutable."
+)
+CSI_DRIVER_TOKEN_REQUESTS = (
+    "tokenRequests indicates the CSI driver needs pods' service account tokens it is mounting volume for to do "
+    "necessary authentication. Kubelet will pass the tokens in VolumeContext in the CSI NodePublishVolume "
+    "calls. The CSI driver should parse and validate the following VolumeContext: "
+    '"csi.storage.k8s.io/serviceAccount.tokens": {\n  "<audience>": {\n    "token": <token>,\n    '
+    '"expirationTimestamp": <expiration timestamp in RFC3339>,\n  },\n  ...\n}\n\nNote: Audience in each '
+    "TokenRequest should be different and at most one token is empty string. To receive a new token after "
+    "expiry, RequiresRepublish can be used to trigger NodePublishVolume periodically."
+)
+CSI_DRIVER_REQUIRES_REPUBLISH = (
+    "requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called to reflect "
+    "any possible change in the mounted volume. This field defaults to false.\n\nNote: After a successful "
+    "initial NodePublishVolume call, subsequent calls to NodePublishVolume should only update the contents of "
+    "the volume. New mount points will not be seen by a running container."
+)
+CSI_DRIVER_MODES = (
+    "volumeLifecycleModes defines what kind of volumes this CSI volume driver supports. The default if the "
+    'list is empty is "Persistent", which is the usage defined by the CSI specification and implemented in '
+    'Kubernetes via the usual PV/PVC mechanism.\n\nThe other mode is "Ephemeral". In this mode, volumes are '
+    "defined inline inside the pod spec with CSIVolumeSource and their lifecycle is tied to the lifecycle of "
+    "that pod. A driver has to be aware of this because it is only going to get a NodePublishVolume call for "
+    "such a volume.\n\nFor more information about implementing this mode, see "
+    "https://kubernetes-csi.github.io/docs/ephemeral-local-volumes.html A driver can support one or more of "
+    "these modes and more modes may be added in the future.\n\nThis field is beta. This field is immutable."
+)
+VOLUME_ATTACHMENT_ATTACHER = (
+    "attacher indicates the name of the volume driver that MUST handle this request. This is the name returned "
+    "by GetPluginName()."
+)
+VOLUME_ATTACHMENT_PV = "persistentVolumeName represents the name of the persistent volume to attach."
+VOLUME_ATTACHMENT_NODE = "nodeName represents the node that the volume should be attached to."
+VOLUME_ATTACHMENT_ATTACHED = (
+    "attached indicates the volume is successfully attached. This field must only be set by the entity "
+    "completing the attach operation, i.e. the external-attacher."
+)
+PRIORITY_CLASS_VALUE = (
+    "value represents the integer value of this priority class. This is the actual priority that pods receive "
+    "when they have the name of this class in their pod spec."
+)
+PRIORITY_CLASS_GLOBAL_DEFAULT = (
+    "globalDefault specifies whether this PriorityClass should be considered as the default priority for pods "
+    "that do not have any priority class. Only one PriorityClass can be marked as `globalDefault`. However, if "
+    "more than one PriorityClasses exists with their `globalDefault` field set to true, the smallest value of "
+    "such global default PriorityClasses will be used as the default priority."
+)
+PRIORITY_CLASS_PREEMPTION_POLICY = (
+    "preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, "
+    "PreemptLowerPriority. Defaults to PreemptLowerPriority if unset."
+)
+CONTROLLER_REVISION_REVISION = "revision indicates the revision of the state represented by Data."
+FLOW_SCHEMA_PRIORITY_LEVEL = "`name` is the name of the priority level configuration being referenced Required."
+FLOW_SCHEMA_MATCHING_PRECEDENCE = (
+    "`matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen "
+    "FlowSchema is among those with the numerically lowest (which we take to be logically highest) "
+    "MatchingPrecedence.  Each MatchingPrecedence value must be ranged in [1,10000]. Note that if the "
+    "precedence is not specified, it will be set to 1000 as default."
+)
+FLOW_SCHEMA_DISTINGUISHER_METHOD = (
+    "`distinguisherMethod` defines how to compute the flow distinguisher for requests that match this schema. "
+    "`nil` specifies that the distinguisher is disabled and thus will always be the empty string."
+)
+PRIORITY_LEVEL_TYPE = (
+    "`type` indicates whether this priority level is subject to limitation on request execution.  A value of "
+    '`"Exempt"` means that requests of this priority level are not subject to a limit (and thus are never '
+    "queued) and do not detract from the capacity made available to other priority levels.  A value of "
+    '`"Limited"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the '
+    "server's limited capacity is made available exclusively to this priority level. Required."
+)
+PRIORITY_LEVEL_NOMINAL_SHARES = (
+    "`nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit "
+    "(NominalCL) of this level. This is the number of execution seats available at this priority level. This "
+    "is used both for requests dispatched from this priority level as well as requests dispatched from other "
+    "priority levels borrowing seats from this level. The server's concurrency limit (ServerCL) is divided "
+    "among the Limited priority levels in proportion to their NCS values:\n\nNominalCL(i)  = ceil( ServerCL * "
+    "NCS(i) / sum_ncs ) sum_ncs = sum[priority level k] NCS(k)\n\nBigger numbers mean a larger nominal "
+    "concurrency limit, at the expense of every other priority level.\n\nIf not specified, this field defaults "
+    'to a value of 30.\n\nSetting this field to zero supports the construction of a "jail" for this priority '
+    "level that is used to hold some request(s)"
+)
+PRIORITY_LEVEL_QUEUES = (
+    "`queues` is the number of queues for this priority level. The queues exist independently at each "
+    "apiserver. The value must be positive.  Setting it to 1 effectively precludes shufflesharding and thus "
+    "makes the distinguisher method of associated flow schemas irrelevant.  This field has a default value of "
+    "64."
+)
+PRIORITY_LEVEL_HAND_SIZE = (
+    "`handSize` is a small positive number that configures the shuffle sharding of requests into queues.  When "
+    "enqueuing a request at this priority level the request's flow identifier (a string pair) is hashed and "
+    "the hash value is used to shuffle the list of queues and deal a hand of the size specified here.  The "
+    "request is put into one of the shortest queues in that hand. `handSize` must be no larger than `queues`, "
+    "and should be significantly smaller (so that a few heavy flows do not saturate most of the queues).  See "
+    "the user-facing documentation for more extensive guidance on setting this field.  This field has a "
+    "default value of 8."
+)
+PRIORITY_LEVEL_QUEUE_LENGTH_LIMIT = (
+    "`queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this "
+    "priority level at a time; excess requests are rejected.  This value must be positive.  If not specified, "
+    "it will be defaulted to 50."
+)
+RESOURCE_SLICE_NODE_NAME = (
+    "NodeName identifies the node which provides the resources in this pool. A field selector can be used to "
+    "list only ResourceSlice objects belonging to a certain node.\n\nThis field can be used to limit access "
+    "from nodes to ResourceSlices with the same node name. It also indicates to autoscalers that adding new "
+    "nodes of the same type as some old node might also make new resources available.\n\nExactly one of "
+    "NodeName, NodeSelector, AllNodes, and PerDeviceNodeSelection must be set. This field is immutable."
+)
+RESOURCE_SLICE_DRIVER = (
+    "Driver identifies the DRA driver providing the capacity information. A field selector can be used to list "
+    "only ResourceSlice objects with a certain driver name.\n\nMust be a DNS subdomain and should end with a "
+    "DNS domain owned by the vendor of the driver. It should use only lower case characters. This field is "
+    "immutable."
+)
+RESOURCE_POOL_NAME = (
+    "Name is used to identify the pool. For node-local devices, this is often the node name, but this is not "
+    "required.\n\nIt must not be longer than 253 characters and must consist of one or more DNS sub-domains "
+    "separated by slashes. This field is immutable."
+)
+SERVICE_CIDR_CIDRS = (
+    'CIDRs defines the IP blocks in CIDR notation (e.g. "192.168.0.0/24" or "2001:db8::/64") from which to '
+    "assign service cluster IPs. Max of two CIDRs is allowed, one of each IP family. This field is immutable."
+)
+IP_ADDRESS_PARENT_REF = (
+    "ParentRef references the resource that an IPAddress is attached to. An IPAddress must reference a parent object."
+)
+LEASE_CANDIDATE_LEASE_NAME = (
+    "LeaseName is the name of the lease for which this candidate is contending. The limits on this field are "
+    "the same as on Lease.name. Multiple lease candidates may reference the same Lease.name. This field is "
+    "immutable."
+)
+CLUSTER_TRUST_BUNDLE_SIGNER_NAME = (
+    "signerName indicates the associated signer, if any.\n\nIn order to create or update a ClusterTrustBundle "
+    "that sets signerName, you must have the following cluster-scoped permission: group=certificates.k8s.io "
+    "resource=signers resourceName=<the signer name> verb=attest.\n\nIf signerName is not empty, then the "
+    "ClusterTrustBundle object must be named with the signer name as a prefix (translating slashes to colons). "
+    "For example, for the signer name `example.com/foo`, valid ClusterTrustBundle object names include "
+    "`example.com:foo:abc` and `example.com:foo:v1`.\n\nIf signerName is empty, then the ClusterTrustBundle "
+    "object's name must not have such a prefix.\n\nList/watch requests for ClusterTrustBundles can filter on "
+    "this field using a `spec.signerName=NAME` field selector."
+)
+
+# Columns whose upstream description is an empty string: the printer looks up a field name in a type
+# that has no such field (`metav1.ObjectMeta{}.SwaggerDoc()["handler"]`).
+UPSTREAM_EMPTY = ""
+STORAGE_VERSION_COMMON_ENCODING_VERSION = (
+    "commonEncodingVersion is set to an encoding storage version if all API server instances share that same "
+    "version. If they don't share one storage version, this field is left empty. API servers should finish "
+    "updating its storageVersionStatus entry before serving write operations, so that this field will be in sync "
+    "with the reality."
+)
+STORAGE_VERSION_STORAGE_VERSIONS = "storageVersions lists the reported versions per API server instance."

@@ -65,3 +65,26 @@ def _requirement(expression: Any) -> str | None:
             return None
         return key if operator == "Exists" else f"!{key}"
     return None
+
+
+def selector_struct_string(selector: dict[str, Any]) -> str:
+    """The selector as the Go struct's generated `String()` prints it (a few upstream cells show that
+    rather than the selector syntax): `&LabelSelector{MatchLabels:map[string]string{k: v,},...}`."""
+    labels = selector.get("matchLabels") if isinstance(selector.get("matchLabels"), dict) else {}
+    written_labels = "".join(f"{key}: {labels[key]}," for key in sorted(labels))
+    expressions = selector.get("matchExpressions") if isinstance(selector.get("matchExpressions"), list) else []
+    written_expressions = "".join(
+        f"LabelSelectorRequirement{{Key:{_go_value(e, 'key')},Operator:{_go_value(e, 'operator')},"
+        f"Values:[{' '.join(str(v) for v in (e.get('values') or []))}],}},"
+        for e in expressions
+        if isinstance(e, dict)
+    )
+    return (
+        f"&LabelSelector{{MatchLabels:map[string]string{{{written_labels}}},"
+        f"MatchExpressions:[]LabelSelectorRequirement{{{written_expressions}}},}}"
+    )
+
+
+def _go_value(obj: dict[str, Any], key: str) -> str:
+    value = obj.get(key)
+    return value if isinstance(value, str) else ""
