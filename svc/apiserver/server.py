@@ -29,6 +29,7 @@ from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
 from svc.apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
 from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
+from svc.apiserver.authn.loopback import LoopbackToken
 from svc.apiserver.authn.token_file import TokenFile
 from svc.apiserver.authn.x509 import ClientCertificates, load_client_cas
 from svc.apiserver.authz.modes import build_authorizer
@@ -89,6 +90,7 @@ class Server:
         self.objects: ObjectStore | None = None
         self.stores: dict[tuple[str, str, str], GenericStore] = {}
         self.service_allocation: ServiceAllocation | None = None
+        self.loopback = LoopbackToken(self.profile.admin_user) if options.client_ca_file else None
         self.caches: dict[str, WatchCache] = {}
         self.pki: Pki | None = None
         self.kubeconfig_path: Path | None = None
@@ -295,15 +297,14 @@ class Server:
         return context
 
     def _client_cas(self) -> list[x509.Certificate]:
-        """The generated client CA, then those of `--client-ca-file`."""
+        """Those of `--client-ca-file` when given (they replace the generated one), else the generated one."""
         assert self.pki is not None
-        authorities = load_client_cas(self.pki.client_ca.cert)
-        if self.options.client_ca_file:
-            authorities += load_client_cas(self.options.client_ca_file)
-        return authorities
+        return load_client_cas(self.options.client_ca_file or self.pki.client_ca.cert)
 
     def _build_authenticator(self, client_cas: list[x509.Certificate]) -> AuthenticatorUnion:
         authenticators: list[Any] = [ClientCertificates(client_cas)]
+        if self.loopback is not None:
+            authenticators.append(self.loopback)
         if self.options.token_auth_file:
             authenticators.append(TokenFile(self.options.token_auth_file))
         return AuthenticatorUnion(authenticators, anonymous=self.options.anonymous_auth)
@@ -336,6 +337,7 @@ class Server:
             server=options.kubeconfig_server or self.url,
             cluster=self.profile.cli_name,
             user=self.profile.admin_user,
+            token=self.loopback.token if self.loopback is not None else "",
         )
         write_kubeconfig(self.kubeconfig_path, config)
         await default_service.reconcile(self, port, advertise)
