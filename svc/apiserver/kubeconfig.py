@@ -30,9 +30,7 @@ def admin_kubeconfig(pki: Pki, *, server: str, cluster: str, user: str, token: s
                 "cluster": {"server": server, "certificate-authority-data": _inline(pki.serving_ca.cert)},
             }
         ],
-        "users": [
-            {"name": user, "user": credentials}
-        ],
+        "users": [{"name": user, "user": credentials}],
         "contexts": [{"name": f"{user}@{cluster}", "context": {"cluster": cluster, "user": user}}],
         "current-context": f"{user}@{cluster}",
         "preferences": {},
