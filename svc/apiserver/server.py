@@ -40,6 +40,7 @@ from svc.apiserver.garbage_collector import GarbageCollector
 from svc.apiserver.health import HealthCheck
 from svc.apiserver.kubeconfig import admin_kubeconfig, write_kubeconfig
 from svc.apiserver.loops import compaction_loop, namespace_finalizer_loop
+from svc.apiserver.metrics import Metrics
 from svc.apiserver.openapi import OpenAPI
 from svc.apiserver.options import GIT_VERSION, Options
 from svc.apiserver.pki import Pki, ensure_pki, serving_hosts
@@ -90,6 +91,7 @@ class Server:
         self.objects: ObjectStore | None = None
         self.stores: dict[tuple[str, str, str], GenericStore] = {}
         self.service_allocation: ServiceAllocation | None = None
+        self.metrics = Metrics(self._object_counts)
         self.loopback = LoopbackToken(self.profile.admin_user) if options.client_ca_file else None
         self.caches: dict[str, WatchCache] = {}
         self.pki: Pki | None = None
@@ -158,6 +160,16 @@ class Server:
 
     async def health(self, path: str, request: web.BaseRequest) -> web.Response | None:
         return await health_endpoints.serve(path, self.health_checks, request)
+
+    def _object_counts(self) -> dict[str, int]:
+        """Objects per resource (`deployments.apps`), from the watch caches, one entry per storage."""
+        counts: dict[str, int] = {}
+        for store in self.stores.values():
+            resource = store.resource
+            if store.cache is not None:
+                name = f"{resource.name}.{resource.upstream_group}" if resource.upstream_group else resource.name
+                counts[name] = len(store.cache.state)
+        return counts
 
     def store_for(self, upstream_group: str, resource: str) -> GenericStore:
         """The store of a resource at its preferred served version, named as upstream names it."""
