@@ -22,6 +22,7 @@ class ErrorType(StrEnum):
 
     REQUIRED = "FieldValueRequired"
     DUPLICATE = "FieldValueDuplicate"
+    NOT_FOUND = "FieldValueNotFound"
     INVALID = "FieldValueInvalid"
     NOT_SUPPORTED = "FieldValueNotSupported"
     FORBIDDEN = "FieldValueForbidden"
@@ -33,6 +34,7 @@ class ErrorType(StrEnum):
 _TITLES: Final = {
     ErrorType.REQUIRED: "Required value",
     ErrorType.DUPLICATE: "Duplicate value",
+    ErrorType.NOT_FOUND: "Not found",
     ErrorType.INVALID: "Invalid value",
     ErrorType.NOT_SUPPORTED: "Unsupported value",
     ErrorType.FORBIDDEN: "Forbidden",
@@ -134,6 +136,10 @@ def required(path: str, detail: str = "") -> FieldError:
 
 def duplicate(path: str, value: Any) -> FieldError:
     return FieldError(ErrorType.DUPLICATE, path, value)
+
+
+def not_found(path: str, value: Any) -> FieldError:
+    return FieldError(ErrorType.NOT_FOUND, path, value)
 
 
 def not_supported(path: str, value: Any, valid_values: Iterable[str]) -> FieldError:
