@@ -14,7 +14,7 @@ plain values; a member of an unexpected type is treated as absent rather than ra
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -45,9 +45,11 @@ def join(base: str, name: str) -> str:
 
 def lookup(node: Any, path: str) -> Any:
     """The value at a dotted path below `node`, or None when any step is absent or not an object."""
+    if "." not in path:
+        return node.get(path) if type(node) is dict and path else (node if not path else None)
     value = node
-    for part in path.split(".") if path else ():
-        if not isinstance(value, Mapping):
+    for part in path.split("."):
+        if type(value) is not dict:
             return None
         value = value.get(part)
     return value
@@ -59,7 +61,7 @@ def is_empty(value: Any) -> bool:
 
 
 def items(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
+    return value if type(value) is list else []
 
 
 @dataclass(frozen=True)
@@ -126,10 +128,10 @@ class Format:
 
     def run(self, node: Any, base: str) -> list[FieldError]:
         value = lookup(node, self.path)
-        where = join(base, self.path)
         if not isinstance(value, str) or value == "":
-            return [required(where)] if self.required else []
-        return [invalid(where, value, message) for message in self.check(value)]
+            return [required(join(base, self.path))] if self.required else []
+        messages = self.check(value)
+        return [invalid(join(base, self.path), value, message) for message in messages] if messages else []
 
 
 @dataclass(frozen=True)
@@ -143,11 +145,12 @@ class Each:
     def run(self, node: Any, base: str) -> list[FieldError]:
         errors: list[FieldError] = []
         seen: set[Any] = set()
-        where = join(base, self.path)
-        for index, item in enumerate(items(lookup(node, self.path))):
+        values = items(lookup(node, self.path))
+        where = join(base, self.path) if values else ""
+        for index, item in enumerate(values):
             item_path = f"{where}[{index}]"
             errors += run(self.table, item, item_path)
-            if self.unique and isinstance(item, Mapping):
+            if self.unique and type(item) is dict:
                 key = item.get(self.unique)
                 if key in seen:
                     errors.append(duplicate(join(item_path, self.unique), key))
@@ -170,7 +173,7 @@ class At:
 
     def run(self, node: Any, base: str) -> list[FieldError]:
         value = lookup(node, self.path)
-        if not isinstance(value, Mapping):
+        if type(value) is not dict:
             if self.optional:
                 return []
             value = {}

@@ -6,6 +6,7 @@ decode time, so an unparsable value here is skipped rather than reported twice.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -39,8 +40,14 @@ _INTEGER_RESOURCES: Final = frozenset({"pods", "services", "replicationcontrolle
 
 
 def quantity(value: Any) -> Quantity | None:
+    return _parsed(value if isinstance(value, str) else str(value))
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed(text: str) -> Quantity | None:
+    """Parsed once per distinct text: workloads repeat the same few quantities (and Quantity is read-only here)."""
     try:
-        return parse_quantity(str(value))
+        return parse_quantity(text)
     except (QuantityError, ValueError):
         return None
 
