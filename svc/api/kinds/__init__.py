@@ -10,7 +10,6 @@ from svc.api.kinds import namespaces, pods, rbac, secrets, services, simple_fiel
 from svc.api.resources import Resource
 from svc.api.strategy import Strategy
 from svc.api.validation import rules_for
-from svc.machinery.validation import GENERIC_FINALIZERS
 
 # Kinds whose upstream strategy accepts a PUT of a missing object as a create.
 _CREATE_ON_UPDATE = frozenset(
@@ -80,7 +79,7 @@ def strategy_for(resource: Resource, profile: Profile) -> Strategy:
     fields = simple_fields.FIELDS.get(identity)
     if fields:
         base = simple_fields.with_fields(base, fields)
-    rules = rules_for(*identity, standard_finalizers=GENERIC_FINALIZERS | {profile.namespace_finalizer})
+    rules = rules_for(*identity, profile)
     if rules is not None:
         base = dataclasses.replace(base, validate=rules.validate, validate_update=rules.validate_update)
     special = _SPECIAL.get(identity)

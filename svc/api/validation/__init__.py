@@ -6,19 +6,25 @@ the strategy module wires them into a kind's `validate` and `validate_update`.
 
 from __future__ import annotations
 
-from svc.api.validation import core, pods, workloads
+from svc.api.brand import Profile
+from svc.api.validation import core, pods, rbac, small_groups, storage, workloads
 from svc.api.validation.engine import KindRules
+from svc.machinery.validation import GENERIC_FINALIZERS
 
 _RULES: dict[tuple[str, str], KindRules] = {
     ("", "Pod"): pods.POD,
     ("", "PodTemplate"): pods.POD_TEMPLATE,
     **core.RULES,
     **workloads.RULES,
+    **storage.RULES,
+    **small_groups.RULES,
 }
 
 
-def rules_for(group: str, kind: str, *, standard_finalizers: frozenset[str] = frozenset()) -> KindRules | None:
-    """The rules of a built-in kind; namespaces need the finalizer names that need no domain."""
+def rules_for(group: str, kind: str, profile: Profile) -> KindRules | None:
+    """The rules of a built-in kind (by upstream group) on a brand profile, or None when it has none."""
     if (group, kind) == ("", "Namespace"):
-        return core.namespace_rules(standard_finalizers)
+        return core.namespace_rules(GENERIC_FINALIZERS | {profile.namespace_finalizer})
+    if group == rbac.UPSTREAM_GROUP:
+        return rbac.rules(profile).get((group, kind))
     return _RULES.get((group, kind))

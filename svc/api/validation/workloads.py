@@ -145,7 +145,7 @@ _PERCENT_ERROR: Final = (
 )
 
 
-def _int_or_percent(value: Any, path: str) -> list[FieldError]:
+def int_or_percent_errors(value: Any, path: str) -> list[FieldError]:
     """Upstream's `ValidatePositiveIntOrPercent`."""
     if isinstance(value, str):
         return [] if _PERCENT.fullmatch(value) else [invalid(path, value, _PERCENT_ERROR)]
@@ -162,12 +162,19 @@ def _int_or_percent_value(value: Any) -> int:
 
 def _rolling_update_deployment(rolling: Any, path: str) -> list[FieldError]:
     unavailable, surge = lookup(rolling, "maxUnavailable"), lookup(rolling, "maxSurge")
-    errors = _int_or_percent(unavailable, f"{path}.maxUnavailable") + _int_or_percent(surge, f"{path}.maxSurge")
+    errors = int_or_percent_errors(unavailable, f"{path}.maxUnavailable") + int_or_percent_errors(
+        surge, f"{path}.maxSurge"
+    )
     if _int_or_percent_value(unavailable) == 0 and _int_or_percent_value(surge) == 0:
         errors.append(invalid(f"{path}.maxUnavailable", unavailable, "may not be 0 when `maxSurge` is 0"))
-    if isinstance(unavailable, str) and _PERCENT.fullmatch(unavailable) and int(unavailable[:-1]) > 100:
-        errors.append(invalid(f"{path}.maxUnavailable", unavailable, "must not be greater than 100%"))
-    return errors
+    return errors + not_more_than_100(unavailable, f"{path}.maxUnavailable")
+
+
+def not_more_than_100(value: Any, path: str) -> list[FieldError]:
+    """Upstream's `IsNotMoreThan100Percent` (integers are not percentages and always pass)."""
+    if isinstance(value, str) and _PERCENT.fullmatch(value) and int(value[:-1]) > 100:
+        return [invalid(path, value, "must not be greater than 100%")]
+    return []
 
 
 def _deployment_strategy(spec: Any, base: str) -> list[FieldError]:
@@ -235,7 +242,9 @@ def _daemon_set_strategy(spec: Any, base: str) -> list[FieldError]:
             return [required(f"{path}.rollingUpdate", "")]
         where = f"{path}.rollingUpdate"
         unavailable, surge = lookup(rolling, "maxUnavailable"), lookup(rolling, "maxSurge")
-        errors = _int_or_percent(unavailable, f"{where}.maxUnavailable") + _int_or_percent(surge, f"{where}.maxSurge")
+        errors = int_or_percent_errors(unavailable, f"{where}.maxUnavailable") + int_or_percent_errors(
+            surge, f"{where}.maxSurge"
+        )
         if _int_or_percent_value(unavailable) == 0 and _int_or_percent_value(surge) == 0:
             detail = "may not be 0 when `maxSurge` is 0"
             errors.append(invalid(f"{where}.maxUnavailable", unavailable, detail))

@@ -8,7 +8,6 @@ from typing import Any
 from svc.api.brand import SVC
 from svc.api.defaults import apply_defaults
 from svc.api.validation import rules_for
-from svc.machinery.validation import GENERIC_FINALIZERS
 
 Cause = tuple[str, str, str]
 
@@ -21,7 +20,7 @@ def _defaulted(group: str, kind: str, obj: dict[str, Any]) -> dict[str, Any]:
 
 def causes(group: str, kind: str, obj: dict[str, Any], old: dict[str, Any] | None = None) -> list[Cause]:
     """(field, reason, message) of every error, in order."""
-    rules = rules_for(group, kind, standard_finalizers=GENERIC_FINALIZERS | {SVC.namespace_finalizer})
+    rules = rules_for(group, kind, SVC)
     assert rules is not None
     new = _defaulted(group, kind, obj)
     errors = rules.validate(new) if old is None else rules.validate_update(new, _defaulted(group, kind, old))
