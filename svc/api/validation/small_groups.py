@@ -1,10 +1,12 @@
 """Kinds of the smaller API groups, each a short table as in its `pkg/apis/<group>/validation`:
 PriorityClass (scheduling), Lease (coordination), PodDisruptionBudget (policy),
-HorizontalPodAutoscaler (autoscaling) and NetworkPolicy (networking).
+HorizontalPodAutoscaler (autoscaling), NetworkPolicy and Ingress (networking).
 """
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from typing import Any, Final
 
 from svc.api.validation.engine import (
@@ -17,11 +19,16 @@ from svc.api.validation.engine import (
     items,
     lookup,
 )
-from svc.api.validation.pods import PORT_RANGE, PROTOCOLS
+from svc.api.validation.pods import PORT_RANGE, PROTOCOLS, is_valid_port_name
 from svc.api.validation.workloads import int_or_percent_errors, not_more_than_100
 from svc.machinery.field_errors import FieldError, forbidden, invalid, not_supported, required
 from svc.machinery.labels import validate_label_selector
-from svc.machinery.validation import is_valid_path_segment_name
+from svc.machinery.validation import (
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    is_valid_path_segment_name,
+    regex_error,
+)
 
 # --- scheduling.k8s.io PriorityClass ------------------------------------------------------------
 
@@ -178,10 +185,129 @@ def _network_policy(obj: Any, _: str) -> list[FieldError]:
 
 NETWORK_POLICY = KindRules(create=(Check(_network_policy),))
 
+# --- networking.k8s.io Ingress ------------------------------------------------------------------
+
+_WILDCARD: Final = r"\*\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+_WILDCARD_RE: Final = re.compile(_WILDCARD)
+_WILDCARD_MESSAGE: Final = (
+    "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist "
+    "of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character"
+)
+_BAD_PATH_SEQUENCES: Final = ("//", "/./", "/../", "%2f", "%2F")
+_BAD_PATH_SUFFIXES: Final = ("/..", "/.")
+
+
+def is_wildcard_dns1123_subdomain(value: str) -> list[str]:
+    errors = ["must be no more than 253 characters"] if len(value) > 253 else []
+    if not _WILDCARD_RE.fullmatch(value):
+        errors.append(regex_error(_WILDCARD_MESSAGE, _WILDCARD, "*.example.com"))
+    return errors
+
+
+def _is_ip(value: str) -> bool:
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _host_errors(host: str, path: str) -> list[FieldError]:
+    errors = [invalid(path, host, "must be a DNS name, not an IP address")] if _is_ip(host) else []
+    check = is_wildcard_dns1123_subdomain if "*" in host else is_dns1123_subdomain
+    return errors + [invalid(path, host, message) for message in check(host)]
+
+
+def _backend(backend: Any, path: str) -> list[FieldError]:
+    resource, service = lookup(backend, "resource"), lookup(backend, "service")
+    if resource is not None and service is not None:
+        return [invalid(path, "", "cannot set both resource and service backends")]
+    if resource is not None:
+        errors = [] if lookup(resource, "kind") else [required(f"{path}.resource.kind")]
+        return errors + ([] if lookup(resource, "name") else [required(f"{path}.resource.name")])
+    if service is None:
+        return [invalid(path, "", "resource or service backend is required")]
+    errors: list[FieldError] = []
+    name = str(lookup(service, "name") or "")
+    if not name:
+        errors.append(required(f"{path}.service.name"))
+    else:
+        errors += [invalid(f"{path}.service.name", name, message) for message in is_dns1123_label(name)]
+    port_name, number = str(lookup(service, "port.name") or ""), lookup(service, "port.number") or 0
+    if port_name and number:
+        errors.append(invalid(path, "", "cannot set both port name & port number"))
+    elif port_name:
+        errors += [invalid(f"{path}.service.port.name", port_name, m) for m in is_valid_port_name(port_name)]
+    elif number:
+        if not 1 <= number <= 65535:
+            errors.append(invalid(f"{path}.service.port.number", number, PORT_RANGE))
+    else:
+        errors.append(required(path, "port name or number is required"))
+    return errors
+
+
+def _ingress_path(entry: Any, path: str) -> list[FieldError]:
+    kind, value = lookup(entry, "pathType"), str(lookup(entry, "path") or "")
+    if kind is None:
+        return [required(f"{path}.pathType", "pathType must be specified")]
+    errors: list[FieldError] = []
+    if kind in ("Exact", "Prefix"):
+        if not value.startswith("/"):
+            errors.append(invalid(f"{path}.path", value, "must be an absolute path"))
+        errors += [
+            invalid(f"{path}.path", value, f"must not contain '{bad}'") for bad in _BAD_PATH_SEQUENCES if bad in value
+        ]
+        errors += [
+            invalid(f"{path}.path", value, f"cannot end with '{bad}'")
+            for bad in _BAD_PATH_SUFFIXES
+            if value.endswith(bad)
+        ]
+    elif kind == "ImplementationSpecific":
+        if value and not value.startswith("/"):
+            errors.append(invalid(f"{path}.path", value, "must be an absolute path"))
+    else:
+        errors.append(not_supported(f"{path}.pathType", kind, ("Exact", "ImplementationSpecific", "Prefix")))
+    return errors + _backend(lookup(entry, "backend"), f"{path}.backend")
+
+
+def _ingress(obj: Any, _: str) -> list[FieldError]:
+    spec = lookup(obj, "spec") or {}
+    rules, default = items(spec.get("rules")), spec.get("defaultBackend")
+    errors: list[FieldError] = []
+    if not rules and default is None:
+        errors.append(invalid("spec", rules or None, "either `defaultBackend` or `rules` must be specified"))
+    if default is not None:
+        errors += _backend(default, "spec.defaultBackend")
+    for index, rule in enumerate(rules):
+        where = f"spec.rules[{index}]"
+        host = str(lookup(rule, "host") or "")
+        if host:
+            errors += _host_errors(host, f"{where}.host")
+        http = lookup(rule, "http")
+        if http is not None:
+            paths = items(lookup(http, "paths"))
+            if not paths:
+                errors.append(required(f"{where}.http.paths"))
+            for path_index, entry in enumerate(paths):
+                errors += _ingress_path(entry, f"{where}.http.paths[{path_index}]")
+    for index, tls in enumerate(items(spec.get("tls"))):
+        for host_index, host in enumerate(items(lookup(tls, "hosts"))):
+            check = is_wildcard_dns1123_subdomain if "*" in str(host) else is_dns1123_subdomain
+            path = f"spec.tls[{index}].hosts[{host_index}]"
+            errors += [invalid(path, host, message) for message in check(str(host))]
+    class_name = spec.get("ingressClassName")
+    if class_name is not None:
+        errors += [invalid("spec.ingressClassName", class_name, m) for m in is_dns1123_subdomain(str(class_name))]
+    return errors
+
+
+INGRESS = KindRules(create=(Check(_ingress),))
+
 RULES: Final[dict[tuple[str, str], KindRules]] = {
     ("scheduling.k8s.io", "PriorityClass"): PRIORITY_CLASS,
     ("coordination.k8s.io", "Lease"): LEASE,
     ("policy", "PodDisruptionBudget"): POD_DISRUPTION_BUDGET,
     ("autoscaling", "HorizontalPodAutoscaler"): HORIZONTAL_POD_AUTOSCALER,
     ("networking.k8s.io", "NetworkPolicy"): NETWORK_POLICY,
+    ("networking.k8s.io", "Ingress"): INGRESS,
 }

@@ -51,6 +51,28 @@ NETWORK_POLICY = {
         "policyTypes": ["Ingress"],
     },
 }
+INGRESS = {
+    "metadata": META,
+    "spec": {
+        "ingressClassName": "nginx",
+        "rules": [
+            {
+                "host": "*.example.com",
+                "http": {
+                    "paths": [
+                        {
+                            "path": "/api",
+                            "pathType": "Prefix",
+                            "backend": {"service": {"name": "api", "port": {"number": 80}}},
+                        }
+                    ]
+                },
+            }
+        ],
+        "tls": [{"hosts": ["*.example.com"], "secretName": "tls"}],
+    },
+}
+P0 = "spec.rules[0].http.paths[0]"
 
 VALID = [
     (RBAC, "Role", ROLE),
@@ -64,6 +86,7 @@ VALID = [
     ("policy", "PodDisruptionBudget", PDB),
     ("autoscaling", "HorizontalPodAutoscaler", HPA),
     ("networking.k8s.io", "NetworkPolicy", NETWORK_POLICY),
+    ("networking.k8s.io", "Ingress", INGRESS),
 ]
 
 
@@ -73,6 +96,48 @@ def test_valid_object_passes(group: str, kind: str, obj: dict[str, Any]) -> None
 
 
 INVALID_OBJECTS = [
+    (
+        "ingress with neither rules nor a default backend",
+        "networking.k8s.io",
+        "Ingress",
+        with_path(INGRESS, "spec", {}),
+        [("spec", INVALID, "Invalid value: null: either `defaultBackend` or `rules` must be specified")],
+    ),
+    (
+        "ingress host that is an IP address",
+        "networking.k8s.io",
+        "Ingress",
+        with_path(INGRESS, "spec.rules.0.host", "10.0.0.1"),
+        [("spec.rules[0].host", INVALID, "must be a DNS name, not an IP address")],
+    ),
+    (
+        "ingress path without a type",
+        "networking.k8s.io",
+        "Ingress",
+        with_path(INGRESS, "spec.rules.0.http.paths.0.pathType", ...),
+        [(f"{P0}.pathType", REQUIRED, "pathType must be specified")],
+    ),
+    (
+        "ingress prefix path that is relative",
+        "networking.k8s.io",
+        "Ingress",
+        with_path(INGRESS, "spec.rules.0.http.paths.0.path", "api"),
+        [(f"{P0}.path", INVALID, 'Invalid value: "api": must be an absolute path')],
+    ),
+    (
+        "ingress backend without a port",
+        "networking.k8s.io",
+        "Ingress",
+        with_path(INGRESS, "spec.rules.0.http.paths.0.backend.service.port", {}),
+        [(f"{P0}.backend", REQUIRED, "port name or number is required")],
+    ),
+    (
+        "ingress with an unknown path type",
+        "networking.k8s.io",
+        "Ingress",
+        with_path(INGRESS, "spec.rules.0.http.paths.0.pathType", "Regex"),
+        [(f"{P0}.pathType", NOT_SUPPORTED, 'supported values: "Exact", "ImplementationSpecific", "Prefix"')],
+    ),
     (
         "role rule without verbs",
         RBAC,
