@@ -234,6 +234,79 @@ def _container_common(container: Any, path: str, volumes: set[str]) -> list[Fiel
 
 
 _INIT_ONLY_WITH_ALWAYS: Final = ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe")
+_PROBE_HANDLERS: Final = ("exec", "httpGet", "tcpSocket", "grpc")
+_LIFECYCLE_HANDLERS: Final = ("exec", "httpGet", "tcpSocket", "sleep")
+_PROBE_COUNTERS: Final = (
+    "initialDelaySeconds",
+    "timeoutSeconds",
+    "periodSeconds",
+    "successThreshold",
+    "failureThreshold",
+)
+
+
+def _port_num_or_name(port: Any, path: str) -> list[FieldError]:
+    """Upstream's `ValidatePortNumOrName` for an IntOrString port."""
+    if isinstance(port, str):
+        return [invalid(path, port, message) for message in is_valid_port_name(port)]
+    number = port if isinstance(port, int) else 0
+    return [] if 1 <= number <= 65535 else [invalid(path, number, PORT_RANGE)]
+
+
+def _handler(handler: Any, path: str, kinds: tuple[str, ...], grace: Any) -> list[FieldError]:
+    """Upstream's `validateHandler`: exactly one action, each checked."""
+    present = [kind for kind in kinds if lookup(handler, kind) is not None]
+    if not present:
+        return [required(path, "must specify a handler type")]
+    errors = [forbidden(f"{path}.{kind}", "may not specify more than 1 handler type") for kind in present[1:]]
+    kind, where = present[0], f"{path}.{present[0]}"
+    action = lookup(handler, kind)
+    if kind == "exec" and not lookup(action, "command"):
+        errors.append(required(f"{where}.command"))
+    elif kind == "httpGet":
+        if not lookup(action, "path"):
+            errors.append(required(f"{where}.path"))
+        errors += _port_num_or_name(lookup(action, "port"), f"{where}.port")
+        scheme = lookup(action, "scheme") or ""
+        if scheme not in ("HTTP", "HTTPS"):
+            errors.append(not_supported(f"{where}.scheme", scheme, ("HTTP", "HTTPS")))
+    elif kind in ("tcpSocket", "grpc"):
+        errors += _port_num_or_name(lookup(action, "port"), f"{where}.port")
+    elif kind == "sleep":
+        seconds = lookup(action, "seconds") or 0
+        if isinstance(grace, int) and not 0 <= seconds <= grace:
+            detail = f"must be non-negative and less than terminationGracePeriodSeconds ({grace})"
+            errors.append(invalid(where, seconds, detail))
+    return errors
+
+
+def _probe(probe: Any, path: str, grace: Any, *, readiness: bool) -> list[FieldError]:
+    if probe is None:
+        return []
+    errors = _handler(probe, path, _PROBE_HANDLERS, grace)
+    errors += run(tuple(Range(counter) for counter in _PROBE_COUNTERS), probe, path)
+    probe_grace = lookup(probe, "terminationGracePeriodSeconds")
+    if isinstance(probe_grace, int) and probe_grace <= 0:
+        errors.append(invalid(f"{path}.terminationGracePeriodSeconds", probe_grace, "must be greater than 0"))
+    if readiness and probe_grace is not None:
+        detail = "must not be set for readinessProbes"
+        errors.append(invalid(f"{path}.terminationGracePeriodSeconds", probe_grace, detail))
+    threshold = lookup(probe, "successThreshold")
+    if not readiness and threshold is not None and threshold != 1:
+        errors.append(invalid(f"{path}.successThreshold", threshold, "must be 1"))
+    return errors
+
+
+def _lifecycle_and_probes(container: Any, path: str, grace: Any) -> list[FieldError]:
+    """Hooks and probes of containers that keep running (regular and restartable init containers)."""
+    errors: list[FieldError] = []
+    for hook in ("postStart", "preStop"):
+        handler = lookup(container, f"lifecycle.{hook}")
+        if handler is not None:
+            errors += _handler(handler, f"{path}.lifecycle.{hook}", _LIFECYCLE_HANDLERS, grace)
+    for key in ("livenessProbe", "readinessProbe", "startupProbe"):
+        errors += _probe(lookup(container, key), f"{path}.{key}", grace, readiness=key == "readinessProbe")
+    return errors
 
 
 def _containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError]:
@@ -250,6 +323,7 @@ def _containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError]:
         if name in seen:
             errors.append(duplicate(f"{where}.name", name))
         seen.add(name)
+        errors += _lifecycle_and_probes(container, where, lookup(spec, "terminationGracePeriodSeconds"))
         if lookup(container, "restartPolicy") is not None:
             errors.append(forbidden(f"{where}.restartPolicy", "may not be set for non-init containers"))
     return errors
@@ -270,7 +344,9 @@ def _init_containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError
             errors.append(duplicate(f"{where}.name", name))
         elif name:
             names.add(name)
-        if policy != "Always":
+        if policy == "Always":
+            errors += _lifecycle_and_probes(container, where, lookup(spec, "terminationGracePeriodSeconds"))
+        else:
             errors += [
                 forbidden(f"{where}.{key}", "may not be set for init containers without restartPolicy=Always")
                 for key in _INIT_ONLY_WITH_ALWAYS

@@ -193,6 +193,48 @@ INVALID_PODS = [
         [("spec.tolerations[0].operator", INVALID, "value must be empty when `operator` is 'Exists'")],
     ),
     (
+        "probe without a handler",
+        "spec.containers.0.readinessProbe",
+        {"periodSeconds": 5},
+        [(f"{C0}.readinessProbe", REQUIRED, "must specify a handler type")],
+    ),
+    (
+        "probe with two handlers",
+        "spec.containers.0.livenessProbe",
+        {"exec": {"command": ["true"]}, "tcpSocket": {"port": 80}},
+        [(f"{C0}.livenessProbe.tcpSocket", FORBIDDEN, "may not specify more than 1 handler type")],
+    ),
+    (
+        "liveness probe needing two successes",
+        "spec.containers.0.livenessProbe",
+        {"tcpSocket": {"port": "http"}, "successThreshold": 2},
+        [(f"{C0}.livenessProbe.successThreshold", INVALID, "Invalid value: 2: must be 1")],
+    ),
+    (
+        "probe port out of range",
+        "spec.containers.0.startupProbe",
+        {"httpGet": {"port": 0}},
+        [(f"{C0}.startupProbe.httpGet.port", INVALID, "must be between 1 and 65535, inclusive")],
+    ),
+    (
+        "pre-stop sleep longer than the grace period",
+        "spec.containers.0.lifecycle",
+        {"preStop": {"sleep": {"seconds": 100}}},
+        [(f"{C0}.lifecycle.preStop.sleep", INVALID, "less than terminationGracePeriodSeconds (30)")],
+    ),
+    (
+        "probe on an init container",
+        "spec.initContainers.0.livenessProbe",
+        {"exec": {"command": ["true"]}},
+        [
+            (
+                "spec.initContainers[0].livenessProbe",
+                FORBIDDEN,
+                "may not be set for init containers without restartPolicy=Always",
+            )
+        ],
+    ),
+    (
         "hostname not a DNS label",
         "spec.hostname",
         "web.example",
