@@ -65,21 +65,30 @@ def _standard(name: str, names: frozenset[str]) -> bool:
     return name in names or name.startswith(_HUGEPAGES) or name.startswith("requests." + _HUGEPAGES)
 
 
-def resource_name_errors(name: str, path: str) -> list[FieldError]:
+@functools.lru_cache(maxsize=256)
+def _name_messages(name: str) -> tuple[str, ...]:
     """Upstream's `validateResourceName`: a qualified name; without a domain, a standard resource."""
-    errors = [invalid(path, name, message) for message in is_qualified_name(name)]
-    if errors:
-        return errors
+    messages = tuple(is_qualified_name(name))
+    if messages:
+        return messages
     if "/" not in name and not _standard(name, STANDARD):
-        return [invalid(path, name, "must be a standard resource type or fully qualified")]
-    return []
+        return ("must be a standard resource type or fully qualified",)
+    return ()
+
+
+@functools.lru_cache(maxsize=256)
+def _container_name_messages(name: str) -> tuple[str, ...]:
+    if "/" not in name and not _standard(name, _STANDARD_CONTAINER):
+        return (*_name_messages(name), "must be a standard resource for containers")
+    return _name_messages(name)
+
+
+def resource_name_errors(name: str, path: str) -> list[FieldError]:
+    return [invalid(path, name, message) for message in _name_messages(name)]
 
 
 def container_resource_name_errors(name: str, path: str) -> list[FieldError]:
-    errors = resource_name_errors(name, path)
-    if "/" not in name and not _standard(name, _STANDARD_CONTAINER):
-        errors.append(invalid(path, name, "must be a standard resource for containers"))
-    return errors
+    return [invalid(path, name, message) for message in _container_name_messages(name)]
 
 
 def quantity_errors(name: str, value: Quantity, path: str) -> list[FieldError]:
