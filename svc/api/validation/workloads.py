@@ -337,29 +337,74 @@ STATEFUL_SET = KindRules(create=(At("spec", STATEFUL_SET_SPEC),), update=(Update
 # --- batch --------------------------------------------------------------------------------------
 
 
-def _job_template(spec: Any, base: str) -> list[FieldError]:
-    selector = lookup(spec, "selector")
-    errors: list[FieldError] = []
-    if selector is not None:
-        errors += validate_label_selector(selector, join(base, "selector"))
-        errors += _template_labels_match(spec, base, selector)
-    errors += run((At("template", POD_TEMPLATE_SPEC),), spec, base)
-    policy = lookup(spec, "template.spec.restartPolicy")
+def _job_restart_policy(spec: Any, base: str) -> list[FieldError]:
+    """Pods of a Job finish: the pod default `Always` (or nothing) is refused, naming the two valid values."""
+    policy = lookup(spec, "template.spec.restartPolicy") or ""
+    path = join(base, "template.spec.restartPolicy")
+    if policy in ("Always", ""):
+        return [required(path, 'valid values: "OnFailure", "Never"')]
     if policy not in ("OnFailure", "Never"):
-        path = join(base, "template.spec.restartPolicy")
-        errors.append(not_supported(path, policy or "", ("OnFailure", "Never")))
+        return [not_supported(path, policy, ("OnFailure", "Never"))]
+    if lookup(spec, "podFailurePolicy") is not None and policy != "Never":
+        return [invalid(path, policy, 'only "Never" is supported when podFailurePolicy is specified')]
+    return []
+
+
+def _indexed_only(spec: Any, base: str) -> list[FieldError]:
+    errors: list[FieldError] = []
+    mode = lookup(spec, "completionMode")
+    if mode == "Indexed" and lookup(spec, "completions") is None:
+        errors.append(required(join(base, "completions"), "when completion mode is Indexed"))
+    if mode in (None, "NonIndexed"):
+        for key in ("backoffLimitPerIndex", "maxFailedIndexes"):
+            value = lookup(spec, key)
+            if value is not None:
+                errors.append(invalid(join(base, key), value, "requires indexed completion mode"))
     return errors
 
 
-JOB_SPEC: Table = (
+# Upstream's `validateJobSpec`: what a Job and a CronJob's job template share.
+JOB_SPEC_COMMON: Table = (
     Range("parallelism"),
     Range("completions"),
     Range("activeDeadlineSeconds"),
     Range("backoffLimit"),
     Range("ttlSecondsAfterFinished"),
+    Range("backoffLimitPerIndex"),
+    Range("maxFailedIndexes"),
     OneOf("completionMode", ("NonIndexed", "Indexed"), optional=True),
-    Check(_job_template),
+    Check(_indexed_only),
+    At("template", POD_TEMPLATE_SPEC),
+    Check(_job_restart_policy),
 )
+
+
+def _job_selector(spec: Any, base: str) -> list[FieldError]:
+    """A Job's selector, when set, must be valid and select the pods of its template.
+
+    Upstream requires one, generated from the Job's uid unless `manualSelector` is set; the selector is not
+    generated here, so a Job without one is accepted.
+    """
+    selector = lookup(spec, "selector")
+    if selector is None:
+        return []
+    return validate_label_selector(selector, join(base, "selector")) + _template_labels_match(spec, base, selector)
+
+
+JOB_SPEC: Table = (*JOB_SPEC_COMMON, Check(_job_selector))
+
+
+def _generated_selector_only(spec: Any, base: str) -> list[FieldError]:
+    errors: list[FieldError] = []
+    if lookup(spec, "selector") is not None:
+        shown = selector_value(lookup(spec, "selector"))
+        errors.append(invalid(join(base, "selector"), shown, "`selector` will be auto-generated"))
+    if lookup(spec, "manualSelector") is True:
+        errors.append(not_supported(join(base, "manualSelector"), True, ("nil", "false")))
+    return errors
+
+
+JOB_TEMPLATE_SPEC: Table = (*JOB_SPEC_COMMON, Check(_generated_selector_only))
 
 
 def _job_spec_update(new: Any, old: Any, base: str) -> list[FieldError]:
@@ -401,7 +446,7 @@ CRON_JOB_SPEC: Table = (
     Range("startingDeadlineSeconds"),
     Check(_time_zone),
     OneOf("concurrencyPolicy", ("Allow", "Forbid", "Replace")),
-    At("jobTemplate", (At("spec", JOB_SPEC),)),
+    At("jobTemplate", (At("spec", JOB_TEMPLATE_SPEC),)),
     Range("successfulJobsHistoryLimit"),
     Range("failedJobsHistoryLimit"),
 )

@@ -198,13 +198,35 @@ INVALID_WORKLOADS = [
         "batch",
         "Job",
         with_path(JOB, "spec.template.spec.restartPolicy", ...),
-        [
-            (
-                "spec.template.spec.restartPolicy",
-                NOT_SUPPORTED,
-                'Unsupported value: "Always": supported values: "OnFailure", "Never"',
-            )
-        ],
+        [("spec.template.spec.restartPolicy", REQUIRED, 'Required value: valid values: "OnFailure", "Never"')],
+    ),
+    (
+        "job template with an unknown restart policy",
+        "batch",
+        "Job",
+        with_path(JOB, "spec.template.spec.restartPolicy", "Sometimes"),
+        [("spec.template.spec.restartPolicy", NOT_SUPPORTED, 'supported values: "OnFailure", "Never"')],
+    ),
+    (
+        "indexed job without completions",
+        "batch",
+        "Job",
+        with_path(JOB, "spec.completionMode", "Indexed"),
+        [("spec.completions", REQUIRED, "when completion mode is Indexed")],
+    ),
+    (
+        "job selector not matching its template",
+        "batch",
+        "Job",
+        with_path(JOB, "spec.selector", {"matchLabels": {"app": "api"}}),
+        [("spec.template.metadata.labels", INVALID, MISMATCH)],
+    ),
+    (
+        "cron job template with a selector",
+        "batch",
+        "CronJob",
+        with_path(CRON_JOB, "spec.jobTemplate.spec.selector", {"matchLabels": {"app": "web"}}),
+        [("spec.jobTemplate.spec.selector", INVALID, "`selector` will be auto-generated")],
     ),
     (
         "cron job schedule with four fields",
