@@ -205,14 +205,17 @@ INVALID_WORKLOADS = [
         "batch",
         "Job",
         with_path(JOB, "spec.template.spec.restartPolicy", "Sometimes"),
-        [("spec.template.spec.restartPolicy", NOT_SUPPORTED, 'supported values: "OnFailure", "Never"')],
+        [
+            ("spec.template.spec.restartPolicy", NOT_SUPPORTED, 'supported values: "Always", "OnFailure", "Never"'),
+            ("spec.template.spec.restartPolicy", NOT_SUPPORTED, 'supported values: "OnFailure", "Never"'),
+        ],
     ),
     (
-        "indexed job without completions",
+        "backoff limit per index without indexed completion",
         "batch",
         "Job",
-        with_path(JOB, "spec.completionMode", "Indexed"),
-        [("spec.completions", REQUIRED, "when completion mode is Indexed")],
+        with_path(JOB, "spec.backoffLimitPerIndex", 1),
+        [("spec.backoffLimitPerIndex", INVALID, "Invalid value: 1: requires indexed completion mode")],
     ),
     (
         "job selector not matching its template",
