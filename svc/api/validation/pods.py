@@ -537,6 +537,18 @@ def _only_added_tolerations(new: list[Any], old: list[Any], path: str) -> list[F
     return toleration_errors(new, path)
 
 
+def _only_deleted_gates(new: list[Any], old: list[Any], path: str) -> list[FieldError]:
+    """Scheduling gates may be removed from a pod, never added."""
+    known = {lookup(gate, "name") for gate in old}
+    return [
+        forbidden(
+            f"{path}.schedulingGates[{index}].name", f"only deletion is allowed, but found new scheduling gate '{name}'"
+        )
+        for index, gate in enumerate(new)
+        if (name := lookup(gate, "name")) not in known
+    ]
+
+
 def _spec_diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
     """A short account of the spec fields that differ, in the spirit of upstream's `cmp.Diff` text."""
     lines = ["  core.PodSpec{"]
@@ -573,6 +585,7 @@ def pod_spec_update_errors(new_pod: Any, old_pod: Any, base: str) -> list[FieldE
     errors += _only_added_tolerations(
         items(new.get("tolerations")), items(old.get("tolerations")), f"{path}.tolerations"
     )
+    errors += _only_deleted_gates(items(new.get("schedulingGates")), items(old.get("schedulingGates")), path)
     if new == old:
         return errors
     munged = _munged(new, old)

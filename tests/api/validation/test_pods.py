@@ -295,6 +295,20 @@ def test_refused_pod_update(path: str, value: Any, expected: list[tuple[str, str
     assert_causes(causes("", "Pod", with_path(POD, path, value), old=POD), expected)
 
 
+GATED = with_path(POD, "spec.schedulingGates", [{"name": "example.com/quota"}])
+
+
+def test_scheduling_gates_may_be_removed() -> None:
+    assert causes("", "Pod", with_path(GATED, "spec.schedulingGates", []), old=GATED) == []
+
+
+def test_scheduling_gates_may_not_be_added() -> None:
+    gated = GATED
+    added = with_path(gated, "spec.schedulingGates.1", {"name": "example.com/review"})
+    detail = "only deletion is allowed, but found new scheduling gate 'example.com/review'"
+    assert_causes(causes("", "Pod", added, old=gated), [("spec.schedulingGates[1].name", FORBIDDEN, detail)])
+
+
 def test_active_deadline_may_only_shrink() -> None:
     old = with_path(POD, "spec.activeDeadlineSeconds", 60)
     expected = [("spec.activeDeadlineSeconds", INVALID, "must be less than or equal to previous value")]
