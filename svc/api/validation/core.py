@@ -16,10 +16,14 @@ from svc.api.validation.engine import (
     KindRules,
     OneOf,
     UpdateCheck,
+    integer,
     items,
     join,
     lookup,
+    mapping,
     run,
+    string_map,
+    text,
 )
 from svc.api.validation.pods import PORT_RANGE, PROTOCOLS, is_valid_port_name
 from svc.api.validation.resources import quantity, quantity_errors, resource_name_errors
@@ -126,7 +130,7 @@ def _secret(obj: Any, _: str) -> list[FieldError]:
     errors = _keys(data, "data")
     if sum(_decoded_size(value) for value in data.values()) > MAX_SECRET_SIZE:
         errors.append(too_long("data", MAX_SECRET_SIZE))
-    kind = lookup(obj, "type") or ""
+    kind = text(obj, "type")
     if kind == "kubernetes.io/basic-auth":
         if "username" not in data and "password" not in data:
             errors += [required("data[username]"), required("data[password]")]
@@ -191,7 +195,7 @@ def _service_ports(spec: Any, base: str) -> list[FieldError]:
     names: set[str] = set()
     for index, port in enumerate(ports):
         where = f"{path}[{index}]"
-        name = lookup(port, "name") or ""
+        name = text(port, "name")
         if len(ports) > 1 and not name:
             errors.append(required(f"{where}.name"))
         errors += run(SERVICE_PORT, port, where)
@@ -232,9 +236,7 @@ def _service_rules(spec: Any, base: str) -> list[FieldError]:
         else:
             errors.append(required(path))
     errors += _service_ports(spec, base)
-    selector = lookup(spec, "selector")
-    if isinstance(selector, Mapping):
-        errors += validate_labels(selector, join(base, "selector"))
+    errors += validate_labels(string_map(spec, "selector"), join(base, "selector"))
     errors += OneOf("sessionAffinity", ("ClientIP", "None")).run(spec, base)
     affinity = lookup(spec, "sessionAffinity")
     if affinity == "None" and lookup(spec, "sessionAffinityConfig") is not None:
@@ -248,13 +250,13 @@ def _service_rules(spec: Any, base: str) -> list[FieldError]:
     seen_node_ports: set[tuple[Any, Any]] = set()
     for index, port in enumerate(ports):
         if port.get("nodePort"):
-            key = (port.get("protocol"), port.get("nodePort"))
+            key = (text(port, "protocol"), integer(port, "nodePort"))
             if key in seen_node_ports:
                 errors.append(duplicate(f"{join(base, 'ports')}[{index}].nodePort", port["nodePort"]))
             seen_node_ports.add(key)
     seen: set[tuple[Any, Any]] = set()
     for index, port in enumerate(ports):
-        key = (port.get("protocol"), port.get("port"))
+        key = (text(port, "protocol"), integer(port, "port"))
         if key in seen:
             shown = _service_port_json({"protocol": key[0], "port": key[1]})
             errors.append(duplicate(f"{join(base, 'ports')}[{index}]", shown))
@@ -295,7 +297,7 @@ def _cluster_ips(new: Any, old: Any, _: str) -> list[FieldError]:
 
 
 SERVICE = KindRules(
-    create=(Check(lambda obj, _: _service_rules(lookup(obj, "spec") or {}, "spec")),),
+    create=(Check(lambda obj, _: _service_rules(mapping(obj, "spec"), "spec")),),
     update=(UpdateCheck(_cluster_ips),),
     update_first=True,
 )

@@ -64,6 +64,28 @@ def items(value: Any) -> list[Any]:
     return value if type(value) is list else []
 
 
+def text(node: Any, path: str) -> str:
+    """A string member, or "" when absent or of another type (which decoding would have refused)."""
+    value = lookup(node, path)
+    return value if type(value) is str else ""
+
+
+def mapping(node: Any, path: str) -> dict[str, Any]:
+    """An object member, or {} when absent or of another type."""
+    value = lookup(node, path)
+    return value if type(value) is dict else {}
+
+
+def string_map(node: Any, path: str) -> dict[str, str]:
+    """A map of strings (labels, selectors), without members of another type."""
+    return {key: value for key, value in mapping(node, path).items() if type(value) is str}
+
+
+def integer(node: Any, path: str) -> int | None:
+    value = lookup(node, path)
+    return value if type(value) is int else None
+
+
 @dataclass(frozen=True)
 class Required:
     """The field must be set (a nil pointer, empty string, list or map is not)."""
@@ -152,10 +174,11 @@ class Each:
             errors += run(self.table, item, item_path)
             if self.unique and type(item) is dict:
                 key = item.get(self.unique)
+                if not isinstance(key, str | int):
+                    continue
                 if key in seen:
                     errors.append(duplicate(join(item_path, self.unique), key))
-                elif isinstance(key, str | int):
-                    seen.add(key)
+                seen.add(key)
         return errors
 
 

@@ -24,10 +24,14 @@ from svc.api.validation.engine import (
     Table,
     UpdateCheck,
     inclusive_range,
+    integer,
     items,
     join,
     lookup,
+    mapping,
     run,
+    string_map,
+    text,
 )
 from svc.api.validation.resources import requirements_errors
 from svc.machinery.field_errors import (
@@ -198,12 +202,12 @@ def _volumes(spec: Any, base: str) -> tuple[set[str], list[FieldError]]:
     for index, volume in enumerate(items(lookup(spec, "volumes"))):
         where = f"{path}[{index}]"
         found = _volume(volume, where)
-        name = volume.get("name") if isinstance(volume, Mapping) else None
-        if name in names:
+        name = text(volume, "name")
+        if name and name in names:
             found.append(duplicate(f"{where}.name", name))
         if found:
             errors += found
-        elif isinstance(name, str):
+        elif name:
             names.add(name)
     return names, errors
 
@@ -216,7 +220,7 @@ def _volume_mounts(container: Any, base: str, volumes: set[str]) -> list[FieldEr
         if not isinstance(mount, Mapping):
             continue
         where = f"{path}[{index}]"
-        name, mount_path = mount.get("name") or "", mount.get("mountPath") or ""
+        name, mount_path = text(mount, "name"), text(mount, "mountPath")
         if not name:
             errors.append(required(f"{where}.name"))
         if name not in volumes:
@@ -273,7 +277,7 @@ def _handler(handler: Any, path: str, kinds: tuple[str, ...], grace: Any) -> lis
     elif kind in ("tcpSocket", "grpc"):
         errors += _port_num_or_name(lookup(action, "port"), f"{where}.port")
     elif kind == "sleep":
-        seconds = lookup(action, "seconds") or 0
+        seconds = integer(action, "seconds") or 0
         if isinstance(grace, int) and not 0 <= seconds <= grace:
             detail = f"must be non-negative and less than terminationGracePeriodSeconds ({grace})"
             errors.append(invalid(where, seconds, detail))
@@ -319,7 +323,7 @@ def _containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError]:
     for index, container in enumerate(containers):
         where = f"{path}[{index}]"
         errors += _container_common(container, where, volumes)
-        name = lookup(container, "name")
+        name = text(container, "name")
         if name in seen:
             errors.append(duplicate(f"{where}.name", name))
         seen.add(name)
@@ -332,14 +336,14 @@ def _containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError]:
 def _init_containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError]:
     path = join(base, "initContainers")
     errors: list[FieldError] = []
-    names = {lookup(container, "name") for container in items(lookup(spec, "containers"))}
+    names = {text(container, "name") for container in items(lookup(spec, "containers"))}
     for index, container in enumerate(items(lookup(spec, "initContainers"))):
         where = f"{path}[{index}]"
         errors += _container_common(container, where, volumes)
         policy = lookup(container, "restartPolicy")
         if policy is not None and policy != "Always":
             errors.append(not_supported(f"{where}.restartPolicy", policy, ("Always",)))
-        name = lookup(container, "name")
+        name = text(container, "name")
         if name in names:
             errors.append(duplicate(f"{where}.name", name))
         elif name:
@@ -358,19 +362,19 @@ def _init_containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError
 def _ephemeral_containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError]:
     path = join(base, "ephemeralContainers")
     others = {
-        lookup(container, "name") for key in ("containers", "initContainers") for container in items(lookup(spec, key))
+        text(container, "name") for key in ("containers", "initContainers") for container in items(lookup(spec, key))
     }
     names = set(others)
     errors: list[FieldError] = []
     for index, container in enumerate(items(lookup(spec, "ephemeralContainers"))):
         where = f"{path}[{index}]"
         errors += _container_common(container, where, volumes)
-        name = lookup(container, "name")
+        name = text(container, "name")
         if name in names:
             errors.append(duplicate(f"{where}.name", name))
         else:
             names.add(name)
-        target = lookup(container, "targetContainerName")
+        target = text(container, "targetContainerName")
         if target and target not in others:
             errors.append(not_found(f"{where}.targetContainerName", target))
     return errors
@@ -385,8 +389,7 @@ def _volumes_and_containers(spec: Any, base: str) -> list[FieldError]:
 
 
 def _node_selector(spec: Any, base: str) -> list[FieldError]:
-    selector = lookup(spec, "nodeSelector")
-    return validate_labels(selector, join(base, "nodeSelector")) if isinstance(selector, Mapping) else []
+    return validate_labels(string_map(spec, "nodeSelector"), join(base, "nodeSelector"))
 
 
 def _dns_config(spec: Any, base: str) -> list[FieldError]:
@@ -407,8 +410,8 @@ def toleration_errors(tolerations: Any, path: str) -> list[FieldError]:
         if not isinstance(toleration, Mapping):
             continue
         where = f"{path}[{index}]"
-        key, operator = toleration.get("key") or "", toleration.get("operator") or ""
-        value, effect = toleration.get("value") or "", toleration.get("effect") or ""
+        key, operator = text(toleration, "key"), text(toleration, "operator")
+        value, effect = text(toleration, "value"), text(toleration, "effect")
         if key:
             errors += validate_label_name(key, f"{where}.key")
         if not key and operator != "Exists":
@@ -467,11 +470,8 @@ POD_SPEC: Table = (
 def _metadata_maps(node: Any, base: str) -> list[FieldError]:
     """A template's labels and annotations; upstream names their paths after the template, not `metadata`."""
     errors: list[FieldError] = []
-    labels, annotations = lookup(node, "metadata.labels"), lookup(node, "metadata.annotations")
-    if isinstance(labels, Mapping):
-        errors += validate_labels(labels, join(base, "labels"))
-    if isinstance(annotations, Mapping):
-        errors += validate_annotations(annotations, join(base, "annotations"))
+    errors += validate_labels(string_map(node, "metadata.labels"), join(base, "labels"))
+    errors += validate_annotations(string_map(node, "metadata.annotations"), join(base, "annotations"))
     return errors
 
 
@@ -539,13 +539,13 @@ def _only_added_tolerations(new: list[Any], old: list[Any], path: str) -> list[F
 
 def _only_deleted_gates(new: list[Any], old: list[Any], path: str) -> list[FieldError]:
     """Scheduling gates may be removed from a pod, never added."""
-    known = {lookup(gate, "name") for gate in old}
+    known = {text(gate, "name") for gate in old}
     return [
         forbidden(
             f"{path}.schedulingGates[{index}].name", f"only deletion is allowed, but found new scheduling gate '{name}'"
         )
         for index, gate in enumerate(new)
-        if (name := lookup(gate, "name")) not in known
+        if (name := text(gate, "name")) not in known
     ]
 
 
@@ -565,7 +565,7 @@ def _spec_diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
 
 def pod_spec_update_errors(new_pod: Any, old_pod: Any, base: str) -> list[FieldError]:
     """Upstream's `ValidatePodUpdate` after metadata and the full spec check: what may change in a spec."""
-    new, old = lookup(new_pod, "spec") or {}, lookup(old_pod, "spec") or {}
+    new, old = mapping(new_pod, "spec"), mapping(old_pod, "spec")
     path = join(base, "spec")
     errors: list[FieldError] = []
     for key in ("containers", "initContainers"):

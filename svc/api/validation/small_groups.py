@@ -16,8 +16,11 @@ from svc.api.validation.engine import (
     OneOf,
     Range,
     UpdateCheck,
+    integer,
     items,
     lookup,
+    mapping,
+    text,
 )
 from svc.api.validation.pods import PORT_RANGE, PROTOCOLS, is_valid_port_name
 from svc.api.validation.workloads import int_or_percent_errors, not_more_than_100
@@ -80,7 +83,7 @@ LEASE = KindRules(create=(Check(_lease_duration), Range("spec.leaseTransitions")
 
 
 def _budget(obj: Any, _: str) -> list[FieldError]:
-    spec = lookup(obj, "spec") or {}
+    spec = mapping(obj, "spec")
     errors: list[FieldError] = []
     if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
         errors.append(invalid("spec", spec, "minAvailable and maxUnavailable cannot be both set"))
@@ -149,7 +152,7 @@ def _policy_port(port: Any, path: str) -> list[FieldError]:
     number = lookup(port, "port")
     if isinstance(number, int) and not 1 <= number <= 65535:
         errors.append(invalid(f"{path}.port", number, PORT_RANGE))
-    end = lookup(port, "endPort")
+    end = integer(port, "endPort")
     if end is not None:
         if not isinstance(number, int):
             errors.append(required(f"{path}.port", "must be specified when endPort is specified"))
@@ -170,7 +173,7 @@ def _rules(spec: Any, key: str, peers: str) -> list[FieldError]:
 
 
 def _network_policy(obj: Any, _: str) -> list[FieldError]:
-    spec = lookup(obj, "spec") or {}
+    spec = mapping(obj, "spec")
     errors = validate_label_selector(spec.get("podSelector") or {}, "spec.podSelector")
     errors += _rules(spec, "ingress", "from") + _rules(spec, "egress", "to")
     types = items(spec.get("policyTypes"))
@@ -233,7 +236,7 @@ def _backend(backend: Any, path: str) -> list[FieldError]:
         errors.append(required(f"{path}.service.name"))
     else:
         errors += [invalid(f"{path}.service.name", name, message) for message in is_dns1123_label(name)]
-    port_name, number = str(lookup(service, "port.name") or ""), lookup(service, "port.number") or 0
+    port_name, number = text(service, "port.name"), integer(service, "port.number") or 0
     if port_name and number:
         errors.append(invalid(path, "", "cannot set both port name & port number"))
     elif port_name:
@@ -271,7 +274,7 @@ def _ingress_path(entry: Any, path: str) -> list[FieldError]:
 
 
 def _ingress(obj: Any, _: str) -> list[FieldError]:
-    spec = lookup(obj, "spec") or {}
+    spec = mapping(obj, "spec")
     rules, default = items(spec.get("rules")), spec.get("defaultBackend")
     errors: list[FieldError] = []
     if not rules and default is None:

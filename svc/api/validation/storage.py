@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from svc.api.validation.engine import Check, KindRules, OneOf, UpdateCheck, items, join, lookup
+from svc.api.validation.engine import Check, KindRules, OneOf, UpdateCheck, items, join, lookup, mapping
 from svc.api.validation.resources import quantity
 from svc.machinery.field_errors import FieldError, forbidden, invalid, not_supported, required
 from svc.machinery.gotext import json_marshal
@@ -78,7 +78,7 @@ _IMMUTABLE_CLAIM: Final = (
 
 def _claim_update(new: Any, old: Any, _: str) -> list[FieldError]:
     """A claim's spec is fixed once created; only `volumeName` may be set once, and a bound claim may grow."""
-    new_spec, old_spec = dict(lookup(new, "spec") or {}), dict(lookup(old, "spec") or {})
+    new_spec, old_spec = dict(mapping(new, "spec")), dict(mapping(old, "spec"))
     if not old_spec.get("volumeName"):
         old_spec["volumeName"] = new_spec.get("volumeName")
         old_spec = {key: value for key, value in old_spec.items() if value is not None}
@@ -101,7 +101,7 @@ def _claim_update(new: Any, old: Any, _: str) -> list[FieldError]:
 
 
 PERSISTENT_VOLUME_CLAIM = KindRules(
-    create=(Check(lambda obj, _: claim_spec_errors(lookup(obj, "spec") or {}, "spec")),),
+    create=(Check(lambda obj, _: claim_spec_errors(mapping(obj, "spec"), "spec")),),
     update=(UpdateCheck(_claim_update),),
 )
 

@@ -25,7 +25,9 @@ from svc.api.validation.engine import (
     UpdateCheck,
     join,
     lookup,
+    mapping,
     run,
+    text,
 )
 from svc.api.validation.pods import POD_TEMPLATE_SPEC
 from svc.machinery.field_errors import FieldError, Rendered, forbidden, invalid, not_supported, required
@@ -179,7 +181,7 @@ def not_more_than_100(value: Any, path: str) -> list[FieldError]:
 
 def _deployment_strategy(spec: Any, base: str) -> list[FieldError]:
     path = join(base, "strategy")
-    strategy = lookup(spec, "strategy") or {}
+    strategy = mapping(spec, "strategy")
     kind, rolling = strategy.get("type"), strategy.get("rollingUpdate")
     if kind == "Recreate":
         if rolling is not None:
@@ -269,7 +271,7 @@ def _stateful_set_policies(spec: Any, base: str) -> list[FieldError]:
         errors.append(required(join(base, "podManagementPolicy")))
     elif policy not in ("OrderedReady", "Parallel"):
         errors.append(invalid(join(base, "podManagementPolicy"), policy, "must be 'OrderedReady' or 'Parallel'"))
-    strategy = lookup(spec, "updateStrategy") or {}
+    strategy = mapping(spec, "updateStrategy")
     kind, path = strategy.get("type"), join(base, "updateStrategy")
     if not kind:
         errors.append(required(path))
@@ -321,8 +323,7 @@ STATEFUL_SET_UPDATE_ERROR: Final = (
 
 def _stateful_set_update(new: Any, old: Any, base: str) -> list[FieldError]:
     def frozen(obj: Any) -> dict[str, Any]:
-        spec = lookup(obj, "spec") or {}
-        return {key: value for key, value in spec.items() if key not in _STATEFUL_SET_MUTABLE}
+        return {key: value for key, value in mapping(obj, "spec").items() if key not in _STATEFUL_SET_MUTABLE}
 
     return [forbidden(join(base, "spec"), STATEFUL_SET_UPDATE_ERROR)] if frozen(new) != frozen(old) else []
 
@@ -424,7 +425,7 @@ JOB = KindRules(create=(At("spec", JOB_SPEC),), update=(UpdateCheck(_job_spec_up
 
 
 def _schedule(spec: Any, base: str) -> list[FieldError]:
-    schedule = lookup(spec, "schedule")
+    schedule = text(spec, "schedule")
     path = join(base, "schedule")
     if not schedule:
         return [required(path)]
@@ -436,7 +437,7 @@ def _schedule(spec: Any, base: str) -> list[FieldError]:
 
 def _time_zone(spec: Any, base: str) -> list[FieldError]:
     zone = lookup(spec, "timeZone")
-    if zone is None:
+    if not isinstance(zone, str):
         return []
     return [invalid(join(base, "timeZone"), zone, message) for message in cron.time_zone_errors(zone)]
 
