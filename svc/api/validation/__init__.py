@@ -7,7 +7,7 @@ the strategy module wires them into a kind's `validate` and `validate_update`.
 from __future__ import annotations
 
 from svc.api.brand import Profile
-from svc.api.validation import core, pods, rbac, small_groups, storage, workloads
+from svc.api.validation import core, endpoints_and_nodes, pods, rbac, small_groups, storage, workloads
 from svc.api.validation.engine import KindRules
 from svc.machinery.validation import GENERIC_FINALIZERS
 
@@ -17,6 +17,7 @@ _RULES: dict[tuple[str, str], KindRules] = {
     **core.RULES,
     **workloads.RULES,
     **storage.RULES,
+    **endpoints_and_nodes.RULES,
     **small_groups.RULES,
 }
 

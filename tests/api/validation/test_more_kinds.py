@@ -73,6 +73,14 @@ INGRESS = {
     },
 }
 P0 = "spec.rules[0].http.paths[0]"
+ENDPOINTS = {
+    "metadata": META,
+    "subsets": [{"addresses": [{"ip": "10.1.2.3"}], "ports": [{"name": "http", "port": 80, "protocol": "TCP"}]}],
+}
+NODE = {
+    "metadata": {"name": "node-1"},
+    "spec": {"podCIDRs": ["10.244.1.0/24"], "taints": [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}]},
+}
 
 VALID = [
     (RBAC, "Role", ROLE),
@@ -87,6 +95,8 @@ VALID = [
     ("autoscaling", "HorizontalPodAutoscaler", HPA),
     ("networking.k8s.io", "NetworkPolicy", NETWORK_POLICY),
     ("networking.k8s.io", "Ingress", INGRESS),
+    ("", "Endpoints", ENDPOINTS),
+    ("", "Node", NODE),
 ]
 
 
@@ -96,6 +106,65 @@ def test_valid_object_passes(group: str, kind: str, obj: dict[str, Any]) -> None
 
 
 INVALID_OBJECTS = [
+    (
+        "endpoints subset without addresses",
+        "",
+        "Endpoints",
+        with_path(ENDPOINTS, "subsets.0.addresses", []),
+        [("subsets[0]", REQUIRED, "must specify `addresses` or `notReadyAddresses`")],
+    ),
+    (
+        "endpoints address on loopback",
+        "",
+        "Endpoints",
+        with_path(ENDPOINTS, "subsets.0.addresses.0.ip", "127.0.0.1"),
+        [("subsets[0].addresses[0].ip", INVALID, "may not be in the loopback range (127.0.0.0/8, ::1/128)")],
+    ),
+    (
+        "endpoints address with leading zeros",
+        "",
+        "Endpoints",
+        with_path(ENDPOINTS, "subsets.0.addresses.0.ip", "010.1.2.3"),
+        [("subsets[0].addresses[0].ip", INVALID, 'Invalid value: "010.1.2.3": must not have leading 0s')],
+    ),
+    (
+        "endpoints address that is not an IP",
+        "",
+        "Endpoints",
+        with_path(ENDPOINTS, "subsets.0.addresses.0.ip", "db.local"),
+        [
+            ("subsets[0].addresses[0].ip", INVALID, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"),
+            ("subsets[0].addresses[0].ip", INVALID, "must be a valid IP address"),
+        ],
+    ),
+    (
+        "endpoints port of zero",
+        "",
+        "Endpoints",
+        with_path(ENDPOINTS, "subsets.0.ports.0.port", 0),
+        [("subsets[0].ports[0].port", INVALID, "Invalid value: 0: must be between 1 and 65535, inclusive")],
+    ),
+    (
+        "node with the same taint twice",
+        "",
+        "Node",
+        with_path(NODE, "spec.taints.1", {"key": "dedicated", "value": "web", "effect": "NoSchedule"}),
+        [("metadata.taints[1]", "FieldValueDuplicate", "taints must be unique by key and effect pair")],
+    ),
+    (
+        "node taint without an effect",
+        "",
+        "Node",
+        with_path(NODE, "spec.taints.0.effect", ...),
+        [("metadata.taints[0].effect", REQUIRED, "Required value")],
+    ),
+    (
+        "node pod CIDR with host bits",
+        "",
+        "Node",
+        with_path(NODE, "spec.podCIDRs", ["10.244.1.5/24"]),
+        [("spec.podCIDRs[0]", INVALID, "must not have bits set beyond the prefix length")],
+    ),
     (
         "ingress with neither rules nor a default backend",
         "networking.k8s.io",
@@ -341,6 +410,12 @@ def test_pending_claim_spec_is_immutable() -> None:
     changed = with_path(CLAIM, "spec.accessModes", ["ReadWriteMany"])
     expected = [("spec", FORBIDDEN, "spec is immutable after creation except resources.requests")]
     assert_causes(causes("", "PersistentVolumeClaim", changed, old=CLAIM), expected)
+
+
+def test_node_pod_cidrs_cannot_change() -> None:
+    changed = with_path(NODE, "spec.podCIDRs", ["10.244.2.0/24"])
+    expected = [("spec.podCIDRs", FORBIDDEN, 'node updates may not change podCIDR except from "" to valid')]
+    assert_causes(causes("", "Node", changed, old=NODE), expected)
 
 
 def test_priority_value_cannot_change() -> None:
