@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from svc.api.validation.addresses import ip_errors, special_ip_errors
 from svc.api.validation.engine import (
     IMMUTABLE,
     Check,
@@ -242,6 +243,10 @@ def _service_rules(spec: Any, base: str) -> list[FieldError]:
     if affinity == "None" and lookup(spec, "sessionAffinityConfig") is not None:
         detail = "must not be set when session affinity is None"
         errors.append(forbidden(join(base, "sessionAffinityConfig"), detail))
+    for index, ip in enumerate(items(lookup(spec, "externalIPs"))):
+        address, path = ip if isinstance(ip, str) else "", f"{join(base, 'externalIPs')}[{index}]"
+        messages = ip_errors(address) or special_ip_errors(address)
+        errors += [invalid(path, address, message) for message in messages]
     errors += OneOf("type", SERVICE_TYPES).run(spec, base)
     for index, port in enumerate(ports):
         if kind == "ClusterIP" and port.get("nodePort"):

@@ -142,6 +142,12 @@ INVALID_OBJECTS = [
         [("spec.ports[0].nodePort", FORBIDDEN, "may not be used when `type` is 'ClusterIP'")],
     ),
     (
+        "external IP on loopback",
+        "Service",
+        with_path(SERVICE, "spec.externalIPs", ["127.0.0.1"]),
+        [("spec.externalIPs[0]", INVALID, "may not be in the loopback range (127.0.0.0/8, ::1/128)")],
+    ),
+    (
         "ExternalName service without a name",
         "Service",
         {**SERVICE, "spec": {"type": "ExternalName"}},
