@@ -155,6 +155,39 @@ CONTAINER_PORT: Table = (
 
 ENV_VAR: Table = (Format("name", is_relaxed_env_var_name, required=True),)
 
+ID_RANGE: Final = inclusive_range(0, MAX_INT32)
+
+
+def _container_security_context(context: Any, path: str) -> list[FieldError]:
+    """Upstream's `ValidateSecurityContext` (user and group ids, escalation against privilege)."""
+    if type(context) is not dict:
+        return []
+    errors = run(
+        (Range("runAsUser", 0, MAX_INT32, ID_RANGE), Range("runAsGroup", 0, MAX_INT32, ID_RANGE)), context, path
+    )
+    if context.get("allowPrivilegeEscalation") is False:
+        if context.get("privileged") is True:
+            detail = "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"
+            errors.append(invalid(path, context, detail))
+        if "CAP_SYS_ADMIN" in items(lookup(context, "capabilities.add")):
+            detail = "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN"
+            errors.append(invalid(path, context, detail))
+    return errors
+
+
+POD_SECURITY_CONTEXT: Table = (
+    Range("fsGroup", 0, MAX_INT32, ID_RANGE),
+    Range("runAsUser", 0, MAX_INT32, ID_RANGE),
+    Range("runAsGroup", 0, MAX_INT32, ID_RANGE),
+    Check(
+        lambda context, base: [
+            invalid(f"{join(base, 'supplementalGroups')}[{index}]", group, ID_RANGE)
+            for index, group in enumerate(items(lookup(context, "supplementalGroups")))
+            if type(group) is int and not 0 <= group <= MAX_INT32
+        ]
+    ),
+)
+
 CONTAINER: Table = (
     Format("name", is_dns1123_label, required=True),
     Required("image"),
@@ -164,6 +197,9 @@ CONTAINER: Table = (
     Each("env", ENV_VAR),
     OneOf("imagePullPolicy", ("Always", "IfNotPresent", "Never")),
     Check(lambda node, base: requirements_errors(lookup(node, "resources"), join(base, "resources"))),
+    Check(
+        lambda node, base: _container_security_context(lookup(node, "securityContext"), join(base, "securityContext"))
+    ),
 )
 
 
@@ -454,6 +490,7 @@ POD_SPEC: Table = (
     OneOf("restartPolicy", RESTART_POLICIES),
     OneOf("dnsPolicy", DNS_POLICIES),
     Check(_node_selector),
+    At("securityContext", POD_SECURITY_CONTEXT, optional=True),
     Check(_dns_config),
     Check(_scheduling_gates),
     Format("serviceAccountName", is_dns1123_subdomain),

@@ -235,6 +235,18 @@ INVALID_PODS = [
         ],
     ),
     (
+        "negative user id",
+        "spec.securityContext",
+        {"runAsUser": -1},
+        [("spec.securityContext.runAsUser", INVALID, "Invalid value: -1: must be between 0 and 2147483647, inclusive")],
+    ),
+    (
+        "privileged container without privilege escalation",
+        "spec.containers.0.securityContext",
+        {"privileged": True, "allowPrivilegeEscalation": False},
+        [(f"{C0}.securityContext", INVALID, "cannot set `allowPrivilegeEscalation` to false and `privileged` to true")],
+    ),
+    (
         "hostname not a DNS label",
         "spec.hostname",
         "web.example",
