@@ -192,8 +192,7 @@ def _deployment_strategy(spec: Any, base: str) -> list[FieldError]:
         if rolling is None:
             return [required(f"{path}.rollingUpdate", "this should be defaulted and never be nil")]
         return _rolling_update_deployment(rolling, f"{path}.rollingUpdate")
-    shown = Rendered('{"Type":' + json_marshal(kind or "") + ',"RollingUpdate":' + json_marshal(rolling) + "}")
-    return [not_supported(path, shown, ("Recreate", "RollingUpdate"))]
+    return [not_supported(path, _strategy_value(strategy), ("Recreate", "RollingUpdate"))]
 
 
 def _progress_deadline(spec: Any, base: str) -> list[FieldError]:
@@ -233,25 +232,35 @@ def _daemon_set_template(spec: Any, base: str) -> list[FieldError]:
     return errors + run((_always_restart("DaemonSet", deadline_forbidden=False),), spec, base)
 
 
+def _strategy_value(strategy: dict[str, Any]) -> Rendered:
+    """An update strategy as upstream prints it in a NotSupported error (its Go field names)."""
+    kind, rolling = json_marshal(strategy.get("type") or ""), json_marshal(strategy.get("rollingUpdate"))
+    return Rendered('{"Type":' + kind + ',"RollingUpdate":' + rolling + "}")
+
+
 def _daemon_set_strategy(spec: Any, base: str) -> list[FieldError]:
+    """Upstream's `ValidateDaemonSetUpdateStrategy`: a rolling update surges or drops pods, not both."""
     path = join(base, "updateStrategy")
-    kind = lookup(spec, "updateStrategy.type")
+    strategy = mapping(spec, "updateStrategy")
+    kind = strategy.get("type")
     if kind == "OnDelete":
         return []
-    if kind == "RollingUpdate":
-        rolling = lookup(spec, "updateStrategy.rollingUpdate")
-        if rolling is None:
-            return [required(f"{path}.rollingUpdate", "")]
-        where = f"{path}.rollingUpdate"
-        unavailable, surge = lookup(rolling, "maxUnavailable"), lookup(rolling, "maxSurge")
-        errors = int_or_percent_errors(unavailable, f"{where}.maxUnavailable") + int_or_percent_errors(
-            surge, f"{where}.maxSurge"
-        )
-        if _int_or_percent_value(unavailable) == 0 and _int_or_percent_value(surge) == 0:
-            detail = "may not be 0 when `maxSurge` is 0"
-            errors.append(invalid(f"{where}.maxUnavailable", unavailable, detail))
-        return errors
-    return [not_supported(f"{path}.type", kind or "", ("OnDelete", "RollingUpdate"))]
+    if kind != "RollingUpdate":
+        return [not_supported(path, _strategy_value(strategy), ("RollingUpdate", "OnDelete"))]
+    rolling = strategy.get("rollingUpdate")
+    if rolling is None:
+        return [required(f"{path}.rollingUpdate")]
+    where = f"{path}.rollingUpdate"
+    unavailable, surge = lookup(rolling, "maxUnavailable"), lookup(rolling, "maxSurge")
+    errors = int_or_percent_errors(unavailable, f"{where}.maxUnavailable")
+    errors += int_or_percent_errors(surge, f"{where}.maxSurge")
+    errors += not_more_than_100(unavailable, f"{where}.maxUnavailable") + not_more_than_100(surge, f"{where}.maxSurge")
+    has_unavailable, has_surge = _int_or_percent_value(unavailable) != 0, _int_or_percent_value(surge) != 0
+    if has_unavailable and has_surge:
+        errors.append(invalid(f"{where}.maxSurge", surge, "may not be set when maxUnavailable is non-zero"))
+    elif not has_unavailable and not has_surge:
+        errors.append(required(f"{where}.maxUnavailable", "cannot be 0 when maxSurge is 0"))
+    return errors
 
 
 DAEMON_SET_SPEC: Table = (

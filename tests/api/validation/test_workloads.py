@@ -153,6 +153,33 @@ INVALID_WORKLOADS = [
         [("spec.template.metadata.labels", INVALID, MISMATCH)],
     ),
     (
+        "daemon set rolling update both surging and dropping pods",
+        "apps",
+        "DaemonSet",
+        with_path(
+            DAEMON_SET,
+            "spec.updateStrategy",
+            {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 1}},
+        ),
+        [("spec.updateStrategy.rollingUpdate.maxSurge", INVALID, "may not be set when maxUnavailable is non-zero")],
+    ),
+    (
+        "daemon set with an unknown update strategy",
+        "apps",
+        "DaemonSet",
+        with_path(DAEMON_SET, "spec.updateStrategy", {"type": "Eventually"}),
+        [
+            (
+                "spec.updateStrategy",
+                NOT_SUPPORTED,
+                (
+                    'Unsupported value: {"Type":"Eventually","RollingUpdate":null}: '
+                    'supported values: "RollingUpdate", "OnDelete"'
+                ),
+            )
+        ],
+    ),
+    (
         "stateful set with an unknown pod management policy",
         "apps",
         "StatefulSet",
