@@ -20,11 +20,13 @@ from typing import Any, Final
 
 from svc.machinery.field_errors import (
     FieldError,
+    Rendered,
     duplicate,
     invalid,
     not_supported,
     required,
 )
+from svc.machinery.gotext import json_marshal
 
 Obj = dict[str, Any]
 CheckFn = Callable[[Any, str], list[FieldError]]
@@ -84,6 +86,18 @@ def string_map(node: Any, path: str) -> dict[str, str]:
 def integer(node: Any, path: str) -> int | None:
     value = lookup(node, path)
     return value if type(value) is int else None
+
+
+def go_struct(value: Any, members: tuple[str, ...], zero: dict[str, Any] | None = None) -> Rendered:
+    """An internal Go struct as upstream prints it: JSON with the Go field names in declaration order.
+
+    Upstream's internal types carry no JSON tags, so a member `maxSurge` prints as `MaxSurge`; unset
+    members print as their Go zero value (`zero`, else null for pointers).
+    """
+    value = value if isinstance(value, dict) else {}
+    zero = zero or {}
+    shown = [f'"{name[:1].upper()}{name[1:]}":{json_marshal(value.get(name, zero.get(name)))}' for name in members]
+    return Rendered("{" + ",".join(shown) + "}")
 
 
 @dataclass(frozen=True)

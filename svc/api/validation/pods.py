@@ -23,6 +23,7 @@ from svc.api.validation.engine import (
     Required,
     Table,
     UpdateCheck,
+    go_struct,
     inclusive_range,
     integer,
     items,
@@ -156,6 +157,20 @@ CONTAINER_PORT: Table = (
 ENV_VAR: Table = (Format("name", is_relaxed_env_var_name, required=True),)
 
 ID_RANGE: Final = inclusive_range(0, MAX_INT32)
+_SECURITY_CONTEXT_MEMBERS: Final = (
+    "capabilities",
+    "privileged",
+    "seLinuxOptions",
+    "windowsOptions",
+    "runAsUser",
+    "runAsGroup",
+    "runAsNonRoot",
+    "readOnlyRootFilesystem",
+    "allowPrivilegeEscalation",
+    "procMount",
+    "seccompProfile",
+    "appArmorProfile",
+)
 
 
 def _container_security_context(context: Any, path: str) -> list[FieldError]:
@@ -168,11 +183,17 @@ def _container_security_context(context: Any, path: str) -> list[FieldError]:
     if context.get("allowPrivilegeEscalation") is False:
         if context.get("privileged") is True:
             detail = "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"
-            errors.append(invalid(path, context, detail))
+            errors.append(invalid(path, _security_context_value(context), detail))
         if "CAP_SYS_ADMIN" in items(lookup(context, "capabilities.add")):
             detail = "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN"
-            errors.append(invalid(path, context, detail))
+            errors.append(invalid(path, _security_context_value(context), detail))
     return errors
+
+
+def _security_context_value(context: dict[str, Any]) -> Any:
+    capabilities = context.get("capabilities")
+    shown = {**context, "capabilities": go_struct(capabilities, ("add", "drop")) if capabilities is not None else None}
+    return go_struct(shown, _SECURITY_CONTEXT_MEMBERS)
 
 
 POD_SECURITY_CONTEXT: Table = (

@@ -16,6 +16,7 @@ from svc.api.validation.engine import (
     OneOf,
     Range,
     UpdateCheck,
+    go_struct,
     integer,
     items,
     lookup,
@@ -86,7 +87,8 @@ def _budget(obj: Any, _: str) -> list[FieldError]:
     spec = mapping(obj, "spec")
     errors: list[FieldError] = []
     if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
-        errors.append(invalid("spec", spec, "minAvailable and maxUnavailable cannot be both set"))
+        shown = go_struct(spec, ("minAvailable", "selector", "maxUnavailable", "unhealthyPodEvictionPolicy"))
+        errors.append(invalid("spec", shown, "minAvailable and maxUnavailable cannot be both set"))
     for key in ("minAvailable", "maxUnavailable"):
         if spec.get(key) is not None:
             errors += int_or_percent_errors(spec[key], f"spec.{key}") + not_more_than_100(spec[key], f"spec.{key}")

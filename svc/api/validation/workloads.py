@@ -23,6 +23,7 @@ from svc.api.validation.engine import (
     Range,
     Table,
     UpdateCheck,
+    go_struct,
     join,
     lookup,
     mapping,
@@ -233,9 +234,8 @@ def _daemon_set_template(spec: Any, base: str) -> list[FieldError]:
 
 
 def _strategy_value(strategy: dict[str, Any]) -> Rendered:
-    """An update strategy as upstream prints it in a NotSupported error (its Go field names)."""
-    kind, rolling = json_marshal(strategy.get("type") or ""), json_marshal(strategy.get("rollingUpdate"))
-    return Rendered('{"Type":' + kind + ',"RollingUpdate":' + rolling + "}")
+    """An update strategy as upstream prints it in its errors."""
+    return go_struct(strategy, ("type", "rollingUpdate"), {"type": ""})
 
 
 def _daemon_set_strategy(spec: Any, base: str) -> list[FieldError]:
@@ -285,13 +285,12 @@ def _stateful_set_policies(spec: Any, base: str) -> list[FieldError]:
     if not kind:
         errors.append(required(path))
     elif kind == "OnDelete" and strategy.get("rollingUpdate") is not None:
-        rolling = Rendered(json_marshal(strategy["rollingUpdate"]))
+        rolling = go_struct(strategy["rollingUpdate"], ("partition", "maxUnavailable"))
         errors.append(invalid(f"{path}.rollingUpdate", rolling, "only allowed for updateStrategy 'RollingUpdate'"))
     elif kind == "RollingUpdate":
         errors += Range("rollingUpdate.partition").run(strategy, path)
     elif kind != "OnDelete":
-        shown = Rendered(json_marshal(strategy))
-        errors.append(invalid(path, shown, "must be 'RollingUpdate' or 'OnDelete'"))
+        errors.append(invalid(path, _strategy_value(strategy), "must be 'RollingUpdate' or 'OnDelete'"))
     return errors
 
 
