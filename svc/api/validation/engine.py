@@ -91,12 +91,16 @@ def integer(node: Any, path: str) -> int | None:
 def go_struct(value: Any, members: tuple[str, ...], zero: dict[str, Any] | None = None) -> Rendered:
     """An internal Go struct as upstream prints it: JSON with the Go field names in declaration order.
 
-    Upstream's internal types carry no JSON tags, so a member `maxSurge` prints as `MaxSurge`; unset
-    members print as their Go zero value (`zero`, else null for pointers).
+    Upstream's internal types carry no JSON tags, so a member `maxSurge` prints as `MaxSurge` (a member
+    written `seLinuxOptions=SELinuxOptions` names its Go field); unset members print as their Go zero
+    value (`zero`, else null for pointers).
     """
     value = value if isinstance(value, dict) else {}
     zero = zero or {}
-    shown = [f'"{name[:1].upper()}{name[1:]}":{json_marshal(value.get(name, zero.get(name)))}' for name in members]
+    shown = []
+    for member in members:
+        key, _, go_name = member.partition("=")
+        shown.append(f'"{go_name or key[:1].upper() + key[1:]}":{json_marshal(value.get(key, zero.get(key)))}')
     return Rendered("{" + ",".join(shown) + "}")
 
 

@@ -160,7 +160,7 @@ ID_RANGE: Final = inclusive_range(0, MAX_INT32)
 _SECURITY_CONTEXT_MEMBERS: Final = (
     "capabilities",
     "privileged",
-    "seLinuxOptions",
+    "seLinuxOptions=SELinuxOptions",
     "windowsOptions",
     "runAsUser",
     "runAsGroup",

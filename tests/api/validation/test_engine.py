@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from svc.api.validation.engine import At, Each, Format, Immutable, KindRules, OneOf, Range, Required, run
+from svc.api.validation.engine import At, Each, Format, Immutable, KindRules, OneOf, Range, Required, go_struct, run
 from svc.machinery.field_errors import not_found
 from svc.machinery.validation import is_dns1123_label
 
@@ -62,3 +62,8 @@ def test_immutable_compares_with_the_old_object() -> None:
 
 def test_not_found_shows_the_value() -> None:
     assert str(not_found("spec.volumeMounts[0].name", "data")) == 'spec.volumeMounts[0].name: Not found: "data"'
+
+
+def test_go_struct_prints_go_field_names_in_declaration_order() -> None:
+    shown = go_struct({"rollingUpdate": None, "type": "X", "seLinux": 1}, ("type", "rollingUpdate", "seLinux=SELinux"))
+    assert shown.text == '{"Type":"X","RollingUpdate":null,"SELinux":1}'
