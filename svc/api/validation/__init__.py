@@ -7,12 +7,12 @@ the strategy module wires them into a kind's `validate` and `validate_update`.
 from __future__ import annotations
 
 from svc.api.brand import Profile
-from svc.api.validation import core, endpoints_and_nodes, pods, rbac, small_groups, storage, workloads
+from svc.api.validation import core, endpoints_and_nodes, pod_updates, pods, rbac, small_groups, storage, workloads
 from svc.api.validation.engine import KindRules
 from svc.machinery.validation import GENERIC_FINALIZERS
 
 _RULES: dict[tuple[str, str], KindRules] = {
-    ("", "Pod"): pods.POD,
+    ("", "Pod"): pod_updates.POD,
     ("", "PodTemplate"): pods.POD_TEMPLATE,
     **core.RULES,
     **workloads.RULES,

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from svc.api.validation.addresses import ip_errors, special_ip_errors
+from svc.api.validation.containers import PORT_RANGE, PROTOCOLS, is_valid_port_name
 from svc.api.validation.engine import (
     IMMUTABLE,
     Check,
@@ -26,7 +27,6 @@ from svc.api.validation.engine import (
     string_map,
     text,
 )
-from svc.api.validation.pods import PORT_RANGE, PROTOCOLS, is_valid_port_name
 from svc.api.validation.resources import quantity, quantity_errors, resource_name_errors
 from svc.machinery.field_errors import (
     FieldError,

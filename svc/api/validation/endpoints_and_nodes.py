@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from svc.api.validation.addresses import cidr_errors, ip_errors, special_ip_errors
+from svc.api.validation.containers import PORT_RANGE, PROTOCOLS
 from svc.api.validation.engine import Check, KindRules, UpdateCheck, items, lookup, text
-from svc.api.validation.pods import PORT_RANGE, PROTOCOLS
 from svc.machinery.field_errors import (
     ErrorType,
     FieldError,

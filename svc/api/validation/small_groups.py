@@ -9,6 +9,7 @@ import ipaddress
 import re
 from typing import Any, Final
 
+from svc.api.validation.containers import PORT_RANGE, PROTOCOLS, is_valid_port_name
 from svc.api.validation.engine import (
     Check,
     Immutable,
@@ -23,7 +24,6 @@ from svc.api.validation.engine import (
     mapping,
     text,
 )
-from svc.api.validation.pods import PORT_RANGE, PROTOCOLS, is_valid_port_name
 from svc.api.validation.workloads import int_or_percent_errors, not_more_than_100
 from svc.machinery.field_errors import FieldError, forbidden, invalid, not_supported, required
 from svc.machinery.labels import validate_label_selector
