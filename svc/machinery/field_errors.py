@@ -23,6 +23,7 @@ class ErrorType(StrEnum):
     NOT_FOUND = "FieldValueNotFound"
     REQUIRED = "FieldValueRequired"
     DUPLICATE = "FieldValueDuplicate"
+    NOT_FOUND = "FieldValueNotFound"
     INVALID = "FieldValueInvalid"
     NOT_SUPPORTED = "FieldValueNotSupported"
     FORBIDDEN = "FieldValueForbidden"
@@ -35,6 +36,7 @@ _TITLES: Final = {
     ErrorType.NOT_FOUND: "Not found",
     ErrorType.REQUIRED: "Required value",
     ErrorType.DUPLICATE: "Duplicate value",
+    ErrorType.NOT_FOUND: "Not found",
     ErrorType.INVALID: "Invalid value",
     ErrorType.NOT_SUPPORTED: "Unsupported value",
     ErrorType.FORBIDDEN: "Forbidden",
@@ -140,6 +142,10 @@ def required(path: str, detail: str = "") -> FieldError:
 
 def duplicate(path: str, value: Any) -> FieldError:
     return FieldError(ErrorType.DUPLICATE, path, value)
+
+
+def not_found(path: str, value: Any) -> FieldError:
+    return FieldError(ErrorType.NOT_FOUND, path, value)
 
 
 def not_supported(path: str, value: Any, valid_values: Iterable[str]) -> FieldError:
