@@ -20,7 +20,6 @@ from svc.machinery.gotext import format_float, json_marshal, quote
 class ErrorType(StrEnum):
     """The machine-readable kind of a field error; also the StatusCause `reason`."""
 
-    NOT_FOUND = "FieldValueNotFound"
     REQUIRED = "FieldValueRequired"
     DUPLICATE = "FieldValueDuplicate"
     NOT_FOUND = "FieldValueNotFound"
@@ -33,7 +32,6 @@ class ErrorType(StrEnum):
 
 
 _TITLES: Final = {
-    ErrorType.NOT_FOUND: "Not found",
     ErrorType.REQUIRED: "Required value",
     ErrorType.DUPLICATE: "Duplicate value",
     ErrorType.NOT_FOUND: "Not found",
@@ -130,10 +128,6 @@ def invalid(path: str, value: Any, detail: str) -> FieldError:
 
 def type_invalid(path: str, value: Any, detail: str) -> FieldError:
     return FieldError(ErrorType.TYPE_INVALID, path, value, detail)
-
-
-def not_found(path: str, value: Any) -> FieldError:
-    return FieldError(ErrorType.NOT_FOUND, path, value)
 
 
 def required(path: str, detail: str = "") -> FieldError:
