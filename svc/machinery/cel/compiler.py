@@ -12,10 +12,11 @@ ten characters or elements), and passing the limit raises upstream's error.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
-from svc.machinery.cel.operators import BINARY, UNARY, lookup
+from svc.machinery.cel.operators import ORDERED, BINARY, UNARY, lookup
 from svc.machinery.cel.parser import Node
 from svc.machinery.cel.values import NONE, TYPE_IDENTIFIERS, CelError, NoSuchOverload, Optional, Uint
 
@@ -23,8 +24,20 @@ Closure = Callable[[dict[str, Any]], Any]
 COST: Final = "\x00cost"
 COST_EXCEEDED: Final = "operation cancelled: actual cost limit exceeded"
 _SIZED: Final = frozenset(
-    ("contains", "startsWith", "endsWith", "matches", "split", "replace", "join", "find", "findAll", "_+_", "_==_")
+    ("contains", "startsWith", "endsWith", "matches", "split", "replace", "join", "find", "findAll", "_+_")
 )
+
+
+_SEQUENCES: Final = frozenset((str, bytes, list, tuple))
+# Python's own operators give CEL's answers when both sides are of one kind in `ORDERED`.
+_FAST_COMPARISONS: Final = {
+    "_<_": operator.lt,
+    "_<=_": operator.le,
+    "_>_": operator.gt,
+    "_>=_": operator.ge,
+    "_==_": operator.eq,
+    "_!=_": operator.ne,
+}
 
 
 class CompileError(CelError):
@@ -81,7 +94,14 @@ class Compiler:
     def _ident(self, name: str) -> Closure:
         name = name.lstrip(".")
         if name in self.locals or name in self.variables:
-            return lambda act: act[name]
+
+            def variable(act: dict[str, Any]) -> Any:
+                try:
+                    return act[name]
+                except KeyError:
+                    raise CelError(f"no such attribute(s): {name}") from None
+
+            return variable
         if name in TYPE_IDENTIFIERS:
             value = TYPE_IDENTIFIERS[name]
             return lambda act: value
@@ -122,7 +142,22 @@ class Compiler:
         target = self.compile(operand)
         if optional:
             return lambda act: _select_optional(target(act), field)
-        return lambda act: _select(target(act), field)
+        general = lambda act: _select(target(act), field)  # noqa: E731
+        path = self._field_path(("select", operand, field, optional))
+        return general if path is None else _path(path[0], path[1], general)
+
+    def _field_path(self, node: Node) -> tuple[str, tuple[str, ...]] | None:
+        """`self.spec.replicas` as (variable, fields) when it is plain selection on a variable."""
+        fields = []
+        while node[0] == "select" and not node[3]:
+            fields.append(node[2])
+            node = node[1]
+        if node[0] != "ident" or not fields:
+            return None
+        name = node[1]
+        if name not in self.locals and name not in self.variables:
+            return None
+        return name, tuple(reversed(fields))
 
     def _index(self, operand: Node, key: Node, optional: bool) -> Closure:
         target, index = self.compile(operand), self.compile(key)
@@ -260,25 +295,65 @@ class Compiler:
 
             def sized(act: dict[str, Any]) -> Any:
                 a, b = lhs(act), rhs(act)
-                act[COST].charge(_sized_cost((a, b)))
+                if type(a) in _SEQUENCES or type(b) in _SEQUENCES:
+                    act[COST].charge(_sized_cost((a, b)))
                 return fn(a, b)
 
             return sized
-        return lambda act: fn(lhs(act), rhs(act))
+        fast = _FAST_COMPARISONS.get(name)
+        if fast is None:
+            return lambda act: fn(lhs(act), rhs(act))
+        if args[1][0] == "lit":
+            constant = args[1][1]
+            kind = type(constant)
+            if kind in ORDERED:
+
+                def against_literal(act: dict[str, Any]) -> Any:
+                    a = lhs(act)
+                    return fast(a, constant) if type(a) is kind else fn(a, constant)
+
+                return against_literal
+
+        def compare(act: dict[str, Any]) -> Any:
+            a, b = lhs(act), rhs(act)
+            if type(a) is type(b) and type(a) in ORDERED:
+                return fast(a, b)
+            return fn(a, b)
+
+        return compare
 
     def _function(self, name: str, args: list[Closure]) -> Closure:
         fn = self.functions.get(name)
         if fn is None:
             return self._undeclared(name)
-        sized = name in _SIZED
+        if name in _SIZED:
+
+            def sized(act: dict[str, Any]) -> Any:
+                values = [arg(act) for arg in args]
+                act[COST].charge(_sized_cost(values))
+                return _apply(fn, name, values)
+
+            return sized
+        if len(args) == 1:
+            (only,) = args
+
+            def unary(act: dict[str, Any]) -> Any:
+                value = only(act)
+                cost = act[COST]
+                cost.used += 1
+                if cost.used > cost.limit:
+                    raise CostExceeded()
+                return _apply(fn, name, (value,))
+
+            return unary
 
         def call(act: dict[str, Any]) -> Any:
             values = [arg(act) for arg in args]
-            act[COST].charge(_sized_cost(values) if sized else 1)
-            try:
-                return fn(*values)
-            except TypeError as err:
-                raise NoSuchOverload(name) from err
+            cost = act[COST]
+            cost.used += 1
+            if cost.used > cost.limit:
+                raise CostExceeded()
+            return _apply(fn, name, values)
 
         return call
 
@@ -287,6 +362,42 @@ class Compiler:
 
     def unbind_local(self) -> None:
         self.locals.pop()
+
+
+def _apply(fn: Callable[..., Any], name: str, values: Any) -> Any:
+    try:
+        return fn(*values)
+    except TypeError as err:
+        raise NoSuchOverload(name) from err
+
+
+def _path(name: str, fields: tuple[str, ...], general: Closure) -> Closure:
+    """Plain dict lookups for a field path; anything unusual (a missing key, a non-map) takes the
+    general path, which gives CEL's answer or error."""
+    if len(fields) == 1:
+        (first,) = fields
+
+        def one(act: dict[str, Any]) -> Any:
+            try:
+                value = act[name][first]
+            except (KeyError, TypeError):
+                return general(act)
+            return value if type(value) is not Optional else general(act)
+
+        return one
+
+    def walk(act: dict[str, Any]) -> Any:
+        try:
+            value = act[name]
+            for field in fields:
+                if type(value) is not dict:
+                    return general(act)
+                value = value[field]
+        except KeyError:
+            return general(act)
+        return value
+
+    return walk
 
 
 def _select(value: Any, field: str) -> Any:

@@ -21,6 +21,8 @@ _MIN_TS: Final = datetime.fromisoformat("0001-01-01T00:00:00+00:00")
 def equals(a: Any, b: Any) -> bool:
     """CEL `==`: numbers compare across int/uint/double, other kinds never equal each other."""
     ta, tb = type(a), type(b)
+    if ta is tb and ta in ORDERED:
+        return a == b
     if ta in NUMBERS and tb in NUMBERS:
         return a == b
     if ta is not tb:
@@ -69,6 +71,9 @@ def lookup(mapping: dict, key: Any) -> tuple[bool, Any]:
 
 
 _MISSING: Final = object()
+# Kinds whose Python operators already give CEL's answers when both sides are of the same kind
+# (NaN compares false in both).
+ORDERED: Final = frozenset((int, Uint, float, str, bytes, bool, datetime, timedelta))
 
 
 def compare(a: Any, b: Any) -> int:
@@ -89,6 +94,8 @@ class _NaN(Exception):
 
 
 def less(a: Any, b: Any) -> bool:
+    if type(a) is type(b) and type(a) in ORDERED:
+        return a < b
     try:
         return compare(a, b) < 0
     except _NaN:
@@ -96,6 +103,8 @@ def less(a: Any, b: Any) -> bool:
 
 
 def less_equal(a: Any, b: Any) -> bool:
+    if type(a) is type(b) and type(a) in ORDERED:
+        return a <= b
     try:
         return compare(a, b) <= 0
     except _NaN:
@@ -103,6 +112,8 @@ def less_equal(a: Any, b: Any) -> bool:
 
 
 def greater(a: Any, b: Any) -> bool:
+    if type(a) is type(b) and type(a) in ORDERED:
+        return a > b
     try:
         return compare(a, b) > 0
     except _NaN:
@@ -110,6 +121,8 @@ def greater(a: Any, b: Any) -> bool:
 
 
 def greater_equal(a: Any, b: Any) -> bool:
+    if type(a) is type(b) and type(a) in ORDERED:
+        return a >= b
     try:
         return compare(a, b) >= 0
     except _NaN:
