@@ -16,7 +16,7 @@ import operator
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
-from svc.machinery.cel.operators import ORDERED, BINARY, UNARY, lookup
+from svc.machinery.cel.operators import BINARY, ORDERED, UNARY, lookup
 from svc.machinery.cel.parser import Node
 from svc.machinery.cel.values import NONE, TYPE_IDENTIFIERS, CelError, NoSuchOverload, Optional, Uint
 
