@@ -18,7 +18,7 @@ from svc.machinery.cel.values import (
 )
 
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
-_MAX_SECONDS: Final = 315576000000
+_MAX_SECONDS: Final = 9223372036.854775807
 _DURATION_PART: Final = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
 _UNITS: Final = {
     "ns": 1e-9,

@@ -14,8 +14,8 @@ from svc.machinery.cel.values import CelError, NoSuchOverload, Optional, Uint, c
 
 NUMBERS: Final = frozenset((int, Uint, float))
 _SCALARS: Final = frozenset((str, bytes, bool, type(None), datetime, timedelta))
-_MAX_DURATION: Final = timedelta(seconds=315576000000)
-_MIN_TS: Final = datetime.fromisoformat("0001-01-01T00:00:00+00:00")
+# cel-go's durations are Go's time.Duration: int64 nanoseconds, about 292 years either way.
+_MAX_DURATION: Final = timedelta(microseconds=9223372036854775)
 
 
 def equals(a: Any, b: Any) -> bool:
@@ -164,7 +164,10 @@ def subtract(a: Any, b: Any) -> Any:
         if ta is float:
             return a - b
         if ta in (datetime, timedelta):
-            return _check_time(a - b)
+            try:
+                return _check_time(a - b)
+            except OverflowError as err:
+                raise CelError("duration out of range") from err
     if ta is datetime and tb is timedelta:
         try:
             return a - b

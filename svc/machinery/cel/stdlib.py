@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from svc.machinery.cel import conversions
+from svc.machinery.cel import conversions, formatting
 from svc.machinery.cel.operators import NUMBERS, compare, contained_in, equals
 from svc.machinery.cel.values import (
     NONE,
@@ -228,6 +228,8 @@ def split(text: Any, separator: Any, limit: Any = -1) -> list[str]:
 
 def substring(text: Any, start: Any, end: Any = None) -> str:
     _strings("substring", text)
+    if type(start) is not int or (end is not None and type(end) is not int):
+        raise NoSuchOverload("substring")
     stop = len(text) if end is None else end
     if start < 0 or start > len(text):
         raise CelError(f"index out of range: {start}")
@@ -509,6 +511,7 @@ FUNCTIONS: Final[dict[str, Function]] = {
     "join": join,
     "reverse": reverse,
     "strings.quote": quote,
+    "format": formatting.format_string,
     "math.greatest": greatest,
     "math.least": least,
     "math.ceil": _double_fn("math.ceil", lambda v: v if math.isinf(v) or math.isnan(v) else float(math.ceil(v))),
