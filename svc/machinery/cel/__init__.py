@@ -1,6 +1,7 @@
 """CEL for every feature that evaluates rules: one environment, compiled programs, upstream's texts."""
 
-from svc.machinery.cel.compiler import COST_EXCEEDED, CompileError, CostExceeded
+from svc.machinery.cel.compiler import CompileError
+from svc.machinery.cel.cost import COST_EXCEEDED, CostExceeded
 from svc.machinery.cel.environment import Environment, Program, environment
 from svc.machinery.cel.values import CelError
 

@@ -5,9 +5,9 @@ Python calls on the object's own dicts with nothing converted. Comprehension var
 the same dict and restored afterwards. Errors are exceptions; `&&`, `||`, `all` and `exists` absorb
 an error when the other side decides the result, as CEL's commutative logic requires.
 
-Runtime cost: every function call and every comprehension step charges the `Cost` kept under
-`COST` in the activation; string and list functions charge by size as cel-go does (one unit per
-ten characters or elements), and passing the limit raises upstream's error.
+Runtime cost (see `cost`): closures add their units to the `Cost` kept under `COST` in the
+activation. Identifiers and selections only add; calls and loop steps also check the limit, and
+`Program` checks it once more at the end, so a long evaluation stops early and none passes over.
 """
 
 from __future__ import annotations
@@ -16,18 +16,13 @@ import operator
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
+from svc.machinery.cel.cost import CALL_COSTS, ITERATION, LIST_CREATE, MAP_CREATE
 from svc.machinery.cel.operators import BINARY, ORDERED, UNARY, lookup
 from svc.machinery.cel.parser import Node
 from svc.machinery.cel.values import NONE, TYPE_IDENTIFIERS, CelError, NoSuchOverload, Optional, Uint
 
 Closure = Callable[[dict[str, Any]], Any]
 COST: Final = "\x00cost"
-COST_EXCEEDED: Final = "operation cancelled: actual cost limit exceeded"
-_SIZED: Final = frozenset(
-    ("contains", "startsWith", "endsWith", "matches", "split", "replace", "join", "find", "findAll", "_+_")
-)
-
-
 _SEQUENCES: Final = frozenset((str, bytes, list, tuple))
 # Python's own operators give CEL's answers when both sides are of one kind in `ORDERED`.
 _FAST_COMPARISONS: Final = {
@@ -42,34 +37,6 @@ _FAST_COMPARISONS: Final = {
 
 class CompileError(CelError):
     """An expression that cannot run in this environment (undeclared names, bad macros)."""
-
-
-class CostExceeded(CelError):
-    def __init__(self) -> None:
-        super().__init__(COST_EXCEEDED)
-
-
-class Cost:
-    """Units spent by one evaluation against its limit (None: unlimited)."""
-
-    __slots__ = ("limit", "used")
-
-    def __init__(self, limit: int | None) -> None:
-        self.used = 0
-        self.limit = limit if limit is not None else 1 << 62
-
-    def charge(self, units: int) -> None:
-        self.used += units
-        if self.used > self.limit:
-            raise CostExceeded()
-
-
-def _sized_cost(args: Iterable[Any]) -> int:
-    units = 1
-    for arg in args:
-        if type(arg) in (str, bytes, list, tuple):
-            units += len(arg) // 10
-    return units
 
 
 class Compiler:
@@ -96,6 +63,7 @@ class Compiler:
         if name in self.locals or name in self.variables:
 
             def variable(act: dict[str, Any]) -> Any:
+                act[COST].used += 1
                 try:
                     return act[name]
                 except KeyError:
@@ -142,7 +110,12 @@ class Compiler:
         target = self.compile(operand)
         if optional:
             return lambda act: _select_optional(target(act), field)
-        general = lambda act: _select(target(act), field)  # noqa: E731
+
+        def general(act: dict[str, Any]) -> Any:
+            value = target(act)
+            act[COST].used += 1
+            return _select(value, field)
+
         path = self._field_path(("select", operand, field, optional))
         return general if path is None else _path(path[0], path[1], general)
 
@@ -163,7 +136,13 @@ class Compiler:
         target, index = self.compile(operand), self.compile(key)
         if optional:
             return lambda act: _index_optional(target(act), index(act))
-        return lambda act: _index(target(act), index(act))
+
+        def item(act: dict[str, Any]) -> Any:
+            container, key = target(act), index(act)
+            act[COST].charge(1)
+            return _index(container, key)
+
+        return item
 
     # -- logic ---------------------------------------------------------------------------------
 
@@ -228,9 +207,15 @@ class Compiler:
         parts = [(self.compile(item), optional) for item, optional in items]
         if not any(optional for _, optional in parts):
             plain = [part for part, _ in parts]
-            return lambda act: [part(act) for part in plain]
+
+            def literal(act: dict[str, Any]) -> list[Any]:
+                act[COST].charge(LIST_CREATE)
+                return [part(act) for part in plain]
+
+            return literal
 
         def build(act: dict[str, Any]) -> list[Any]:
+            act[COST].charge(LIST_CREATE)
             out = []
             for part, optional in parts:
                 value = part(act)
@@ -249,6 +234,7 @@ class Compiler:
         parts = [(self.compile(k), self.compile(v), optional) for k, v, optional in entries]
 
         def build(act: dict[str, Any]) -> dict[Any, Any]:
+            act[COST].charge(MAP_CREATE)
             out: dict[Any, Any] = {}
             for key_of, value_of, optional in parts:
                 key = key_of(act)
@@ -285,52 +271,60 @@ class Compiler:
             return self._binary(name, args)
         if name in UNARY:
             fn, operand = UNARY[name], self.compile(args[0])
-            return lambda act: fn(operand(act))
+
+            def unary(act: dict[str, Any]) -> Any:
+                value = operand(act)
+                act[COST].charge(1)
+                return fn(value)
+
+            return unary
         return self._function(name, [self.compile(a) for a in args])
 
     def _binary(self, name: str, args: list[Node]) -> Closure:
         fn = BINARY[name]
         lhs, rhs = self.compile(args[0]), self.compile(args[1])
-        if name in _SIZED:
-
-            def sized(act: dict[str, Any]) -> Any:
-                a, b = lhs(act), rhs(act)
-                if type(a) in _SEQUENCES or type(b) in _SEQUENCES:
-                    act[COST].charge(_sized_cost((a, b)))
-                return fn(a, b)
-
-            return sized
+        model = CALL_COSTS.get(name)
         fast = _FAST_COMPARISONS.get(name)
-        if fast is None:
-            return lambda act: fn(lhs(act), rhs(act))
-        if args[1][0] == "lit":
+        if fast is not None and args[1][0] == "lit" and type(args[1][1]) in ORDERED - _SEQUENCES:
             constant = args[1][1]
             kind = type(constant)
-            if kind in ORDERED:
 
-                def against_literal(act: dict[str, Any]) -> Any:
-                    a = lhs(act)
-                    return fast(a, constant) if type(a) is kind else fn(a, constant)
+            def against_literal(act: dict[str, Any]) -> Any:
+                a = lhs(act)
+                act[COST].charge(1)
+                return fast(a, constant) if type(a) is kind else fn(a, constant)
 
-                return against_literal
+            return against_literal
+        if fast is not None:
 
-        def compare(act: dict[str, Any]) -> Any:
+            def compare(act: dict[str, Any]) -> Any:
+                a, b = lhs(act), rhs(act)
+                kind = type(a)
+                if kind is type(b) and kind in ORDERED:
+                    act[COST].charge(1 if kind not in _SEQUENCES else model((a, b)))
+                    return fast(a, b)
+                act[COST].charge(model((a, b)) if model is not None else 1)
+                return fn(a, b)
+
+            return compare
+
+        def apply(act: dict[str, Any]) -> Any:
             a, b = lhs(act), rhs(act)
-            if type(a) is type(b) and type(a) in ORDERED:
-                return fast(a, b)
+            act[COST].charge(model((a, b)) if model is not None else 1)
             return fn(a, b)
 
-        return compare
+        return apply
 
     def _function(self, name: str, args: list[Closure]) -> Closure:
         fn = self.functions.get(name)
         if fn is None:
             return self._undeclared(name)
-        if name in _SIZED:
+        model = CALL_COSTS.get(name)
+        if model is not None:
 
             def sized(act: dict[str, Any]) -> Any:
                 values = [arg(act) for arg in args]
-                act[COST].charge(_sized_cost(values))
+                act[COST].charge(model(values))
                 return _apply(fn, name, values)
 
             return sized
@@ -339,20 +333,14 @@ class Compiler:
 
             def unary(act: dict[str, Any]) -> Any:
                 value = only(act)
-                cost = act[COST]
-                cost.used += 1
-                if cost.used > cost.limit:
-                    raise CostExceeded()
+                act[COST].charge(1)
                 return _apply(fn, name, (value,))
 
             return unary
 
         def call(act: dict[str, Any]) -> Any:
             values = [arg(act) for arg in args]
-            cost = act[COST]
-            cost.used += 1
-            if cost.used > cost.limit:
-                raise CostExceeded()
+            act[COST].charge(1)
             return _apply(fn, name, values)
 
         return call
@@ -374,15 +362,20 @@ def _apply(fn: Callable[..., Any], name: str, values: Any) -> Any:
 def _path(name: str, fields: tuple[str, ...], general: Closure) -> Closure:
     """Plain dict lookups for a field path; anything unusual (a missing key, a non-map) takes the
     general path, which gives CEL's answer or error."""
+    units = 1 + len(fields)
     if len(fields) == 1:
         (first,) = fields
 
         def one(act: dict[str, Any]) -> Any:
             try:
-                value = act[name][first]
-            except (KeyError, TypeError):
+                value = act[name]
+                if type(value) is not dict:
+                    return general(act)
+                value = value[first]
+            except KeyError:
                 return general(act)
-            return value if type(value) is not Optional else general(act)
+            act[COST].used += units
+            return value
 
         return one
 
@@ -395,6 +388,7 @@ def _path(name: str, fields: tuple[str, ...], general: Closure) -> Closure:
                 value = value[field]
         except KeyError:
             return general(act)
+        act[COST].used += units
         return value
 
     return walk
@@ -541,13 +535,13 @@ def _iterate(act: dict[str, Any], value: Any, names: list[str]) -> Iterable[None
         if len(names) == 1:
             name = names[0]
             for item in _range(value):
-                cost.charge(1)
+                cost.charge(ITERATION)
                 act[name] = item
                 yield None
         else:
             pairs = value.items() if type(value) is dict else enumerate(_range(value))
             for key, item in pairs:
-                cost.charge(1)
+                cost.charge(ITERATION)
                 act[names[0]], act[names[1]] = key, item
                 yield None
     finally:

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from svc.machinery.cel import library, stdlib
-from svc.machinery.cel.compiler import COST, Closure, Compiler, Cost
+from svc.machinery.cel.compiler import COST, Closure, Compiler
+from svc.machinery.cel.cost import Cost
 from svc.machinery.cel.parser import parse
 from svc.machinery.cel.values import CelError
 
@@ -38,9 +39,11 @@ class Program:
         act = dict(activation)
         cost = act[COST] = Cost(cost_limit)
         try:
-            return self.closure(act), cost.used
+            result = self.closure(act)
         except RecursionError as err:
             raise CelError("max recursion depth exceeded") from err
+        cost.charge(0)
+        return result, cost.used
 
 
 class Environment:
