@@ -36,14 +36,25 @@ class Program:
 
     def evaluate_with_cost(self, activation: Mapping[str, Any], *, cost_limit: int | None = None) -> tuple[Any, int]:
         """The result and the runtime cost it took (upstream reports it in audit annotations)."""
-        act = dict(activation)
-        cost = act[COST] = Cost(cost_limit)
+        act = new_activation(activation, cost_limit=cost_limit)
+        return self.run(act), act[COST].used
+
+    def run(self, act: dict[str, Any]) -> Any:
+        """Evaluate on an activation from `new_activation`, adding to the budget it carries, so that
+        several expressions of one request (a policy's validations and variables) share one budget."""
         try:
             result = self.closure(act)
         except RecursionError as err:
             raise CelError("max recursion depth exceeded") from err
-        cost.charge(0)
-        return result, cost.used
+        act[COST].charge(0)
+        return result
+
+
+def new_activation(values: Mapping[str, Any], *, cost_limit: int | None = None) -> dict[str, Any]:
+    """The variables of one evaluation plus the cost budget it runs under."""
+    act = dict(values)
+    act[COST] = Cost(cost_limit)
+    return act
 
 
 class Environment:
