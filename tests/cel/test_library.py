@@ -161,3 +161,45 @@ def test_documented_error(expression: str, message: str) -> None:
     with pytest.raises(CelError) as caught:
         evaluate(expression)
     assert str(caught.value).startswith(message)
+
+
+FORMAT_EXAMPLES = [
+    "format.dns1123Label().validate('my-label-name')",
+    "format.dns1123Subdomain().validate('apiextensions.k8s.io')",
+    "format.dns1035Label().validate('my-label-name')",
+    "format.qualifiedName().validate('apiextensions.k8s.io/v1beta1')",
+    "format.dns1123LabelPrefix().validate('my-label-prefix-')",
+    "format.dns1123SubdomainPrefix().validate('mysubdomain.prefix.-')",
+    "format.dns1035LabelPrefix().validate('my-label-prefix-')",
+    "format.uri().validate('http://example.com')",
+    "format.uuid().validate('123e4567-e89b-12d3-a456-426614174000')",
+    "format.byte().validate('aGVsbG8=')",
+    "format.date().validate('2021-01-01')",
+    "format.datetime().validate('2021-01-01T00:00:00Z')",
+    "format.named('labelValue').value().validate('a-value')",
+]
+
+
+@pytest.mark.parametrize("expression", FORMAT_EXAMPLES)
+def test_documented_format_example_is_valid(expression: str) -> None:
+    assert evaluate(f"{expression} == optional.none()") is True
+
+
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        ("format.dns1123Label().validate('My_Label')", "a lowercase RFC 1123 label must consist of"),
+        ("format.uuid().validate('nope')", "does not match the UUID format"),
+        ("format.byte().validate('***')", "invalid base64"),
+        ("format.date().validate('2021-13-01')", "invalid date"),
+        ("format.datetime().validate('yesterday')", "invalid datetime"),
+        ("format.uri().validate('../relative-path')", 'parse "../relative-path": invalid URI for request'),
+    ],
+)
+def test_format_validation_gives_upstreams_messages(expression: str, message: str) -> None:
+    (error,) = evaluate(f"{expression}.value()")
+    assert error.startswith(message)
+
+
+def test_an_unknown_format_name_is_none() -> None:
+    assert evaluate("format.named('nope').hasValue()") is False

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from svc.machinery.cel.library import ip, lists, quantity, regex, semver, urls
+from svc.machinery.cel.library import formats, ip, lists, quantity, regex, semver, urls
 from svc.machinery.cel.values import NoSuchOverload
 
 Function = Callable[..., Any]
@@ -38,5 +38,11 @@ def overloads(*tables: Mapping[str, Function]) -> dict[str, Function]:
 
 
 FUNCTIONS: Final[dict[str, Function]] = overloads(
-    lists.FUNCTIONS, regex.FUNCTIONS, urls.FUNCTIONS, quantity.FUNCTIONS, ip.FUNCTIONS, semver.FUNCTIONS
+    lists.FUNCTIONS,
+    regex.FUNCTIONS,
+    urls.FUNCTIONS,
+    quantity.FUNCTIONS,
+    ip.FUNCTIONS,
+    semver.FUNCTIONS,
+    formats.FUNCTIONS,
 )

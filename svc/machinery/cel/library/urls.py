@@ -40,7 +40,7 @@ class URL:
 register_type(URL, URL_TYPE)
 
 
-def _request_uri_error(text: str) -> str | None:
+def request_uri_error(text: str) -> str | None:
     """Why Go's `url.ParseRequestURI` refuses `text`, or None when it accepts it."""
     if not text:
         return f'parse "{text}": empty url'
@@ -66,7 +66,7 @@ def _request_uri_error(text: str) -> str | None:
 def to_url(text: Any) -> URL:
     if type(text) is not str:
         raise NoSuchOverload("url")
-    error = _request_uri_error(text)
+    error = request_uri_error(text)
     if error is not None:
         raise CelError(f"URL parse error during conversion from string: {error}")
     return URL(text)
@@ -75,7 +75,7 @@ def to_url(text: Any) -> URL:
 def is_url(text: Any) -> bool:
     if type(text) is not str:
         raise NoSuchOverload("isURL")
-    return _request_uri_error(text) is None
+    return request_uri_error(text) is None
 
 
 def _url(name: str, value: Any) -> URL:
