@@ -13,6 +13,7 @@ closure compiler walks once per expression. Nodes are tuples whose first item na
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from svc.machinery.cel.values import CelError, Uint
@@ -124,6 +125,7 @@ def _tokens(text: str) -> list[tuple[str, str, int]]:
 
 class _Parser:
     def __init__(self, text: str) -> None:
+        self.positions: dict[int, int] = {}
         self.toks = _tokens(text)
         self.i = 0
         self.depth = 0
@@ -142,6 +144,14 @@ class _Parser:
         self.i += 1
         return tok
 
+    def at(self, position: int, node: Node) -> Node:
+        """Record where `node` starts (its operator for calls and selections), for checker errors."""
+        self.positions[id(node)] = position
+        return node
+
+    def position(self) -> int:
+        return self.toks[self.i][2]
+
     def nested(self) -> None:
         self.depth += 1
         if self.depth > _MAX_DEPTH:
@@ -151,10 +161,10 @@ class _Parser:
         self.nested()
         test = self.binary(0)
         if self.peek() == "?":
-            self.take()
+            where = self.take()[2]
             then = self.binary(0)
             self.take(":")
-            test = ("cond", test, then, self.expr())
+            test = self.at(where, ("cond", test, then, self.expr()))
         self.depth -= 1
         return test
 
@@ -166,19 +176,20 @@ class _Parser:
             return self.unary()
         left = self.binary(level + 1)
         while self.peek() in self._LEVELS[level] and self.toks[self.i][0] in ("op", "ident"):
-            op = self.take()[1]
+            _, op, where = self.take()
             self.nested()
             right = self.binary(level + 1)
             self.depth -= 1
             if op in self._NAMES:
-                left = (self._NAMES[op], left, right)
+                left = self.at(where, (self._NAMES[op], left, right))
             else:
-                left = ("call", "_" + op + "_" if op != "in" else "@in", None, [left, right])
+                left = self.at(where, ("call", "_" + op + "_" if op != "in" else "@in", None, [left, right]))
         return left
 
     def unary(self) -> Node:
         op = self.peek()
         if op in ("!", "-"):
+            where = self.position()
             count = 0
             while self.peek() == op:
                 self.take()
@@ -190,7 +201,7 @@ class _Parser:
             if literal and operand[0] == "lit" and type(operand[1]) in (int, float):
                 return self._negate_literal(operand, count)
             for _ in range(count):
-                operand = ("call", "!_" if op == "!" else "-_", None, [operand])
+                operand = self.at(where, ("call", "!_" if op == "!" else "-_", None, [operand]))
             return operand
         return self.member()
 
@@ -208,22 +219,22 @@ class _Parser:
         while True:
             op = self.peek()
             if op in (".", ".?"):
-                self.take()
+                where = self.take()[2]
                 name = self.take()
                 if name[0] == "quoted":
-                    node = ("select", node, name[1][1:-1], op == ".?")
+                    node = self.at(where, ("select", node, name[1][1:-1], op == ".?"))
                     continue
                 if name[0] != "ident":
                     raise self.fail("no viable alternative")
                 if op == "." and self.peek() == "(":
-                    node = ("call", name[1], node, self.args(")"))
+                    node = self.at(self.position(), ("call", name[1], node, self.args(")")))
                 else:
-                    node = ("select", node, name[1], op == ".?")
+                    node = self.at(where, ("select", node, name[1], op == ".?"))
             elif op in ("[", "[?"):
-                self.take()
+                where = self.take()[2]
                 key = self.expr()
                 self.take("]")
-                node = ("index", node, key, op == "[?")
+                node = self.at(where, ("index", node, key, op == "[?"))
             else:
                 return node
 
@@ -239,6 +250,13 @@ class _Parser:
         return out
 
     def primary(self) -> Node:
+        where = self.position()
+        node = self._primary()
+        if id(node) not in self.positions:
+            self.at(where, node)
+        return node
+
+    def _primary(self) -> Node:
         kind, text, _ = self.toks[self.i]
         if kind == "int":
             self.take()
@@ -286,7 +304,7 @@ class _Parser:
         if name in literals and not leading_dot:
             return ("lit", literals[name])
         if self.peek() == "(":
-            return ("call", name, None, self.args(")"))
+            return self.at(self.toks[self.i - 1][2], ("call", name, None, self.args(")")))
         if self.peek() == "{":
             raise ParseError(f"message construction is not supported: {name}")
         return ("ident", "." + name if leading_dot else name)
@@ -325,10 +343,30 @@ class _Parser:
         return ("map", entries)
 
 
+@dataclass(frozen=True)
+class Parsed:
+    """An expression's AST with each node's offset in the source (keyed by the node's `id`, which
+    is stable while `root` is alive)."""
+
+    text: str
+    root: Node
+    positions: dict[int, int]
+
+    def location(self, node: Node) -> tuple[int, int]:
+        """1-based line and column of `node`, as cel-go prints them."""
+        offset = self.positions.get(id(node), 0)
+        before = self.text[:offset]
+        return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
+
+
 def parse(text: str) -> Node:
     """Parse one expression; raises `ParseError` with cel-go's wording where it matters."""
+    return parse_with_positions(text).root
+
+
+def parse_with_positions(text: str) -> Parsed:
     parser = _Parser(text)
     node = parser.expr()
     if parser.peek() != "eof":
         raise parser.fail(f"extraneous input {parser.toks[parser.i][1]!r}")
-    return node
+    return Parsed(text, node, parser.positions)
