@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import orjson
+
 from bench import cel
 
 
@@ -10,6 +12,4 @@ def test_the_cel_scenario_evaluates_every_rule_and_reports_a_time_per_object() -
 
 
 def test_the_bench_object_is_about_two_kilobytes() -> None:
-    import orjson
-
     assert 1900 <= len(orjson.dumps(cel.widget(0))) <= 2200
