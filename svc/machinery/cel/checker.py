@@ -10,6 +10,7 @@ evaluation, as cel-go does for `dyn`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Final
 
 from svc.machinery.cel import types
@@ -99,6 +100,7 @@ class _Checker:
         self.parsed = parsed
         self.scopes: list[dict[str, Type]] = [dict(declarations)]
         self.errors: list[str] = []
+        self.types: dict[int, Type] = {}
 
     def error(self, node: Node, message: str) -> Type:
         line, column = self.parsed.location(node)
@@ -113,7 +115,9 @@ class _Checker:
         return None
 
     def check(self, node: Node) -> Type:
-        return getattr(self, "_" + node[0])(node)
+        found = getattr(self, "_" + node[0])(node)
+        self.types[id(node)] = found
+        return found
 
     def _lit(self, node: Node) -> Type:
         value = node[1]
@@ -340,14 +344,31 @@ _MACROS: Final[dict[str, Callable[[_Checker, Node], Type]]] = {
 }
 
 
-def check(expression: str, declarations: Mapping[str, Type]) -> Type:
-    """The expression's static type; raises `CheckError` with every error cel-go would report."""
+@dataclass(frozen=True)
+class Checked:
+    """A checked expression: its AST and the static type of every node (by the node's `id`)."""
+
+    parsed: Parsed
+    types: dict[int, Type]
+
+    @property
+    def result(self) -> Type:
+        return self.types[id(self.parsed.root)]
+
+
+def check_expression(expression: str, declarations: Mapping[str, Type]) -> Checked:
+    """Check and keep every node's type (the cost estimator reads them); raises `CheckError`."""
     parsed = parse_with_positions(expression)
     checker = _Checker(parsed, declarations)
-    result = checker.check(parsed.root)
+    checker.check(parsed.root)
     if checker.errors:
         raise CheckError("\n".join(checker.errors))
-    return result
+    return Checked(parsed, checker.types)
+
+
+def check(expression: str, declarations: Mapping[str, Type]) -> Type:
+    """The expression's static type; raises `CheckError` with every error cel-go would report."""
+    return check_expression(expression, declarations).result
 
 
 def check_rule(expression: str, declarations: Mapping[str, Type]) -> None:

@@ -16,7 +16,7 @@ import operator
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
-from svc.machinery.cel.cost import CALL_COSTS, ITERATION, LIST_CREATE, MAP_CREATE
+from svc.machinery.cel.cost import CALL_COSTS, ITERATION, LIST_CREATE, MAP_CREATE, call_cost
 from svc.machinery.cel.operators import BINARY, ORDERED, UNARY, lookup
 from svc.machinery.cel.parser import Node
 from svc.machinery.cel.values import NONE, TYPE_IDENTIFIERS, CelError, NoSuchOverload, Optional, Uint
@@ -283,7 +283,6 @@ class Compiler:
     def _binary(self, name: str, args: list[Node]) -> Closure:
         fn = BINARY[name]
         lhs, rhs = self.compile(args[0]), self.compile(args[1])
-        model = CALL_COSTS.get(name)
         fast = _FAST_COMPARISONS.get(name)
         if fast is not None and args[1][0] == "lit" and type(args[1][1]) in ORDERED - _SEQUENCES:
             constant = args[1][1]
@@ -301,16 +300,16 @@ class Compiler:
                 a, b = lhs(act), rhs(act)
                 kind = type(a)
                 if kind is type(b) and kind in ORDERED:
-                    act[COST].charge(1 if kind not in _SEQUENCES else model((a, b)))
+                    act[COST].charge(1 if kind not in _SEQUENCES else call_cost(name, (a, b)))
                     return fast(a, b)
-                act[COST].charge(model((a, b)) if model is not None else 1)
+                act[COST].charge(call_cost(name, (a, b)))
                 return fn(a, b)
 
             return compare
 
         def apply(act: dict[str, Any]) -> Any:
             a, b = lhs(act), rhs(act)
-            act[COST].charge(model((a, b)) if model is not None else 1)
+            act[COST].charge(call_cost(name, (a, b)))
             return fn(a, b)
 
         return apply
@@ -319,12 +318,11 @@ class Compiler:
         fn = self.functions.get(name)
         if fn is None:
             return self._undeclared(name)
-        model = CALL_COSTS.get(name)
-        if model is not None:
+        if name in CALL_COSTS:
 
             def sized(act: dict[str, Any]) -> Any:
                 values = [arg(act) for arg in args]
-                act[COST].charge(model(values))
+                act[COST].charge(call_cost(name, values))
                 return _apply(fn, name, values)
 
             return sized

@@ -57,60 +57,68 @@ def _scaled(units: int, factor: float) -> int:
     return math.ceil(units * factor)
 
 
-def _traverse_first(args: Sequence[Any]) -> int:
-    return _scaled(size(args[0]), STRING_TRAVERSAL)
+# A call's cost from its operands' sizes and whether the first operand is a string or bytes; the
+# runtime passes actual sizes, the static estimator the largest sizes the schema allows.
+CostModel = Callable[[Sequence[int], bool], int]
 
 
-def _traverse_second(args: Sequence[Any]) -> int:
-    return _scaled(size(args[1]), STRING_TRAVERSAL)
+def _traverse_first(sizes: Sequence[int], text: bool) -> int:
+    return _scaled(sizes[0], STRING_TRAVERSAL) if text else 1
 
 
-def _shorter(args: Sequence[Any]) -> int:
-    return _scaled(min(size(args[0]), size(args[1])), STRING_TRAVERSAL)
+def _traverse_second(sizes: Sequence[int], text: bool) -> int:
+    return _scaled(sizes[1], STRING_TRAVERSAL)
 
 
-def _both(args: Sequence[Any]) -> int:
-    if type(args[0]) in (str, bytes):
-        return _scaled(size(args[0]) + size(args[1]), STRING_TRAVERSAL)
-    return 1
+def _shorter(sizes: Sequence[int], text: bool) -> int:
+    return _scaled(min(sizes[0], sizes[1]), STRING_TRAVERSAL)
 
 
-def _membership(args: Sequence[Any]) -> int:
-    return size(args[1]) if type(args[1]) in (list, tuple) else 1
+def _text_shorter(sizes: Sequence[int], text: bool) -> int:
+    return _shorter(sizes, text) if text else 1
 
 
-def _regex(args: Sequence[Any]) -> int:
-    return _scaled(1 + size(args[0]), STRING_TRAVERSAL) * _scaled(size(args[1]), REGEX_LENGTH)
+def _both(sizes: Sequence[int], text: bool) -> int:
+    return _scaled(sizes[0] + sizes[1], STRING_TRAVERSAL) if text else 1
 
 
-def _contains(args: Sequence[Any]) -> int:
-    return _scaled(size(args[0]), STRING_TRAVERSAL) * _scaled(size(args[1]), STRING_TRAVERSAL)
+def _membership(sizes: Sequence[int], text: bool) -> int:
+    return sizes[1]
 
 
-def _strings_only(model: Callable[[Sequence[Any]], int]) -> Callable[[Sequence[Any]], int]:
-    def cost(args: Sequence[Any]) -> int:
-        return model(args) if type(args[0]) in (str, bytes) else 1
-
-    return cost
+def _regex(sizes: Sequence[int], text: bool) -> int:
+    return _scaled(1 + sizes[0], STRING_TRAVERSAL) * _scaled(sizes[1], REGEX_LENGTH)
 
 
-CALL_COSTS: Final[dict[str, Callable[[Sequence[Any]], int]]] = {
+def _contains(sizes: Sequence[int], text: bool) -> int:
+    return _scaled(sizes[0], STRING_TRAVERSAL) * _scaled(sizes[1], STRING_TRAVERSAL) if text else 1
+
+
+CALL_COSTS: Final[dict[str, CostModel]] = {
     "startsWith": _traverse_second,
     "endsWith": _traverse_second,
-    "bytes": _strings_only(_traverse_first),
-    "string": _strings_only(_traverse_first),
+    "bytes": _traverse_first,
+    "string": _traverse_first,
     "strings.quote": _traverse_first,
     "format": _traverse_first,
     "@in": _membership,
-    "_<_": _strings_only(_shorter),
-    "_<=_": _strings_only(_shorter),
-    "_>_": _strings_only(_shorter),
-    "_>=_": _strings_only(_shorter),
+    "_<_": _text_shorter,
+    "_<=_": _text_shorter,
+    "_>_": _text_shorter,
+    "_>=_": _text_shorter,
     "_==_": _shorter,
     "_!=_": _shorter,
     "_+_": _both,
     "matches": _regex,
     "find": _regex,
     "findAll": _regex,
-    "contains": _strings_only(_contains),
+    "contains": _contains,
 }
+
+
+def call_cost(name: str, args: Sequence[Any]) -> int:
+    """The runtime cost of calling `name` on these argument values."""
+    model = CALL_COSTS.get(name)
+    if model is None:
+        return 1
+    return model([size(a) for a in args], type(args[0]) in (str, bytes))

@@ -31,10 +31,12 @@ def schema_type(schema: Mapping[str, Any], name: str = "object") -> Type:
     if kind in _SCALARS:
         return _SCALARS[kind]
     if kind == "string":
-        return _STRING_FORMATS.get(schema.get("format", ""), types.STRING)
+        found = _STRING_FORMATS.get(schema.get("format", ""), types.STRING)
+        return types.sized(found, schema.get("maxLength")) if found in (types.STRING, types.BYTES) else found
     if kind == "array":
         items = schema.get("items")
-        return types.list_of(schema_type(items, f"{name}.@idx") if isinstance(items, Mapping) else types.DYN)
+        element = schema_type(items, f"{name}.@idx") if isinstance(items, Mapping) else types.DYN
+        return types.list_of(element, schema.get("maxItems"))
     if kind == "object":
         return _object(schema, name)
     return types.DYN
@@ -45,7 +47,8 @@ def _object(schema: Mapping[str, Any], name: str) -> Type:
     additional = schema.get("additionalProperties")
     if not properties:
         if isinstance(additional, Mapping):
-            return types.map_of(types.STRING, schema_type(additional, f"{name}.@elem"))
+            value = schema_type(additional, f"{name}.@elem")
+            return types.map_of(types.STRING, value, schema.get("maxProperties"))
         if schema.get("x-kubernetes-preserve-unknown-fields") or additional is True:
             return types.DYN
     fields = {}

@@ -1,4 +1,4 @@
-"""Static CEL types for the checker: scalars, `list(T)`, `map(K, V)`, `optional(T)`, `dyn` and
+"""Static CEL types for the checker and the cost estimator: scalars, `list(T)`, `map(K, V)`, `optional(T)`, `dyn` and
 object types derived from OpenAPI schemas (named fields, nothing else)."""
 
 from __future__ import annotations
@@ -13,6 +13,9 @@ class Type:
     kind: str
     params: tuple[Type, ...] = ()
     fields: Mapping[str, Type] | None = field(default=None, compare=False, hash=False)
+    # The most characters, bytes, items or entries a value can have (a schema's maxLength,
+    # maxItems, maxProperties); None when only the request size bounds it.
+    max_size: int | None = field(default=None, compare=False, hash=False)
 
     def __str__(self) -> str:
         if self.kind == "list":
@@ -38,12 +41,17 @@ TYPE: Final = Type("type")
 NUMBERS: Final = frozenset((INT, UINT, DOUBLE))
 
 
-def list_of(element: Type) -> Type:
-    return Type("list", (element,))
+def list_of(element: Type, max_size: int | None = None) -> Type:
+    return Type("list", (element,), max_size=max_size)
 
 
-def map_of(key: Type, value: Type) -> Type:
-    return Type("map", (key, value))
+def map_of(key: Type, value: Type, max_size: int | None = None) -> Type:
+    return Type("map", (key, value), max_size=max_size)
+
+
+def sized(t: Type, max_size: int | None) -> Type:
+    """`t` bounded to `max_size` (a string schema's maxLength, say)."""
+    return Type(t.kind, t.params, t.fields, max_size)
 
 
 def optional_of(inner: Type) -> Type:
