@@ -38,8 +38,19 @@ def test_optional_field_selection_on_a_missing_field_falls_back() -> None:
 
 
 def test_undeclared_variable_is_a_compile_error_with_upstreams_text() -> None:
-    with pytest.raises(CompileError, match=r"^undeclared reference to 'object' \(in container ''\)$"):
-        Environment(["self"]).compile("object.spec")
+    with pytest.raises(CompileError) as caught:
+        Environment(["self"]).compile("self.x + object.spec")
+    assert str(caught.value) == (
+        "ERROR: <input>:1:10: undeclared reference to 'object' (in container '')\n"
+        " | self.x + object.spec\n"
+        " | .........^"
+    )
+
+
+def test_a_syntax_error_is_located_as_cel_go_locates_it() -> None:
+    with pytest.raises(CelError) as caught:
+        Environment(["self"]).compile("self.x +")
+    assert str(caught.value).startswith("ERROR: <input>:1:9: Syntax error: ")
 
 
 def test_missing_field_is_an_evaluation_error_naming_the_key() -> None:

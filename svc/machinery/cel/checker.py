@@ -103,9 +103,7 @@ class _Checker:
         self.types: dict[int, Type] = {}
 
     def error(self, node: Node, message: str) -> Type:
-        line, column = self.parsed.location(node)
-        text = self.parsed.text.splitlines()[line - 1] if self.parsed.text else ""
-        self.errors.append(f"ERROR: <input>:{line}:{column}: {message}\n | {text}\n | {'.' * (column - 1)}^")
+        self.errors.append(self.parsed.issue(node, message))
         return DYN
 
     def lookup(self, name: str) -> Type | None:

@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from svc.machinery.cel.cost import CALL_COSTS, ITERATION, LIST_CREATE, MAP_CREATE, call_cost
 from svc.machinery.cel.operators import BINARY, ORDERED, UNARY, lookup
-from svc.machinery.cel.parser import Node
+from svc.machinery.cel.parser import Node, Parsed
 from svc.machinery.cel.values import NONE, TYPE_IDENTIFIERS, CelError, NoSuchOverload, Optional, Uint
 
 Closure = Callable[[dict[str, Any]], Any]
@@ -43,14 +43,22 @@ class Compiler:
     """Turns AST nodes into closures for a fixed set of declared variables and functions."""
 
     def __init__(
-        self, variables: Iterable[str], functions: dict[str, Callable[..., Any]], *, strict: bool = True
+        self,
+        variables: Iterable[str],
+        functions: dict[str, Callable[..., Any]],
+        *,
+        strict: bool = True,
+        parsed: Parsed | None = None,
     ) -> None:
         self.strict = strict
+        self.parsed = parsed
+        self.current: Node | None = None
         self.variables = set(variables)
         self.functions = functions
         self.locals: list[str] = []
 
     def compile(self, node: Node) -> Closure:
+        self.current = node
         return getattr(self, "_" + node[0])(*node[1:])
 
     # -- leaves --------------------------------------------------------------------------------
@@ -73,13 +81,13 @@ class Compiler:
         if name in TYPE_IDENTIFIERS:
             value = TYPE_IDENTIFIERS[name]
             return lambda act: value
-        return self._undeclared(name)
+        return self._undeclared(name, self.current)
 
-    def _undeclared(self, name: str) -> Closure:
+    def _undeclared(self, name: str, node: Node | None) -> Closure:
         """A compile error, or (unchecked environments) an error when evaluation reaches it."""
         message = f"undeclared reference to '{name}' (in container '')"
         if self.strict:
-            raise CompileError(message)
+            raise CompileError(self.parsed.issue(node, message) if self.parsed is not None else message)
 
         def missing(act: dict[str, Any]) -> Any:
             raise CelError(message)
@@ -257,16 +265,17 @@ class Compiler:
     # -- calls and macros ----------------------------------------------------------------------
 
     def _call(self, name: str, target: Node | None, args: list[Node]) -> Closure:
+        node = self.current
         macro = _MACROS.get(name)
         if macro is not None and (target is not None) == (name != "has"):
             return macro(self, target, args)
         if target is not None:
             qualified = self._qualified(target)
             if qualified is not None and qualified not in self.variables and f"{qualified}.{name}" in self.functions:
-                return self._function(f"{qualified}.{name}", [self.compile(a) for a in args])
+                return self._function(f"{qualified}.{name}", [self.compile(a) for a in args], node)
             if name == "or" and len(args) == 1:
                 return _optional_or(self.compile(target), self.compile(args[0]))
-            return self._function(name, [self.compile(target), *(self.compile(a) for a in args)])
+            return self._function(name, [self.compile(target), *(self.compile(a) for a in args)], node)
         if name in BINARY:
             return self._binary(name, args)
         if name in UNARY:
@@ -278,7 +287,7 @@ class Compiler:
                 return fn(value)
 
             return unary
-        return self._function(name, [self.compile(a) for a in args])
+        return self._function(name, [self.compile(a) for a in args], node)
 
     def _binary(self, name: str, args: list[Node]) -> Closure:
         fn = BINARY[name]
@@ -314,10 +323,10 @@ class Compiler:
 
         return apply
 
-    def _function(self, name: str, args: list[Closure]) -> Closure:
+    def _function(self, name: str, args: list[Closure], node: Node | None = None) -> Closure:
         fn = self.functions.get(name)
         if fn is None:
-            return self._undeclared(name)
+            return self._undeclared(name, node)
         if name in CALL_COSTS:
 
             def sized(act: dict[str, Any]) -> Any:

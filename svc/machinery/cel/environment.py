@@ -17,7 +17,7 @@ from typing import Any
 from svc.machinery.cel import library, stdlib
 from svc.machinery.cel.compiler import COST, Closure, Compiler
 from svc.machinery.cel.cost import Cost
-from svc.machinery.cel.parser import parse
+from svc.machinery.cel.parser import parse_with_positions
 from svc.machinery.cel.values import CelError
 
 PROGRAM_CACHE_SIZE = 4096
@@ -73,8 +73,9 @@ class Environment:
         self.compile = functools.lru_cache(maxsize=PROGRAM_CACHE_SIZE)(self._compile)
 
     def _compile(self, expression: str) -> Program:
-        tree = parse(expression)
-        return Program(expression, Compiler(self.variables, self.functions, strict=self.strict).compile(tree))
+        parsed = parse_with_positions(expression)
+        compiler = Compiler(self.variables, self.functions, strict=self.strict, parsed=parsed)
+        return Program(expression, compiler.compile(parsed.root))
 
     def extend(self, variables: Iterable[str]) -> Environment:
         """An environment with more variables (a rule's `self`/`oldSelf`, a policy's `variables`)."""

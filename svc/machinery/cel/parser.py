@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from svc.machinery.cel.issues import format_issue
 from svc.machinery.cel.values import CelError, Uint
 
 Node = tuple[Any, ...]
@@ -115,7 +116,7 @@ def _tokens(text: str) -> list[tuple[str, str, int]]:
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         if m is None:
-            raise ParseError(f"Syntax error: token recognition error at: '{text[pos]}' (1:{pos + 1})")
+            raise ParseError(format_issue(text, pos, f"Syntax error: token recognition error at: '{text[pos]}'"))
         if m.lastgroup != "space":
             out.append((m.lastgroup, m.group(), pos))
         pos = m.end()
@@ -126,6 +127,7 @@ def _tokens(text: str) -> list[tuple[str, str, int]]:
 class _Parser:
     def __init__(self, text: str) -> None:
         self.positions: dict[int, int] = {}
+        self.text = text
         self.toks = _tokens(text)
         self.i = 0
         self.depth = 0
@@ -135,7 +137,8 @@ class _Parser:
 
     def fail(self, what: str = "") -> ParseError:
         _kind, text, pos = self.toks[self.i]
-        return ParseError(f"Syntax error: {what or f'mismatched input {text!r}'} (1:{pos + 1})")
+        shown = text or "<EOF>"
+        return ParseError(format_issue(self.text, pos, f"Syntax error: {what or f'mismatched input {shown!r}'}"))
 
     def take(self, expected: str | None = None) -> tuple[str, str, int]:
         tok = self.toks[self.i]
@@ -352,11 +355,9 @@ class Parsed:
     root: Node
     positions: dict[int, int]
 
-    def location(self, node: Node) -> tuple[int, int]:
-        """1-based line and column of `node`, as cel-go prints them."""
-        offset = self.positions.get(id(node), 0)
-        before = self.text[:offset]
-        return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
+    def issue(self, node: Node | None, message: str) -> str:
+        """`message` located at `node` in cel-go's form."""
+        return format_issue(self.text, self.positions.get(id(node), 0), message)
 
 
 def parse(text: str) -> Node:
