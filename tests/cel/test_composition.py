@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from svc.machinery.cel import CelError
-from svc.machinery.cel.compiler import COST
+from svc.machinery.cel.access import COST
 from svc.machinery.cel.composition import Composition
 
 OBJECT = {"metadata": {"name": "web", "labels": {"env": "prod"}}, "spec": {"replicas": 5}}

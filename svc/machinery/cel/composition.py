@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from svc.machinery.cel.compiler import CompileError
 from svc.machinery.cel.environment import Program, environment, new_activation
-from svc.machinery.cel.values import CelError, CelType, register_type
+from svc.machinery.cel.values import CelError, CelType, CompileError, register_type
 
 VARIABLES: Final = "variables"
 VARIABLES_TYPE: Final = CelType("kubernetes.variables")

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from svc.machinery.cel import library, stdlib
-from svc.machinery.cel.compiler import COST, Closure, Compiler
+from svc.machinery.cel.access import COST, Closure
+from svc.machinery.cel.compiler import Compiler
 from svc.machinery.cel.cost import Cost
 from svc.machinery.cel.parser import parse_with_positions
 from svc.machinery.cel.values import CelError

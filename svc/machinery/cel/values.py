@@ -21,6 +21,10 @@ class CelError(Exception):
     """An evaluation error, carrying cel-go's message."""
 
 
+class CompileError(CelError):
+    """An expression that cannot run in this environment (undeclared names, bad macros)."""
+
+
 class NoSuchOverload(CelError):
     def __init__(self, function: str = "") -> None:
         super().__init__("no such overload" + (f": {function}" if function else ""))
