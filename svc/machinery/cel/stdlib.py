@@ -186,9 +186,7 @@ FUNCTIONS: Final[dict[str, Function]] = {
     "getHours": _time_part("getHours", lambda t: t.hour, lambda d: _duration_seconds(d) // 3600),
     "getMinutes": _time_part("getMinutes", lambda t: t.minute, lambda d: _duration_seconds(d) // 60),
     "getSeconds": _time_part("getSeconds", lambda t: t.second, _duration_seconds),
-    "getMilliseconds": _time_part(
-        "getMilliseconds", lambda t: t.microsecond // 1000, lambda d: int(d / timedelta(milliseconds=1))
-    ),
+    "getMilliseconds": _time_part("getMilliseconds", lambda t: t.microsecond // 1000, lambda d: d.microseconds // 1000),
     "optional.of": optional_of,
     "optional.none": optional_none,
     "optional.ofNonZeroValue": optional_of_non_zero,
