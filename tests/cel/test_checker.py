@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from svc.machinery.cel.checker import CheckError, check, check_rule
+from svc.machinery.cel.checker import CheckError, check, check_message_expression, check_rule
 from svc.machinery.cel.schema_types import schema_type
-from svc.machinery.cel.types import BOOL, DYN, INT, TIMESTAMP
+from svc.machinery.cel.types import BOOL, DYN, INT, STRING, TIMESTAMP
 
 SCHEMA = {
     "type": "object",
@@ -76,3 +76,27 @@ def test_int_or_string_fields_are_checked_at_evaluation() -> None:
 def test_a_rule_must_evaluate_to_a_bool() -> None:
     with pytest.raises(CheckError, match=r"^cel expression must evaluate to a bool$"):
         check_rule("self.spec.replicas", SELF)
+
+
+def test_a_rule_of_dynamic_type_is_refused_as_upstream_refuses_it() -> None:
+    with pytest.raises(CheckError, match=r"^cel expression must evaluate to a bool$"):
+        check_rule("self.spec.size", SELF)
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "self.spec.replicas > 1 ? true : has(self.spec.name)",
+        "self.spec.name.matches('^[a-z]+$') && isURL(self.spec.name)",
+        "ip.isCanonical(self.spec.name)",
+        "self.?spec.?name.hasValue()",
+    ],
+)
+def test_boolean_rules_pass(rule: str) -> None:
+    assert check_rule(rule, SELF).result == BOOL
+
+
+def test_a_message_expression_must_be_a_string() -> None:
+    assert check_message_expression("'replicas: ' + string(self.spec.replicas)", SELF).result == STRING
+    with pytest.raises(CheckError, match=r"^messageExpression must evaluate to a string$"):
+        check_message_expression("self.spec.replicas", SELF)

@@ -68,6 +68,16 @@ _GLOBALS: Final[dict[str, Type]] = {
     "isIP": BOOL,
     "isCIDR": BOOL,
     "isSemver": BOOL,
+    "ip.isCanonical": BOOL,
+    "sets.contains": BOOL,
+    "sets.equivalent": BOOL,
+    "sets.intersects": BOOL,
+    "math.isInf": BOOL,
+    "math.isNaN": BOOL,
+    "math.isFinite": BOOL,
+    "strings.quote": STRING,
+    "base64.encode": STRING,
+    "base64.decode": types.BYTES,
 }
 _MEMBERS: Final[dict[str, Type]] = {
     "size": INT,
@@ -88,6 +98,23 @@ _MEMBERS: Final[dict[str, Type]] = {
     "asInteger": INT,
     "asApproximateFloat": types.DOUBLE,
     "join": STRING,
+    "containsIP": BOOL,
+    "containsCIDR": BOOL,
+    "isUnspecified": BOOL,
+    "isLoopback": BOOL,
+    "isLinkLocalMulticast": BOOL,
+    "isLinkLocalUnicast": BOOL,
+    "isGlobalUnicast": BOOL,
+    "family": INT,
+    "prefixLength": INT,
+    "allowed": BOOL,
+    "errored": BOOL,
+    "reason": STRING,
+    "error": STRING,
+    "major": INT,
+    "minor": INT,
+    "patch": INT,
+    "sign": INT,
 }
 
 
@@ -231,7 +258,7 @@ class _Checker:
         if target is None:
             return _GLOBALS.get(name, DYN)
         if target[0] == "ident" and self.lookup(target[1]) is None:
-            return DYN  # a namespaced function such as optional.of or math.greatest
+            return _GLOBALS.get(f"{target[1]}.{name}", DYN)  # a namespaced function such as ip.isCanonical
         receiver = self.check(target)
         if name in _STRING_MEMBERS and receiver not in (STRING, DYN):
             applied = ", ".join(str(t) for t in arg_types)
@@ -369,7 +396,17 @@ def check(expression: str, declarations: Mapping[str, Type]) -> Type:
     return check_expression(expression, declarations).result
 
 
-def check_rule(expression: str, declarations: Mapping[str, Type]) -> None:
-    """A validation rule must be boolean (upstream's text for CRD rules)."""
-    if check(expression, declarations) not in (BOOL, DYN):
+def check_rule(expression: str, declarations: Mapping[str, Type]) -> Checked:
+    """A validation rule must be statically boolean (`dyn` is refused too, as upstream does)."""
+    checked = check_expression(expression, declarations)
+    if checked.result != BOOL:
         raise CheckError("cel expression must evaluate to a bool")
+    return checked
+
+
+def check_message_expression(expression: str, declarations: Mapping[str, Type]) -> Checked:
+    """A rule's messageExpression must be statically a string."""
+    checked = check_expression(expression, declarations)
+    if checked.result != STRING:
+        raise CheckError("messageExpression must evaluate to a string")
+    return checked
