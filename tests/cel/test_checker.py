@@ -100,3 +100,8 @@ def test_a_message_expression_must_be_a_string() -> None:
     assert check_message_expression("'replicas: ' + string(self.spec.replicas)", SELF).result == STRING
     with pytest.raises(CheckError, match=r"^messageExpression must evaluate to a string$"):
         check_message_expression("self.spec.replicas", SELF)
+
+
+def test_a_string_function_with_a_non_string_argument_has_no_overload() -> None:
+    with pytest.raises(CheckError, match=r"found no matching overload for 'startsWith' applied to 'string.\(int\)'"):
+        check("self.spec.name.startsWith(1)", SELF)

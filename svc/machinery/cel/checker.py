@@ -52,6 +52,8 @@ _STRING_MEMBERS: Final[dict[str, Type]] = {
     "trim": STRING,
     "format": STRING,
 }
+# String members whose first argument is a string too.
+_STRING_ARGUMENTS: Final = frozenset(("contains", "startsWith", "endsWith", "matches", "find", "findAll", "split"))
 _GLOBALS: Final[dict[str, Type]] = {
     "size": INT,
     "int": INT,
@@ -260,7 +262,8 @@ class _Checker:
         if target[0] == "ident" and self.lookup(target[1]) is None:
             return _GLOBALS.get(f"{target[1]}.{name}", DYN)  # a namespaced function such as ip.isCanonical
         receiver = self.check(target)
-        if name in _STRING_MEMBERS and receiver not in (STRING, DYN):
+        wrong_argument = name in _STRING_ARGUMENTS and any(t not in (STRING, DYN) for t in arg_types[:1])
+        if name in _STRING_MEMBERS and (receiver not in (STRING, DYN) or wrong_argument):
             applied = ", ".join(str(t) for t in arg_types)
             return self.error(node, f"found no matching overload for '{name}' applied to '{receiver}.({applied})'")
         if name in _STRING_MEMBERS:
