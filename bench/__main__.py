@@ -21,7 +21,7 @@ from typing import TypeVar
 
 import uvloop
 
-from bench import connections, crud, encode, lists, memory, patches, watch, watch_memory
+from bench import cel, connections, crud, encode, lists, memory, patches, watch, watch_memory
 from bench.anchors import etcd, http_ceiling
 from bench.anchors import sqlite as sqlite_anchor
 from bench.client import ATTEMPTS
@@ -45,6 +45,7 @@ SCENARIOS = (
     "etcd",
     "sqlite",
     "encode",
+    "cel",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 # The bench's objects as the server returns them (its metadata included): the anchors' value sizes
@@ -155,6 +156,9 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
         if result is not None:
             sections["encode"], found = result
             facts.update(found)
+    if "cel" in only:
+        sections["cel"], found = cel.run()
+        facts.update(found)
 
 
 async def run(plan: Plan, only: list[str]) -> str:
@@ -169,7 +173,20 @@ async def run(plan: Plan, only: list[str]) -> str:
             await _server_scenarios(workdir, plan, only, sections, facts)
         await _other_scenarios(workdir, plan, only, sections, facts)
     order = ("crud", "http", "etcd", "sqlite", "patch", "lists", "encode", "watch", "connections", "memory", "start")
-    order = ("crud", "http", "etcd", "sqlite", "patch", "lists", "encode", "watch", "watchmem", "memory", "start")
+    order = (
+        "crud",
+        "http",
+        "etcd",
+        "sqlite",
+        "patch",
+        "lists",
+        "encode",
+        "cel",
+        "watch",
+        "watchmem",
+        "memory",
+        "start",
+    )
     chosen = [sections[name] for name in order if name in sections]
     chosen += [ratios_section(facts), targets_section(facts)]
     if sections["failed"].rows:
