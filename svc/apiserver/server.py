@@ -58,6 +58,8 @@ from svc.wire.views import DEFAULT_COLUMNS, Column, RowConditions
 
 log = logging.getLogger(__name__)
 
+MAX_HEADER_BYTES = 1 << 20
+
 SERVED_SUBRESOURCES = frozenset({"status", "scale", "finalize"})
 
 
@@ -269,7 +271,16 @@ class Server:
             ),
         )
         await self._open_storage()
-        self._runner = web.Server(self._handle, handler_cancellation=False)
+        # As upstream's Go server: a request body is read as sent (Content-Encoding is not undone, so a
+        # compressed body fails to decode as any format: a 400 Status, not aiohttp's payload error), and
+        # the request line and header fields may take up to 1 MiB (MaxHeaderBytes 1 << 20).
+        self._runner = web.Server(
+            self._handle,
+            handler_cancellation=False,
+            auto_decompress=False,
+            max_line_size=MAX_HEADER_BYTES,
+            max_field_size=MAX_HEADER_BYTES,
+        )
         sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, options.secure_port))

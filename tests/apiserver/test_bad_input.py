@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 
 
@@ -104,3 +106,31 @@ def test_resource_version_on_create_is_400(api) -> None:
     assert response.status == 400
     assert response.json()["message"] == "resourceVersion should not be set on objects to be created"
     assert _names(api) == []
+
+
+def test_content_encoding_of_a_body_is_not_undone(api) -> None:
+    """As upstream: the body is read as sent, so a compressed (or falsely labelled) one fails to decode."""
+    body = gzip.compress(b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"z"}}')
+    for sent in (body, b"{}"):
+        response = api.request(
+            "POST", "/api/v1/namespaces/default/configmaps", body=sent, headers={"Content-Encoding": "gzip"}
+        )
+        assert response.status in (400, 422)
+        assert response.json()["kind"] == "Status"
+    assert _names(api) == []
+
+
+def test_unknown_content_encoding_of_a_body_is_ignored(api) -> None:
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "e"}}
+    response = api.request(
+        "POST", "/api/v1/namespaces/default/configmaps", body=body, headers={"Content-Encoding": "x-unheard-of"}
+    )
+    assert response.status == 201
+    assert _names(api) == ["e"]
+
+
+def test_request_line_up_to_a_mebibyte_reaches_the_handler(api) -> None:
+    """Upstream's MaxHeaderBytes is 1 MiB: a long name is a 404 Status, not a protocol error."""
+    response = api.request("GET", "/api/v1/namespaces/default/configmaps/" + "n" * 20_000)
+    assert response.status == 404
+    assert response.json()["reason"] == "NotFound"
