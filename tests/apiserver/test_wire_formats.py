@@ -261,3 +261,12 @@ def test_table_rows_of_finished_pods_carry_the_completed_condition(api) -> None:
         {"type": "Completed", "status": "True", "reason": "Succeeded", "message": "The pod has completed successfully."}
     ]
     assert "conditions" not in by_name["running"]
+
+
+def test_cbor_integer_past_int64_is_400(svc_server_factory) -> None:
+    client = svc_server_factory("--feature-gates=CBORServingAndStorage=true").client()
+    body = cbor2.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "extra": 1 << 64})
+    response = client.request("POST", PATH, body=b"\xd9\xd9\xf7" + body, content_type="application/cbor")
+    assert response.status == 400
+    assert "overflows Go's int64" in response.json()["message"]
+    assert client.request("GET", f"{PATH}/c").status == 404
