@@ -25,6 +25,7 @@ from typing import Any, Final
 
 from svc.api.schemas import Schema, definitions
 from svc.machinery.gotext import quote
+from svc.machinery.gotext.numbers import json_float
 from svc.machinery.quantity import FORMAT_ERROR, QuantityError, parse_quantity
 
 _MAX_STRICT_ERRORS: Final = 100
@@ -96,6 +97,13 @@ class FieldCheck:
     problems: list[str] = field(default_factory=list)
     """What upstream's strict decoding reports: go-yaml duplicate keys first, then unknown and duplicate
     fields in document order. One Warning header item each in Warn mode; the Strict-mode 400 otherwise."""
+    unknown_places: list[tuple[dict[str, Any], str]] = field(default_factory=list, repr=False)
+
+    def drop_unknown_fields(self) -> None:
+        """Remove the unknown fields from the checked object, as decoding into the kind's struct does:
+        whatever the validation level, they are never stored."""
+        for container, key in self.unknown_places:
+            container.pop(key, None)
 
 
 def check_fields(
@@ -130,7 +138,7 @@ def check_fields(
         return FieldCheck(fatal="json: exceeded max depth")
     if walk.saved is not None:
         return FieldCheck(fatal=walk.saved)
-    return FieldCheck(unknown=walk.unknown, problems=yaml_lines + walk.problems)
+    return FieldCheck(unknown=walk.unknown, problems=yaml_lines + walk.problems, unknown_places=walk.unknown_places)
 
 
 class _Kind(IntEnum):
@@ -299,7 +307,10 @@ def _json_kind(value: Any) -> str:
 
 
 def _number_text(value: Any) -> str:
-    return "number " + (repr(value) if isinstance(value, float) else str(value))
+    """A YAML body's integral float past int64 (kept a float) reads as Go's JSON wrote it, in digits."""
+    if isinstance(value, float):
+        return "number " + (json_float(value) if value.is_integer() and abs(value) >= 1 << 63 else repr(value))
+    return f"number {value}"
 
 
 class _Walk:
@@ -311,6 +322,8 @@ class _Walk:
         self.path: list[tuple[int, Any]] = []
         self.saved: str | None = None
         self.unknown: list[str] = []
+        self.unknown_places: list[tuple[dict[str, Any], str]] = []
+        """Where the unknown fields are, all of them: their messages stop at a cap."""
         self.problems: list[str] = []
         self.reported: set[str] = set()
 
@@ -388,6 +401,7 @@ class _Walk:
                     path.append((_KEY, key))
                     self.report_unknown(unknown_field(self.strict_path()))
                     path.pop()
+                    self.unknown_places.append((obj, key))
                 continue
             if duplicates or not (child is None or type(child) is field_node.simple):
                 path.append((_FIELD, key))
