@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 
 import jsonpatch
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -59,6 +60,17 @@ def test_failed_json_patch_test_is_422_and_changes_nothing(svc_server) -> None:
     assert (
         api.request("GET", f"{PATH}/jp").json()["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
     )
+
+
+@pytest.mark.parametrize(
+    "operation", [{"op": "add", "path": "data", "value": "x"}, {"op": "move", "from": "x", "path": "/a"}]
+)
+def test_json_patch_path_that_is_no_pointer_is_422(svc_server, operation) -> None:
+    api = svc_server.client()
+    _fresh(api, "np", {"a": "1"})
+    response = api.request("PATCH", f"{PATH}/np", body=[operation], content_type="application/json-patch+json")
+    assert response.status == 422
+    assert response.json()["reason"] == "Invalid"
 
 
 @settings_

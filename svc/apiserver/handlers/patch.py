@@ -93,6 +93,10 @@ def _transform_for(scope: Scope, patch_type: str, body: bytes) -> _Patch:
                 raise jsonpatch.InvalidJsonPatch("json: cannot unmarshal object into Go value of type jsonpatch.Patch")
         except (jsonpatch.InvalidJsonPatch, TypeError) as error:
             raise status.bad_request(str(error)) from None
+        except jsonpatch.JsonPointerException as error:
+            # A path that is no JSON pointer: the Python library refuses it here, upstream's when it
+            # applies the operation, with the 422 of any operation that does not apply.
+            raise _rejected(str(error)) from None
         if len(operations) > _MAX_JSON_PATCH_OPERATIONS:
             raise status.request_entity_too_large(
                 f"The allowed maximum operations in a JSON patch is {_MAX_JSON_PATCH_OPERATIONS}, got {len(operations)}"
