@@ -68,7 +68,9 @@ def respond(ctx: RequestContext, code: int, body: bytes | bytearray, content_typ
         headers["Content-Encoding"] = "gzip"
         headers["Vary"] = "Accept-Encoding"
     response: web.StreamResponse
-    if len(body) > BODY_SLICE:
+    # aiohttp's Response leaves out the body of an answer to HEAD (keeping its Content-Length); the
+    # sliced writer would send it, and the client would read it as the next answer on the connection.
+    if len(body) > BODY_SLICE and ctx.request.method != "HEAD":
         response = SlicedResponse(code, body, headers)
     else:
         response = web.Response(status=code, body=body, headers=headers)
