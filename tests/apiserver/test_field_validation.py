@@ -54,7 +54,7 @@ def test_unknown_fields_are_not_stored(api, level: str) -> None:
 
 
 def test_unknown_field_holding_a_number_past_64_bits_is_dropped(api) -> None:
-    body = b'metadata: {name: big}\nhuge: 18446744073709551616\ntiny: -9223372036854775809\n'
+    body = b"metadata: {name: big}\nhuge: 18446744073709551616\ntiny: -9223372036854775809\n"
     response = api.request("POST", PATH, body=body, content_type="application/yaml")
     assert response.status == 201
     assert "huge" not in api.request("GET", f"{PATH}/big").json()
