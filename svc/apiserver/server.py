@@ -309,7 +309,12 @@ class Server:
         self.ready = True
 
     async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
-        return await self.chain(RequestContext(request, self))
+        response = await self.chain(RequestContext(request, self))
+        if request.method == "CONNECT":
+            # aiohttp's parser reads what follows a CONNECT's headers as tunnel bytes, not as a body:
+            # kept open, the connection would parse a sent body as the next request.
+            response.force_close()
+        return response
 
     async def stop(self) -> None:
         self.shutting_down = True

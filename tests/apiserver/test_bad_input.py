@@ -134,3 +134,12 @@ def test_request_line_up_to_a_mebibyte_reaches_the_handler(api) -> None:
     response = api.request("GET", "/api/v1/namespaces/default/configmaps/" + "n" * 20_000)
     assert response.status == 404
     assert response.json()["reason"] == "NotFound"
+
+
+def test_connect_with_a_body_is_405_and_the_next_request_is_answered(api) -> None:
+    response = api.request("CONNECT", "/api/v1/namespaces", body=b"{}")
+    assert response.status == 405
+    assert response.json()["reason"] == "MethodNotAllowed"
+    after = api.request("GET", "/version")
+    assert after.status == 200
+    assert "gitVersion" in after.json()
