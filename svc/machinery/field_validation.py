@@ -97,12 +97,14 @@ class FieldCheck:
     problems: list[str] = field(default_factory=list)
     """What upstream's strict decoding reports: go-yaml duplicate keys first, then unknown and duplicate
     fields in document order. One Warning header item each in Warn mode; the Strict-mode 400 otherwise."""
-    unknown_places: list[tuple[dict[str, Any], str]] = field(default_factory=list, repr=False)
+    dropped: list[tuple[dict[str, Any], str]] = field(default_factory=list, repr=False, compare=False)
+    """Where the fields are that decoding into the kind's struct leaves out: unknown ones and nulls."""
 
-    def drop_unknown_fields(self) -> None:
-        """Remove the unknown fields from the checked object, as decoding into the kind's struct does:
-        whatever the validation level, they are never stored."""
-        for container, key in self.unknown_places:
+    def drop_fields(self) -> None:
+        """Remove from the checked object what upstream's typed decoding does not keep: an unknown field
+        (whatever the validation level, it is never stored) and a field set to null (the struct field
+        stays unset, so defaults apply and no code meets a null where it expects an object)."""
+        for container, key in self.dropped:
             container.pop(key, None)
 
 
@@ -138,7 +140,7 @@ def check_fields(
         return FieldCheck(fatal="json: exceeded max depth")
     if walk.saved is not None:
         return FieldCheck(fatal=walk.saved)
-    return FieldCheck(unknown=walk.unknown, problems=yaml_lines + walk.problems, unknown_places=walk.unknown_places)
+    return FieldCheck(unknown=walk.unknown, problems=yaml_lines + walk.problems, dropped=walk.dropped)
 
 
 class _Kind(IntEnum):
@@ -322,8 +324,8 @@ class _Walk:
         self.path: list[tuple[int, Any]] = []
         self.saved: str | None = None
         self.unknown: list[str] = []
-        self.unknown_places: list[tuple[dict[str, Any], str]] = []
-        """Where the unknown fields are, all of them: their messages stop at a cap."""
+        self.dropped: list[tuple[dict[str, Any], str]] = []
+        """Unknown fields (all of them: their messages stop at a cap) and null ones."""
         self.problems: list[str] = []
         self.reported: set[str] = set()
 
@@ -401,8 +403,10 @@ class _Walk:
                     path.append((_KEY, key))
                     self.report_unknown(unknown_field(self.strict_path()))
                     path.pop()
-                    self.unknown_places.append((obj, key))
+                    self.dropped.append((obj, key))
                 continue
+            if child is None:
+                self.dropped.append((obj, key))
             if duplicates or not (child is None or type(child) is field_node.simple):
                 path.append((_FIELD, key))
                 if duplicates:

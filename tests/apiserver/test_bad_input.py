@@ -143,3 +143,37 @@ def test_connect_with_a_body_is_405_and_the_next_request_is_answered(api) -> Non
     after = api.request("GET", "/version")
     assert after.status == 200
     assert "gitVersion" in after.json()
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}, "spec": None}),
+        (
+            "/apis/apps/v1/namespaces/default/deployments",
+            {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": {"name": "d", "labels": None},
+                "spec": {
+                    "replicas": None,
+                    "strategy": None,
+                    "selector": {"matchLabels": {"app": "d"}},
+                    "template": {
+                        "metadata": {"labels": {"app": "d"}},
+                        "spec": {"containers": [{"name": "c", "image": "i"}], "securityContext": None},
+                    },
+                },
+            },
+        ),
+    ],
+)
+def test_null_fields_are_left_unset_and_defaulted(api, path: str, body: dict) -> None:
+    """Upstream decodes a null into an unset struct field, which then gets its default."""
+    response = api.request("POST", path, body=body)
+    assert response.status == 201, response.body
+    created = response.json()
+    assert None not in (created.get("spec"), created["metadata"].get("labels", {}))
+    if created["kind"] == "Deployment":
+        assert created["spec"]["replicas"] == 1
+        assert created["spec"]["strategy"]["type"] == "RollingUpdate"
