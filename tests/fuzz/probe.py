@@ -169,9 +169,18 @@ def assert_resubmittable(probe: Probe, collection: str, written: dict[str, Any])
 UPSTREAM_500_CAUSES = (
     "failed to create typed patch object (",
     "expected a ",
+    "expected slice or array type",
     "unknown patch type: ",
+    "unexpected patch strategy",
     "map: ",
     "unable to find api field in struct",
+    "list element types are not identical",
+    "no elements in any of the given slices",
+    "value for key ",
+    "merging an object in json but data type is not struct",
+    "cannot merge lists without merge key",
+    "merging lists cannot yet be specified in the patch",
+    "invalid value for special key",
 )
 """Upstream answers these patch and apply failures with a 500 (its handlers pass the plain Go error of
 the strategic-merge or structured-merge code through `ErrorToAPIStatus`), and svc copies that on
