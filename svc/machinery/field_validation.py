@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, Final
@@ -97,15 +97,19 @@ class FieldCheck:
     problems: list[str] = field(default_factory=list)
     """What upstream's strict decoding reports: go-yaml duplicate keys first, then unknown and duplicate
     fields in document order. One Warning header item each in Warn mode; the Strict-mode 400 otherwise."""
-    dropped: list[tuple[dict[str, Any], str]] = field(default_factory=list, repr=False, compare=False)
-    """Where the fields are that decoding into the kind's struct leaves out: unknown ones and nulls."""
+    retyped: list[tuple[Any, Any, Any]] = field(default_factory=list, repr=False, compare=False)
+    """(container, key or index, new value or DROP): what decoding into the kind's struct changes."""
 
-    def drop_fields(self) -> None:
-        """Remove from the checked object what upstream's typed decoding does not keep: an unknown field
-        (whatever the validation level, it is never stored) and a field set to null (the struct field
-        stays unset, so defaults apply and no code meets a null where it expects an object)."""
-        for container, key in self.dropped:
-            container.pop(key, None)
+    def retype(self) -> None:
+        """Make the checked object what upstream's typed decoding keeps of it: an unknown field is left
+        out (whatever the validation level, it is never stored), so is a struct field set to null (it
+        stays unset and gets its default), and a null item of a list or map becomes its type's zero
+        value (`{}`, `""`, `0`, ...). No code after decoding meets a null where it expects a value."""
+        for container, key, value in self.retyped:
+            if value is DROP:
+                container.pop(key, None)
+            else:
+                container[key] = value
 
 
 def check_fields(
@@ -140,7 +144,10 @@ def check_fields(
         return FieldCheck(fatal="json: exceeded max depth")
     if walk.saved is not None:
         return FieldCheck(fatal=walk.saved)
-    return FieldCheck(unknown=walk.unknown, problems=yaml_lines + walk.problems, dropped=walk.dropped)
+    return FieldCheck(unknown=walk.unknown, problems=yaml_lines + walk.problems, retyped=walk.retyped)
+
+
+DROP: Final = object()
 
 
 class _Kind(IntEnum):
@@ -273,6 +280,16 @@ _ACCEPTS: Final = {
     _Kind.QUANTITY: str,
     _Kind.TIME: str,
 }
+_ZERO: Final[dict[_Kind, Callable[[], Any]]] = {
+    _Kind.STRUCT: dict,
+    _Kind.STRING: str,
+    _Kind.INT: int,
+    _Kind.FLOAT: int,
+    _Kind.BOOL: bool,
+    _Kind.INT_OR_STRING: int,
+    _Kind.QUANTITY: lambda: "0",
+}
+"""Zero values as Go's JSON encoding writes them; a nil slice, map, pointer or time stays null."""
 _SIMPLE: Final = frozenset({_Kind.STRING, _Kind.FLOAT, _Kind.BOOL, _Kind.INT_OR_STRING})
 _NAMED: dict[str, _Node] = {}
 _ANY: Final = _Node(Schema({}), "")
@@ -324,7 +341,7 @@ class _Walk:
         self.path: list[tuple[int, Any]] = []
         self.saved: str | None = None
         self.unknown: list[str] = []
-        self.dropped: list[tuple[dict[str, Any], str]] = []
+        self.retyped: list[tuple[Any, Any, Any]] = []
         """Unknown fields (all of them: their messages stop at a cap) and null ones."""
         self.problems: list[str] = []
         self.reported: set[str] = set()
@@ -403,10 +420,10 @@ class _Walk:
                     path.append((_KEY, key))
                     self.report_unknown(unknown_field(self.strict_path()))
                     path.pop()
-                    self.dropped.append((obj, key))
+                    self.retyped.append((obj, key, DROP))
                 continue
             if child is None:
-                self.dropped.append((obj, key))
+                self.retyped.append((obj, key, DROP))
             if duplicates or not (child is None or type(child) is field_node.simple):
                 path.append((_FIELD, key))
                 if duplicates:
@@ -417,6 +434,8 @@ class _Walk:
     def map(self, obj: dict[str, Any], node: _Node, owner: str) -> None:
         values, path, duplicates = node.values, self.path, self.duplicates
         for key, child in self.entries(obj):
+            if child is None:
+                self.zero(obj, key, values)
             if duplicates or not (child is None or type(child) is values.simple):
                 path.append((_KEY, key))
                 if duplicates:
@@ -427,10 +446,18 @@ class _Walk:
     def array(self, items: list[Any], node: _Node, owner: str) -> None:
         path, simple = self.path, node.simple
         for index, item in enumerate(items):
-            if not (item is None or type(item) is simple):
+            if item is None:
+                self.zero(items, index, node)
+            elif type(item) is not simple:
                 path.append((_INDEX, index))
                 self.value(item, node, owner)
                 path.pop()
+
+    def zero(self, container: Any, key: Any, node: _Node) -> None:
+        """A null list item or map value: Go stores its type's zero value (nil ones stay null)."""
+        make = _ZERO.get(node.kind)
+        if make is not None:
+            self.retyped.append((container, key, make()))
 
     def report_unknown(self, message: str) -> None:
         if self.strict(message):

@@ -177,3 +177,26 @@ def test_null_fields_are_left_unset_and_defaulted(api, path: str, body: dict) ->
     if created["kind"] == "Deployment":
         assert created["spec"]["replicas"] == 1
         assert created["spec"]["strategy"]["type"] == "RollingUpdate"
+
+
+def test_null_list_item_and_map_value_become_zero_values(api) -> None:
+    """Upstream decodes a null element into its type's zero value: `{}` for a struct, `""` for a string."""
+    body = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "labels": {"a": None}},
+        "spec": {"containers": [{"name": "c", "image": "i", "args": ["x", None]}]},
+    }
+    response = api.request("POST", "/api/v1/namespaces/default/pods", body=body)
+    assert response.status == 201, response.body
+    stored = api.request("GET", "/api/v1/namespaces/default/pods/p").json()
+    assert stored["metadata"]["labels"] == {"a": ""}
+    assert stored["spec"]["containers"][0]["args"] == ["x", ""]
+
+
+def test_null_item_in_a_list_of_structs_is_an_empty_one(api) -> None:
+    rule = {"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}
+    body = {"apiVersion": "rbac.authorization.svc/v1", "kind": "ClusterRole", "metadata": {"name": "r"}}
+    path = "/apis/rbac.authorization.svc/v1/clusterroles"
+    api.request("POST", path, body={**body, "rules": [rule, None]})
+    assert api.request("GET", f"{path}/r").json()["rules"] == [rule, {}]

@@ -137,7 +137,7 @@ def _validate_patched(scope: Scope, patch: _Patch, patched: Obj, level: str, def
     if check.fatal:
         raise reject(check.fatal)
     scope.report_field_problems(check.problems, level, reject)
-    check.drop_fields()
+    check.retype()
 
 
 def _check_result(scope: Scope, patched: Any, expected_kind: str, expected_api_version: str) -> Obj:

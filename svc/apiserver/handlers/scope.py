@@ -136,7 +136,7 @@ class Scope:
         if check.fatal:
             raise reject(check.fatal)
         self.report_field_problems(check.problems, level, reject)
-        check.drop_fields()
+        check.retype()
         obj["kind"], obj["apiVersion"] = kind, api_version
         if obj.get("metadata") is None:
             obj["metadata"] = {}
