@@ -16,6 +16,7 @@ JSON the way Go's reflection-driven decoder does, nor words its errors.
 
 from __future__ import annotations
 
+import base64
 import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -430,6 +431,8 @@ class _Walk:
                     self.check_duplicate()
                 self.value(child, field_node, name)
                 path.pop()
+                if type(child) is list and field_node.kind is _Kind.BYTES:
+                    self.bytes_from_list(obj, key, child)
 
     def map(self, obj: dict[str, Any], node: _Node, owner: str) -> None:
         values, path, duplicates = node.values, self.path, self.duplicates
@@ -442,6 +445,8 @@ class _Walk:
                     self.check_duplicate()
                 self.value(child, values, owner)
                 path.pop()
+                if type(child) is list and values.kind is _Kind.BYTES:
+                    self.bytes_from_list(obj, key, child)
 
     def array(self, items: list[Any], node: _Node, owner: str) -> None:
         path, simple = self.path, node.simple
@@ -477,6 +482,11 @@ class _Walk:
         offset = _base64_error_offset(value.encode())
         if offset is not None:
             self.save(f"illegal base64 data at input byte {offset}")
+
+    def bytes_from_list(self, container: Any, key: Any, items: list[Any]) -> None:
+        """Go decodes a JSON array of numbers into []byte as well; stored, it is base64 like any other."""
+        data = bytes(item or 0 for item in items if item is None or (type(item) is int and 0 <= item <= 255))
+        self.retyped.append((container, key, base64.b64encode(data).decode()))
 
     def byte_list(self, items: list[Any], owner: str) -> None:
         for item in items:

@@ -6,6 +6,8 @@ import gzip
 
 import pytest
 
+PROTOBUF = "application/vnd.svc.protobuf"
+
 
 @pytest.fixture
 def api(svc_server):
@@ -200,3 +202,13 @@ def test_null_item_in_a_list_of_structs_is_an_empty_one(api) -> None:
     path = "/apis/rbac.authorization.svc/v1/clusterroles"
     api.request("POST", path, body={**body, "rules": [rule, None]})
     assert api.request("GET", f"{path}/r").json()["rules"] == [rule, {}]
+
+
+def test_bytes_sent_as_an_array_of_numbers_are_stored_as_base64(api) -> None:
+    """Go decodes a JSON array of numbers into []byte too; the stored value is base64 as always."""
+    body = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "data": {"a": [104, 105], "b": []}}
+    response = api.request("POST", "/api/v1/namespaces/default/secrets", body=body)
+    assert response.status == 201, response.body
+    stored = api.request("GET", "/api/v1/namespaces/default/secrets/s", accept=PROTOBUF)
+    assert stored.status == 200
+    assert api.request("GET", "/api/v1/namespaces/default/secrets/s").json()["data"] == {"a": "aGk=", "b": ""}
