@@ -156,3 +156,38 @@ def test_garbage(probe: Probe, method: str, resource: str, content_type: str, bo
     target = collection_path(resource) + ("" if method == "POST" else "/a") + "?fieldManager=fuzz"
     answer = probe.send(method, target, headers=[("Content-Type", content_type)], body=body)
     _check_write(probe, resource, answer, target)
+
+
+delete_options = st.fixed_dictionaries(
+    {},
+    optional={
+        "kind": st.sampled_from(["DeleteOptions", "Status", ""]),
+        "apiVersion": st.sampled_from(["v1", "meta.svc/v1", "meta.k8s.io/v1", "apps/v1"]),
+        "propagationPolicy": st.one_of(st.sampled_from(["Orphan", "Background", "Foreground", "x"]), json_values),
+        "gracePeriodSeconds": st.one_of(st.integers(-5, 60), json_values),
+        "orphanDependents": st.one_of(st.booleans(), json_values),
+        "dryRun": st.one_of(st.just(["All"]), st.just(["x"]), json_values),
+        "preconditions": st.one_of(
+            st.fixed_dictionaries({}, optional={"uid": st.text(max_size=8), "resourceVersion": st.text(max_size=4)}),
+            json_values,
+        ),
+    },
+)
+
+
+@fuzz_settings(80)
+@given(
+    data=st.data(),
+    resource=st.sampled_from(KINDS),
+    fmt=FORMATS,
+    query=st.sampled_from(["", "?propagationPolicy=Foreground", "?gracePeriodSeconds=0", "?dryRun=All"]),
+)
+def test_delete(probe: Probe, data: st.DataObject, resource: str, fmt: str, query: str) -> None:
+    """A delete with DeleteOptions in the body; an object a finalizer keeps must still be accepted back."""
+    name = data.draw(fresh_names)
+    created = probe.send_json("POST", collection_path(resource), data.draw(objects(resource, name=name)))
+    body = encode_body(data.draw(st.one_of(delete_options, json_values)), fmt)
+    headers = [("Content-Type", CONTENT_TYPES[fmt]), ("Accept", "application/json")]
+    answer = probe.send("DELETE", f"{collection_path(resource)}/{name}{query}", headers=headers, body=body)
+    if created.status == 201 and answer.status in (200, 202):
+        assert_resubmittable(probe, collection_path(resource), {"metadata": {"name": name}})
