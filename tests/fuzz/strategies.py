@@ -307,6 +307,41 @@ BASES: dict[str, dict[str, Any]] = {
         "kind": "Job",
         "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}},
     },
+    "statefulsets": {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "spec": {
+            "serviceName": "web",
+            "selector": {"matchLabels": {"app": "db"}},
+            "template": {"metadata": {"labels": {"app": "db"}}, "spec": {"containers": [{"name": "c", "image": "db"}]}},
+            "volumeClaimTemplates": [
+                {
+                    "metadata": {"name": "v"},
+                    "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+                }
+            ],
+        },
+    },
+    "persistentvolumeclaims": {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+    },
+    "leases": {
+        "apiVersion": "coordination.svc/v1",
+        "kind": "Lease",
+        "spec": {"holderIdentity": "h", "leaseDurationSeconds": 10, "acquireTime": "2026-01-01T00:00:00.000000Z"},
+    },
+    "events": {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "involvedObject": {"kind": "Pod", "name": "a", "namespace": "fuzz"},
+        "reason": "Started",
+        "message": "m",
+        "type": "Normal",
+        "count": 1,
+        "firstTimestamp": "2026-01-01T00:00:00Z",
+    },
     "clusterroles": {
         "apiVersion": "rbac.authorization.svc/v1",
         "kind": "ClusterRole",
@@ -318,6 +353,8 @@ PREFIX = {
     "deployments": "/apis/apps/v1",
     "jobs": "/apis/batch/v1",
     "clusterroles": "/apis/rbac.authorization.svc/v1",
+    "statefulsets": "/apis/apps/v1",
+    "leases": "/apis/coordination.svc/v1",
 }
 CLUSTER_SCOPED = {"namespaces", "clusterroles"}
 

@@ -80,7 +80,7 @@ def _existing(probe: Probe, resource: str, name: str) -> str:
     return f"{collection}/{name}"
 
 
-@fuzz_settings(200)
+@fuzz_settings(600)
 @given(data=st.data(), resource=st.sampled_from(KINDS), fmt=FORMATS, options=WRITE_OPTIONS)
 def test_create(probe: Probe, data: st.DataObject, resource: str, fmt: str, options: str) -> None:
     obj = data.draw(objects(resource))
@@ -93,7 +93,7 @@ def test_create(probe: Probe, data: st.DataObject, resource: str, fmt: str, opti
     _check_write(probe, resource, answer, target)
 
 
-@fuzz_settings(100)
+@fuzz_settings(300)
 @given(data=st.data(), resource=st.sampled_from(KINDS), fmt=FORMATS, options=WRITE_OPTIONS)
 def test_update(probe: Probe, data: st.DataObject, resource: str, fmt: str, options: str) -> None:
     path = _existing(probe, resource, data.draw(fresh_names))
@@ -108,7 +108,7 @@ def test_update(probe: Probe, data: st.DataObject, resource: str, fmt: str, opti
 PATCH_TYPES = ["application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json"]
 
 
-@fuzz_settings(150)
+@fuzz_settings(450)
 @given(data=st.data(), resource=st.sampled_from(KINDS), patch_type=st.sampled_from(PATCH_TYPES), options=WRITE_OPTIONS)
 def test_patch(probe: Probe, data: st.DataObject, resource: str, patch_type: str, options: str) -> None:
     path = _existing(probe, resource, data.draw(fresh_names))
@@ -122,7 +122,7 @@ def test_patch(probe: Probe, data: st.DataObject, resource: str, patch_type: str
     _check_write(probe, resource, answer, target)
 
 
-@fuzz_settings(150)
+@fuzz_settings(450)
 @given(
     data=st.data(),
     resource=st.sampled_from(KINDS),
@@ -143,7 +143,7 @@ def test_apply(probe: Probe, data: st.DataObject, resource: str, fmt: str, query
     _check_write(probe, resource, answer, target)
 
 
-@fuzz_settings(150)
+@fuzz_settings(400)
 @given(
     method=st.sampled_from(["POST", "PUT", "PATCH"]),
     resource=st.sampled_from(KINDS),
@@ -175,7 +175,7 @@ delete_options = st.fixed_dictionaries(
 )
 
 
-@fuzz_settings(80)
+@fuzz_settings(250)
 @given(
     data=st.data(),
     resource=st.sampled_from(KINDS),

@@ -14,7 +14,7 @@ METHODS = st.sampled_from(["GET", "GET", "GET", "POST", "PUT", "PATCH", "DELETE"
 small_bodies = st.one_of(st.none(), st.just(b"{}"), st.just(b'{"kind":"ConfigMap"'), st.binary(max_size=20))
 
 
-@fuzz_settings(200)
+@fuzz_settings(600)
 @given(method=METHODS, path=paths, body=small_bodies)
 def test_any_path_with_any_method(probe: Probe, method: str, path: str, body: bytes | None) -> None:
     # aiohttp's parser reads a CONNECT target in authority form and answers one it cannot parse (a path
@@ -23,19 +23,19 @@ def test_any_path_with_any_method(probe: Probe, method: str, path: str, body: by
     probe.send(method, path, headers=[("Accept", "application/json")], body=body)
 
 
-@fuzz_settings(250)
+@fuzz_settings(700)
 @given(method=st.sampled_from(["GET", "GET", "DELETE", "POST"]), path=paths, query=queries())
 def test_query_parameters(probe: Probe, method: str, path: str, query: str) -> None:
     probe.send(method, path + query, headers=[("Accept", "application/json")])
 
 
-@fuzz_settings(40)
+@fuzz_settings(100)
 @given(path=paths, query=queries(watch=True))
 def test_watch_parameters(probe: Probe, path: str, query: str) -> None:
     probe.send("GET", path + query, headers=[("Accept", "application/json")])
 
 
-@fuzz_settings(200)
+@fuzz_settings(600)
 @given(data=st.data(), resource=st.sampled_from(KINDS), method=st.sampled_from(["GET", "GET", "POST", "PUT"]))
 def test_headers(probe: Probe, data: st.DataObject, resource: str, method: str) -> None:
     collection = collection_path(resource)
