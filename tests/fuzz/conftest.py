@@ -6,31 +6,14 @@ parser included, lands in one log file that the checks read.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
 
 from svc.testing.harness import start_process, stop_process
 from tests.fuzz.probe import Probe
 from tests.fuzz.strategies import BASES, CLUSTER_SCOPED, NAMESPACE, collection_path
-
-EXPLORE = os.environ.get("SVC_FUZZ") == "explore"
-"""`SVC_FUZZ=explore` draws fresh random examples (and ten times as many) for a local hunt; the
-default is derandomized: each test replays the same examples on every run, so CI cannot flake."""
-
-
-def fuzz_settings(max_examples: int) -> settings:
-    return settings(
-        max_examples=max_examples * (10 if EXPLORE else 1),
-        deadline=None,
-        derandomize=not EXPLORE,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
-        print_blob=True,
-    )
 
 
 @pytest.fixture(scope="module")

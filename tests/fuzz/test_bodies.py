@@ -13,7 +13,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.fuzz.conftest import fuzz_settings
+from tests.fuzz.examples import fuzz_settings
 from tests.fuzz.probe import Answer, Probe, assert_resubmittable
 from tests.fuzz.strategies import (
     BASES,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from tests.fuzz.conftest import fuzz_settings
+from tests.fuzz.examples import fuzz_settings
 from tests.fuzz.probe import Probe
 from tests.fuzz.strategies import FIXED_PATHS, KINDS, collection_path, headers, objects, paths, queries
 from tests.fuzz.wire import CONTENT_TYPES, encode_body
