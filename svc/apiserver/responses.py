@@ -10,8 +10,8 @@ from aiohttp import web
 
 from svc.apiserver.context import RequestContext
 from svc.machinery.status import StatusError
-from svc.wire.formats import JSON
-from svc.wire.negotiation import Negotiated
+from svc.wire.formats import JSON, Format
+from svc.wire.negotiation import Negotiated, negotiate
 
 
 def warning_headers(ctx: RequestContext) -> list[tuple[str, str]]:
@@ -86,9 +86,23 @@ def object_response(ctx: RequestContext, code: int, obj: Any, negotiated: Negoti
     return respond(ctx, code, encode(obj), negotiated.content_type)
 
 
+def _status_format(ctx: RequestContext) -> Format:
+    """As upstream's ErrorNegotiated: the format the Accept header chooses (a Table or metadata view
+    does not apply to a Status), JSON when it chooses none."""
+    accept = ctx.request.headers.get("Accept", "")
+    server = ctx.server
+    try:
+        return negotiate(
+            accept, server.status_formats(), meta_group=server.profile.meta_group, allow_views=False
+        ).format
+    except StatusError:
+        return JSON
+
+
 def status_response(ctx: RequestContext, error: StatusError) -> web.StreamResponse:
-    body = orjson.dumps(error.status())
-    response = respond(ctx, error.code, body, JSON.media_type)
+    fmt = _status_format(ctx)
+    body = orjson.dumps(error.status()) if fmt is JSON else fmt.encode(error.status())
+    response = respond(ctx, error.code, body, fmt.media_type)
     for name, value in error.headers.items():
         response.headers[name] = value
     return response

@@ -120,6 +120,10 @@ class Server:
             return (*base[:2], self.protobuf, *base[2:])
         return base
 
+    def status_formats(self) -> tuple[Format, ...]:
+        """Formats an error's Status is written in: every one served (Status has a Protobuf message)."""
+        return (JSON, YAML, self.protobuf, CBOR) if self.cbor_enabled else (JSON, YAML, self.protobuf)
+
     def columns_for(self, resource: Resource) -> tuple[Column, ...]:
         return columns_for(resource.upstream_group, resource.kind) or DEFAULT_COLUMNS
 

@@ -282,3 +282,23 @@ def test_cbor_integer_past_int64_is_400(svc_server_factory) -> None:
     assert response.status == 400
     assert "overflows Go's int64" in response.json()["message"]
     assert client.request("GET", f"{PATH}/c").status == 404
+
+
+@pytest.mark.parametrize(
+    ("accept", "content_type"),
+    [
+        (PROTOBUF, PROTOBUF),
+        ("application/yaml", "application/yaml"),
+        (f"{PROTOBUF}, application/json", PROTOBUF),
+        ("application/json;as=Table;g=meta.svc;v=v1", "application/json"),
+        ("application/json;as=Table;g=meta.svc;v=v1, application/yaml", "application/yaml"),
+        ("text/html", "application/json"),
+    ],
+)
+def test_error_status_is_written_in_the_negotiated_format(api, accept: str, content_type: str) -> None:
+    """As upstream: an error's Status in the format the Accept header chooses (no view), else JSON."""
+    response = api.request("GET", f"{PATH}/missing", accept=accept)
+    assert response.headers["Content-Type"] == content_type
+    status = decode_object(response.body) if content_type == PROTOBUF else yaml.safe_load(response.body)
+    assert status["kind"] == "Status"
+    assert status["code"] == response.status == (406 if accept == "text/html" else 404)

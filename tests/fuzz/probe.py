@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import gzip
 import http.client
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,9 +20,11 @@ import orjson
 from svc.client.kubeconfig import load_kubeconfig
 from svc.client.rest import ssl_context
 from svc.testing.harness import RunningServer
-from tests.fuzz.wire import decode_body, dumps
+from tests.fuzz.wire import CONTENT_TYPES, decode_body, dumps
 
 WATCH_TIMEOUT = 10.0
+PLAIN_MEDIA_TYPES = frozenset(CONTENT_TYPES.values())
+"""An Accept of exactly one of these must get an error in it (upstream's ErrorNegotiated)."""
 
 
 @dataclass
@@ -95,7 +98,7 @@ class Probe:
             if response.will_close:
                 self.close()
         answer = Answer(response.status, content_type, payload, streaming)
-        check_answer(method, target, answer)
+        check_answer(method, target, answer, headers)
         return answer
 
     def send_json(self, method: str, target: str, obj: Any = None, *, content_type: str = "application/json") -> Answer:
@@ -113,7 +116,7 @@ class Probe:
         assert "Traceback" not in fresh, f"server log has a traceback:\n{fresh[-4000:]}"
 
 
-def check_answer(method: str, target: str, answer: Answer) -> None:
+def check_answer(method: str, target: str, answer: Answer, headers: Sequence[tuple[str, str]] = ()) -> None:
     where = f"{method} {target[:300]}"
     if answer.status == 500 and _upstream_answers_500(answer):
         return
@@ -131,6 +134,9 @@ def check_answer(method: str, target: str, answer: Answer) -> None:
     assert status.get("apiVersion") == "v1", f"{where} -> {answer.status}: {status!r}"
     assert status.get("status") == "Failure", f"{where} -> {answer.status}: {status!r}"
     assert status.get("code") == answer.status, f"{where} -> {answer.status}: {status!r}"
+    accepted = [value for name, value in headers if name.lower() == "accept"]
+    if len(accepted) == 1 and accepted[0] in PLAIN_MEDIA_TYPES:
+        assert answer.content_type == accepted[0], f"{where}: Accept {accepted[0]}, error in {answer.content_type}"
 
 
 SERVER_SET = ("resourceVersion", "uid", "creationTimestamp", "generation", "managedFields")
