@@ -105,3 +105,18 @@ def test_strategic_patch_on_unsupported_type_is_415(svc_server) -> None:
         "PATCH", f"{PATH}/smp", body={"data": {"a": "2"}}, content_type="application/x-unknown-patch"
     )
     assert response.status == 415
+
+
+def test_apply_creating_with_a_null_struct_field_defaults_it(svc_server) -> None:
+    """The merged result is converted to the kind's struct upstream: a null spec is an unset, defaulted one."""
+    api = svc_server.client()
+    config = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "applied-ns"}, "spec": None}
+    response = api.request(
+        "PATCH",
+        "/api/v1/namespaces/applied-ns",
+        body=config,
+        params={"fieldManager": "prop"},
+        content_type="application/apply-patch+yaml",
+    )
+    assert response.status == 201, response.body
+    assert response.json()["spec"] == {"finalizers": ["svc"]}

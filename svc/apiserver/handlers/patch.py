@@ -194,7 +194,11 @@ def _apply_transform(scope: Scope, patch_type: str, body: bytes, force: bool) ->
 
     def apply_config(current: Obj | None) -> Obj:
         applied = apply_configuration(scope, current, config, manager=manager, force=force)
-        return _check_result(scope, applied, resource.kind, resource.api_version)
+        result = _check_result(scope, applied, resource.kind, resource.api_version)
+        # Upstream converts the merged result into the kind's struct: a null is left unset (or its
+        # type's zero value in a list or map), as for any other write.
+        check_fields(result, schema_for(resource.definition)).retype()
+        return result
 
     return apply_config
 
