@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import orjson
 
@@ -143,7 +144,8 @@ SERVER_SET = ("resourceVersion", "uid", "creationTimestamp", "generation", "mana
 
 
 def object_path(collection: str, obj: dict[str, Any]) -> str:
-    return f"{collection}/{obj['metadata']['name']}"
+    """A name is any path segment for some kinds (a ClusterRole's may be non-ASCII): percent-encoded."""
+    return f"{collection}/{quote(obj['metadata']['name'], safe='')}"
 
 
 def assert_resubmittable(probe: Probe, collection: str, written: dict[str, Any]) -> None:
