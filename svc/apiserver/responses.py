@@ -9,8 +9,8 @@ from aiohttp import web
 
 from svc.apiserver.context import RequestContext
 from svc.machinery.status import StatusError
-from svc.wire.formats import JSON, encode_json
-from svc.wire.negotiation import Negotiated
+from svc.wire.formats import JSON, Format, encode_json
+from svc.wire.negotiation import Negotiated, negotiate
 
 
 def warning_headers(ctx: RequestContext) -> list[tuple[str, str]]:
@@ -67,7 +67,9 @@ def respond(ctx: RequestContext, code: int, body: bytes | bytearray, content_typ
         headers["Content-Encoding"] = "gzip"
         headers["Vary"] = "Accept-Encoding"
     response: web.StreamResponse
-    if len(body) > BODY_SLICE:
+    # aiohttp's Response leaves out the body of an answer to HEAD (keeping its Content-Length); the
+    # sliced writer would send it, and the client would read it as the next answer on the connection.
+    if len(body) > BODY_SLICE and ctx.request.method != "HEAD":
         response = SlicedResponse(code, body, headers)
     else:
         response = web.Response(status=code, body=body, headers=headers)
@@ -83,9 +85,23 @@ def object_response(ctx: RequestContext, code: int, obj: Any, negotiated: Negoti
     return respond(ctx, code, encode(obj), negotiated.content_type)
 
 
+def _status_format(ctx: RequestContext) -> Format:
+    """As upstream's ErrorNegotiated: the format the Accept header chooses (a Table or metadata view
+    does not apply to a Status), JSON when it chooses none."""
+    accept = ctx.request.headers.get("Accept", "")
+    server = ctx.server
+    try:
+        return negotiate(
+            accept, server.status_formats(), meta_group=server.profile.meta_group, allow_views=False
+        ).format
+    except StatusError:
+        return JSON
+
+
 def status_response(ctx: RequestContext, error: StatusError) -> web.StreamResponse:
-    body = encode_json(error.status())
-    response = respond(ctx, error.code, body, JSON.media_type)
+    fmt = _status_format(ctx)
+    body = encode_json(error.status()) if fmt is JSON else fmt.encode(error.status())
+    response = respond(ctx, error.code, body, fmt.media_type)
     for name, value in error.headers.items():
         response.headers[name] = value
     return response

@@ -138,6 +138,10 @@ class Server:
             return (*base[:2], self.protobuf, *base[2:])
         return base
 
+    def status_formats(self) -> tuple[Format, ...]:
+        """Formats an error's Status is written in: every one served (Status has a Protobuf message)."""
+        return (JSON, YAML, self.protobuf, CBOR) if self.cbor_enabled else (JSON, YAML, self.protobuf)
+
     def columns_for(self, resource: Resource) -> tuple[Column, ...]:
         return columns_for(resource.upstream_group, resource.kind) or DEFAULT_COLUMNS
 
@@ -363,7 +367,12 @@ class Server:
         self.ready = True
 
     async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
-        return await self.chain(RequestContext(request, self))
+        response = await self.chain(RequestContext(request, self))
+        if request.method == "CONNECT":
+            # aiohttp's parser reads what follows a CONNECT's headers as tunnel bytes, not as a body:
+            # kept open, the connection would parse a sent body as the next request.
+            response.force_close()
+        return response
 
     async def stop(self) -> None:
         self.shutting_down = True

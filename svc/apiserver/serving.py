@@ -30,7 +30,9 @@ class ApiHttpServer(web.Server):
     its timeout, holding its task and its cache registration until then."""
 
     def __init__(self, handler: Any, limits: ServingLimits, *, on_lost: Callable[[RequestHandler], None]) -> None:
-        super().__init__(handler, handler_cancellation=False)
+        # A request body is read as sent, as upstream's Go server reads it: Content-Encoding is not
+        # undone, so a compressed body fails to decode as any format (a 400 Status, not a payload error).
+        super().__init__(handler, handler_cancellation=False, auto_decompress=False)
         self.limits = limits
         self.pending = PendingConnections(limits.max_pending_connections)
         self._on_lost = on_lost

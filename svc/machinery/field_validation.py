@@ -16,15 +16,17 @@ JSON the way Go's reflection-driven decoder does, nor words its errors.
 
 from __future__ import annotations
 
+import base64
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, Final
 
 from svc.api.schemas import Schema, definitions
 from svc.machinery.gotext import quote
+from svc.machinery.gotext.numbers import json_float
 from svc.machinery.quantity import FORMAT_ERROR, QuantityError, parse_quantity
 
 _MAX_STRICT_ERRORS: Final = 100
@@ -96,6 +98,19 @@ class FieldCheck:
     problems: list[str] = field(default_factory=list)
     """What upstream's strict decoding reports: go-yaml duplicate keys first, then unknown and duplicate
     fields in document order. One Warning header item each in Warn mode; the Strict-mode 400 otherwise."""
+    retyped: list[tuple[Any, Any, Any]] = field(default_factory=list, repr=False, compare=False)
+    """(container, key or index, new value or DROP): what decoding into the kind's struct changes."""
+
+    def retype(self) -> None:
+        """Make the checked object what upstream's typed decoding keeps of it: an unknown field is left
+        out (whatever the validation level, it is never stored), so is a struct field set to null (it
+        stays unset and gets its default), and a null item of a list or map becomes its type's zero
+        value (`{}`, `""`, `0`, ...). No code after decoding meets a null where it expects a value."""
+        for container, key, value in self.retyped:
+            if value is DROP:
+                container.pop(key, None)
+            else:
+                container[key] = value
 
 
 def check_fields(
@@ -130,7 +145,10 @@ def check_fields(
         return FieldCheck(fatal="json: exceeded max depth")
     if walk.saved is not None:
         return FieldCheck(fatal=walk.saved)
-    return FieldCheck(unknown=walk.unknown, problems=yaml_lines + walk.problems)
+    return FieldCheck(unknown=walk.unknown, problems=yaml_lines + walk.problems, retyped=walk.retyped)
+
+
+DROP: Final = object()
 
 
 class _Kind(IntEnum):
@@ -263,6 +281,16 @@ _ACCEPTS: Final = {
     _Kind.QUANTITY: str,
     _Kind.TIME: str,
 }
+_ZERO: Final[dict[_Kind, Callable[[], Any]]] = {
+    _Kind.STRUCT: dict,
+    _Kind.STRING: str,
+    _Kind.INT: int,
+    _Kind.FLOAT: int,
+    _Kind.BOOL: bool,
+    _Kind.INT_OR_STRING: int,
+    _Kind.QUANTITY: lambda: "0",
+}
+"""Zero values as Go's JSON encoding writes them; a nil slice, map, pointer or time stays null."""
 _SIMPLE: Final = frozenset({_Kind.STRING, _Kind.FLOAT, _Kind.BOOL, _Kind.INT_OR_STRING})
 _NAMED: dict[str, _Node] = {}
 _ANY: Final = _Node(Schema({}), "")
@@ -299,7 +327,10 @@ def _json_kind(value: Any) -> str:
 
 
 def _number_text(value: Any) -> str:
-    return "number " + (repr(value) if isinstance(value, float) else str(value))
+    """A YAML body's integral float past int64 (kept a float) reads as Go's JSON wrote it, in digits."""
+    if isinstance(value, float):
+        return "number " + (json_float(value) if value.is_integer() and abs(value) >= 1 << 63 else repr(value))
+    return f"number {value}"
 
 
 class _Walk:
@@ -311,6 +342,8 @@ class _Walk:
         self.path: list[tuple[int, Any]] = []
         self.saved: str | None = None
         self.unknown: list[str] = []
+        self.retyped: list[tuple[Any, Any, Any]] = []
+        """Unknown fields (all of them: their messages stop at a cap) and null ones."""
         self.problems: list[str] = []
         self.reported: set[str] = set()
 
@@ -388,31 +421,48 @@ class _Walk:
                     path.append((_KEY, key))
                     self.report_unknown(unknown_field(self.strict_path()))
                     path.pop()
+                    self.retyped.append((obj, key, DROP))
                 continue
+            if child is None:
+                self.retyped.append((obj, key, DROP))
             if duplicates or not (child is None or type(child) is field_node.simple):
                 path.append((_FIELD, key))
                 if duplicates:
                     self.check_duplicate()
                 self.value(child, field_node, name)
                 path.pop()
+                if type(child) is list and field_node.kind is _Kind.BYTES:
+                    self.bytes_from_list(obj, key, child)
 
     def map(self, obj: dict[str, Any], node: _Node, owner: str) -> None:
         values, path, duplicates = node.values, self.path, self.duplicates
         for key, child in self.entries(obj):
+            if child is None:
+                self.zero(obj, key, values)
             if duplicates or not (child is None or type(child) is values.simple):
                 path.append((_KEY, key))
                 if duplicates:
                     self.check_duplicate()
                 self.value(child, values, owner)
                 path.pop()
+                if type(child) is list and values.kind is _Kind.BYTES:
+                    self.bytes_from_list(obj, key, child)
 
     def array(self, items: list[Any], node: _Node, owner: str) -> None:
         path, simple = self.path, node.simple
         for index, item in enumerate(items):
-            if not (item is None or type(item) is simple):
+            if item is None:
+                self.zero(items, index, node)
+            elif type(item) is not simple:
                 path.append((_INDEX, index))
                 self.value(item, node, owner)
                 path.pop()
+
+    def zero(self, container: Any, key: Any, node: _Node) -> None:
+        """A null list item or map value: Go stores its type's zero value (nil ones stay null)."""
+        make = _ZERO.get(node.kind)
+        if make is not None:
+            self.retyped.append((container, key, make()))
 
     def report_unknown(self, message: str) -> None:
         if self.strict(message):
@@ -432,6 +482,11 @@ class _Walk:
         offset = _base64_error_offset(value.encode())
         if offset is not None:
             self.save(f"illegal base64 data at input byte {offset}")
+
+    def bytes_from_list(self, container: Any, key: Any, items: list[Any]) -> None:
+        """Go decodes a JSON array of numbers into []byte as well; stored, it is base64 like any other."""
+        data = bytes(item or 0 for item in items if item is None or (type(item) is int and 0 <= item <= 255))
+        self.retyped.append((container, key, base64.b64encode(data).decode()))
 
     def byte_list(self, items: list[Any], owner: str) -> None:
         for item in items:

@@ -19,12 +19,18 @@ SEQUENCE_MEDIA_TYPE = "application/cbor-seq"
 APPLY_PATCH_MEDIA_TYPE = "application/apply-patch+cbor"
 
 
+_INT64 = 1 << 63
+
+
 def _plain(value: Any) -> Any:
-    """cbor2 returns immutable mappings for tagged items; the server works on plain dicts."""
+    """cbor2 returns immutable mappings for tagged items; the server works on plain dicts. An integer
+    past int64 (a large major-type-0/1 integer or a bignum) fails, as upstream's decoder fails it."""
     if isinstance(value, dict) or hasattr(value, "items"):
         return {key: _plain(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
         return [_plain(item) for item in value]
+    if type(value) is int and not -_INT64 <= value < _INT64:
+        raise ValueError(f"integer {value} overflows Go's int64")
     return value
 
 

@@ -357,11 +357,12 @@ def _json_key(key: Any) -> str | None:
 
 
 def _json_scalar(value: Any) -> Any:
-    """A go-yaml number as it comes back from Go's JSON encoding: integral floats become integers."""
+    """A go-yaml number as it comes back from Go's JSON encoding: integral floats become integers, those
+    that an int64 holds (upstream's JSON reading keeps a larger one a float64)."""
     if isinstance(value, float):
         if not math.isfinite(value):
             raise DecodeError(f"json: unsupported value: {format_float(value)}")
-        if value.is_integer() and abs(value) < 1e21:
+        if value.is_integer() and -_INT64 <= value < _INT64:
             return int(value)
     return value
 

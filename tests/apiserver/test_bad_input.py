@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
+
+PROTOBUF = "application/vnd.svc.protobuf"
 
 
 @pytest.fixture
@@ -104,3 +108,108 @@ def test_resource_version_on_create_is_400(api) -> None:
     assert response.status == 400
     assert response.json()["message"] == "resourceVersion should not be set on objects to be created"
     assert _names(api) == []
+
+
+def test_content_encoding_of_a_body_is_not_undone(api) -> None:
+    """As upstream: the body is read as sent, so a compressed (or falsely labelled) one fails to decode."""
+    body = gzip.compress(b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"z"}}')
+    for sent in (body, b"{}"):
+        response = api.request(
+            "POST", "/api/v1/namespaces/default/configmaps", body=sent, headers={"Content-Encoding": "gzip"}
+        )
+        assert response.status in (400, 422)
+        assert response.json()["kind"] == "Status"
+    assert _names(api) == []
+
+
+def test_unknown_content_encoding_of_a_body_is_ignored(api) -> None:
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "e"}}
+    response = api.request(
+        "POST", "/api/v1/namespaces/default/configmaps", body=body, headers={"Content-Encoding": "x-unheard-of"}
+    )
+    assert response.status == 201
+    assert _names(api) == ["e"]
+
+
+def test_request_line_up_to_a_mebibyte_reaches_the_handler(api) -> None:
+    """Upstream's MaxHeaderBytes is 1 MiB: a long name is a 404 Status, not a protocol error."""
+    response = api.request("GET", "/api/v1/namespaces/default/configmaps/" + "n" * 20_000)
+    assert response.status == 404
+    assert response.json()["reason"] == "NotFound"
+
+
+def test_connect_with_a_body_is_405_and_the_next_request_is_answered(api) -> None:
+    response = api.request("CONNECT", "/api/v1/namespaces", body=b"{}")
+    assert response.status == 405
+    assert response.json()["reason"] == "MethodNotAllowed"
+    after = api.request("GET", "/version")
+    assert after.status == 200
+    assert "gitVersion" in after.json()
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}, "spec": None}),
+        (
+            "/apis/apps/v1/namespaces/default/deployments",
+            {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": {"name": "d", "labels": None},
+                "spec": {
+                    "replicas": None,
+                    "strategy": None,
+                    "selector": {"matchLabels": {"app": "d"}},
+                    "template": {
+                        "metadata": {"labels": {"app": "d"}},
+                        "spec": {"containers": [{"name": "c", "image": "i"}], "securityContext": None},
+                    },
+                },
+            },
+        ),
+    ],
+)
+def test_null_fields_are_left_unset_and_defaulted(api, path: str, body: dict) -> None:
+    """Upstream decodes a null into an unset struct field, which then gets its default."""
+    response = api.request("POST", path, body=body)
+    assert response.status == 201, response.body
+    created = response.json()
+    assert None not in (created.get("spec"), created["metadata"].get("labels", {}))
+    if created["kind"] == "Deployment":
+        assert created["spec"]["replicas"] == 1
+        assert created["spec"]["strategy"]["type"] == "RollingUpdate"
+
+
+def test_null_list_item_and_map_value_become_zero_values(api) -> None:
+    """Upstream decodes a null element into its type's zero value: `{}` for a struct, `""` for a string."""
+    body = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "labels": {"a": None}},
+        "spec": {"containers": [{"name": "c", "image": "i", "args": ["x", None]}]},
+    }
+    response = api.request("POST", "/api/v1/namespaces/default/pods", body=body)
+    assert response.status == 201, response.body
+    stored = api.request("GET", "/api/v1/namespaces/default/pods/p").json()
+    assert stored["metadata"]["labels"] == {"a": ""}
+    assert stored["spec"]["containers"][0]["args"] == ["x", ""]
+
+
+def test_null_item_in_a_list_of_structs_is_an_empty_one(api) -> None:
+    spec = {"containers": [{"name": "c", "image": "i"}], "imagePullSecrets": [{"name": "pull"}, None]}
+    path = "/api/v1/namespaces/default/pods"
+    body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec}
+    created = api.request("POST", path, body=body)
+    assert created.status == 201, created.body
+    assert api.request("GET", f"{path}/p").json()["spec"]["imagePullSecrets"] == [{"name": "pull"}, {}]
+
+
+def test_bytes_sent_as_an_array_of_numbers_are_stored_as_base64(api) -> None:
+    """Go decodes a JSON array of numbers into []byte too; the stored value is base64 as always."""
+    body = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "data": {"a": [104, 105], "b": []}}
+    response = api.request("POST", "/api/v1/namespaces/default/secrets", body=body)
+    assert response.status == 201, response.body
+    stored = api.request("GET", "/api/v1/namespaces/default/secrets/s", accept=PROTOBUF)
+    assert stored.status == 200
+    assert api.request("GET", "/api/v1/namespaces/default/secrets/s").json()["data"] == {"a": "aGk=", "b": ""}

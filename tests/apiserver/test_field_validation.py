@@ -43,6 +43,23 @@ def test_ignore_drops_silently(api) -> None:
     assert _warnings(response) == []
 
 
+@pytest.mark.parametrize("level", ["Warn", "Ignore"])
+def test_unknown_fields_are_not_stored(api, level: str) -> None:
+    created = api.request("POST", PATH, body=_with_unknown(), params={"fieldValidation": level}).json()
+    stored = api.request("GET", f"{PATH}/u").json()
+    for obj in (created, stored):
+        assert "extra" not in obj
+        assert "bogus" not in obj["metadata"]
+        assert "f:extra" not in obj["metadata"]["managedFields"][0]["fieldsV1"]
+
+
+def test_unknown_field_holding_a_number_past_64_bits_is_dropped(api) -> None:
+    body = b"metadata: {name: big}\nhuge: 18446744073709551616\ntiny: -9223372036854775809\n"
+    response = api.request("POST", PATH, body=body, content_type="application/yaml")
+    assert response.status == 201
+    assert "huge" not in api.request("GET", f"{PATH}/big").json()
+
+
 def test_duplicate_field_in_json(api) -> None:
     body = b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d","name":"d"}}'
     response = api.request("POST", PATH, body=body, params={"fieldValidation": "Strict"})
@@ -105,6 +122,7 @@ def test_patch_unknown_field_warns_and_strict_rejects(api) -> None:
     )
     assert strict.status == 422
     assert 'strict decoding error: unknown field "surprise"' in strict.json()["message"]
+    assert "surprise" not in api.request("GET", f"{PATH}/q").json()
 
 
 def test_bad_level_is_422(api) -> None:

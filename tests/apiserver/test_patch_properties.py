@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 
 import jsonpatch
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -61,6 +62,17 @@ def test_failed_json_patch_test_is_422_and_changes_nothing(svc_server) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "operation", [{"op": "add", "path": "data", "value": "x"}, {"op": "move", "from": "x", "path": "/a"}]
+)
+def test_json_patch_path_that_is_no_pointer_is_422(svc_server, operation) -> None:
+    api = svc_server.client()
+    _fresh(api, "np", {"a": "1"})
+    response = api.request("PATCH", f"{PATH}/np", body=[operation], content_type="application/json-patch+json")
+    assert response.status == 422
+    assert response.json()["reason"] == "Invalid"
+
+
 @settings_
 @given(data=st.dictionaries(keys, st.text("xyz", max_size=3), max_size=4))
 def test_applying_twice_creates_no_new_version(svc_server, data) -> None:
@@ -93,3 +105,18 @@ def test_strategic_patch_on_unsupported_type_is_415(svc_server) -> None:
         "PATCH", f"{PATH}/smp", body={"data": {"a": "2"}}, content_type="application/x-unknown-patch"
     )
     assert response.status == 415
+
+
+def test_apply_creating_with_a_null_struct_field_defaults_it(svc_server) -> None:
+    """The merged result is converted to the kind's struct upstream: a null spec is an unset, defaulted one."""
+    api = svc_server.client()
+    config = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "applied-ns"}, "spec": None}
+    response = api.request(
+        "PATCH",
+        "/api/v1/namespaces/applied-ns",
+        body=config,
+        params={"fieldManager": "prop"},
+        content_type="application/apply-patch+yaml",
+    )
+    assert response.status == 201, response.body
+    assert response.json()["spec"] == {"finalizers": ["svc"]}

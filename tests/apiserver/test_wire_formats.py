@@ -209,6 +209,18 @@ def test_a_body_larger_than_a_write_slice_arrives_whole(api) -> None:
     assert len(listed.json()["items"]) == count + 1
 
 
+def test_head_of_a_body_larger_than_a_write_slice_sends_no_body(api) -> None:
+    """The next answer on the kept-alive connection must be the next request's, not the left-over body."""
+    from svc.apiserver.responses import BODY_SLICE
+
+    head = api.request("HEAD", "/openapi/v2", headers={"Accept-Encoding": "identity"})
+    assert head.status == 200
+    assert int(head.headers["Content-Length"]) > BODY_SLICE
+    after = api.request("GET", "/version")
+    assert after.status == 200
+    assert "gitVersion" in after.json()
+
+
 def test_gzip_off_with_gate_off(svc_server_factory) -> None:
     client = svc_server_factory("--feature-gates=APIResponseCompression=false").client()
     for index in range(60):
@@ -281,3 +293,32 @@ def test_table_rows_of_finished_pods_carry_the_completed_condition(api) -> None:
         {"type": "Completed", "status": "True", "reason": "Succeeded", "message": "The pod has completed successfully."}
     ]
     assert "conditions" not in by_name["running"]
+
+
+def test_cbor_integer_past_int64_is_400(svc_server_factory) -> None:
+    client = svc_server_factory("--feature-gates=CBORServingAndStorage=true").client()
+    body = cbor2.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "extra": 1 << 64})
+    response = client.request("POST", PATH, body=b"\xd9\xd9\xf7" + body, content_type="application/cbor")
+    assert response.status == 400
+    assert "overflows Go's int64" in response.json()["message"]
+    assert client.request("GET", f"{PATH}/c").status == 404
+
+
+@pytest.mark.parametrize(
+    ("accept", "content_type"),
+    [
+        (PROTOBUF, PROTOBUF),
+        ("application/yaml", "application/yaml"),
+        (f"{PROTOBUF}, application/json", PROTOBUF),
+        ("application/json;as=Table;g=meta.svc;v=v1", "application/json"),
+        ("application/json;as=Table;g=meta.svc;v=v1, application/yaml", "application/yaml"),
+        ("text/html", "application/json"),
+    ],
+)
+def test_error_status_is_written_in_the_negotiated_format(api, accept: str, content_type: str) -> None:
+    """As upstream: an error's Status in the format the Accept header chooses (no view), else JSON."""
+    response = api.request("GET", f"{PATH}/missing", accept=accept)
+    assert response.headers["Content-Type"] == content_type
+    status = decode_object(response.body) if content_type == PROTOBUF else yaml.safe_load(response.body)
+    assert status["kind"] == "Status"
+    assert status["code"] == response.status == (406 if accept == "text/html" else 404)

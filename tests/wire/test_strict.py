@@ -341,3 +341,15 @@ def _outcome(decode, data: bytes) -> object:
 
 def test_yaml_written_as_json_with_a_repeated_key_gets_the_yaml_messages() -> None:
     assert decode_yaml_strict(b'{"a": 1, "a": 2}') == ({"a": 2}, ['line 1: key "a" already set in map'])
+
+
+@pytest.mark.parametrize("text", ["18446744073709551616", "-1e19", "1e19"])
+def test_yaml_integral_numbers_past_int64_stay_floats(text: str) -> None:
+    """Upstream reads the JSON that go-yaml's value becomes into an int64 when it fits, a float64 otherwise."""
+    value = decode_yaml_strict(f"x: {text}\n".encode())[0]["x"]
+    assert type(value) is float
+    assert value == float(text)
+
+
+def test_yaml_integral_float_within_int64_is_an_integer() -> None:
+    assert decode_yaml_strict(b"x: 1e18\n")[0] == {"x": 10**18}

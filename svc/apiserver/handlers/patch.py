@@ -93,6 +93,10 @@ def _transform_for(scope: Scope, patch_type: str, body: bytes) -> _Patch:
                 raise jsonpatch.InvalidJsonPatch("json: cannot unmarshal object into Go value of type jsonpatch.Patch")
         except (jsonpatch.InvalidJsonPatch, TypeError) as error:
             raise status.bad_request(str(error)) from None
+        except jsonpatch.JsonPointerException as error:
+            # A path that is no JSON pointer: the Python library refuses it here, upstream's when it
+            # applies the operation, with the 422 of any operation that does not apply.
+            raise _rejected(str(error)) from None
         if len(operations) > _MAX_JSON_PATCH_OPERATIONS:
             raise status.request_entity_too_large(
                 f"The allowed maximum operations in a JSON patch is {_MAX_JSON_PATCH_OPERATIONS}, got {len(operations)}"
@@ -133,6 +137,7 @@ def _validate_patched(scope: Scope, patch: _Patch, patched: Obj, level: str, def
     if check.fatal:
         raise reject(check.fatal)
     scope.report_field_problems(check.problems, level, reject)
+    check.retype()
 
 
 def _check_result(scope: Scope, patched: Any, expected_kind: str, expected_api_version: str) -> Obj:
@@ -189,7 +194,11 @@ def _apply_transform(scope: Scope, patch_type: str, body: bytes, force: bool) ->
 
     def apply_config(current: Obj | None) -> Obj:
         applied = apply_configuration(scope, current, config, manager=manager, force=force)
-        return _check_result(scope, applied, resource.kind, resource.api_version)
+        result = _check_result(scope, applied, resource.kind, resource.api_version)
+        # Upstream converts the merged result into the kind's struct: a null is left unset (or its
+        # type's zero value in a list or map), as for any other write.
+        check_fields(result, schema_for(resource.definition)).retype()
+        return result
 
     return apply_config
 

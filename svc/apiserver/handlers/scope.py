@@ -137,6 +137,7 @@ class Scope:
         if check.fatal:
             raise reject(check.fatal)
         self.report_field_problems(check.problems, level, reject)
+        check.retype()
         obj["kind"], obj["apiVersion"] = kind, api_version
         if obj.get("metadata") is None:
             obj["metadata"] = {}
