@@ -135,9 +135,12 @@ class PolicyIndex:
         self.cluster_roles: dict[str, tuple[Rule, ...]] = {}
         self.role_bindings = _BindingIndex()
         self.cluster_role_bindings = _BindingIndex()
+        self.generation = 0
+        """Counts changes, so what was derived from the index (cached decisions) knows when it is stale."""
 
     # -- changes -----------------------------------------------------------------------------
     def put(self, resource: str, obj: Obj) -> None:
+        self.generation += 1
         metadata = obj.get("metadata") or {}
         namespace, name = str(metadata.get("namespace", "")), str(metadata.get("name", ""))
         if resource == "roles":
@@ -150,6 +153,7 @@ class PolicyIndex:
             self.cluster_role_bindings.put(Binding.of(dict(obj, metadata={**metadata, "namespace": ""})))
 
     def remove(self, resource: str, obj: Obj) -> None:
+        self.generation += 1
         metadata = obj.get("metadata") or {}
         namespace, name = str(metadata.get("namespace", "")), str(metadata.get("name", ""))
         if resource == "roles":
@@ -162,6 +166,7 @@ class PolicyIndex:
             self.cluster_role_bindings.remove("", name)
 
     def reset(self, resource: str, objs: list[Obj]) -> None:
+        self.generation += 1
         if resource == "roles":
             self.roles.clear()
         elif resource == "clusterroles":
