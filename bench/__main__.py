@@ -21,7 +21,7 @@ from typing import TypeVar
 
 import uvloop
 
-from bench import connections, crud, encode, lists, memory, patches, watch, watch_memory
+from bench import authz, connections, crud, encode, lists, memory, patches, watch, watch_memory
 from bench.anchors import etcd, http_ceiling
 from bench.anchors import sqlite as sqlite_anchor
 from bench.client import ATTEMPTS
@@ -45,6 +45,7 @@ SCENARIOS = (
     "etcd",
     "sqlite",
     "encode",
+    "authz",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 # The bench's objects as the server returns them (its metadata included): the anchors' value sizes
@@ -139,6 +140,11 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
         if result is not None:
             sections["watchmem"], found = result
             facts.update(found)
+    if "authz" in only:
+        result = await _guarded("authz", failed, authz.run(workdir, plan))
+        if result is not None:
+            sections["authz"], found = result
+            facts.update(found)
     configmap_bytes = int(facts.get("configmap bytes", CONFIGMAP_BYTES))
     pod_bytes = int(facts.get("pod bytes", POD_BYTES))
     if "sqlite" in only:
@@ -169,7 +175,20 @@ async def run(plan: Plan, only: list[str]) -> str:
             await _server_scenarios(workdir, plan, only, sections, facts)
         await _other_scenarios(workdir, plan, only, sections, facts)
     order = ("crud", "http", "etcd", "sqlite", "patch", "lists", "encode", "watch", "connections", "memory", "start")
-    order = ("crud", "http", "etcd", "sqlite", "patch", "lists", "encode", "watch", "watchmem", "memory", "start")
+    order = (
+        "crud",
+        "http",
+        "etcd",
+        "sqlite",
+        "patch",
+        "lists",
+        "encode",
+        "watch",
+        "watchmem",
+        "memory",
+        "start",
+        "authz",
+    )
     chosen = [sections[name] for name in order if name in sections]
     chosen += [ratios_section(facts), targets_section(facts)]
     if sections["failed"].rows:
