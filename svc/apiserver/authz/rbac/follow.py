@@ -53,8 +53,17 @@ async def follow(index: PolicyIndex, store: GenericStore, version: str) -> None:
             raise
         except (status.StatusError, errors.StorageError) as error:
             log.warning("RBAC index of %s relisting after: %s", resource, error)
-            await asyncio.sleep(_RETRY_SECONDS)
-            try:
-                version = await list_into(index, store)
-            except (status.StatusError, errors.StorageError):
-                continue
+            version = await _relist(index, store)
+        except Exception:  # a stale index would grant or refuse wrongly: log, relist, carry on
+            log.exception("RBAC index of %s failed; relisting", resource)
+            version = await _relist(index, store)
+
+
+async def _relist(index: PolicyIndex, store: GenericStore) -> str:
+    """List again after a pause, until a list succeeds."""
+    while True:
+        await asyncio.sleep(_RETRY_SECONDS)
+        try:
+            return await list_into(index, store)
+        except (status.StatusError, errors.StorageError) as error:
+            log.warning("RBAC index of %s cannot list yet: %s", store.resource.name, error)

@@ -50,10 +50,12 @@ class Binding:
     @classmethod
     def of(cls, obj: Obj) -> Binding:
         metadata = obj.get("metadata") or {}
-        role_ref = obj.get("roleRef") or {}
+        role_ref = obj.get("roleRef")
+        role_ref = role_ref if isinstance(role_ref, dict) else {}
+        listed = obj.get("subjects")
         subjects = tuple(
             Subject(str(s.get("kind", "")), str(s.get("name", "")), str(s.get("namespace", "")))
-            for s in obj.get("subjects") or ()
+            for s in (listed if isinstance(listed, list) else ())
             if isinstance(s, dict)
         )
         return cls(
