@@ -72,3 +72,54 @@ def test_reconciling_keeps_added_permissions(tmp_path) -> None:
         assert client.request("PUT", rbac_path("clusterroles") + "/system:discovery", body=role).status == 200
     with in_process_server(data) as server:
         assert extra in _clusterrole(server.client(), "system:discovery")["rules"]
+
+
+UPSTREAM_CLUSTER_ROLES = {
+    "admin",
+    "cluster-admin",
+    "edit",
+    "view",
+    "system:aggregate-to-admin",
+    "system:aggregate-to-edit",
+    "system:aggregate-to-view",
+    "system:auth-delegator",
+    "system:basic-user",
+    "system:certificates.k8s.io:certificatesigningrequests:nodeclient",
+    "system:certificates.k8s.io:certificatesigningrequests:selfnodeclient",
+    "system:certificates.k8s.io:kube-apiserver-client-approver",
+    "system:certificates.k8s.io:kube-apiserver-client-kubelet-approver",
+    "system:certificates.k8s.io:kubelet-serving-approver",
+    "system:certificates.k8s.io:legacy-unknown-approver",
+    "system:discovery",
+    "system:heapster",
+    "system:kube-aggregator",
+    "system:kube-controller-manager",
+    "system:kube-dns",
+    "system:kube-scheduler",
+    "system:kubelet-api-admin",
+    "system:monitoring",
+    "system:node",
+    "system:node-bootstrapper",
+    "system:node-problem-detector",
+    "system:node-proxier",
+    "system:persistent-volume-provisioner",
+    "system:public-info-viewer",
+    "system:service-account-issuer-discovery",
+    "system:volume-scheduler",
+}
+
+
+def test_every_upstream_cluster_role_of_the_fixture_exists(svc_server) -> None:
+    items = svc_server.client().request("GET", rbac_path("clusterroles")).json()["items"]
+    assert {item["metadata"]["name"] for item in items} == UPSTREAM_CLUSTER_ROLES
+
+
+def test_component_subjects_take_the_brand_spelling(svc_server) -> None:
+    client = svc_server.client()
+    scheduler = client.request("GET", rbac_path("clusterrolebindings") + "/system:kube-scheduler").json()
+    assert scheduler["subjects"] == [
+        {"kind": "User", "apiGroup": "rbac.authorization.svc", "name": "system:svc-scheduler"}
+    ]
+    dns = client.request("GET", rbac_path("clusterrolebindings") + "/system:kube-dns").json()
+    assert dns["subjects"] == [{"kind": "ServiceAccount", "name": "kube-dns", "namespace": "svc-system"}]
+    assert "subjects" not in client.request("GET", rbac_path("clusterrolebindings") + "/system:node").json()

@@ -53,11 +53,28 @@ def _metadata(entry: Obj, profile: Profile) -> Obj:
     return {"name": entry["name"], "labels": labels, "annotations": {autoupdate_annotation(profile): "true"}}
 
 
+def _component(name: str, profile: Profile) -> str:
+    """`system:kube-scheduler`, `kube-controller-manager`: a component's name in the profile's spelling
+    (the prefix of its API server's name, as the controller manager names its lease)."""
+    prefix = profile.apiserver_name.removesuffix("apiserver")
+    return name.replace("kube-", prefix, 1) if "kube-" in name else name
+
+
 def _rule(rule: Obj, profile: Profile) -> Obj:
+    """Groups, signer names (`kubernetes.io/...`) and component names in the profile's spelling."""
     rule = dict(rule)
     if "apiGroups" in rule:
         rule["apiGroups"] = [profile.group(group) for group in rule["apiGroups"]]
+    if "resourceNames" in rule:
+        rule["resourceNames"] = [_component(profile.label(name), profile) for name in rule["resourceNames"]]
     return rule
+
+
+def _subject(subject: Obj, group: str, profile: Profile) -> Obj:
+    if subject["kind"] == "ServiceAccount":
+        namespace = profile.system_namespace if subject["namespace"] == "kube-system" else subject["namespace"]
+        return {**subject, "namespace": namespace}
+    return {**subject, "name": _component(subject["name"], profile), "apiGroup": group}
 
 
 def cluster_roles(profile: Profile) -> list[Obj]:
@@ -86,7 +103,7 @@ def cluster_role_bindings(profile: Profile) -> list[Obj]:
             "kind": "ClusterRoleBinding",
             "metadata": _metadata(entry, profile),
             "roleRef": {"apiGroup": group, "kind": "ClusterRole", "name": entry["role"]},
-            "subjects": [dict(subject, apiGroup=group) for subject in entry["subjects"]],
+            "subjects": [_subject(subject, group, profile) for subject in entry["subjects"]],
         }
         for entry in _data()["clusterRoleBindings"]
     ]
