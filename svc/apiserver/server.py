@@ -214,6 +214,10 @@ class Server:
             if not self.ready:
                 raise RuntimeError("watch caches are not synced")
 
+        async def rbac_bootstrapped() -> None:
+            if not self.rbac.bootstrapped:
+                raise RuntimeError("the bootstrap policy is not reconciled yet")
+
         async def not_shutting_down() -> None:
             if self.shutting_down:
                 raise RuntimeError("process is shutting down")
@@ -225,6 +229,7 @@ class Server:
             HealthCheck("poststarthook/start-apiserver-admission-initializer", started),
             HealthCheck("poststarthook/generic-apiserver-start-informers", started),
             HealthCheck("poststarthook/start-system-namespaces-controller", started),
+            HealthCheck("poststarthook/rbac/bootstrap-roles", rbac_bootstrapped),
         ]
         readiness = [
             *common[:3],

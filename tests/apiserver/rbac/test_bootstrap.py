@@ -123,3 +123,8 @@ def test_component_subjects_take_the_brand_spelling(svc_server) -> None:
     dns = client.request("GET", rbac_path("clusterrolebindings") + "/system:kube-dns").json()
     assert dns["subjects"] == [{"kind": "ServiceAccount", "name": "kube-dns", "namespace": "svc-system"}]
     assert "subjects" not in client.request("GET", rbac_path("clusterrolebindings") + "/system:node").json()
+
+
+def test_health_reports_the_bootstrap_hook(svc_server) -> None:
+    verbose = svc_server.client().request("GET", "/readyz", params={"verbose": "1"}).body.decode()
+    assert "[+]poststarthook/rbac/bootstrap-roles ok" in verbose.splitlines()

@@ -30,6 +30,8 @@ class RbacPolicy:
         self.index = PolicyIndex(profile.group(RBAC_GROUP))
         self.authorizer = RBACAuthorizer(self.index)
         self._tasks: list[asyncio.Task[None]] = []
+        self.bootstrapped = False
+        """Whether the bootstrap policy has been reconciled (upstream's `rbac/bootstrap-roles` hook)."""
 
     async def start(self, store_for: Callable[[str, str], GenericStore], user: UserInfo) -> None:
         """Reconcile the bootstrap policy, then load the index and follow every change."""
@@ -37,8 +39,10 @@ class RbacPolicy:
             stores = {name: store_for(RBAC_GROUP, name) for name in RESOURCES}
         except status.StatusError:
             log.warning("the RBAC API group is not served: RBAC grants nothing")
+            self.bootstrapped = True
             return
         await reconcile(stores["clusterroles"], stores["clusterrolebindings"], self.profile, user)
+        self.bootstrapped = True
         for name, store in stores.items():
             version = await list_into(self.index, store)
             self._tasks.append(asyncio.create_task(follow(self.index, store, version), name=f"rbac-index {name}"))
