@@ -128,3 +128,25 @@ def test_component_subjects_take_the_brand_spelling(svc_server) -> None:
 def test_health_reports_the_bootstrap_hook(svc_server) -> None:
     verbose = svc_server.client().request("GET", "/readyz", params={"verbose": "1"}).body.decode()
     assert "[+]poststarthook/rbac/bootstrap-roles ok" in verbose.splitlines()
+
+
+def test_system_namespace_roles_name_the_brands_components(svc_server) -> None:
+    client = svc_server.client()
+    locking = client.request(
+        "GET", rbac_path("roles", "svc-system") + "/system::leader-locking-kube-controller-manager"
+    )
+    assert {
+        "apiGroups": [""],
+        "resourceNames": ["svc-controller-manager"],
+        "resources": ["configmaps"],
+        "verbs": ["get", "update"],
+    } in locking.json()["rules"]
+    binding = client.request(
+        "GET", rbac_path("rolebindings", "svc-public") + "/system:controller:bootstrap-signer"
+    ).json()
+    assert binding["roleRef"] == {
+        "apiGroup": "rbac.authorization.svc",
+        "kind": "Role",
+        "name": "system:controller:bootstrap-signer",
+    }
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "bootstrap-signer", "namespace": "svc-system"}]

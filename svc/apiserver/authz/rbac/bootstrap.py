@@ -1,4 +1,4 @@
-"""The default ClusterRoles and ClusterRoleBindings, created at start and kept from losing permissions.
+"""The default roles and bindings, created at start and kept from losing permissions.
 
 The policy is data (`bootstrap.json`, upstream spelling, from upstream's bootstrap policy); it is spelled
 per brand profile here. Reconciliation follows upstream's `auth reconcile` rules for bootstrap objects:
@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -47,10 +48,17 @@ def _label_key(key: str, profile: Profile) -> str:
     return f"{profile.group(prefix)}/{name}" if prefix.endswith(".k8s.io") else profile.label(key)
 
 
+def _namespace(namespace: str, profile: Profile) -> str:
+    return {"kube-system": profile.system_namespace, "kube-public": profile.public_namespace}.get(namespace, namespace)
+
+
 def _metadata(entry: Obj, profile: Profile) -> Obj:
     labels = {profile.label(_BOOTSTRAPPING): "rbac-defaults"}
     labels.update({_label_key(key, profile): value for key, value in (entry.get("labels") or {}).items()})
-    return {"name": entry["name"], "labels": labels, "annotations": {autoupdate_annotation(profile): "true"}}
+    metadata = {"name": entry["name"], "labels": labels, "annotations": {autoupdate_annotation(profile): "true"}}
+    if "namespace" in entry:
+        metadata["namespace"] = _namespace(entry["namespace"], profile)
+    return metadata
 
 
 def _component(name: str, profile: Profile) -> str:
@@ -72,8 +80,7 @@ def _rule(rule: Obj, profile: Profile) -> Obj:
 
 def _subject(subject: Obj, group: str, profile: Profile) -> Obj:
     if subject["kind"] == "ServiceAccount":
-        namespace = profile.system_namespace if subject["namespace"] == "kube-system" else subject["namespace"]
-        return {**subject, "namespace": namespace}
+        return {**subject, "namespace": _namespace(subject["namespace"], profile)}
     return {**subject, "name": _component(subject["name"], profile), "apiGroup": group}
 
 
@@ -96,16 +103,38 @@ def cluster_roles(profile: Profile) -> list[Obj]:
 
 
 def cluster_role_bindings(profile: Profile) -> list[Obj]:
+    return _bindings("clusterRoleBindings", "ClusterRoleBinding", "ClusterRole", profile)
+
+
+def roles(profile: Profile) -> list[Obj]:
+    """The bootstrap Roles of the system and public namespaces."""
     group = profile.group(RBAC_GROUP)
     return [
         {
             "apiVersion": f"{group}/v1",
-            "kind": "ClusterRoleBinding",
+            "kind": "Role",
             "metadata": _metadata(entry, profile),
-            "roleRef": {"apiGroup": group, "kind": "ClusterRole", "name": entry["role"]},
+            "rules": [_rule(rule, profile) for rule in entry["rules"]],
+        }
+        for entry in _data()["roles"]
+    ]
+
+
+def role_bindings(profile: Profile) -> list[Obj]:
+    return _bindings("roleBindings", "RoleBinding", "Role", profile)
+
+
+def _bindings(section: str, kind: str, role_kind: str, profile: Profile) -> list[Obj]:
+    group = profile.group(RBAC_GROUP)
+    return [
+        {
+            "apiVersion": f"{group}/v1",
+            "kind": kind,
+            "metadata": _metadata(entry, profile),
+            "roleRef": {"apiGroup": group, "kind": role_kind, "name": entry["role"]},
             "subjects": [_subject(subject, group, profile) for subject in entry["subjects"]],
         }
-        for entry in _data()["clusterRoleBindings"]
+        for entry in _data()[section]
     ]
 
 
@@ -144,7 +173,7 @@ def reconcile_binding(current: Obj, expected: Obj) -> Obj:
 
 async def ensure(store: GenericStore, expected: Obj, merge: Any, profile: Profile, user: UserInfo) -> None:
     """Create `expected`, or reconcile the stored object with it unless its autoupdate is "false"."""
-    name = expected["metadata"]["name"]
+    name, namespace = expected["metadata"]["name"], expected["metadata"].get("namespace", "")
     annotation = autoupdate_annotation(profile)
 
     async def update(current: Obj | None) -> Obj:
@@ -155,13 +184,18 @@ async def ensure(store: GenericStore, expected: Obj, merge: Any, profile: Profil
         return merge(current, expected)
 
     try:
-        await store.update("", name, update, admission=NoAdmission(), user=user, options=WriteOptions())
+        await store.update(namespace, name, update, admission=NoAdmission(), user=user, options=WriteOptions())
     except status.StatusError as error:
         log.warning("could not reconcile bootstrap %s %s: %s", expected["kind"], name, error.message)
 
 
-async def reconcile(roles: GenericStore, bindings: GenericStore, profile: Profile, user: UserInfo) -> None:
-    for role in cluster_roles(profile):
-        await ensure(roles, role, reconcile_role, profile, user)
-    for binding in cluster_role_bindings(profile):
-        await ensure(bindings, binding, reconcile_binding, profile, user)
+async def reconcile(stores: Mapping[str, GenericStore], profile: Profile, user: UserInfo) -> None:
+    """Every bootstrap object, roles before the bindings that name them; `stores` by resource name."""
+    for resource, objects, merge in (
+        ("clusterroles", cluster_roles(profile), reconcile_role),
+        ("clusterrolebindings", cluster_role_bindings(profile), reconcile_binding),
+        ("roles", roles(profile), reconcile_role),
+        ("rolebindings", role_bindings(profile), reconcile_binding),
+    ):
+        for obj in objects:
+            await ensure(stores[resource], obj, merge, profile, user)

@@ -41,7 +41,7 @@ class RbacPolicy:
             log.warning("the RBAC API group is not served: RBAC grants nothing")
             self.bootstrapped = True
             return
-        await reconcile(stores["clusterroles"], stores["clusterrolebindings"], self.profile, user)
+        await reconcile(stores, self.profile, user)
         self.bootstrapped = True
         for name, store in stores.items():
             version = await list_into(self.index, store)
