@@ -21,7 +21,7 @@ from typing import TypeVar
 
 import uvloop
 
-from bench import authz, connections, crud, encode, lists, memory, patches, watch, watch_memory
+from bench import authz, cel, connections, crud, encode, lists, memory, patches, watch, watch_memory
 from bench.anchors import etcd, http_ceiling
 from bench.anchors import sqlite as sqlite_anchor
 from bench.client import ATTEMPTS
@@ -45,6 +45,7 @@ SCENARIOS = (
     "etcd",
     "sqlite",
     "encode",
+    "cel",
     "authz",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -161,6 +162,9 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
         if result is not None:
             sections["encode"], found = result
             facts.update(found)
+    if "cel" in only:
+        sections["cel"], found = cel.run()
+        facts.update(found)
 
 
 async def run(plan: Plan, only: list[str]) -> str:
@@ -183,6 +187,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         "patch",
         "lists",
         "encode",
+        "cel",
         "watch",
         "watchmem",
         "memory",

@@ -3,6 +3,7 @@
 Ordering rules:
 - recovery is outermost, so a failure anywhere (even in another filter) becomes a Status response;
 - request info comes before everything that needs to know the verb or resource;
+- metrics right after it, so every answer is counted, refusals of the filters below included;
 - the deadline comes next, so authentication and authorization count against it too;
 - authentication before authorization (who, then whether they may);
 - impersonation after authentication (it authorizes the authenticated user to impersonate) and before
@@ -18,11 +19,20 @@ from svc.apiserver.filters import Filter, Handler
 from svc.apiserver.filters.authentication import authenticate
 from svc.apiserver.filters.authorization import authorize
 from svc.apiserver.filters.impersonation import impersonate
+from svc.apiserver.filters.metrics import measure
 from svc.apiserver.filters.panic_recovery import recover
 from svc.apiserver.filters.request_info import attach_request_info
 from svc.apiserver.filters.timeout import limit_time
 
-FILTERS: tuple[Filter, ...] = (recover, attach_request_info, limit_time, authenticate, impersonate, authorize)
+FILTERS: tuple[Filter, ...] = (
+    recover,
+    attach_request_info,
+    measure,
+    limit_time,
+    authenticate,
+    impersonate,
+    authorize,
+)
 
 
 def build_handler_chain(endpoint: Handler, filters: tuple[Filter, ...] = FILTERS) -> Handler:

@@ -1,4 +1,5 @@
-"""The admin kubeconfig written at start: server address, CA and the admin client certificate, inline."""
+"""The admin kubeconfig written at start: server address, CA and the admin's credentials, inline: the
+admin client certificate, or a bearer token where the generated client CA is not trusted."""
 
 from __future__ import annotations
 
@@ -14,7 +15,12 @@ def _inline(path: Path) -> str:
     return base64.b64encode(path.read_bytes()).decode()
 
 
-def admin_kubeconfig(pki: Pki, *, server: str, cluster: str, user: str) -> dict:
+def admin_kubeconfig(pki: Pki, *, server: str, cluster: str, user: str, token: str = "") -> dict:
+    credentials = (
+        {"token": token}
+        if token
+        else {"client-certificate-data": _inline(pki.admin.cert), "client-key-data": _inline(pki.admin.key)}
+    )
     return {
         "apiVersion": "v1",
         "kind": "Config",
@@ -24,15 +30,7 @@ def admin_kubeconfig(pki: Pki, *, server: str, cluster: str, user: str) -> dict:
                 "cluster": {"server": server, "certificate-authority-data": _inline(pki.serving_ca.cert)},
             }
         ],
-        "users": [
-            {
-                "name": user,
-                "user": {
-                    "client-certificate-data": _inline(pki.admin.cert),
-                    "client-key-data": _inline(pki.admin.key),
-                },
-            }
-        ],
+        "users": [{"name": user, "user": credentials}],
         "contexts": [{"name": f"{user}@{cluster}", "context": {"cluster": cluster, "user": user}}],
         "current-context": f"{user}@{cluster}",
         "preferences": {},

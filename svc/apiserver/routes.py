@@ -23,6 +23,7 @@ from svc.apiserver.handlers.review import REVIEWS, review
 from svc.apiserver.handlers.scope import Scope
 from svc.apiserver.handlers.update import update
 from svc.apiserver.handlers.watch import watch
+from svc.apiserver.metrics import CONTENT_TYPE
 from svc.apiserver.responses import respond
 from svc.machinery import status
 
@@ -105,6 +106,8 @@ async def _non_resource(ctx: RequestContext) -> web.StreamResponse:
     health = await server.health(path, request)
     if health is not None:
         return health
+    if path == "/metrics":
+        return respond(ctx, 200, server.metrics.render(), CONTENT_TYPE)
     if path == "/version":
         return _json(ctx, orjson.dumps(server.version_info, option=orjson.OPT_INDENT_2))
     if path.startswith("/openapi/"):

@@ -29,6 +29,7 @@ from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
 from svc.apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
 from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
+from svc.apiserver.authn.loopback import LoopbackToken
 from svc.apiserver.authn.token_file import TokenFile
 from svc.apiserver.authn.x509 import ClientCertificates, load_client_cas
 from svc.apiserver.authz.modes import build_authorizer, build_rule_resolver
@@ -41,6 +42,7 @@ from svc.apiserver.garbage_collector import GarbageCollector
 from svc.apiserver.health import HealthCheck
 from svc.apiserver.kubeconfig import admin_kubeconfig, write_kubeconfig
 from svc.apiserver.loops import compaction_loop, namespace_finalizer_loop
+from svc.apiserver.metrics import Metrics
 from svc.apiserver.openapi import OpenAPI
 from svc.apiserver.options import GIT_VERSION, Options
 from svc.apiserver.pki import Pki, ensure_pki, serving_hosts
@@ -91,6 +93,8 @@ class Server:
         self.objects: ObjectStore | None = None
         self.stores: dict[tuple[str, str, str], GenericStore] = {}
         self.service_allocation: ServiceAllocation | None = None
+        self.metrics = Metrics(self._object_counts)
+        self.loopback = LoopbackToken(self.profile.admin_user) if options.client_ca_file else None
         self.caches: dict[str, WatchCache] = {}
         self.pki: Pki | None = None
         self.kubeconfig_path: Path | None = None
@@ -162,6 +166,16 @@ class Server:
 
     async def health(self, path: str, request: web.BaseRequest) -> web.Response | None:
         return await health_endpoints.serve(path, self.health_checks, request)
+
+    def _object_counts(self) -> dict[str, int]:
+        """Objects per resource (`deployments.apps`), from the watch caches, one entry per storage."""
+        counts: dict[str, int] = {}
+        for store in self.stores.values():
+            resource = store.resource
+            if store.cache is not None:
+                name = f"{resource.name}.{resource.upstream_group}" if resource.upstream_group else resource.name
+                counts[name] = len(store.cache.state)
+        return counts
 
     def store_for(self, upstream_group: str, resource: str) -> GenericStore:
         """The store of a resource at its preferred served version, named as upstream names it."""
@@ -306,15 +320,14 @@ class Server:
         return context
 
     def _client_cas(self) -> list[x509.Certificate]:
-        """The generated client CA, then those of `--client-ca-file`."""
+        """Those of `--client-ca-file` when given (they replace the generated one), else the generated one."""
         assert self.pki is not None
-        authorities = load_client_cas(self.pki.client_ca.cert)
-        if self.options.client_ca_file:
-            authorities += load_client_cas(self.options.client_ca_file)
-        return authorities
+        return load_client_cas(self.options.client_ca_file or self.pki.client_ca.cert)
 
     def _build_authenticator(self, client_cas: list[x509.Certificate]) -> AuthenticatorUnion:
         authenticators: list[Any] = [ClientCertificates(client_cas)]
+        if self.loopback is not None:
+            authenticators.append(self.loopback)
         if self.options.token_auth_file:
             authenticators.append(TokenFile(self.options.token_auth_file))
         return AuthenticatorUnion(authenticators, anonymous=self.options.anonymous_auth)
@@ -348,6 +361,7 @@ class Server:
             server=options.kubeconfig_server or self.url,
             cluster=self.profile.cli_name,
             user=self.profile.admin_user,
+            token=self.loopback.token if self.loopback is not None else "",
         )
         write_kubeconfig(self.kubeconfig_path, config)
         await default_service.reconcile(self, port, advertise)

@@ -20,9 +20,9 @@ from svc.machinery.gotext import format_float, json_marshal, quote
 class ErrorType(StrEnum):
     """The machine-readable kind of a field error; also the StatusCause `reason`."""
 
-    NOT_FOUND = "FieldValueNotFound"
     REQUIRED = "FieldValueRequired"
     DUPLICATE = "FieldValueDuplicate"
+    NOT_FOUND = "FieldValueNotFound"
     INVALID = "FieldValueInvalid"
     NOT_SUPPORTED = "FieldValueNotSupported"
     FORBIDDEN = "FieldValueForbidden"
@@ -32,9 +32,9 @@ class ErrorType(StrEnum):
 
 
 _TITLES: Final = {
-    ErrorType.NOT_FOUND: "Not found",
     ErrorType.REQUIRED: "Required value",
     ErrorType.DUPLICATE: "Duplicate value",
+    ErrorType.NOT_FOUND: "Not found",
     ErrorType.INVALID: "Invalid value",
     ErrorType.NOT_SUPPORTED: "Unsupported value",
     ErrorType.FORBIDDEN: "Forbidden",
@@ -130,16 +130,16 @@ def type_invalid(path: str, value: Any, detail: str) -> FieldError:
     return FieldError(ErrorType.TYPE_INVALID, path, value, detail)
 
 
-def not_found(path: str, value: Any) -> FieldError:
-    return FieldError(ErrorType.NOT_FOUND, path, value)
-
-
 def required(path: str, detail: str = "") -> FieldError:
     return FieldError(ErrorType.REQUIRED, path, "", detail)
 
 
 def duplicate(path: str, value: Any) -> FieldError:
     return FieldError(ErrorType.DUPLICATE, path, value)
+
+
+def not_found(path: str, value: Any) -> FieldError:
+    return FieldError(ErrorType.NOT_FOUND, path, value)
 
 
 def not_supported(path: str, value: Any, valid_values: Iterable[str]) -> FieldError:

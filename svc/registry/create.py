@@ -72,13 +72,13 @@ def before_create(strategy: Strategy, obj: dict[str, Any], namespace: str) -> No
     metadata["uid"] = str(uuid.uuid4())
     if metadata.get("generateName") and not metadata.get("name"):
         metadata["name"] = generate_name(metadata["generateName"])
-    errors = strategy.validate(obj)
-    errors += validate_object_meta(
+    errors = validate_object_meta(
         metadata,
         namespaced=strategy.resource.namespaced,
         name_validator=strategy.name_validator,
         standard_finalizers=standard_finalizers(strategy),
     )
+    errors += strategy.validate(obj)
     if errors:
         raise invalid(strategy, metadata.get("name", ""), errors)
     strategy.canonicalize(obj)

@@ -214,3 +214,15 @@ def test_the_program_answers_401_over_its_own_event_loop(svc_server_process, tmp
     _assert_unauthorized(_client(server, tmp_path, _self_signed(server)))
     pair = _issue("alice", _client_ca(server), usage=CLIENT_AUTH)
     assert _user_info(_client(server, tmp_path, pair))["username"] == "alice"
+
+
+def test_client_ca_file_replaces_the_generated_client_ca(svc_server_factory, tmp_path) -> None:
+    authority = _issue("corporate-ca", None, ca=True)
+    bundle = tmp_path / "corporate.crt"
+    bundle.write_bytes(authority[0].public_bytes(serialization.Encoding.PEM))
+    server = svc_server_factory(f"--client-ca-file={bundle}")
+    pki = Path(server.data_dir) / "pki"
+    base = server.anonymous_client().config
+    generated_admin = dataclasses.replace(base, cert_file=str(pki / "admin.crt"), key_file=str(pki / "admin.key"))
+    _assert_unauthorized(RestClient(generated_admin))
+    assert _user_info(server.client())["groups"] == ["system:masters", "system:authenticated"]

@@ -9,6 +9,7 @@ from svc.api.brand import Profile
 from svc.api.kinds import certificates, namespaces, pods, rbac, secrets, services, simple_fields
 from svc.api.resources import Resource
 from svc.api.strategy import Strategy
+from svc.api.validation import rules_for
 
 # Kinds whose upstream strategy accepts a PUT of a missing object as a create.
 _CREATE_ON_UPDATE = frozenset(
@@ -79,5 +80,8 @@ def strategy_for(resource: Resource, profile: Profile) -> Strategy:
     fields = simple_fields.FIELDS.get(identity)
     if fields:
         base = simple_fields.with_fields(base, fields)
+    rules = rules_for(*identity, profile)
+    if rules is not None:
+        base = dataclasses.replace(base, validate=rules.validate, validate_update=rules.validate_update)
     special = _SPECIAL.get(identity)
     return special(base) if special else dataclasses.replace(base)

@@ -28,7 +28,7 @@ async def recover(ctx: RequestContext, next_handler: Handler) -> web.StreamRespo
         raise
     except StorageError as error:
         log.error("apiserver received an error that is not an metav1.Status: %s", error)
-        return status_response(ctx, status.StatusError(500, "", str(error)))
+        return status_response(ctx, status.unconverted(str(error)))
     except Exception as error:
         log.exception("panic serving %s %s", ctx.request.method, ctx.request.path)
         return status_response(ctx, status.internal_error(f"unexpected {type(error).__name__}: {error}"))

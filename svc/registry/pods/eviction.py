@@ -115,7 +115,7 @@ async def evict(request: ActionRequest, delete_options: DeleteOptions) -> None:
         budgets = [budget for budget in listed["items"] if _selects(budget, labels)]
         if len(budgets) > 1:
             message = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
-            raise status.StatusError(500, "", message)
+            raise status.unconverted(message)
         if budgets and _may_skip_budget(budgets[0], pod):
             version = pod["metadata"]["resourceVersion"]
             preconditions = Preconditions(delete_options.preconditions.uid, version)

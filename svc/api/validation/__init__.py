@@ -1,0 +1,31 @@
+"""Per-kind validation of the built-in types, as upstream's `pkg/apis/<group>/validation` (release 1.36).
+
+`rules_for` gives a kind's `KindRules` (or None for kinds checked only by the generic metadata rules);
+the strategy module wires them into a kind's `validate` and `validate_update`.
+"""
+
+from __future__ import annotations
+
+from svc.api.brand import Profile
+from svc.api.validation import core, endpoints_and_nodes, pod_updates, pods, rbac, small_groups, storage, workloads
+from svc.api.validation.engine import KindRules
+from svc.machinery.validation import GENERIC_FINALIZERS
+
+_RULES: dict[tuple[str, str], KindRules] = {
+    ("", "Pod"): pod_updates.POD,
+    ("", "PodTemplate"): pods.POD_TEMPLATE,
+    **core.RULES,
+    **workloads.RULES,
+    **storage.RULES,
+    **endpoints_and_nodes.RULES,
+    **small_groups.RULES,
+}
+
+
+def rules_for(group: str, kind: str, profile: Profile) -> KindRules | None:
+    """The rules of a built-in kind (by upstream group) on a brand profile, or None when it has none."""
+    if (group, kind) == ("", "Namespace"):
+        return core.namespace_rules(GENERIC_FINALIZERS | {profile.namespace_finalizer})
+    if group == rbac.UPSTREAM_GROUP:
+        return rbac.rules(profile).get((group, kind))
+    return _RULES.get((group, kind))

@@ -1,0 +1,352 @@
+"""Pod specs and pod templates, as upstream's `ValidatePodSpec` and `ValidatePodTemplateSpec` check them
+(release 1.36, default feature gates).
+
+Per-field rules are tables; what spans fields is code: container names unique across regular, init
+and ephemeral containers, and volume mounts naming declared volumes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from svc.api.validation.containers import (
+    CONTAINER,
+    INIT_ONLY_WITH_ALWAYS,
+    MAX_INT32,
+    POD_SECURITY_CONTEXT,
+    lifecycle_and_probes,
+)
+from svc.api.validation.engine import (
+    At,
+    Check,
+    Format,
+    KindRules,
+    OneOf,
+    Range,
+    Required,
+    Table,
+    inclusive_range,
+    items,
+    join,
+    lookup,
+    run,
+    string_map,
+    text,
+)
+from svc.machinery.field_errors import (
+    FieldError,
+    duplicate,
+    forbidden,
+    invalid,
+    not_found,
+    not_supported,
+    required,
+)
+from svc.machinery.validation import (
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    is_qualified_name,
+    is_valid_label_value,
+    validate_annotations,
+    validate_label_name,
+    validate_labels,
+)
+
+RESTART_POLICIES: Final = ("Always", "OnFailure", "Never")
+DNS_POLICIES: Final = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
+
+# Volume sources in the order upstream's `validateVolumeSource` tests them.
+_VOLUME_SOURCES: Final = (
+    "emptyDir",
+    "hostPath",
+    "gitRepo",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "secret",
+    "nfs",
+    "iscsi",
+    "glusterfs",
+    "flocker",
+    "persistentVolumeClaim",
+    "rbd",
+    "cinder",
+    "cephfs",
+    "quobyte",
+    "downwardAPI",
+    "fc",
+    "flexVolume",
+    "configMap",
+    "azureFile",
+    "vsphereVolume",
+    "photonPersistentDisk",
+    "portworxVolume",
+    "azureDisk",
+    "storageos",
+    "projected",
+    "scaleIO",
+    "csi",
+    "ephemeral",
+    "image",
+)
+
+
+def _volume(volume: Any, path: str) -> list[FieldError]:
+    if not isinstance(volume, Mapping):
+        return []
+    errors: list[FieldError] = []
+    sources = [key for key in _VOLUME_SOURCES if volume.get(key) is not None]
+    errors += [forbidden(f"{path}.{key}", "may not specify more than 1 volume type") for key in sources[1:]]
+    if not sources:
+        errors.append(required(path, "must specify a volume type"))
+    else:
+        errors += run(_VOLUME_SOURCE_RULES.get(sources[0], ()), volume, path)
+    name = volume.get("name")
+    if not name:
+        errors.append(required(f"{path}.name"))
+    elif isinstance(name, str):
+        errors += [invalid(f"{path}.name", name, message) for message in is_dns1123_label(name)]
+    return errors
+
+
+_VOLUME_SOURCE_RULES: Final[dict[str, Table]] = {
+    "hostPath": (Required("hostPath.path"),),
+    "secret": (Required("secret.secretName"),),
+    "configMap": (Required("configMap.name"),),
+    "persistentVolumeClaim": (Required("persistentVolumeClaim.claimName"),),
+    "nfs": (Required("nfs.server"), Required("nfs.path")),
+}
+
+
+def _volumes(spec: Any, base: str) -> tuple[set[str], list[FieldError]]:
+    """Upstream's `ValidateVolumes`: errors, and the names of the volumes that passed (for mounts)."""
+    names: set[str] = set()
+    errors: list[FieldError] = []
+    path = join(base, "volumes")
+    for index, volume in enumerate(items(lookup(spec, "volumes"))):
+        where = f"{path}[{index}]"
+        found = _volume(volume, where)
+        name = text(volume, "name")
+        if name and name in names:
+            found.append(duplicate(f"{where}.name", name))
+        if found:
+            errors += found
+        elif name:
+            names.add(name)
+    return names, errors
+
+
+def _volume_mounts(container: Any, base: str, volumes: set[str]) -> list[FieldError]:
+    errors: list[FieldError] = []
+    mount_paths: set[str] = set()
+    path = join(base, "volumeMounts")
+    for index, mount in enumerate(items(lookup(container, "volumeMounts"))):
+        if not isinstance(mount, Mapping):
+            continue
+        where = f"{path}[{index}]"
+        name, mount_path = text(mount, "name"), text(mount, "mountPath")
+        if not name:
+            errors.append(required(f"{where}.name"))
+        if name not in volumes:
+            errors.append(not_found(f"{where}.name", name))
+        if not mount_path:
+            errors.append(required(f"{where}.mountPath"))
+        if mount_path in mount_paths:
+            errors.append(invalid(f"{where}.mountPath", mount_path, "must be unique"))
+        mount_paths.add(mount_path)
+    return errors
+
+
+def _container_common(container: Any, path: str, volumes: set[str]) -> list[FieldError]:
+    return run(CONTAINER, container, path) + _volume_mounts(container, path, volumes)
+
+
+def _containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError]:
+    path = join(base, "containers")
+    containers = items(lookup(spec, "containers"))
+    if not containers:
+        return [required(path)]
+    errors: list[FieldError] = []
+    seen: set[Any] = set()
+    for index, container in enumerate(containers):
+        where = f"{path}[{index}]"
+        errors += _container_common(container, where, volumes)
+        name = text(container, "name")
+        if name in seen:
+            errors.append(duplicate(f"{where}.name", name))
+        seen.add(name)
+        errors += lifecycle_and_probes(container, where, lookup(spec, "terminationGracePeriodSeconds"))
+        if lookup(container, "restartPolicy") is not None:
+            errors.append(forbidden(f"{where}.restartPolicy", "may not be set for non-init containers"))
+    return errors
+
+
+def _init_containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError]:
+    path = join(base, "initContainers")
+    errors: list[FieldError] = []
+    names = {text(container, "name") for container in items(lookup(spec, "containers"))}
+    for index, container in enumerate(items(lookup(spec, "initContainers"))):
+        where = f"{path}[{index}]"
+        errors += _container_common(container, where, volumes)
+        policy = lookup(container, "restartPolicy")
+        if policy is not None and policy != "Always":
+            errors.append(not_supported(f"{where}.restartPolicy", policy, ("Always",)))
+        name = text(container, "name")
+        if name in names:
+            errors.append(duplicate(f"{where}.name", name))
+        elif name:
+            names.add(name)
+        if policy == "Always":
+            errors += lifecycle_and_probes(container, where, lookup(spec, "terminationGracePeriodSeconds"))
+        else:
+            errors += [
+                forbidden(f"{where}.{key}", "may not be set for init containers without restartPolicy=Always")
+                for key in INIT_ONLY_WITH_ALWAYS
+                if lookup(container, key) is not None
+            ]
+    return errors
+
+
+def _ephemeral_containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError]:
+    path = join(base, "ephemeralContainers")
+    others = {
+        text(container, "name") for key in ("containers", "initContainers") for container in items(lookup(spec, key))
+    }
+    names = set(others)
+    errors: list[FieldError] = []
+    for index, container in enumerate(items(lookup(spec, "ephemeralContainers"))):
+        where = f"{path}[{index}]"
+        errors += _container_common(container, where, volumes)
+        name = text(container, "name")
+        if name in names:
+            errors.append(duplicate(f"{where}.name", name))
+        else:
+            names.add(name)
+        target = text(container, "targetContainerName")
+        if target and target not in others:
+            errors.append(not_found(f"{where}.targetContainerName", target))
+    return errors
+
+
+def _volumes_and_containers(spec: Any, base: str) -> list[FieldError]:
+    volumes, errors = _volumes(spec, base)
+    errors += _containers(spec, base, volumes)
+    errors += _init_containers(spec, base, volumes)
+    errors += _ephemeral_containers(spec, base, volumes)
+    return errors
+
+
+def _node_selector(spec: Any, base: str) -> list[FieldError]:
+    return validate_labels(string_map(spec, "nodeSelector"), join(base, "nodeSelector"))
+
+
+def _dns_config(spec: Any, base: str) -> list[FieldError]:
+    if lookup(spec, "dnsPolicy") != "None":
+        return []
+    path = join(base, "dnsConfig")
+    if lookup(spec, "dnsConfig") is None:
+        return [required(path, "must provide `dnsConfig` when `dnsPolicy` is None")]
+    if not lookup(spec, "dnsConfig.nameservers"):
+        return [required(f"{path}.nameservers", "must provide at least one DNS nameserver when `dnsPolicy` is None")]
+    return []
+
+
+def toleration_errors(tolerations: Any, path: str) -> list[FieldError]:
+    """Upstream's `ValidateTolerations`."""
+    errors: list[FieldError] = []
+    for index, toleration in enumerate(items(tolerations)):
+        if not isinstance(toleration, Mapping):
+            continue
+        where = f"{path}[{index}]"
+        key, operator = text(toleration, "key"), text(toleration, "operator")
+        value, effect = text(toleration, "value"), text(toleration, "effect")
+        if key:
+            errors += validate_label_name(key, f"{where}.key")
+        if not key and operator != "Exists":
+            detail = 'operator must be Exists when `key` is empty, which means "match all values and all keys"'
+            errors.append(invalid(f"{where}.operator", operator, detail))
+        if toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
+            errors.append(
+                invalid(f"{where}.effect", effect, "effect must be 'NoExecute' when `tolerationSeconds` is set")
+            )
+        if operator in ("Equal", ""):
+            messages = is_valid_label_value(value)
+            if messages:
+                errors.append(invalid(f"{where}.operator", value, ";".join(messages)))
+        elif operator == "Exists":
+            if value:
+                errors.append(invalid(f"{where}.operator", value, "value must be empty when `operator` is 'Exists'"))
+        else:
+            errors.append(not_supported(f"{where}.operator", operator, ("Equal", "Exists")))
+        if effect and effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
+            errors.append(not_supported(f"{where}.effect", effect, ("NoSchedule", "PreferNoSchedule", "NoExecute")))
+    return errors
+
+
+def _scheduling_gates(spec: Any, base: str) -> list[FieldError]:
+    path = join(base, "schedulingGates")
+    errors: list[FieldError] = []
+    seen: set[str] = set()
+    for index, gate in enumerate(items(lookup(spec, "schedulingGates"))):
+        name = str(lookup(gate, "name") or "")
+        errors += [invalid(f"{path}[{index}]", name, message) for message in is_qualified_name(name)]
+        if name in seen:
+            errors.append(duplicate(f"{path}[{index}]", name))
+        seen.add(name)
+    return errors
+
+
+POD_SPEC: Table = (
+    Required("terminationGracePeriodSeconds"),
+    Check(_volumes_and_containers),
+    OneOf("restartPolicy", RESTART_POLICIES),
+    OneOf("dnsPolicy", DNS_POLICIES),
+    Check(_node_selector),
+    At("securityContext", POD_SECURITY_CONTEXT, optional=True),
+    Check(_dns_config),
+    Check(_scheduling_gates),
+    Format("serviceAccountName", is_dns1123_subdomain),
+    Format("nodeName", is_dns1123_subdomain),
+    Range("activeDeadlineSeconds", 1, MAX_INT32, inclusive_range(1, MAX_INT32)),
+    Format("hostname", is_dns1123_label),
+    Format("subdomain", is_dns1123_label),
+    Check(lambda spec, base: toleration_errors(lookup(spec, "tolerations"), join(base, "tolerations"))),
+    Format("priorityClassName", is_dns1123_subdomain),
+    OneOf("preemptionPolicy", ("PreemptLowerPriority", "Never"), optional=True),
+)
+
+
+def _metadata_maps(node: Any, base: str) -> list[FieldError]:
+    """A template's labels and annotations; upstream names their paths after the template, not `metadata`."""
+    errors: list[FieldError] = []
+    errors += validate_labels(string_map(node, "metadata.labels"), join(base, "labels"))
+    errors += validate_annotations(string_map(node, "metadata.annotations"), join(base, "annotations"))
+    return errors
+
+
+def _no_ephemeral_containers(node: Any, base: str) -> list[FieldError]:
+    if items(lookup(node, "spec.ephemeralContainers")):
+        return [forbidden(join(base, "spec.ephemeralContainers"), "ephemeral containers not allowed in pod template")]
+    return []
+
+
+POD_TEMPLATE_SPEC: Table = (
+    Check(_metadata_maps),
+    At("spec", POD_SPEC),
+    Check(_no_ephemeral_containers),
+)
+
+
+def image_whitespace_errors(spec: Any, base: str) -> list[FieldError]:
+    """Pods (not templates) may not have images with surrounding whitespace."""
+    errors: list[FieldError] = []
+    for key in ("containers", "initContainers"):
+        for index, container in enumerate(items(lookup(spec, key))):
+            image = lookup(container, "image")
+            if isinstance(image, str) and image != image.strip():
+                path = f"{join(base, key)}[{index}].image"
+                errors.append(invalid(path, image, "must not have leading or trailing whitespace"))
+    return errors
+
+
+POD_TEMPLATE = KindRules(create=(At("template", POD_TEMPLATE_SPEC),))

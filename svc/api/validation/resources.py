@@ -1,0 +1,131 @@
+"""Resource names and quantities, as upstream checks container resources, limit ranges and quotas.
+
+Quantities arrive as the strings (or numbers) a client sent; one that does not parse was refused at
+decode time, so an unparsable value here is skipped rather than reported twice.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any, Final
+
+from svc.api.validation.engine import NEGATIVE
+from svc.machinery.field_errors import FieldError, invalid, required
+from svc.machinery.quantity import Quantity, QuantityError, parse_quantity
+from svc.machinery.validation import is_qualified_name
+
+_STANDARD_CONTAINER: Final = frozenset({"cpu", "memory", "ephemeral-storage"})
+STANDARD: Final = _STANDARD_CONTAINER | {
+    "requests.cpu",
+    "requests.memory",
+    "requests.ephemeral-storage",
+    "limits.cpu",
+    "limits.memory",
+    "limits.ephemeral-storage",
+    "pods",
+    "services",
+    "replicationcontrollers",
+    "resourcequotas",
+    "secrets",
+    "persistentvolumeclaims",
+    "storage",
+    "requests.storage",
+    "services.nodeports",
+    "services.loadbalancers",
+}
+_HUGEPAGES: Final = "hugepages-"
+_NATIVE_DOMAIN: Final = "kubernetes.io/"
+_INTEGER_RESOURCES: Final = frozenset({"pods", "services", "replicationcontrollers", "resourcequotas", "secrets"})
+
+
+def quantity(value: Any) -> Quantity | None:
+    return _parsed(value if isinstance(value, str) else str(value))
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed(text: str) -> Quantity | None:
+    """Parsed once per distinct text: workloads repeat the same few quantities (and Quantity is read-only here)."""
+    try:
+        return parse_quantity(text)
+    except (QuantityError, ValueError):
+        return None
+
+
+def is_native(name: str) -> bool:
+    return "/" not in name or name.startswith(_NATIVE_DOMAIN) or name.split("/", 1)[0].endswith(".kubernetes.io")
+
+
+def overcommit_allowed(name: str) -> bool:
+    """Hugepages and extended resources must have requests equal to limits."""
+    return is_native(name) and not name.startswith(_HUGEPAGES)
+
+
+def _standard(name: str, names: frozenset[str]) -> bool:
+    return name in names or name.startswith(_HUGEPAGES) or name.startswith("requests." + _HUGEPAGES)
+
+
+@functools.lru_cache(maxsize=256)
+def _name_messages(name: str) -> tuple[str, ...]:
+    """Upstream's `validateResourceName`: a qualified name; without a domain, a standard resource."""
+    messages = tuple(is_qualified_name(name))
+    if messages:
+        return messages
+    if "/" not in name and not _standard(name, STANDARD):
+        return ("must be a standard resource type or fully qualified",)
+    return ()
+
+
+@functools.lru_cache(maxsize=256)
+def _container_name_messages(name: str) -> tuple[str, ...]:
+    if "/" not in name and not _standard(name, _STANDARD_CONTAINER):
+        return (*_name_messages(name), "must be a standard resource for containers")
+    return _name_messages(name)
+
+
+def resource_name_errors(name: str, path: str) -> list[FieldError]:
+    return [invalid(path, name, message) for message in _name_messages(name)]
+
+
+def container_resource_name_errors(name: str, path: str) -> list[FieldError]:
+    return [invalid(path, name, message) for message in _container_name_messages(name)]
+
+
+def quantity_errors(name: str, value: Quantity, path: str) -> list[FieldError]:
+    """Upstream's `ValidateResourceQuantityValue`: never negative; whole numbers for countable resources."""
+    errors = [invalid(path, str(value), NEGATIVE)] if value.value < 0 else []
+    if name in _INTEGER_RESOURCES and value.value != value.value.to_integral_value():
+        errors.append(invalid(path, str(value), "must be an integer"))
+    return errors
+
+
+def _resource_list(node: Any) -> dict[str, Quantity]:
+    if not isinstance(node, Mapping):
+        return {}
+    parsed = {str(name): quantity(value) for name, value in node.items()}
+    return {name: value for name, value in sorted(parsed.items()) if value is not None}
+
+
+def requirements_errors(resources: Any, path: str) -> list[FieldError]:
+    """Upstream's container `validateResourceRequirements` (names, quantities, requests within limits)."""
+    if not isinstance(resources, Mapping):
+        return []
+    limits, requests = _resource_list(resources.get("limits")), _resource_list(resources.get("requests"))
+    limits_path, requests_path = f"{path}.limits", f"{path}.requests"
+    errors: list[FieldError] = []
+    for name, value in limits.items():
+        where = f"{limits_path}[{name}]"
+        errors += container_resource_name_errors(name, where) + quantity_errors(name, value, where)
+    for name, value in requests.items():
+        where = f"{requests_path}[{name}]"
+        errors += container_resource_name_errors(name, where) + quantity_errors(name, value, where)
+        limit = limits.get(name)
+        if limit is not None:
+            if value != limit and not overcommit_allowed(name):
+                errors.append(invalid(requests_path, str(value), f"must be equal to {name} limit of {limit}"))
+            elif value > limit:
+                detail = f"must be less than or equal to {name} limit of {limit}"
+                errors.append(invalid(requests_path, str(value), detail))
+        elif not overcommit_allowed(name):
+            errors.append(required(limits_path, "Limit must be set for non overcommitable resources"))
+    return errors

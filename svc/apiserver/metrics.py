@@ -1,0 +1,116 @@
+"""The API server's Prometheus metrics, with upstream's names, labels and buckets.
+
+Each server has a registry of its own (several servers run in one test process). Request metrics are
+recorded by the `measure` filter; object counts are read from the watch caches when `/metrics` is
+scraped, as upstream reads them from storage on a poll. Process metrics come from prometheus-client's
+own collectors. The labelled children of hot metrics are remembered per label set, because looking
+them up through `labels()` costs more than the update itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disable_created_metrics, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.gc_collector import GCCollector
+from prometheus_client.platform_collector import PlatformCollector
+from prometheus_client.process_collector import ProcessCollector
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+disable_created_metrics()  # upstream's Go client writes no `_created` series
+# Upstream's buckets of apiserver_request_duration_seconds.
+DURATION_BUCKETS = (
+    0.005,
+    0.025,
+    0.05,
+    0.1,
+    0.2,
+    0.4,
+    0.6,
+    0.8,
+    1.0,
+    1.25,
+    1.5,
+    2,
+    3,
+    4,
+    5,
+    6,
+    8,
+    10,
+    15,
+    20,
+    30,
+    45,
+    60,
+)
+_REQUEST_LABELS = ("verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component")
+Labels = tuple[str, ...]
+
+
+class _ObjectCounts:
+    """apiserver_storage_objects, from the sizes of the watch caches at scrape time."""
+
+    def __init__(self, counts: Callable[[], dict[str, int]]) -> None:
+        self._counts = counts
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        family = GaugeMetricFamily(
+            "apiserver_storage_objects",
+            "Number of stored objects at the time of last check split by kind.",
+            labels=["resource"],
+        )
+        for resource, count in sorted(self._counts().items()):
+            family.add_metric([resource], count)
+        yield family
+
+
+class Metrics:
+    def __init__(self, object_counts: Callable[[], dict[str, int]]) -> None:
+        self.registry = registry = CollectorRegistry()
+        self.requests = Counter(
+            "apiserver_request",
+            "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, "
+            "scope, component, and HTTP response code.",
+            [*_REQUEST_LABELS, "code"],
+            registry=registry,
+        )
+        self.durations = Histogram(
+            "apiserver_request_duration_seconds",
+            "Response latency distribution in seconds for each verb, dry run value, group, version, resource, "
+            "subresource, scope and component.",
+            _REQUEST_LABELS,
+            buckets=DURATION_BUCKETS,
+            registry=registry,
+        )
+        self.inflight = Gauge(
+            "apiserver_current_inflight_requests",
+            "Maximal number of currently used inflight request limit of this apiserver per request kind in last "
+            "second.",
+            ["request_kind"],
+            registry=registry,
+        )
+        self.longrunning = Gauge(
+            "apiserver_longrunning_requests",
+            "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, "
+            "scope and component. Not all requests are tracked this way.",
+            ["verb", "group", "version", "resource", "subresource", "scope", "component"],
+            registry=registry,
+        )
+        registry.register(_ObjectCounts(object_counts))
+        ProcessCollector(registry=registry)
+        PlatformCollector(registry=registry)
+        GCCollector(registry=registry)
+        self._children: dict[tuple[str, Labels], Any] = {}
+
+    def child(self, metric: Any, labels: Labels) -> Any:
+        key = (metric._name, labels)
+        found = self._children.get(key)
+        if found is None:
+            found = self._children[key] = metric.labels(*labels)
+        return found
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

@@ -1,0 +1,261 @@
+"""CEL's operators on plain Python values: heterogeneous equality, ordering, checked arithmetic.
+
+Dispatch is by exact `type()` (never `isinstance`): Python's `bool` is an `int` and CEL's `uint`
+is an `int` subclass here, and CEL keeps all three apart.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
+from typing import Any, Final
+
+from svc.machinery.cel.values import CelError, NoSuchOverload, Optional, Uint, check_int, check_uint
+
+NUMBERS: Final = frozenset((int, Uint, float))
+_SCALARS: Final = frozenset((str, bytes, bool, type(None), datetime, timedelta))
+# cel-go's durations are Go's time.Duration: int64 nanoseconds, about 292 years either way.
+_MAX_DURATION: Final = timedelta(microseconds=9223372036854775)
+
+
+def equals(a: Any, b: Any) -> bool:
+    """CEL `==`: numbers compare across int/uint/double, other kinds never equal each other."""
+    ta, tb = type(a), type(b)
+    if ta is tb and ta in ORDERED:
+        return a == b
+    if ta in NUMBERS and tb in NUMBERS:
+        return a == b
+    if ta is not tb:
+        if ta in (list, tuple) and tb in (list, tuple):
+            return _lists_equal(a, b)
+        return False
+    if ta in _SCALARS:
+        return a == b
+    if ta is list or ta is tuple:
+        return _lists_equal(a, b)
+    if ta is dict:
+        return _maps_equal(a, b)
+    if ta is Optional:
+        return a.has_value() == b.has_value() and (not a.has_value() or equals(a.value, b.value))
+    return a == b
+
+
+def _lists_equal(a: Any, b: Any) -> bool:
+    return len(a) == len(b) and all(equals(x, y) for x, y in zip(a, b, strict=True))
+
+
+def _maps_equal(a: dict, b: dict) -> bool:
+    if len(a) != len(b):
+        return False
+    for key, value in a.items():
+        found, other = lookup(b, key)
+        if not found or not equals(value, other):
+            return False
+    return True
+
+
+def lookup(mapping: dict, key: Any) -> tuple[bool, Any]:
+    """Find a map entry the CEL way: `1`, `1u` and `1.0` name the same key, `true` does not."""
+    tk = type(key)
+    if tk is str:
+        value = mapping.get(key, _MISSING)
+    elif tk is bool:
+        value = next((v for k, v in mapping.items() if type(k) is bool and k == key), _MISSING)
+    elif tk in NUMBERS:
+        if tk is float and not key.is_integer():
+            return False, None
+        value = mapping.get(key, _MISSING)
+    else:
+        raise CelError(f"unsupported key type: {tk.__name__}")
+    return (False, None) if value is _MISSING else (True, value)
+
+
+_MISSING: Final = object()
+# Kinds whose Python operators already give CEL's answers when both sides are of the same kind
+# (NaN compares false in both).
+ORDERED: Final = frozenset((int, Uint, float, str, bytes, bool, datetime, timedelta))
+
+
+def compare(a: Any, b: Any) -> int:
+    """-1, 0 or 1; numbers across kinds, otherwise same kinds only."""
+    ta, tb = type(a), type(b)
+    if ta in NUMBERS and tb in NUMBERS:
+        if (ta is float and math.isnan(a)) or (tb is float and math.isnan(b)):
+            raise _NaN()
+        if ta is not tb and float in (ta, tb):
+            a, b = float(a), float(b)
+    elif ta is not tb or ta not in _SCALARS or ta is type(None):
+        raise NoSuchOverload()
+    return (a > b) - (a < b)
+
+
+class _NaN(Exception):
+    """Any ordering with NaN is false."""
+
+
+def less(a: Any, b: Any) -> bool:
+    if type(a) is type(b) and type(a) in ORDERED:
+        return a < b
+    try:
+        return compare(a, b) < 0
+    except _NaN:
+        return False
+
+
+def less_equal(a: Any, b: Any) -> bool:
+    if type(a) is type(b) and type(a) in ORDERED:
+        return a <= b
+    try:
+        return compare(a, b) <= 0
+    except _NaN:
+        return False
+
+
+def greater(a: Any, b: Any) -> bool:
+    if type(a) is type(b) and type(a) in ORDERED:
+        return a > b
+    try:
+        return compare(a, b) > 0
+    except _NaN:
+        return False
+
+
+def greater_equal(a: Any, b: Any) -> bool:
+    if type(a) is type(b) and type(a) in ORDERED:
+        return a >= b
+    try:
+        return compare(a, b) >= 0
+    except _NaN:
+        return False
+
+
+def _check_time(value: Any) -> Any:
+    if type(value) is timedelta and abs(value) > _MAX_DURATION:
+        raise CelError("duration out of range")
+    return value
+
+
+def add(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is tb:
+        if ta is int:
+            return check_int(a + b)
+        if ta is Uint:
+            return check_uint(a + b)
+        if ta in (float, str, bytes, list, timedelta):
+            return _check_time(a + b)
+    if (ta, tb) in ((datetime, timedelta), (timedelta, datetime)):
+        try:
+            return a + b
+        except OverflowError as err:
+            raise CelError("timestamp out of range") from err
+    if ta in (list, tuple) and tb in (list, tuple):
+        return [*a, *b]
+    raise NoSuchOverload("_+_")
+
+
+def subtract(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is tb:
+        if ta is int:
+            return check_int(a - b)
+        if ta is Uint:
+            return check_uint(a - b)
+        if ta is float:
+            return a - b
+        if ta in (datetime, timedelta):
+            try:
+                return _check_time(a - b)
+            except OverflowError as err:
+                raise CelError("duration out of range") from err
+    if ta is datetime and tb is timedelta:
+        try:
+            return a - b
+        except OverflowError as err:
+            raise CelError("timestamp out of range") from err
+    raise NoSuchOverload("_-_")
+
+
+def multiply(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is tb:
+        if ta is int:
+            return check_int(a * b)
+        if ta is Uint:
+            return check_uint(a * b)
+        if ta is float:
+            return a * b
+    raise NoSuchOverload("_*_")
+
+
+def divide(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is tb and ta in (int, Uint):
+        if b == 0:
+            raise CelError("division by zero")
+        quotient = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
+        return check_int(quotient) if ta is int else Uint(quotient)
+    if ta is tb is float:
+        if b == 0:
+            if a == 0 or math.isnan(a):
+                return math.nan
+            return math.copysign(math.inf, a) * math.copysign(1.0, b)
+        return a / b
+    raise NoSuchOverload("_/_")
+
+
+def modulo(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is tb and ta in (int, Uint):
+        if b == 0:
+            raise CelError("modulus by zero")
+        remainder = abs(a) % abs(b) * (1 if a >= 0 else -1)
+        return remainder if ta is int else Uint(remainder)
+    raise NoSuchOverload("_%_")
+
+
+def negate(a: Any) -> Any:
+    ta = type(a)
+    if ta is int:
+        return check_int(-a)
+    if ta is float:
+        return -a
+    if ta is timedelta:
+        return -a
+    raise NoSuchOverload("-_")
+
+
+def logical_not(a: Any) -> bool:
+    if type(a) is not bool:
+        raise NoSuchOverload("!_")
+    return not a
+
+
+def contained_in(item: Any, container: Any) -> bool:
+    tc = type(container)
+    if tc is list or tc is tuple:
+        return any(equals(item, x) for x in container)
+    if tc is dict:
+        return lookup(container, item)[0]
+    raise NoSuchOverload("@in")
+
+
+def not_equals(a: Any, b: Any) -> bool:
+    return not equals(a, b)
+
+
+BINARY: Final = {
+    "_==_": equals,
+    "_!=_": not_equals,
+    "_<_": less,
+    "_<=_": less_equal,
+    "_>_": greater,
+    "_>=_": greater_equal,
+    "_+_": add,
+    "_-_": subtract,
+    "_*_": multiply,
+    "_/_": divide,
+    "_%_": modulo,
+    "@in": contained_in,
+}
+UNARY: Final = {"-_": negate, "!_": logical_not}

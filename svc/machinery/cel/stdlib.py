@@ -1,0 +1,199 @@
+"""CEL's standard functions and optionals, with the extension libraries Kubernetes enables
+(`strings_ext`, `math_ext`, `lists_ext`) merged in, as plain Python callables.
+
+Every function takes its evaluated arguments (a member call's receiver first) and dispatches on
+exact types, raising `NoSuchOverload` otherwise, as cel-go's runtime dispatch does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any, Final
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from svc.machinery.cel import conversions, lists_ext, math_ext, strings_ext
+from svc.machinery.cel.strings_ext import require_strings
+from svc.machinery.cel.values import (
+    NONE,
+    CelError,
+    NoSuchOverload,
+    Optional,
+    Uint,
+    type_of,
+)
+
+Function = Callable[..., Any]
+
+
+def size(value: Any) -> int:
+    tv = type(value)
+    if tv in (str, bytes, list, tuple, dict):
+        return len(value)
+    raise NoSuchOverload("size")
+
+
+def contains(text: Any, part: Any) -> bool:
+    require_strings("contains", text, part)
+    return part in text
+
+
+def starts_with(text: Any, prefix: Any) -> bool:
+    require_strings("startsWith", text, prefix)
+    return text.startswith(prefix)
+
+
+def ends_with(text: Any, suffix: Any) -> bool:
+    require_strings("endsWith", text, suffix)
+    return text.endswith(suffix)
+
+
+_PATTERNS: dict[str, re.Pattern[str]] = {}
+
+
+def compile_regex(pattern: str) -> re.Pattern[str]:
+    """RE2 syntax is close to Python's for the patterns rules use; compiled once per pattern."""
+    found = _PATTERNS.get(pattern)
+    if found is None:
+        try:
+            found = re.compile(pattern)
+        except re.error as err:
+            raise CelError(f"error parsing regexp: {err}") from err
+        if len(_PATTERNS) < 4096:
+            _PATTERNS[pattern] = found
+    return found
+
+
+def matches(text: Any, pattern: Any) -> bool:
+    require_strings("matches", text, pattern)
+    return compile_regex(pattern).search(text) is not None
+
+
+# -- timestamps and durations ------------------------------------------------------------------
+
+
+def _zone(moment: datetime, zone: Any = None) -> datetime:
+    if zone is None:
+        return moment
+    if type(zone) is not str:
+        raise NoSuchOverload("timezone")
+    offset = re.fullmatch(r"([+-]?)(\d{2}):(\d{2})", zone)
+    if offset is not None:
+        sign = -1 if offset.group(1) == "-" else 1
+        delta = timedelta(hours=int(offset.group(2)), minutes=int(offset.group(3)))
+        return (moment + sign * delta).replace(tzinfo=None)
+    try:
+        return moment.astimezone(ZoneInfo(zone))
+    except (ZoneInfoNotFoundError, ValueError) as err:
+        raise CelError(f"unknown time zone {zone}") from err
+
+
+def _timestamp_part(name: str, part: Callable[[datetime], int]) -> Function:
+    def getter(value: Any, zone: Any = None) -> int:
+        if type(value) is not datetime:
+            raise NoSuchOverload(name)
+        return part(_zone(value, zone))
+
+    return getter
+
+
+def _time_part(name: str, timestamp: Callable[[datetime], int], duration: Callable[[timedelta], int]) -> Function:
+    def getter(value: Any, zone: Any = None) -> int:
+        if type(value) is timedelta and zone is None:
+            return duration(value)
+        if type(value) is datetime:
+            return timestamp(_zone(value, zone))
+        raise NoSuchOverload(name)
+
+    return getter
+
+
+def _duration_seconds(value: timedelta) -> int:
+    return int(value.total_seconds())
+
+
+# -- optionals ---------------------------------------------------------------------------------
+
+
+def optional_of(value: Any) -> Optional:
+    return Optional(value)
+
+
+def optional_none() -> Optional:
+    return NONE
+
+
+def optional_of_non_zero(value: Any) -> Optional:
+    return NONE if _is_zero(value) else Optional(value)
+
+
+def _is_zero(value: Any) -> bool:
+    if value is None:
+        return True
+    if type(value) in (bool, int, Uint, float, str, bytes, list, tuple, dict):
+        return not value
+    if type(value) is timedelta:
+        return value == timedelta(0)
+    return False
+
+
+def _optional(function: str, value: Any) -> Optional:
+    if type(value) is not Optional:
+        raise NoSuchOverload(function)
+    return value
+
+
+def has_value(value: Any) -> bool:
+    return _optional("hasValue", value).has_value()
+
+
+def optional_value(value: Any) -> Any:
+    if not _optional("value", value).has_value():
+        raise CelError("optional.none() dereference")
+    return value.value
+
+
+def or_value(value: Any, default: Any) -> Any:
+    return value.value if _optional("orValue", value).has_value() else default
+
+
+# ``or`` is lazy in cel-go; the compiler handles it as a macro, see compiler._optional_or.
+
+
+FUNCTIONS: Final[dict[str, Function]] = {
+    "size": size,
+    "contains": contains,
+    "startsWith": starts_with,
+    "endsWith": ends_with,
+    "matches": matches,
+    "int": conversions.to_int,
+    "uint": conversions.to_uint,
+    "double": conversions.to_double,
+    "string": conversions.to_string,
+    "bytes": conversions.to_bytes,
+    "bool": conversions.to_bool,
+    "dyn": lambda value: value,
+    "type": type_of,
+    "timestamp": conversions.to_timestamp,
+    "duration": conversions.to_duration,
+    "getFullYear": _timestamp_part("getFullYear", lambda t: t.year),
+    "getMonth": _timestamp_part("getMonth", lambda t: t.month - 1),
+    "getDate": _timestamp_part("getDate", lambda t: t.day),
+    "getDayOfMonth": _timestamp_part("getDayOfMonth", lambda t: t.day - 1),
+    "getDayOfWeek": _timestamp_part("getDayOfWeek", lambda t: (t.weekday() + 1) % 7),
+    "getDayOfYear": _timestamp_part("getDayOfYear", lambda t: t.timetuple().tm_yday - 1),
+    "getHours": _time_part("getHours", lambda t: t.hour, lambda d: _duration_seconds(d) // 3600),
+    "getMinutes": _time_part("getMinutes", lambda t: t.minute, lambda d: _duration_seconds(d) // 60),
+    "getSeconds": _time_part("getSeconds", lambda t: t.second, _duration_seconds),
+    "getMilliseconds": _time_part("getMilliseconds", lambda t: t.microsecond // 1000, lambda d: d.microseconds // 1000),
+    "optional.of": optional_of,
+    "optional.none": optional_none,
+    "optional.ofNonZeroValue": optional_of_non_zero,
+    "hasValue": has_value,
+    "value": optional_value,
+    "orValue": or_value,
+    **strings_ext.FUNCTIONS,
+    **math_ext.FUNCTIONS,
+    **lists_ext.FUNCTIONS,
+}

@@ -1,0 +1,123 @@
+"""CEL's runtime values on top of plain Python values.
+
+Objects stay the dicts and lists the server already holds, so evaluating a rule converts nothing:
+CEL int is `int`, double `float`, bool `bool`, string `str`, bytes `bytes`, null `None`, list
+`list`, map `dict`, timestamp an aware `datetime`, duration a `timedelta`. Only the types Python
+lacks get a class here: `Uint`, `Optional`, and `CelType` for type values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Final
+
+INT_MIN: Final = -(1 << 63)
+INT_MAX: Final = (1 << 63) - 1
+UINT_MAX: Final = (1 << 64) - 1
+
+
+class CelError(Exception):
+    """An evaluation error, carrying cel-go's message."""
+
+
+class CompileError(CelError):
+    """An expression that cannot run in this environment (undeclared names, bad macros)."""
+
+
+class NoSuchOverload(CelError):
+    def __init__(self, function: str = "") -> None:
+        super().__init__("no such overload" + (f": {function}" if function else ""))
+
+
+class Uint(int):
+    """A CEL uint: a distinct type so that `1u` and `1` keep their types."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"{int(self)}u"
+
+
+@dataclass(frozen=True, slots=True)
+class Optional:
+    """`optional.of(x)` / `optional.none()`; `value is _ABSENT` marks none."""
+
+    value: Any
+
+    def has_value(self) -> bool:
+        return self.value is not _ABSENT
+
+    def __repr__(self) -> str:
+        return f"optional.of({self.value!r})" if self.has_value() else "optional.none()"
+
+
+_ABSENT: Final = object()
+NONE: Final = Optional(_ABSENT)
+
+
+@dataclass(frozen=True, slots=True)
+class CelType:
+    """A type value such as `int` or `google.protobuf.Timestamp`, as `type(x)` returns."""
+
+    name: str
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+BOOL, INT, UINT, DOUBLE = CelType("bool"), CelType("int"), CelType("uint"), CelType("double")
+STRING, BYTES, LIST, MAP = CelType("string"), CelType("bytes"), CelType("list"), CelType("map")
+NULL, TYPE, OPTIONAL = CelType("null_type"), CelType("type"), CelType("optional_type")
+TIMESTAMP, DURATION = CelType("google.protobuf.Timestamp"), CelType("google.protobuf.Duration")
+
+TYPE_IDENTIFIERS: Final = {
+    t.name: t for t in (BOOL, INT, UINT, DOUBLE, STRING, BYTES, LIST, MAP, NULL, TYPE, TIMESTAMP, DURATION)
+}
+TYPE_IDENTIFIERS["optional_type"] = OPTIONAL
+
+_PY_TYPES: Final[dict[type, CelType]] = {
+    bool: BOOL,
+    int: INT,
+    Uint: UINT,
+    float: DOUBLE,
+    str: STRING,
+    bytes: BYTES,
+    list: LIST,
+    tuple: LIST,
+    dict: MAP,
+    type(None): NULL,
+    CelType: TYPE,
+    Optional: OPTIONAL,
+    datetime: TIMESTAMP,
+    timedelta: DURATION,
+}
+
+
+def type_of(value: Any) -> CelType:
+    """The CEL type of a runtime value (library objects declare theirs as `cel_type`)."""
+    found = _PY_TYPES.get(type(value))
+    if found is not None:
+        return found
+    declared = getattr(value, "cel_type", None)
+    if isinstance(declared, CelType):
+        return declared
+    raise CelError(f"unsupported type: {type(value).__name__}")
+
+
+def register_type(py_type: type, cel_type: CelType) -> None:
+    """Let a library's value class (a URL, an IP address...) answer `type(x)` and be named."""
+    _PY_TYPES[py_type] = cel_type
+    TYPE_IDENTIFIERS[cel_type.name] = cel_type
+
+
+def check_int(value: int) -> int:
+    if value < INT_MIN or value > INT_MAX:
+        raise CelError("integer overflow")
+    return value
+
+
+def check_uint(value: int) -> Uint:
+    if value < 0 or value > UINT_MAX:
+        raise CelError("unsigned integer overflow")
+    return Uint(value)

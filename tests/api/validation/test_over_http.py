@@ -1,0 +1,126 @@
+"""Kind validation through the server: a 422 `Invalid` Status with upstream's causes, and nothing stored."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from tests.api.validation.test_pods import POD
+from tests.api.validation.test_workloads import DEPLOYMENT
+from tests.conftest import TOOLS
+from tests.e2e.kubectl_runner import Kubectl
+
+PODS = "/api/v1/namespaces/default/pods"
+DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments"
+
+
+@pytest.fixture
+def api(svc_server_factory):
+    return svc_server_factory("--brand-profile=kubernetes").client()
+
+
+def test_invalid_pod_is_422_with_causes_and_not_stored(api) -> None:
+    pod = copy.deepcopy(POD)
+    pod["spec"]["restartPolicy"] = "Sometimes"
+    pod["spec"]["containers"][0]["ports"][0]["containerPort"] = 0
+    response = api.request("POST", PODS, body=pod)
+    assert response.status == 422
+    status = response.json()
+    assert status["reason"] == "Invalid"
+    assert status["message"] == (
+        'Pod "web" is invalid: [spec.containers[0].ports[0].containerPort: Required value, '
+        'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"]'
+    )
+    assert status["details"] == {
+        "name": "web",
+        "kind": "Pod",
+        "causes": [
+            {
+                "reason": "FieldValueRequired",
+                "message": "Required value",
+                "field": "spec.containers[0].ports[0].containerPort",
+            },
+            {
+                "reason": "FieldValueNotSupported",
+                "message": 'Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',
+                "field": "spec.restartPolicy",
+            },
+        ],
+    }
+    assert api.request("GET", PODS).json()["items"] == []
+
+
+def test_metadata_errors_come_before_the_kind_rules(api) -> None:
+    pod = copy.deepcopy(POD)
+    pod["metadata"]["name"] = "Web"
+    pod["spec"]["containers"] = []
+    causes = api.request("POST", PODS, body=pod).json()["details"]["causes"]
+    assert [cause["field"] for cause in causes] == ["metadata.name", "spec.containers"]
+
+
+def test_refused_pod_update_leaves_the_stored_pod(api) -> None:
+    stored = api.request("POST", PODS, body=POD).json()
+    changed = copy.deepcopy(stored)
+    changed["spec"]["restartPolicy"] = "Never"
+    response = api.request("PUT", f"{PODS}/web", body=changed)
+    assert response.status == 422
+    assert response.json()["details"]["causes"][0]["field"] == "spec"
+    assert response.json()["message"].startswith(
+        'Pod "web" is invalid: spec: Forbidden: pod updates may not change fields other than '
+    )
+    assert api.request("GET", f"{PODS}/web").json()["spec"]["restartPolicy"] == "Always"
+
+
+def test_allowed_pod_update_is_stored(api) -> None:
+    stored = api.request("POST", PODS, body=POD).json()
+    stored["spec"]["containers"][0]["image"] = "nginx:1.28"
+    assert api.request("PUT", f"{PODS}/web", body=stored).status == 200
+
+
+def test_deployment_message_names_the_group(api) -> None:
+    deployment = copy.deepcopy(DEPLOYMENT)
+    deployment["spec"]["replicas"] = -1
+    status = api.request("POST", DEPLOYMENTS, body=deployment).json()
+    assert status["message"] == (
+        'Deployment.apps "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0'
+    )
+    assert status["details"]["group"] == "apps"
+
+
+def test_deployment_selector_change_is_refused_by_patch(api) -> None:
+    assert api.request("POST", DEPLOYMENTS, body=DEPLOYMENT).status == 201
+    patch = {
+        "spec": {"selector": {"matchLabels": {"app": "api"}}, "template": {"metadata": {"labels": {"app": "api"}}}}
+    }
+    response = api.request("PATCH", f"{DEPLOYMENTS}/web", body=patch, content_type="application/merge-patch+json")
+    assert response.status == 422
+    assert response.json()["message"] == (
+        'Deployment.apps "web" is invalid: spec.selector: Invalid value: {"matchLabels":{"app":"api"}}: '
+        "field is immutable"
+    )
+
+
+MISMATCHED_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers: [{name: app, image: "nginx:1.27"}]
+"""
+
+
+def test_kubectl_prints_the_invalid_message(svc_server_factory) -> None:
+    server = svc_server_factory("--brand-profile=kubernetes")
+    kubectl = Kubectl(str(TOOLS / "kubectl"), server.kubeconfig)
+    result = kubectl.run("create", "-f", "-", stdin=MISMATCHED_DEPLOYMENT, check=False)
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        'The Deployment "web" is invalid: spec.template.metadata.labels: Invalid value: {"app":"api"}: '
+        "`selector` does not match template `labels`"
+    )
+    assert kubectl.run("get", "deployment", "web", check=False).returncode == 1

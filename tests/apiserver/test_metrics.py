@@ -1,0 +1,57 @@
+"""/metrics: upstream's request, object and process metrics in Prometheus text format (issue 20 part 2)."""
+
+from __future__ import annotations
+
+import time
+
+from prometheus_client.parser import text_string_to_metric_families
+
+PATH = "/api/v1/namespaces/default/configmaps"
+
+
+def _samples(api) -> list:
+    response = api.request("GET", "/metrics")
+    assert response.status == 200
+    assert response.headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8"
+    return [sample for family in text_string_to_metric_families(response.body.decode()) for sample in family.samples]
+
+
+def _value(samples, name: str, **labels) -> float:
+    found = [s.value for s in samples if s.name == name and all(s.labels.get(k) == v for k, v in labels.items())]
+    return sum(found)
+
+
+def test_the_request_counter_moves_with_upstream_labels(svc_server) -> None:
+    api = svc_server.client()
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "one"}}
+    api.request("POST", PATH, body=body)
+    api.request("POST", PATH, body=body)
+    api.request("GET", PATH)
+    samples = _samples(api)
+    created = {"verb": "POST", "resource": "configmaps", "scope": "namespace", "component": "apiserver"}
+    assert _value(samples, "apiserver_request_total", code="201", **created) == 1
+    assert _value(samples, "apiserver_request_total", code="409", **created) == 1
+    assert _value(samples, "apiserver_request_total", verb="LIST", resource="configmaps", code="200") == 1
+    assert _value(samples, "apiserver_request_duration_seconds_count", verb="POST", resource="configmaps") == 2
+
+
+def test_object_counts_and_process_metrics(svc_server) -> None:
+    api = svc_server.client()
+    for name in ("a", "b", "c"):
+        api.request("POST", PATH, body={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}})
+    samples = _samples(api)
+    assert _value(samples, "apiserver_storage_objects", resource="configmaps") == 3
+    assert _value(samples, "apiserver_storage_objects", resource="namespaces") == 4
+    assert _value(samples, "process_resident_memory_bytes") > 0
+
+
+def test_a_watch_is_a_long_running_request_while_it_runs(svc_server) -> None:
+    watcher = svc_server.client(timeout=30.0)
+    stream = watcher.stream(PATH, params={"watch": "true", "timeoutSeconds": "5"})
+    api = svc_server.client()
+    deadline = time.monotonic() + 5
+    running = 0.0
+    while time.monotonic() < deadline and not running:
+        running = _value(_samples(api), "apiserver_longrunning_requests", verb="WATCH", resource="configmaps")
+    assert running == 1
+    stream.close()

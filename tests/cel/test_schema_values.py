@@ -1,0 +1,76 @@
+"""`self` typed by a CRD's structural schema: formats become CEL types, odd names are escaped."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from svc.machinery.cel import Environment
+from svc.machinery.cel.schema_values import converter, escape_property_name
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "spec": {
+            "type": "object",
+            "properties": {
+                "startTime": {"type": "string", "format": "date-time"},
+                "timeout": {"type": "string", "format": "duration"},
+                "x-y": {"type": "integer"},
+                "namespace": {"type": "string"},
+                "payload": {"type": "string", "format": "byte"},
+            },
+        }
+    },
+}
+OBJECT = {
+    "spec": {
+        "startTime": "2024-01-02T03:04:05Z",
+        "timeout": "1m30s",
+        "x-y": 2,
+        "namespace": "ns",
+        "payload": "aGVsbG8=",
+    }
+}
+
+
+def test_a_schema_without_formats_or_odd_names_passes_objects_through() -> None:
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {"n": {"type": "integer"}}}}}
+    assert converter(schema) is None
+
+
+def test_date_time_strings_are_timestamps() -> None:
+    self = converter(SCHEMA)(OBJECT)
+    assert self["spec"]["startTime"] == datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)
+
+
+def test_duration_strings_are_durations() -> None:
+    assert converter(SCHEMA)(OBJECT)["spec"]["timeout"] == timedelta(seconds=90)
+
+
+def test_byte_strings_are_bytes() -> None:
+    assert converter(SCHEMA)(OBJECT)["spec"]["payload"] == b"hello"
+
+
+def test_rules_reach_escaped_property_names() -> None:
+    self = converter(SCHEMA)(OBJECT)
+    program = Environment(["self"]).compile("self.spec.x__dash__y == 2 && self.spec.__namespace__ == 'ns'")
+    assert program.evaluate({"self": self}) is True
+
+
+def test_rules_use_timestamp_arithmetic_on_formatted_fields() -> None:
+    self = converter(SCHEMA)(OBJECT)
+    program = Environment(["self"]).compile(
+        "self.spec.startTime + self.spec.timeout > timestamp('2024-01-02T03:05:00Z')"
+    )
+    assert program.evaluate({"self": self}) is True
+
+
+def test_escaping_follows_upstreams_rules() -> None:
+    assert [escape_property_name(n) for n in ("a.b", "a/b", "a__b", "if", "1a", "a b")] == [
+        "a__dot__b",
+        "a__slash__b",
+        "a__underscores__b",
+        "__if__",
+        None,
+        None,
+    ]
