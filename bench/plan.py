@@ -23,6 +23,8 @@ class Plan:
     watch_memory_watchers: int
     watch_memory_objects: int
     populate_concurrency: int = 64
+    authz_policy: tuple[int, int, int] = (100, 1_000, 5_000)
+    """Namespaces, Roles (each with its RoleBinding) and ClusterRole rules of the authorization scenario."""
 
 
 FULL = Plan(
@@ -55,4 +57,5 @@ QUICK = Plan(
     idle_watches=500,
     watch_memory_watchers=300,
     watch_memory_objects=1_000,
+    authz_policy=(20, 200, 1_000),
 )

@@ -72,10 +72,10 @@ async def _ready(session: aiohttp.ClientSession, url: str) -> bool:
     return False
 
 
-def _launch(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
+def _launch(data_dir: Path, port: int, extra: tuple[str, ...]) -> subprocess.Popen[bytes]:
     data_dir.mkdir(parents=True, exist_ok=True)
     arguments = ["--data-dir", str(data_dir), "--bind-address", "127.0.0.1", "--secure-port", str(port)]
-    arguments += ["--brand-profile", "kubernetes"]
+    arguments += ["--brand-profile", "kubernetes", *extra]
     with (data_dir.parent / f"{data_dir.name}.log").open("ab") as log:
         return subprocess.Popen(
             [sys.executable, "-m", "svc.apiserver", *arguments],
@@ -86,8 +86,9 @@ def _launch(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
         )
 
 
-async def start_server(data_dir: Path, *, ready_within: float = 300.0) -> ServerProcess:
-    """Starts the server on a free loopback port and returns once `/readyz` answers 200.
+async def start_server(data_dir: Path, *, ready_within: float = 300.0, extra: tuple[str, ...] = ()) -> ServerProcess:
+    """Starts the server on a free loopback port and returns once `/readyz` answers 200; `extra` are
+    further flags.
 
     The start time runs from just before the exec to the first 200, polled every 5 ms; it includes
     the interpreter's start and imports, as a real (re)start does.
@@ -95,7 +96,7 @@ async def start_server(data_dir: Path, *, ready_within: float = 300.0) -> Server
     port = free_port()
     log = data_dir.parent / f"{data_dir.name}.log"
     started = time.perf_counter()
-    process = _launch(data_dir, port)
+    process = _launch(data_dir, port, extra)
     kubeconfig = data_dir / "admin.kubeconfig"
     url = f"https://127.0.0.1:{port}"
     deadline = started + ready_within

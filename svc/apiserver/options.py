@@ -33,7 +33,7 @@ from svc.wire.storage_codecs import storage_codec
 
 UPSTREAM_VERSION = "v1.36.0"
 GIT_VERSION = f"{UPSTREAM_VERSION}+svc.{__version__}"
-AUTHORIZATION_MODES = ("AlwaysAllow", "AlwaysDeny")
+AUTHORIZATION_MODES = ("AlwaysAllow", "AlwaysDeny", "RBAC")
 STORAGE_BACKENDS = ("sqlite", "store3")
 ANONYMOUS_WITH_ALWAYS_ALLOW = (
     "AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. "
@@ -171,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     add(
         "--authorization-mode",
         type=_list,
-        help="ordered authorizers: AlwaysAllow, AlwaysDeny (default AlwaysAllow)",
+        help="ordered authorizers: AlwaysAllow, AlwaysDeny, RBAC (default AlwaysAllow)",
     )
     add("--storage-backend", help="sqlite (embedded, default) or store3 (etcd, needs --store-servers)")
     add("--store-servers", type=_list, help="etcd servers, scheme://ip:port")
@@ -290,11 +290,12 @@ def parse_options(argv: list[str]) -> Options:
         if options.storage_backend == "store3":
             raise ValueError("--storage-backend=store3 (etcd) is not available in this build yet; use sqlite")
         if args.authorization_mode is not None:
-            for mode in args.authorization_mode:
+            for index, mode in enumerate(args.authorization_mode):
                 if mode not in AUTHORIZATION_MODES:
-                    raise ValueError(
-                        f'authorization-mode "{mode}" is not a valid mode (supported: AlwaysAllow, AlwaysDeny)'
-                    )
+                    supported = ", ".join(AUTHORIZATION_MODES)
+                    raise ValueError(f'authorization-mode "{mode}" is not a valid mode (supported: {supported})')
+                if mode in args.authorization_mode[:index]:
+                    raise ValueError(f'authorization-mode "{mode}" has mode specified more than once')
             options.authorization_mode = args.authorization_mode
         storage_codec(options.storage_media_type, PROFILES[options.brand_profile])
         if options.token_auth_file:

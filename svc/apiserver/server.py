@@ -32,7 +32,9 @@ from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
 from svc.apiserver.authn.loopback import LoopbackToken
 from svc.apiserver.authn.token_file import TokenFile
 from svc.apiserver.authn.x509 import ClientCertificates, load_client_cas
-from svc.apiserver.authz.modes import build_authorizer
+from svc.apiserver.authz.modes import build_authorizer, build_rule_resolver
+from svc.apiserver.authz.rbac.escalation import EscalationCheck
+from svc.apiserver.authz.rbac.policy import RbacPolicy
 from svc.apiserver.chain import build_handler_chain
 from svc.apiserver.context import RequestContext
 from svc.apiserver.discovery import AGGREGATED_KIND, AGGREGATED_VERSIONS, Discovery
@@ -106,9 +108,13 @@ class Server:
         self._listener: asyncio.base_events.Server | None = None
         # Rejects everything until start() builds the real one (the client CA is generated there).
         self.authenticator = AuthenticatorUnion([], anonymous=False)
-        self.authorizer = build_authorizer(options.authorization_mode)
+        self.rbac = RbacPolicy(self.profile)
+        self.authorizer = build_authorizer(options.authorization_mode, rbac=self.rbac.authorizer)
+        self.rule_resolver = build_rule_resolver(options.authorization_mode, rbac=self.rbac.index)
         immortal = frozenset({"default", self.profile.system_namespace, self.profile.public_namespace})
-        self.admission = Chain([NamespaceLifecycle(self._get_namespace, immortal)])
+        self.admission = Chain(
+            [EscalationCheck(self.rbac.index, self.authorizer), NamespaceLifecycle(self._get_namespace, immortal)]
+        )
         self.discovery = Discovery(self.resources, self.served_subresources, "")
         self.openapi = OpenAPI(self.resources, self.profile)
         self.chain = build_handler_chain(endpoint)
@@ -226,6 +232,10 @@ class Server:
             if not self.ready:
                 raise RuntimeError("watch caches are not synced")
 
+        async def rbac_bootstrapped() -> None:
+            if not self.rbac.bootstrapped:
+                raise RuntimeError("the bootstrap policy is not reconciled yet")
+
         async def not_shutting_down() -> None:
             if self.shutting_down:
                 raise RuntimeError("process is shutting down")
@@ -237,6 +247,7 @@ class Server:
             HealthCheck("poststarthook/start-apiserver-admission-initializer", started),
             HealthCheck("poststarthook/generic-apiserver-start-informers", started),
             HealthCheck("poststarthook/start-system-namespaces-controller", started),
+            HealthCheck("poststarthook/rbac/bootstrap-roles", rbac_bootstrapped),
         ]
         readiness = [
             *common[:3],
@@ -347,6 +358,7 @@ class Server:
         self.bound_url = f"https://{_host_port(host, port)}"
         self.discovery.server_address = _host_port(advertise, port)
         await self._bootstrap()
+        await self.rbac.start(self.store_for, UserInfo(self.profile.apiserver_name, groups=("system:masters",)))
         self.kubeconfig_path = options.data_dir / "admin.kubeconfig"
         config = admin_kubeconfig(
             self.pki,
@@ -384,6 +396,7 @@ class Server:
                 await task
         if self._listener is not None:
             self._listener.close()
+        await self.rbac.stop()
         for cache in self.caches.values():
             await cache.stop()
         if self.backend is not None:

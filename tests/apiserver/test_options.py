@@ -39,8 +39,14 @@ def test_unknown_authorization_mode_exits_2() -> None:
     result = _run("--authorization-mode=RBACish")
     assert result.returncode == 2
     assert result.stderr.strip() == (
-        'Error: authorization-mode "RBACish" is not a valid mode (supported: AlwaysAllow, AlwaysDeny)'
+        'Error: authorization-mode "RBACish" is not a valid mode (supported: AlwaysAllow, AlwaysDeny, RBAC)'
     )
+
+
+def test_repeated_authorization_mode_exits_2() -> None:
+    result = _run("--authorization-mode=RBAC,RBAC")
+    assert result.returncode == 2
+    assert result.stderr.strip() == 'Error: authorization-mode "RBAC" has mode specified more than once'
 
 
 def test_version() -> None:

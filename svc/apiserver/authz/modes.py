@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from svc.apiserver.authz.authorizer import Attributes, AuthorizerFunc, Decision, Union
+from collections.abc import Callable
+
+from svc.apiserver.authz.authorizer import Attributes, Authorizer, AuthorizerFunc, Decision, Union
+from svc.apiserver.authz.rbac.authorizer import aggregate
+from svc.apiserver.authz.rbac.index import PolicyIndex
+from svc.apiserver.authz.rbac.rules import Rule
+from svc.registry.admission import UserInfo
 
 
 async def always_allow(attributes: Attributes) -> tuple[Decision, str]:
@@ -23,8 +29,38 @@ async def privileged_group(attributes: Attributes) -> tuple[Decision, str]:
     return Decision.NO_OPINION, ""
 
 
-MODES: dict[str, AuthorizerFunc] = {"AlwaysAllow": always_allow, "AlwaysDeny": always_deny}
+def build_authorizer(modes: list[str], *, rbac: Authorizer) -> Union:
+    """The chain in the order of `modes`; the stateful authorizers (RBAC) come built."""
+    available: dict[str, Authorizer | AuthorizerFunc] = {
+        "AlwaysAllow": always_allow,
+        "AlwaysDeny": always_deny,
+        "RBAC": rbac,
+    }
+    return Union([privileged_group, *(available[mode] for mode in modes)])
 
 
-def build_authorizer(modes: list[str]) -> Union:
-    return Union([privileged_group, *(MODES[mode] for mode in modes)])
+Rules = tuple[list[Rule], bool, str]
+"""The rules a user holds, whether the list may be incomplete, and why."""
+
+RuleResolver = Callable[[UserInfo, str], Rules]
+
+_EVERYTHING = [Rule(("*",), ("*",), ("*",)), Rule(("*",), non_resource_urls=("*",))]
+
+
+def build_rule_resolver(modes: list[str], *, rbac: PolicyIndex) -> RuleResolver:
+    """What SelfSubjectRulesReview lists: the rules of every mode of the chain, in order (upstream's
+    `RulesFor` of each authorizer, concatenated). Modes that cannot list rules add nothing."""
+
+    def rules_for(user: UserInfo, namespace: str) -> Rules:
+        rules: list[Rule] = []
+        errors: list[str] = []
+        for mode in modes:
+            if mode == "AlwaysAllow":
+                rules.extend(_EVERYTHING)
+            elif mode == "RBAC":
+                held, failed = rbac.rules_for(user, namespace)
+                rules.extend(held)
+                errors.extend(failed)
+        return rules, bool(errors), aggregate(errors) if errors else ""
+
+    return rules_for

@@ -13,6 +13,7 @@ from typing import Any
 from aiohttp import web
 
 from svc.apiserver.authz.authorizer import Attributes, Decision
+from svc.apiserver.authz.rbac.rules import Rule
 from svc.apiserver.handlers.scope import Scope
 from svc.machinery import status
 from svc.registry.admission import UserInfo
@@ -94,17 +95,29 @@ async def _local_access(scope: Scope, body: Obj) -> Obj:
 
 
 async def _self_rules(scope: Scope, body: Obj) -> Obj:
+    """The rules the chain can list for the requester in a namespace (upstream's rules review)."""
     assert scope.ctx.user is not None
     namespace = (body.get("spec") or {}).get("namespace", "")
-    everything = Attributes(scope.ctx.user, "*", True, namespace=namespace, api_group="*", resource="*")
-    decision, _ = await scope.server.authorizer.authorize(everything)
-    if decision is not Decision.ALLOW:
-        return {"resourceRules": [], "nonResourceRules": [], "incomplete": False}
-    return {
-        "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
-        "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
-        "incomplete": False,
+    rules, incomplete, error = scope.server.rule_resolver(scope.ctx.user, namespace)
+    result: Obj = {
+        "resourceRules": [_resource_rule(rule) for rule in rules if rule.resources],
+        "nonResourceRules": [
+            {"verbs": list(rule.verbs), "nonResourceURLs": list(rule.non_resource_urls)}
+            for rule in rules
+            if rule.non_resource_urls
+        ],
+        "incomplete": incomplete,
     }
+    if error:
+        result["evaluationError"] = error
+    return result
+
+
+def _resource_rule(rule: Rule) -> Obj:
+    out: Obj = {"verbs": list(rule.verbs), "apiGroups": list(rule.api_groups), "resources": list(rule.resources)}
+    if rule.resource_names:
+        out["resourceNames"] = list(rule.resource_names)
+    return out
 
 
 REVIEWS: dict[str, Callable[[Scope, Obj], Awaitable[Obj]]] = {

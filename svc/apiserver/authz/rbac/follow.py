@@ -1,0 +1,69 @@
+"""Keep the policy index current: list each RBAC resource, then apply its watch events as they come.
+
+The store serves the list and the watch from its watch cache (or from storage when the cache is off),
+so a change reaches the index one cache flush after it is stored. A watch that ends or fails (the
+window expired, storage restarted) is answered by listing again, as an informer does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from svc.apiserver.authz.rbac.index import PolicyIndex
+from svc.machinery import status
+from svc.registry.options import ListOptions
+from svc.registry.store import GenericStore
+from svc.storage import errors
+
+log = logging.getLogger(__name__)
+
+RESOURCES = ("clusterroles", "roles", "clusterrolebindings", "rolebindings")
+_RETRY_SECONDS = 0.5
+_WAIT_SECONDS = 5.0
+
+
+async def list_into(index: PolicyIndex, store: GenericStore) -> str:
+    """Fill the index with the resource's current objects; the resourceVersion they were read at."""
+    listed = await store.list("", ListOptions())
+    index.reset(store.resource.name, listed["items"])
+    return listed["metadata"]["resourceVersion"]
+
+
+async def follow(index: PolicyIndex, store: GenericStore, version: str) -> None:
+    """Apply the resource's changes after `version` to the index, forever."""
+    resource = store.resource.name
+    while True:
+        try:
+            stream = await store.watch("", ListOptions(resource_version=version), initial=False)
+            try:
+                while (batch := await stream.next_batch(_WAIT_SECONDS)) is not None:
+                    if any(event.type == "ERROR" for event in batch):
+                        break
+                    for event in batch:
+                        if event.type == "DELETED":
+                            index.remove(resource, event.object)
+                        else:
+                            index.put(resource, event.object)
+                        version = event.object["metadata"]["resourceVersion"]
+            finally:
+                await stream.close()
+            version = await list_into(index, store)
+        except asyncio.CancelledError:
+            raise
+        except (status.StatusError, errors.StorageError) as error:
+            log.warning("RBAC index of %s relisting after: %s", resource, error)
+            version = await _relist(index, store)
+        except Exception:  # a stale index would grant or refuse wrongly: log, relist, carry on
+            log.exception("RBAC index of %s failed; relisting", resource)
+            version = await _relist(index, store)
+
+
+async def _relist(index: PolicyIndex, store: GenericStore) -> str:
+    """List again after a pause, until a list succeeds."""
+    while True:
+        await asyncio.sleep(_RETRY_SECONDS)
+        try:
+            return await list_into(index, store)
+        except (status.StatusError, errors.StorageError) as error:
+            log.warning("RBAC index of %s cannot list yet: %s", store.resource.name, error)
