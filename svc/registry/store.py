@@ -132,8 +132,20 @@ class GenericStore:
 
     # -- reads -------------------------------------------------------------------------------
     async def get(self, namespace: str, name: str) -> Obj:
+        """A consistent read: from the watch cache once it has caught up with the store's current
+        revision (what a read from storage would return, without decoding the stored value), else
+        from storage."""
+        key = self.key(namespace, name)
+        if self.cache is not None and await self.cache.fresh():
+            corrupt = self.cache.corrupt.get(key)
+            if corrupt is not None:
+                raise self._corrupt(corrupt)
+            cached = self.cache.get(key)
+            if cached is None:
+                raise self._not_found(name)
+            return self.present(cached)
         try:
-            return self.present(await self.objects.get(self.key(namespace, name)))
+            return self.present(await self.objects.get(key))
         except errors.KeyNotFoundError:
             raise self._not_found(name) from None
         except errors.CorruptObjectError as error:
