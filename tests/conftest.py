@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -59,6 +60,11 @@ def _left_in(directory: str) -> list[str]:
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    # The official client writes inline kubeconfig credentials to temporary files and removes them only
+    # at interpreter exit, after this hook; its own clean-up runs here instead, in every process.
+    kube_config = sys.modules.get("kubernetes.config.kube_config")
+    if kube_config is not None:
+        kube_config._cleanup_temp_files()
     config = session.config
     if hasattr(config, "workerinput") or config.option.collectonly:
         return
