@@ -42,6 +42,9 @@ def _ignored(scope: Scope) -> Any:
 
 
 def track(scope: Scope, live: Obj | None, new: Obj) -> Obj:
+    """Records the write's `Update` entry on the object as decoding leaves it: upstream's conversion
+    (a Secret's `stringData` folded into `data`) runs before its field manager sees the object."""
+    scope.store.strategy.normalize(new)
     return record_update(
         live,
         new,
