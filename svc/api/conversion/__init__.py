@@ -35,6 +35,15 @@ _STORAGE: dict[tuple[str, str, str], tuple[str, str]] = {
 }
 
 
+def storage_version(resource: Resource) -> tuple[str, str]:
+    """The upstream group and version `resource`'s objects are stored in (its own for most kinds);
+    discovery's `storageVersionHash` names it, so every member of a family shares one hash."""
+    return _STORAGE.get((resource.upstream_group, resource.version, resource.kind)) or (
+        resource.upstream_group,
+        resource.version,
+    )
+
+
 def _converters(profile: Profile) -> dict[tuple[tuple[str, str], tuple[str, str], str], Convert]:
     """(from (group, version), to (group, version), kind) -> the field conversion."""
     hpa = HorizontalPodAutoscalers(profile.label)
