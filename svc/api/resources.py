@@ -45,6 +45,9 @@ GROUP_ORDER = (
     "storagemigration.k8s.io",
 )
 
+# Resources upstream keeps in another group's storage: events.k8s.io Events are core Events.
+_SHARED_STORAGE = {("events.k8s.io", "events"): "core"}
+
 _VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
 
 
@@ -107,8 +110,10 @@ class Resource:
 
     @property
     def storage_prefix(self) -> str:
-        """Key prefix shared by every version of this group and resource (spec 2.2 rule 4)."""
-        return f"/{self.upstream_group or 'core'}/{self.name}/"
+        """Key prefix shared by every version of this group and resource (spec 2.2 rule 4), and by the
+        resources upstream stores together (`_SHARED_STORAGE`)."""
+        group = _SHARED_STORAGE.get((self.upstream_group, self.name)) or self.upstream_group or "core"
+        return f"/{group}/{self.name}/"
 
     @property
     def stored(self) -> bool:

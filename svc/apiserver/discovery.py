@@ -10,6 +10,7 @@ import functools
 import hashlib
 from typing import Any
 
+from svc.api.conversion import storage_version
 from svc.api.resources import Group, Resource, ResourceSet
 from svc.wire.formats import encode_json
 
@@ -23,7 +24,8 @@ def _verbs(verbs: Any) -> list[str]:
 
 
 def _storage_version_hash(resource: Resource) -> str:
-    digest = hashlib.sha256(f"{resource.upstream_group}/{resource.version}/{resource.kind}".encode()).digest()
+    group, version = storage_version(resource)
+    digest = hashlib.sha256(f"{group}/{version}/{resource.kind}".encode()).digest()
     return __import__("base64").b64encode(digest[:8]).decode()
 
 

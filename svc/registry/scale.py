@@ -71,8 +71,10 @@ async def update_scale(
             raise status.not_found(store.resource.group_resource, name)
         if wanted_version and wanted_version != current["metadata"]["resourceVersion"]:
             raise status.stale_conflict(store.resource.group_resource, name)
-        current.setdefault("spec", {})["replicas"] = replicas
-        return current
+        # A copy: the strategy compares it with `current` to decide whether the generation moves.
+        scaled = store.objects.codec.copy(current)
+        scaled.setdefault("spec", {})["replicas"] = replicas
+        return scaled
 
     stored, _ = await store.update(
         namespace,

@@ -13,11 +13,12 @@ import base64
 import binascii
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
+from svc.api.conversion import Conversion, conversion_for
 from svc.api.resources import Resource
 from svc.api.strategy import Strategy
 from svc.machinery import status
@@ -104,6 +105,10 @@ class GenericStore:
     cache: WatchCache | None = None
     root: str = "/registry"
     hooks: WriteHooks | None = None
+    conversion: Conversion | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.conversion = conversion_for(self.strategy.resource, self.strategy.profile)
 
     @property
     def resource(self) -> Resource:
@@ -119,10 +124,29 @@ class GenericStore:
         return self.prefix(namespace) + name
 
     def present(self, obj: Obj) -> Obj:
-        """Stored objects are shared by every version of the resource; show the served one."""
+        """Stored objects are shared by every version of the resource; show the served one. An
+        object stored in a version of another shape is converted (in place: callers keep `obj`)."""
+        if self.conversion is not None:
+            convert = self.conversion.from_stored.get(obj.get("apiVersion"))  # type: ignore[arg-type]
+            if convert is not None:
+                converted = convert(obj)
+                obj.clear()
+                obj.update(converted)
         obj["apiVersion"] = self.resource.api_version
         obj["kind"] = self.resource.kind
         return obj
+
+    def _stored(self, obj: Obj) -> Obj:
+        """A served object as it is written: in the storage version when that has another shape."""
+        if self.conversion is None:
+            return obj
+        return self.conversion.stored(obj, self.resource.kind)
+
+    @property
+    def watch_present(self) -> Callable[[Obj], Obj] | None:
+        """What a watch event of a decoded cached object needs: None when stamping the served
+        apiVersion and kind is enough."""
+        return None if self.conversion is None else self.present
 
     def _not_found(self, name: str) -> status.StatusError:
         return status.not_found(self.resource.group_resource, name)
@@ -279,7 +303,10 @@ class GenericStore:
             last.append(WatchEvent("BOOKMARK", bookmark))
         first = InitialEvents(state, span, lambda item: self._selects(selection, item), self._added, last)
         shared_as = identity if selection.everything else None
-        return WatchStream(first, source, lambda event: convert(event, selection, identity), after, _failure, shared_as)
+        present = self.watch_present
+        return WatchStream(
+            first, source, lambda event: convert(event, selection, identity, present), after, _failure, shared_as
+        )
 
     @staticmethod
     def _selects(selection: Selection, item: CachedObject | Obj) -> bool:
@@ -289,7 +316,8 @@ class GenericStore:
 
     def _added(self, item: CachedObject | Obj) -> WatchEvent:
         if isinstance(item, CachedObject):
-            return WatchEvent("ADDED", cached=item, identity=(self.resource.api_version, self.resource.kind))
+            identity = (self.resource.api_version, self.resource.kind)
+            return WatchEvent("ADDED", cached=item, identity=identity, present=self.watch_present)
         return WatchEvent("ADDED", self.present(item))
 
     async def _start_watch(
@@ -346,7 +374,7 @@ class GenericStore:
                 if await self.objects.get_raw(key) is not None:
                     raise errors.KeyExistsError(key)
                 return obj
-            created = self.present(await self.objects.create(key, obj))
+            created = self.present(await self.objects.create(key, self._stored(obj)))
             stored = True
             return created
         except errors.KeyExistsError:
@@ -396,7 +424,7 @@ class GenericStore:
                 outcome["created"] = True
                 if options.dry_run:
                     raise _DryRunResult(obj)
-                return obj
+                return self._stored(obj)
             self.present(current)
             obj = self.present(await updated_object(current))
             metadata = obj.setdefault("metadata", {})
@@ -430,7 +458,7 @@ class GenericStore:
             outcome["delete"] = deletion.finished_terminating(self.strategy, obj, current)
             if options.dry_run:
                 raise _DryRunResult(obj)
-            return obj
+            return self._stored(obj)
 
         key = self.key(namespace, name)
         try:
@@ -480,7 +508,7 @@ class GenericStore:
             if options.dry_run:
                 pending["dry"] = marked
                 return None
-            return marked
+            return self._stored(marked)
 
         try:
             stored = await self.objects.guaranteed_update(key, mark)

@@ -35,6 +35,8 @@ class WatchEvent:
     cached: CachedObject | None = None
     identity: Identity = ("", "")
     source: CacheEvent | None = None
+    present: Callable[[Obj], Obj] | None = None
+    """Shows a decoded object as the watched version when that takes a conversion of its fields."""
 
     @property
     def object(self) -> Obj:
@@ -42,7 +44,10 @@ class WatchEvent:
         if self.decoded is None:
             assert self.cached is not None
             obj = self.cached.decode()
-            obj["apiVersion"], obj["kind"] = self.identity
+            if self.present is not None:
+                obj = self.present(obj)
+            else:
+                obj["apiVersion"], obj["kind"] = self.identity
             self.decoded = obj
         return self.decoded
 
@@ -56,19 +61,25 @@ class EventSource(Protocol):
     async def close(self) -> None: ...
 
 
-def convert(event: CacheEvent, selection: Selection, identity: Identity) -> WatchEvent | None:
+def convert(
+    event: CacheEvent, selection: Selection, identity: Identity, present: Callable[[Obj], Obj] | None = None
+) -> WatchEvent | None:
+    """The watch event a cache event makes for a watcher of `identity` (`present`: see WatchEvent)."""
     if selection.everything:
-        return event.shared(identity, lambda: _converted(event, selection, identity))
-    return _converted(event, selection, identity)
+        return event.shared(identity, lambda: _converted(event, selection, identity, present))
+    return _converted(event, selection, identity, present)
 
 
-def _converted(event: CacheEvent, selection: Selection, identity: Identity) -> WatchEvent | None:
+def _converted(
+    event: CacheEvent, selection: Selection, identity: Identity, present: Callable[[Obj], Obj] | None
+) -> WatchEvent | None:
     current = event.type is not EventType.DELETE and selection.matches_cached(event.object)
     previous = event.prev is not None and selection.matches_cached(event.prev)
     if current:
-        return WatchEvent("MODIFIED" if previous else "ADDED", cached=event.object, identity=identity, source=event)
+        kind = "MODIFIED" if previous else "ADDED"
+        return WatchEvent(kind, cached=event.object, identity=identity, source=event, present=present)
     if previous:
-        return WatchEvent("DELETED", cached=event.gone(), identity=identity, source=event)
+        return WatchEvent("DELETED", cached=event.gone(), identity=identity, source=event, present=present)
     return None
 
 

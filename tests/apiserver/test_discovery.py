@@ -100,3 +100,19 @@ def test_openapi_v2(api) -> None:
     document = api.request("GET", "/openapi/v2").json()
     assert document["swagger"] == "2.0"
     assert "io.k8s.api.core.v1.Pod" in document["definitions"]
+
+
+def _hash(api, group_version: str, resource: str) -> str:
+    prefix = "/api" if group_version == "v1" else "/apis"
+    resources = api.request("GET", f"{prefix}/{group_version}").json()["resources"]
+    return next(r["storageVersionHash"] for r in resources if r["name"] == resource)
+
+
+def test_versions_stored_together_share_the_storage_version_hash(svc_server_factory) -> None:
+    """Upstream's hash names the storage version: both HPA versions hash autoscaling/v2, and
+    events.k8s.io Events hash the core Event they are stored as."""
+    api = svc_server_factory("--brand-profile=kubernetes").client()
+    assert _hash(api, "autoscaling/v1", "horizontalpodautoscalers") == "qwQve8ut294="
+    assert _hash(api, "autoscaling/v2", "horizontalpodautoscalers") == "qwQve8ut294="
+    assert _hash(api, "v1", "events") == "r2yiGXH7wu8="
+    assert _hash(api, "events.k8s.io/v1", "events") == "r2yiGXH7wu8="

@@ -65,15 +65,16 @@ def _read_as(models: client.ApiClient, body: bytes, model: str) -> Any:
 
 
 def _create(server: RunningServer, resource: Resource, name: str) -> dict:
-    obj = manifest(resource.api_version, resource.kind, name=f"{name}-{resource.version}")
+    group = resource.upstream_group.split(".")[0] or "core"
+    obj = manifest(resource.api_version, resource.kind, name=f"{name}-{group}-{resource.version}")
     created = server.client().request("POST", _collection(resource), body=obj)
     assert created.status == 201, created.body
     return orjson.loads(created.body)
 
 
 def _only(obj: dict) -> dict[str, str]:
-    """List parameters selecting just this object (HorizontalPodAutoscalers of both versions share
-    storage, and the server does not convert between them)."""
+    """List parameters selecting just this object (the versions of HorizontalPodAutoscalers, and the
+    two Event APIs, share storage: each lists the other's objects too)."""
     return {"fieldSelector": f"metadata.name={obj['metadata']['name']}"}
 
 

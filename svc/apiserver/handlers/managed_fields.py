@@ -13,8 +13,9 @@ from typing import Any
 from svc.api.schemas import Schema
 from svc.apiserver.handlers.scope import Scope
 from svc.machinery import status
-from svc.machinery.apply import ApplyConflict, ManagedFieldsError, TypedError, apply, default_ignored
+from svc.machinery.apply import ApplyConflict, ManagedFieldsError, TypedError, default_ignored
 from svc.machinery.apply import update_managed_fields as record_update
+from svc.machinery.apply.last_applied import apply_upgrading_last_applied
 from svc.registry.create import now_rfc3339
 
 Obj = dict[str, Any]
@@ -42,6 +43,9 @@ def _ignored(scope: Scope) -> Any:
 
 
 def track(scope: Scope, live: Obj | None, new: Obj) -> Obj:
+    """Records the write's `Update` entry on the object as decoding leaves it: upstream's conversion
+    (a Secret's `stringData` folded into `data`) runs before its field manager sees the object."""
+    scope.store.strategy.normalize(new)
     return record_update(
         live,
         new,
@@ -55,11 +59,12 @@ def track(scope: Scope, live: Obj | None, new: Obj) -> Obj:
 
 def apply_configuration(scope: Scope, live: Obj | None, config: Obj, *, manager: str, force: bool) -> Obj:
     try:
-        return apply(
+        return apply_upgrading_last_applied(
             live,
             config,
             manager=manager,
             force=force,
+            annotation=scope.server.profile.last_applied_annotation,
             operation_time=now_rfc3339(),
             subresource=scope.subresource,
             schema=_schema(scope.resource.definition),
