@@ -163,7 +163,8 @@ class Informer:
         else:
             self._updated(old, obj)
 
-    def _replace(self, items: list[Obj]) -> None:
+    def replace(self, items: list[Obj]) -> None:
+        """Make the cache hold exactly `items` (after a list; tests seed caches with it too)."""
         fresh = {key_of(obj): obj for obj in items}
         for key in [key for key in self._items if key not in fresh]:
             old = self._remove(key)
@@ -204,7 +205,7 @@ class Informer:
     async def _list(self) -> None:
         listed = await self.source.list({})
         self.lists += 1
-        self._replace(listed.get("items") or [])
+        self.replace(listed.get("items") or [])
         self.resource_version = str((listed.get("metadata") or {}).get("resourceVersion", ""))
         self.synced.set()
 

@@ -101,7 +101,7 @@ class RateLimitingQueue(Generic[K]):
         if delay <= 0:
             self.add(item)
             return
-        task = asyncio.get_running_loop().create_task(self._add_later(item, delay))
+        task = asyncio.get_running_loop().create_task(self._add_later(item, self.clock.now() + delay))
         self._delayed.add(task)
         task.add_done_callback(self._delayed.discard)
 
@@ -139,8 +139,8 @@ class RateLimitingQueue(Generic[K]):
             task.cancel()
         self._notify()
 
-    async def _add_later(self, item: K, delay: float) -> None:
-        await self.clock.sleep(delay)
+    async def _add_later(self, item: K, due: float) -> None:
+        await self.clock.sleep(due - self.clock.now())
         self.add(item)
 
     def _notify(self) -> None:

@@ -62,6 +62,12 @@ class LeaderElector:
         self._seconds = max(1, round(config.lease_duration))
         self._path = resource_path(config.coordination_group, "v1", "leases", namespace=config.namespace)
 
+    async def check(self) -> None:
+        """The `leaderElection` health check: fails when this leader's renewals are overdue by more
+        than the lease duration plus a 20 s tolerance (upstream's `HealthzAdaptor`)."""
+        if self.leading and self.clock.now() > self._observed_time + self.config.lease_duration + 20.0:
+            raise RuntimeError("failed election to renew leadership on lease")
+
     async def acquire(self) -> None:
         """Return once this candidate holds the Lease."""
         log.info("attempting to acquire leader lease %s/%s...", self.config.namespace, self.config.name)

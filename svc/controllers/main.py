@@ -22,7 +22,7 @@ from svc.client.kubeconfig import ClientConfig, KubeconfigError, load_kubeconfig
 from svc.controllers.context import ControllerContext, InformerFactory
 from svc.controllers.leaderelection import LeaderElectionConfig, LeaderElector
 from svc.controllers.manager import ControllerManager
-from svc.controllers.options import Options, parse_options
+from svc.controllers.options import UPSTREAM_VERSION, Options, parse_options
 from svc.controllers.serving import start_serving
 
 log = logging.getLogger("svc.controllers")
@@ -52,11 +52,15 @@ def root_ca(options: Options, config: ClientConfig) -> bytes:
 async def run(options: Options) -> int:
     config = client_config(options)
     profile = PROFILES[options.brand_profile]
-    client = AsyncRestClient(config, qps=options.api_qps, burst=options.api_burst)
+    agent = f"{profile.apiserver_name.removesuffix('-apiserver')}-controller-manager/{UPSTREAM_VERSION}"
+    client = AsyncRestClient(config, user_agent=agent, qps=options.api_qps, burst=options.api_burst)
     informers = InformerFactory(client, profile, clock=client.clock, resync_period=options.min_resync_period)
     context = ControllerContext(client, profile, informers, clock=client.clock, root_ca=root_ca(options, config))
-    manager = ControllerManager(context, options.enabled, options)
-    checks = [HealthCheck(name, manager.check(name)) for name in manager.controllers]
+    checks: list[HealthCheck] = []
+    manager = ControllerManager(context, options.enabled, options, checks=checks)
+    elector = _elector(options, client, profile.group("coordination.k8s.io"))
+    if elector is not None:
+        checks.append(HealthCheck("leaderElection", elector.check))
     runner = await start_serving(options, checks)
     log.info("controllers enabled: %s", ", ".join(options.enabled) or "none")
     stopping = asyncio.Event()
@@ -64,30 +68,32 @@ async def run(options: Options) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stopping.set)
     try:
-        return await _lead_and_run(options, client, manager, profile.group("coordination.k8s.io"), stopping)
+        return await _lead_and_run(options, elector, manager, stopping)
     finally:
         if runner is not None:
             await runner.cleanup()
         await client.close()
 
 
+def _elector(options: Options, client: AsyncRestClient, group: str) -> LeaderElector | None:
+    if not options.leader_elect:
+        return None
+    config = LeaderElectionConfig(
+        namespace=options.resource_namespace,
+        name=options.resource_name,
+        identity=options.identity,
+        lease_duration=options.lease_duration,
+        renew_deadline=options.renew_deadline,
+        retry_period=options.retry_period,
+        coordination_group=group,
+    )
+    return LeaderElector(client, config)
+
+
 async def _lead_and_run(
-    options: Options, client: AsyncRestClient, manager: ControllerManager, group: str, stopping: asyncio.Event
+    options: Options, elector: LeaderElector | None, manager: ControllerManager, stopping: asyncio.Event
 ) -> int:
-    elector = None
-    if options.leader_elect:
-        elector = LeaderElector(
-            client,
-            LeaderElectionConfig(
-                namespace=options.resource_namespace,
-                name=options.resource_name,
-                identity=options.identity,
-                lease_duration=options.lease_duration,
-                renew_deadline=options.renew_deadline,
-                retry_period=options.retry_period,
-                coordination_group=group,
-            ),
-        )
+    if elector is not None:
         acquiring = asyncio.create_task(elector.acquire())
         stop_wait = asyncio.create_task(stopping.wait())
         await asyncio.wait({acquiring, stop_wait}, return_when=asyncio.FIRST_COMPLETED)

@@ -11,6 +11,7 @@ import asyncio
 import logging
 from typing import Any
 
+from svc.apiserver.health import HealthCheck
 from svc.controllers import catalog
 from svc.controllers.context import ControllerContext
 
@@ -18,8 +19,13 @@ log = logging.getLogger(__name__)
 
 
 class ControllerManager:
-    def __init__(self, context: ControllerContext, enabled: list[str], options: Any) -> None:
+    def __init__(
+        self, context: ControllerContext, enabled: list[str], options: Any, *, checks: list[HealthCheck]
+    ) -> None:
+        """`checks` is the daemon's health check list; a controller's check joins it when the controller
+        starts, so a standby candidate is healthy without running any (as upstream's daemon)."""
         self.context = context
+        self.checks = checks
         self.controllers = {name: catalog.BUILT[name](context, options) for name in enabled}
         self.tasks: dict[str, asyncio.Task[None]] = {}
 
@@ -32,6 +38,7 @@ class ControllerManager:
             for name, controller in self.controllers.items():
                 log.info("starting controller %s", name)
                 self.tasks[name] = asyncio.create_task(controller.run(), name=name)
+                self.checks.append(HealthCheck(name, self._check(name)))
             await asyncio.gather(*self.tasks.values())
         finally:
             for task in self.tasks.values():
@@ -39,8 +46,8 @@ class ControllerManager:
             await asyncio.gather(*self.tasks.values(), return_exceptions=True)
             await factory.stop()
 
-    def check(self, name: str) -> Any:
-        """A health check failing while the controller's workers are not running."""
+    def _check(self, name: str) -> Any:
+        """Fails once the controller's workers have stopped."""
 
         async def running() -> None:
             task = self.tasks.get(name)
