@@ -138,4 +138,7 @@ def test_a_standby_takes_over_within_the_lease_duration_after_the_leader_is_kill
     spec = lease(svc_server)
     assert spec["holderIdentity"] not in ("", leader_identity)
     assert spec["leaseTransitions"] == 1
-    assert elapsed < 3.0 + 0.5, f"the standby took {elapsed:.2f}s to lead"
+    # The standby counts the lease duration from when it saw the last renewal (up to one jittered retry
+    # period after it was written) and notices expiry on its next try (up to one more).
+    bound = 3.0 + 2 * 1.2 * 0.25 + 0.5
+    assert elapsed < bound, f"the standby took {elapsed:.2f}s to lead"
