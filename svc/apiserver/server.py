@@ -35,10 +35,9 @@ from svc.apiserver.authz.modes import build_authorizer
 from svc.apiserver.chain import build_handler_chain
 from svc.apiserver.context import RequestContext
 from svc.apiserver.discovery import AGGREGATED_KIND, AGGREGATED_VERSIONS, Discovery
-from svc.apiserver.garbage_collector import GarbageCollector
 from svc.apiserver.health import HealthCheck
 from svc.apiserver.kubeconfig import admin_kubeconfig, write_kubeconfig
-from svc.apiserver.loops import compaction_loop, namespace_finalizer_loop
+from svc.apiserver.loops import compaction_loop
 from svc.apiserver.openapi import OpenAPI
 from svc.apiserver.options import GIT_VERSION, Options
 from svc.apiserver.pki import Pki, ensure_pki, serving_hosts
@@ -341,11 +340,8 @@ class Server:
         await default_service.reconcile(self, port, advertise)
         self._tasks = [
             asyncio.create_task(default_service.default_service_loop(self, port, advertise), name="default-service"),
-            asyncio.create_task(namespace_finalizer_loop(self), name="namespace-finalizer"),
             asyncio.create_task(compaction_loop(self), name="compaction"),
         ]
-        if options.enable_garbage_collector:
-            self._tasks.append(asyncio.create_task(GarbageCollector(self).run(), name="garbage-collector"))
         self.ready = True
 
     async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:

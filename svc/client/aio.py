@@ -79,7 +79,9 @@ class AsyncRestClient:
     @property
     def session(self) -> aiohttp.ClientSession:
         if self._session is None:
-            connector = aiohttp.TCPConnector(ssl=self._ssl if self._ssl is not None else False, limit=32)
+            # No connection limit: every open watch holds a connection (HTTP/1.1 has no multiplexing),
+            # and a controller such as the garbage collector watches dozens of resources at once.
+            connector = aiohttp.TCPConnector(ssl=self._ssl if self._ssl is not None else False, limit=0)
             self._session = aiohttp.ClientSession(
                 base_url=self.config.server.rstrip("/"), connector=connector, headers=self._headers
             )
@@ -98,11 +100,12 @@ class AsyncRestClient:
         body: Any = None,
         params: Mapping[str, str] | None = None,
         content_type: str = "application/json",
+        headers: Mapping[str, str] | None = None,
     ) -> Obj:
         if self._limiter is not None:
             await self.clock.sleep(self._limiter.delay())
         data = None if body is None else orjson.dumps(body)
-        headers = {"Content-Type": content_type} if data is not None else None
+        headers = {**(headers or {}), **({"Content-Type": content_type} if data is not None else {})}
         timeout = aiohttp.ClientTimeout(total=self.timeout)
         async with self.session.request(
             method, path, data=data, params=params, headers=headers, timeout=timeout
@@ -130,13 +133,16 @@ class AsyncRestClient:
     async def delete(self, path: str, body: Obj | None = None) -> Obj:
         return await self.request("DELETE", path, body=body)
 
-    async def watch(self, path: str, params: Mapping[str, str]) -> AsyncIterator[Obj]:
+    async def watch(
+        self, path: str, params: Mapping[str, str], *, headers: Mapping[str, str] | None = None
+    ) -> AsyncIterator[Obj]:
         """The watch events of `path` as decoded dicts; ends when the server ends the stream.
 
         Lines are split here rather than by aiohttp's `readline`, whose buffer limit (128 KiB) is
         smaller than the largest object a server stores."""
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=self.timeout)
-        async with self.session.get(path, params={**params, "watch": "true"}, timeout=timeout) as response:
+        query = {**params, "watch": "true"}
+        async with self.session.get(path, params=query, headers=headers, timeout=timeout) as response:
             if response.status != 200:
                 _decoded(response.status, await response.read())
             pending = b""

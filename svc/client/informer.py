@@ -49,14 +49,25 @@ class ListerWatcher(Protocol):
 
 @dataclass
 class RestListerWatcher:
+    """Lists and watches one collection path; with `metadata_group` (`meta.k8s.io` or its brand
+    spelling) only objects' metadata is transferred, as client-go's metadata informers do."""
+
     client: AsyncRestClient
     path: str
+    metadata_group: str = ""
+
+    def _accept(self, kind: str) -> dict[str, str] | None:
+        if not self.metadata_group:
+            return None
+        return {"Accept": f"application/json;as={kind};g={self.metadata_group};v=v1"}
 
     async def list(self, params: Mapping[str, str]) -> Obj:
-        return await self.client.request("GET", self.path, params=params)
+        return await self.client.request(
+            "GET", self.path, params=params, headers=self._accept("PartialObjectMetadataList")
+        )
 
     def watch(self, params: Mapping[str, str]) -> AsyncIterator[Obj]:
-        return self.client.watch(self.path, params)
+        return self.client.watch(self.path, params, headers=self._accept("PartialObjectMetadata"))
 
 
 @dataclass

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from svc.controllers import rootcacert, serviceaccount
+from svc.controllers import garbagecollector, namespace, rootcacert, serviceaccount
 from svc.controllers.context import ControllerContext
 
 _UPSTREAM = """bootstrap-signer-controller certificatesigningrequest-approving-controller
@@ -83,6 +83,7 @@ ALIASES = {
     "validatingadmissionpolicy-status": "validatingadmissionpolicy-status-controller",
 }
 
+GARBAGE_COLLECTOR = garbagecollector.NAME
 Constructor = Callable[[ControllerContext, Any], Any]
 
 BUILT: dict[str, Constructor] = {
@@ -90,6 +91,12 @@ BUILT: dict[str, Constructor] = {
         context, workers=options.concurrent_serviceaccount_syncs
     ),
     rootcacert.NAME: lambda context, _options: rootcacert.RootCACertPublisher(context),
+    garbagecollector.NAME: lambda context, options: garbagecollector.GarbageCollector(
+        context, workers=options.concurrent_gc_syncs
+    ),
+    namespace.NAME: lambda context, options: namespace.NamespaceController(
+        context, workers=options.concurrent_namespace_syncs, sync_period=options.namespace_sync_period
+    ),
 }
 
 

@@ -46,6 +46,10 @@ class Options:
     tls_private_key_file: str = ""
     root_ca_file: str = ""
     concurrent_serviceaccount_syncs: int = 5
+    concurrent_namespace_syncs: int = 10
+    concurrent_gc_syncs: int = 20
+    enable_garbage_collector: bool = True
+    namespace_sync_period: float = 300.0
     brand_profile: str = "svc"
     verbosity: int = 0
     identity: str = ""
@@ -120,6 +124,17 @@ def build_parser() -> argparse.ArgumentParser:
     add("--tls-private-key-file", default="", help="serving key")
     add("--root-ca-file", default="", help="CA bundle published in every namespace (default the kubeconfig's CA)")
     add("--concurrent-serviceaccount-syncs", type=_int, default=5, help="serviceaccount workers (default 5)")
+    add(
+        "--enable-garbage-collector",
+        type=_bool,
+        nargs="?",
+        const=True,
+        default=True,
+        help="run the garbage collector; must match the API server's flag (default true)",
+    )
+    add("--concurrent-gc-syncs", type=_int, default=20, help="garbage collector workers (default 20)")
+    add("--concurrent-namespace-syncs", type=_int, default=10, help="namespace workers (default 10)")
+    add("--namespace-sync-period", type=_duration, default=300.0, help="namespace resync (default 5m0s)")
     add("--brand-profile", choices=sorted(PROFILES), default="svc", help="identifier spelling of the API server")
     add("-v", "--v", dest="verbosity", type=_int, default=0, help="log level number")
     add("--version", action="store_true", help="print the version and exit")
@@ -152,6 +167,10 @@ def parse_options(argv: list[str]) -> Options:
                 "tls_private_key_file",
                 "root_ca_file",
                 "concurrent_serviceaccount_syncs",
+                "concurrent_namespace_syncs",
+                "concurrent_gc_syncs",
+                "enable_garbage_collector",
+                "namespace_sync_period",
                 "brand_profile",
                 "verbosity",
             )
@@ -167,6 +186,8 @@ def parse_options(argv: list[str]) -> Options:
     options.resource_namespace = args.leader_elect_resource_namespace or profile.system_namespace
     options.identity = f"{socket.gethostname()}_{uuid.uuid4()}"
     options.enabled, problems = catalog.select(options.controllers, profile.apiserver_name)
+    if not options.enable_garbage_collector:
+        options.enabled = [name for name in options.enabled if name != catalog.GARBAGE_COLLECTOR]
     problems += _validate(options)
     if problems:
         for problem in problems:
@@ -185,8 +206,13 @@ def _validate(options: Options) -> list[str]:
         problems.append("--tls-cert-file and --tls-private-key-file must be given together")
     if options.api_burst < 0 or options.api_qps < 0:
         problems.append("--svc-api-qps and --svc-api-burst must not be negative")
-    if options.concurrent_serviceaccount_syncs < 1:
-        problems.append("--concurrent-serviceaccount-syncs must be at least 1")
+    for flag, workers in (
+        ("--concurrent-serviceaccount-syncs", options.concurrent_serviceaccount_syncs),
+        ("--concurrent-namespace-syncs", options.concurrent_namespace_syncs),
+        ("--concurrent-gc-syncs", options.concurrent_gc_syncs),
+    ):
+        if workers < 1:
+            problems.append(f"{flag} must be at least 1")
     if not options.leader_elect:
         return problems
     if options.lease_duration <= 0:

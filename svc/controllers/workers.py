@@ -17,12 +17,25 @@ log = logging.getLogger(__name__)
 Sync = Callable[[str], Awaitable[None]]
 
 
+class RequeueAfter(Exception):
+    """Raised by a sync that is not done yet but knows when to look again (namespace content still
+    terminating): the key comes back after `seconds`, without counting as a failure."""
+
+    def __init__(self, seconds: float, why: str = "") -> None:
+        super().__init__(why or f"requeue after {seconds}s")
+        self.seconds = seconds
+
+
 async def process_next(queue: RateLimitingQueue[str], sync: Sync, *, name: str) -> None:
     key = await queue.get()
     try:
         await sync(key)
     except asyncio.CancelledError:
         raise
+    except RequeueAfter as later:
+        log.info("%s: %r not done: %s", name, key, later)
+        queue.forget(key)
+        queue.add_after(key, later.seconds)
     except Exception as error:
         log.warning("%s: syncing %r failed (retry %d): %s", name, key, queue.retries(key), error)
         queue.add_rate_limited(key)
