@@ -6,7 +6,12 @@ import pytest
 
 from svc.controllers.options import parse_options
 
-BUILT = ["serviceaccount-controller", "root-ca-certificate-publisher-controller"]
+BUILT = [
+    "serviceaccount-controller",
+    "root-ca-certificate-publisher-controller",
+    "garbage-collector-controller",
+    "namespace-controller",
+]
 
 
 def test_defaults_are_upstreams() -> None:
@@ -26,8 +31,9 @@ def test_the_kubernetes_profile_spells_the_lease_upstreams_way() -> None:
 
 def test_controllers_by_name_alias_and_exclusion() -> None:
     assert parse_options(["--controllers=serviceaccount"]).enabled == ["serviceaccount-controller"]
-    assert parse_options(["--controllers=*,-root-ca-cert-publisher"]).enabled == ["serviceaccount-controller"]
-    assert parse_options(["--controllers=-serviceaccount-controller,*"]).enabled == [BUILT[1]]
+    assert parse_options(["--controllers=*,-root-ca-cert-publisher"]).enabled == [BUILT[0], *BUILT[2:]]
+    assert parse_options(["--controllers=-serviceaccount-controller,*"]).enabled == BUILT[1:]
+    assert parse_options(["--controllers=namespace,garbagecollector"]).enabled == BUILT[2:]
     assert parse_options(["--controllers=*,-endpoints-controller"]).enabled == BUILT
 
 
@@ -54,6 +60,10 @@ def test_leader_election_timing_is_checked(capsys: pytest.CaptureFixture[str]) -
         parse_options(["--leader-elect-resource-lock=endpoints"])
     assert 'resourceLock value must be "leases"' in capsys.readouterr().err
     assert parse_options(["--leader-elect=false", "--leader-elect-lease-duration=1s"]).leader_elect is False
+
+
+def test_the_garbage_collector_follows_enable_garbage_collector() -> None:
+    assert "garbage-collector-controller" not in parse_options(["--enable-garbage-collector=false"]).enabled
 
 
 def test_a_flag_of_an_unbuilt_controller_is_an_unknown_flag(capsys: pytest.CaptureFixture[str]) -> None:
