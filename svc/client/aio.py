@@ -1,8 +1,10 @@
 """The asyncio REST client the controllers use: JSON requests, Status errors as exceptions, watches.
 
 One aiohttp session (kept-alive connections, the kubeconfig's TLS material and credentials) per
-client. Failures come back as `ApiError` carrying the server's `Status`, so a controller branches on
-`reason` (`NotFound`, `AlreadyExists`, `Conflict`, `Expired`) as client-go's `apierrors` helpers do.
+client. Transport failures surface as `ConnectionError` (an `OSError`), whatever aiohttp called them,
+so callers retry on one exception type. Refusals come back as `ApiError` carrying the server's
+`Status`, so a controller branches on `reason` (`NotFound`, `AlreadyExists`, `Conflict`, `Expired`)
+as client-go's `apierrors` helpers do.
 """
 
 from __future__ import annotations
@@ -107,11 +109,14 @@ class AsyncRestClient:
         data = None if body is None else orjson.dumps(body)
         headers = {**(headers or {}), **({"Content-Type": content_type} if data is not None else {})}
         timeout = aiohttp.ClientTimeout(total=self.timeout)
-        async with self.session.request(
-            method, path, data=data, params=params, headers=headers, timeout=timeout
-        ) as response:
-            payload = await response.read()
-            return _decoded(response.status, payload)
+        try:
+            async with self.session.request(
+                method, path, data=data, params=params, headers=headers, timeout=timeout
+            ) as response:
+                payload = await response.read()
+        except aiohttp.ClientError as error:
+            raise ConnectionError(f"{method} {path}: {error}") from error
+        return _decoded(response.status, payload)
 
     async def get(self, path: str, **params: str) -> Obj:
         return await self.request("GET", path, params=params or None)
@@ -142,16 +147,19 @@ class AsyncRestClient:
         smaller than the largest object a server stores."""
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=self.timeout)
         query = {**params, "watch": "true"}
-        async with self.session.get(path, params=query, headers=headers, timeout=timeout) as response:
-            if response.status != 200:
-                _decoded(response.status, await response.read())
-            pending = b""
-            async for chunk in response.content.iter_any():
-                pending += chunk
-                *lines, pending = pending.split(b"\n")
-                for line in lines:
-                    if line.strip():
-                        yield orjson.loads(line)
+        try:
+            async with self.session.get(path, params=query, headers=headers, timeout=timeout) as response:
+                if response.status != 200:
+                    _decoded(response.status, await response.read())
+                pending = b""
+                async for chunk in response.content.iter_any():
+                    pending += chunk
+                    *lines, pending = pending.split(b"\n")
+                    for line in lines:
+                        if line.strip():
+                            yield orjson.loads(line)
+        except aiohttp.ClientError as error:
+            raise ConnectionError(f"watch {path}: {error}") from error
 
 
 def _decoded(code: int, payload: bytes) -> Obj:
