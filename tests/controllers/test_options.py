@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from svc.controllers.options import parse_options
@@ -78,3 +81,15 @@ def test_help_names_the_built_controllers(capsys: pytest.CaptureFixture[str]) ->
         parse_options(["--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert f"Controllers built in this release: {', '.join(BUILT)}." in out
+
+
+def test_the_daemon_without_a_server_to_talk_to_exits_1_saying_so() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "svc.controllers", "--secure-port=0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert result.stderr == "Error: no configuration has been provided: give --svcconfig (--kubeconfig) or --master\n"
