@@ -18,8 +18,13 @@ $(STAMP): pyproject.toml $(LOCK)
 	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
+# The API server, and the controller daemon beside it once the server has written its kubeconfig;
+# stopping make (Ctrl-C) stops both.
 run: $(STAMP)
-	$(BIN)/svc-apiserver
+	@$(BIN)/svc-apiserver & api=$$!; cm=; trap 'kill $$api $$cm 2>/dev/null; wait' EXIT INT TERM; \
+	while [ ! -f .svc-data/admin.kubeconfig ]; do kill -0 $$api 2>/dev/null || exit 1; sleep 0.2; done; \
+	$(BIN)/svc-controller-manager --kubeconfig .svc-data/admin.kubeconfig --bind-address 127.0.0.1 & cm=$$!; \
+	wait $$api
 
 tools: $(STAMP)
 	$(BIN)/python tools/install_test_tools.py

@@ -34,6 +34,7 @@ class Profile:
     config_default_dir: str
     cli_name: str
     label_domain: str
+    root_ca_configmap: str
 
     def label(self, upstream: str) -> str:
         """A label or annotation key in this profile's spelling (`ipaddress.kubernetes.io/ip-family` ->
@@ -83,6 +84,7 @@ SVC = Profile(
     config_default_dir=".svc",
     cli_name="svcctl",
     label_domain="svc.io",
+    root_ca_configmap="svc-root-ca.crt",
 )
 
 KUBERNETES = Profile(
@@ -104,6 +106,7 @@ KUBERNETES = Profile(
     config_default_dir=".kube",
     cli_name="kubectl",
     label_domain="kubernetes.io",
+    root_ca_configmap="kube-root-ca.crt",
 )
 
 PROFILES = {profile.name: profile for profile in (SVC, KUBERNETES)}

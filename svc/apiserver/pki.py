@@ -171,3 +171,14 @@ def ensure_pki(directory: Path, *, hosts: list[str], admin_user: str, apiserver_
         cert = _issue(_name(admin_user, ("system:masters",)), key, client_ca, usage=[ExtendedKeyUsageOID.CLIENT_AUTH])
         _write(pki.admin, cert, key)
     return pki
+
+
+def ensure_self_signed(pair: KeyPair, *, common_name: str, hosts: list[str]) -> KeyPair:
+    """A self-signed serving pair for `hosts` (the controller daemon's default when given no
+    certificate), kept across restarts while it still covers them."""
+    if pair.cert.exists() and pair.key.exists() and _covers(_load(pair)[0], hosts):
+        return pair
+    key = ec.generate_private_key(ec.SECP256R1())
+    cert = _issue(_name(common_name), key, None, usage=[ExtendedKeyUsageOID.SERVER_AUTH], sans=_sans(hosts))
+    _write(pair, cert, key)
+    return pair

@@ -38,10 +38,9 @@ from svc.apiserver.authz.rbac.policy import RbacPolicy
 from svc.apiserver.chain import build_handler_chain
 from svc.apiserver.context import RequestContext
 from svc.apiserver.discovery import AGGREGATED_KIND, AGGREGATED_VERSIONS, Discovery
-from svc.apiserver.garbage_collector import GarbageCollector
 from svc.apiserver.health import HealthCheck
 from svc.apiserver.kubeconfig import admin_kubeconfig, write_kubeconfig
-from svc.apiserver.loops import compaction_loop, namespace_finalizer_loop
+from svc.apiserver.loops import compaction_loop
 from svc.apiserver.metrics import Metrics
 from svc.apiserver.openapi import OpenAPI
 from svc.apiserver.options import GIT_VERSION, Options
@@ -371,11 +370,8 @@ class Server:
         await default_service.reconcile(self, port, advertise)
         self._tasks = [
             asyncio.create_task(default_service.default_service_loop(self, port, advertise), name="default-service"),
-            asyncio.create_task(namespace_finalizer_loop(self), name="namespace-finalizer"),
             asyncio.create_task(compaction_loop(self), name="compaction"),
         ]
-        if options.enable_garbage_collector:
-            self._tasks.append(asyncio.create_task(GarbageCollector(self).run(), name="garbage-collector"))
         self.ready = True
 
     async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:

@@ -1,30 +1,134 @@
-"""`svc-controller-manager`: the controller daemon. Its control loops are not implemented yet, so it
-only answers `--help` and `--version`, and says so plainly for anything else."""
+"""`svc-controller-manager`: the controller daemon (spec 3 §1.1).
+
+It connects with the kubeconfig (or `--master`), serves its health endpoints, waits to lead (a Lease
+in the system namespace, unless `--leader-elect=false`) and then runs the enabled controllers. Losing
+the lease ends the process with status 1, as upstream's `leaderelection lost`, so a supervisor
+restarts it as a fresh candidate rather than leaving two leaders running.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
+import signal
 import sys
+from pathlib import Path
 
-from svc import __version__
+from svc.api.brand import PROFILES
+from svc.apiserver.health import HealthCheck
+from svc.client.aio import AsyncRestClient
+from svc.client.kubeconfig import ClientConfig, KubeconfigError, load_kubeconfig
+from svc.controllers.context import ControllerContext, InformerFactory
+from svc.controllers.leaderelection import LeaderElectionConfig, LeaderElector
+from svc.controllers.manager import ControllerManager
+from svc.controllers.options import UPSTREAM_VERSION, Options, parse_options
+from svc.controllers.serving import start_serving
 
-USAGE = """usage: svc-controller-manager [flags]
+log = logging.getLogger("svc.controllers")
 
-The controller daemon runs the core control loops against the svc API server.
-No controllers are implemented in this release; the daemon cannot run yet.
 
-flags:
-  -h, --help     show this help and exit
-  --version      print the version and exit
-"""
+def client_config(options: Options) -> ClientConfig:
+    """The kubeconfig's cluster and user, with `--master` replacing the server address."""
+    if options.kubeconfig:
+        config = load_kubeconfig(options.kubeconfig)
+        if options.master:
+            config = ClientConfig(**{**config.__dict__, "server": options.master})
+        return config
+    if options.master:
+        return ClientConfig(server=options.master)
+    raise KubeconfigError("no configuration has been provided: give --svcconfig (--kubeconfig) or --master")
+
+
+def root_ca(options: Options, config: ClientConfig) -> bytes:
+    """`--root-ca-file`, else the CA the kubeconfig trusts for the API server (upstream's fallback)."""
+    if options.root_ca_file:
+        return Path(options.root_ca_file).read_bytes()
+    if config.ca_data:
+        return config.ca_data
+    return Path(config.ca_file).read_bytes() if config.ca_file else b""
+
+
+async def run(options: Options) -> int:
+    config = client_config(options)
+    profile = PROFILES[options.brand_profile]
+    agent = f"{profile.apiserver_name.removesuffix('-apiserver')}-controller-manager/{UPSTREAM_VERSION}"
+    client = AsyncRestClient(config, user_agent=agent, qps=options.api_qps, burst=options.api_burst)
+    informers = InformerFactory(client, profile, clock=client.clock, resync_period=options.min_resync_period)
+    context = ControllerContext(client, profile, informers, clock=client.clock, root_ca=root_ca(options, config))
+    checks: list[HealthCheck] = []
+    manager = ControllerManager(context, options.enabled, options, checks=checks)
+    elector = _elector(options, client, profile.group("coordination.k8s.io"))
+    if elector is not None:
+        checks.append(HealthCheck("leaderElection", elector.check))
+    runner = await start_serving(options, checks)
+    log.info("controllers enabled: %s", ", ".join(options.enabled) or "none")
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stopping.set)
+    try:
+        return await _lead_and_run(options, elector, manager, stopping)
+    finally:
+        if runner is not None:
+            await runner.cleanup()
+        await client.close()
+
+
+def _elector(options: Options, client: AsyncRestClient, group: str) -> LeaderElector | None:
+    if not options.leader_elect:
+        return None
+    config = LeaderElectionConfig(
+        namespace=options.resource_namespace,
+        name=options.resource_name,
+        identity=options.identity,
+        lease_duration=options.lease_duration,
+        renew_deadline=options.renew_deadline,
+        retry_period=options.retry_period,
+        coordination_group=group,
+    )
+    return LeaderElector(client, config)
+
+
+async def _lead_and_run(
+    options: Options, elector: LeaderElector | None, manager: ControllerManager, stopping: asyncio.Event
+) -> int:
+    if elector is not None:
+        acquiring = asyncio.create_task(elector.acquire())
+        stop_wait = asyncio.create_task(stopping.wait())
+        await asyncio.wait({acquiring, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
+        if stopping.is_set():
+            acquiring.cancel()
+            await asyncio.gather(acquiring, return_exceptions=True)
+            return 0
+        stop_wait.cancel()
+    running = asyncio.create_task(manager.run(), name="controllers")
+    watched = {running, asyncio.create_task(stopping.wait())}
+    renewing = asyncio.create_task(elector.keep_renewing()) if elector is not None else None
+    if renewing is not None:
+        watched.add(renewing)
+    await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
+    for task in watched:
+        task.cancel()
+    with contextlib.suppress(asyncio.TimeoutError):
+        await asyncio.wait_for(asyncio.gather(*watched, return_exceptions=True), options.controller_shutdown_timeout)
+    if renewing is not None and renewing.done() and not renewing.cancelled() and not stopping.is_set():
+        log.error("leaderelection lost")
+        return 1
+    if running.done() and not running.cancelled() and running.exception() is not None:
+        log.error("controllers stopped: %s", running.exception())
+        return 1
+    return 0
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = sys.argv[1:] if argv is None else argv
-    if args and args[0] in ("-h", "--help"):
-        print(USAGE, end="")
-        return
-    if args and args[0].startswith("--version"):
-        print(f"svc-controller-manager v1.36.0+svc.{__version__}")
-        return
-    print("svc-controller-manager: no controllers are implemented in this release; see --help", file=sys.stderr)
-    raise SystemExit(1)
+    options = parse_options(sys.argv[1:] if argv is None else argv)
+    logging.basicConfig(
+        level=logging.DEBUG if options.verbosity >= 4 else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        raise SystemExit(asyncio.run(run(options)))
+    except (KubeconfigError, OSError) as error:
+        print(f"Error: {error}", file=sys.stderr)
+        raise SystemExit(1) from None

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import http.client
 import os
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -130,6 +132,73 @@ def stop_process(running: RunningServer, *, kill: bool = False) -> None:
     running.close_clients()
     process = running.process
     if process is None or process.poll() is not None:
+        return
+    process.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@dataclass
+class RunningControllerManager:
+    process: subprocess.Popen[bytes]
+    port: int
+    log: Path
+
+
+def start_controller_manager(
+    server: RunningServer, *args: str, log: Path, port: int = 0, timeout: float = 30.0, leading: bool = True
+) -> RunningControllerManager:
+    """Start `svc-controller-manager` against `server` (its admin kubeconfig) and wait until its
+    `/healthz` answers 200 and, with `leading`, lists a running controller (so it leads; a standby
+    lists only `leaderElection`). Pass `leading=False` for a standby or a daemon with no controllers."""
+    port = port or free_port()
+    with open(log, "ab") as output:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "svc.controllers",
+                "--kubeconfig",
+                str(server.kubeconfig),
+                "--bind-address",
+                "127.0.0.1",
+                "--secure-port",
+                str(port),
+                *args,
+            ],
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+    running = RunningControllerManager(process, port, log)
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"svc-controller-manager exited with {process.returncode}; log: {log}")
+        with contextlib.suppress(OSError):
+            connection = http.client.HTTPSConnection("127.0.0.1", port, timeout=2.0, context=context)
+            try:
+                connection.request("GET", "/healthz?verbose")
+                response = connection.getresponse()
+                lines = response.read().decode().splitlines()
+                if response.status == 200 and (not leading or any("-controller ok" in line for line in lines)):
+                    return running
+            finally:
+                connection.close()
+        time.sleep(0.05)
+    stop_controller_manager(running)
+    raise TimeoutError(f"svc-controller-manager did not become healthy in time; log: {log}")
+
+
+def stop_controller_manager(running: RunningControllerManager, *, kill: bool = False) -> None:
+    process = running.process
+    if process.poll() is not None:
         return
     process.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
     try:

@@ -5,6 +5,10 @@ Fixtures:
 - `svc_server_factory`: call it with extra `svc-apiserver` flags (e.g. `"--brand-profile=kubernetes"`)
   for servers with other options; every server it starts is stopped after the test.
 - `svc_server_process`: the real `svc-apiserver` program in a subprocess (for restart and kill tests).
+- `svc_controller_manager`: call it with a running server (and extra flags) to start the real
+  `svc-controller-manager` beside it; it returns once the daemon leads and its controllers run (with
+  `leading=False`, once it serves health: a standby candidate), and
+  every daemon it starts is stopped after the test.
 """
 
 from __future__ import annotations
@@ -15,7 +19,15 @@ from pathlib import Path
 
 import pytest
 
-from svc.testing.harness import RunningServer, in_process_server, start_process, stop_process
+from svc.testing.harness import (
+    RunningControllerManager,
+    RunningServer,
+    in_process_server,
+    start_controller_manager,
+    start_process,
+    stop_controller_manager,
+    stop_process,
+)
 
 
 @pytest.fixture
@@ -47,3 +59,20 @@ def svc_server_process(tmp_path: Path) -> Iterator[Callable[..., RunningServer]]
     yield start
     for running in started:
         stop_process(running)
+
+
+@pytest.fixture
+def svc_controller_manager(tmp_path: Path) -> Iterator[Callable[..., RunningControllerManager]]:
+    started: list[RunningControllerManager] = []
+
+    def start(server: RunningServer, *args: str, leading: bool = True) -> RunningControllerManager:
+        log = tmp_path / f"controller-manager-{len(started)}.log"
+        if server.server is not None and not any(arg.startswith("--brand-profile") for arg in args):
+            args = (f"--brand-profile={server.server.options.brand_profile}", *args)
+        running = start_controller_manager(server, *args, log=log, leading=leading)
+        started.append(running)
+        return running
+
+    yield start
+    for running in started:
+        stop_controller_manager(running)

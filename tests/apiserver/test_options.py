@@ -62,13 +62,6 @@ def test_help() -> None:
     assert "--brand-profile" in result.stdout
 
 
-def test_controller_manager_does_not_pretend() -> None:
-    code = "from svc.controllers.main import main; main(['run'])"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
-    assert result.returncode == 1
-    assert result.stderr.startswith("svc-controller-manager: ")
-
-
 def test_request_timeout_answers_504(svc_server_factory) -> None:
     import asyncio
 

@@ -129,7 +129,13 @@ def _gone(kubectl: Kubectl, name: str, seconds: float = 10) -> bool:
 @pytest.mark.parametrize(
     ("cascade", "dependent_kept"), [("orphan", True), ("foreground", False), ("background", False)]
 )
-def test_delete_cascade(kubectl: Kubectl, cascade: str, dependent_kept: bool) -> None:
+def test_delete_cascade(
+    kubectl_binary, svc_server_factory, svc_controller_manager, cascade: str, dependent_kept: bool
+) -> None:
+    """Cascading is the garbage collector's work, which runs in the controller daemon."""
+    server = svc_server_factory("--brand-profile=kubernetes")
+    svc_controller_manager(server, "--controllers=garbage-collector-controller")
+    kubectl = Kubectl(kubectl_binary, server.kubeconfig)
     _owner_with_dependent(kubectl)
     kubectl.run("delete", "configmap", "owner", f"--cascade={cascade}", "--timeout=30s")
     assert _gone(kubectl, "owner")

@@ -1,0 +1,3 @@
+from svc.controllers.main import main
+
+main()

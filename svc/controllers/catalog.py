@@ -1,0 +1,134 @@
+"""Which controllers exist: upstream's full list, its short aliases, and the ones built here.
+
+`--controllers` is checked against upstream's list (an unknown name is refused with upstream's
+message), but a controller upstream has and this release does not build cannot be enabled by name:
+refusing it says so plainly instead of starting a daemon that silently does less than asked.
+`*` means every built controller that upstream enables by default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from svc.controllers import garbagecollector, namespace, rootcacert, serviceaccount
+from svc.controllers.context import ControllerContext
+
+_UPSTREAM = """bootstrap-signer-controller certificatesigningrequest-approving-controller
+certificatesigningrequest-cleaner-controller certificatesigningrequest-signing-controller
+cloud-node-lifecycle-controller clusterrole-aggregation-controller cronjob-controller daemonset-controller
+deployment-controller device-taint-eviction-controller disruption-controller endpoints-controller
+endpointslice-controller endpointslice-mirroring-controller ephemeral-volume-controller
+garbage-collector-controller horizontal-pod-autoscaler-controller job-controller
+{apiserver}-serving-clustertrustbundle-publisher-controller legacy-serviceaccount-token-cleaner-controller
+namespace-controller node-ipam-controller node-lifecycle-controller node-route-controller
+persistentvolume-attach-detach-controller persistentvolume-binder-controller
+persistentvolume-expander-controller persistentvolume-protection-controller
+persistentvolumeclaim-protection-controller pod-garbage-collector-controller
+podcertificaterequest-cleaner-controller podgroup-protection-controller replicaset-controller
+replicationcontroller-controller resourceclaim-controller resourcepoolstatusrequest-controller
+resourcequota-controller root-ca-certificate-publisher-controller selinux-warning-controller
+service-cidr-controller service-lb-controller serviceaccount-controller serviceaccount-token-controller
+statefulset-controller storage-version-migrator-controller storageversion-garbage-collector-controller
+taint-eviction-controller token-cleaner-controller ttl-after-finished-controller ttl-controller
+validatingadmissionpolicy-status-controller volumeattributesclass-protection-controller"""
+
+DISABLED_BY_DEFAULT = frozenset(
+    {"bootstrap-signer-controller", "selinux-warning-controller", "token-cleaner-controller"}
+)
+
+# The pre-1.28 short names upstream still accepts in --controllers.
+ALIASES = {
+    "attachdetach": "persistentvolume-attach-detach-controller",
+    "bootstrapsigner": "bootstrap-signer-controller",
+    "cloud-node-lifecycle": "cloud-node-lifecycle-controller",
+    "clusterrole-aggregation": "clusterrole-aggregation-controller",
+    "cronjob": "cronjob-controller",
+    "csrapproving": "certificatesigningrequest-approving-controller",
+    "csrcleaner": "certificatesigningrequest-cleaner-controller",
+    "csrsigning": "certificatesigningrequest-signing-controller",
+    "daemonset": "daemonset-controller",
+    "deployment": "deployment-controller",
+    "disruption": "disruption-controller",
+    "endpoint": "endpoints-controller",
+    "endpointslice": "endpointslice-controller",
+    "endpointslicemirroring": "endpointslice-mirroring-controller",
+    "ephemeral-volume": "ephemeral-volume-controller",
+    "garbagecollector": "garbage-collector-controller",
+    "horizontalpodautoscaling": "horizontal-pod-autoscaler-controller",
+    "job": "job-controller",
+    "legacy-service-account-token-cleaner": "legacy-serviceaccount-token-cleaner-controller",
+    "namespace": "namespace-controller",
+    "nodeipam": "node-ipam-controller",
+    "nodelifecycle": "node-lifecycle-controller",
+    "persistentvolume-binder": "persistentvolume-binder-controller",
+    "persistentvolume-expander": "persistentvolume-expander-controller",
+    "podgc": "pod-garbage-collector-controller",
+    "pv-protection": "persistentvolume-protection-controller",
+    "pvc-protection": "persistentvolumeclaim-protection-controller",
+    "replicaset": "replicaset-controller",
+    "replicationcontroller": "replicationcontroller-controller",
+    "resourceclaim": "resourceclaim-controller",
+    "resourcequota": "resourcequota-controller",
+    "root-ca-cert-publisher": "root-ca-certificate-publisher-controller",
+    "route": "node-route-controller",
+    "service": "service-lb-controller",
+    "serviceaccount": "serviceaccount-controller",
+    "serviceaccount-token": "serviceaccount-token-controller",
+    "statefulset": "statefulset-controller",
+    "storage-version-gc": "storageversion-garbage-collector-controller",
+    "tokencleaner": "token-cleaner-controller",
+    "ttl": "ttl-controller",
+    "ttl-after-finished": "ttl-after-finished-controller",
+    "validatingadmissionpolicy-status": "validatingadmissionpolicy-status-controller",
+}
+
+GARBAGE_COLLECTOR = garbagecollector.NAME
+Constructor = Callable[[ControllerContext, Any], Any]
+
+BUILT: dict[str, Constructor] = {
+    serviceaccount.NAME: lambda context, options: serviceaccount.ServiceAccountController(
+        context, workers=options.concurrent_serviceaccount_syncs
+    ),
+    rootcacert.NAME: lambda context, _options: rootcacert.RootCACertPublisher(context),
+    garbagecollector.NAME: lambda context, options: garbagecollector.GarbageCollector(
+        context, workers=options.concurrent_gc_syncs
+    ),
+    namespace.NAME: lambda context, options: namespace.NamespaceController(
+        context, workers=options.concurrent_namespace_syncs, sync_period=options.namespace_sync_period
+    ),
+}
+
+
+def upstream_controllers(apiserver_name: str) -> list[str]:
+    return _UPSTREAM.format(apiserver=apiserver_name).split()
+
+
+def select(requested: list[str], apiserver_name: str) -> tuple[list[str], list[str]]:
+    """The built controllers `--controllers` enables, in catalog order, and the problems found."""
+    known = set(upstream_controllers(apiserver_name))
+    problems: list[str] = []
+    canonical: list[tuple[str, bool]] = []
+    for entry in requested:
+        if entry == "*":
+            canonical.append(("*", True))
+            continue
+        bare = entry.removeprefix("-")
+        name = ALIASES.get(bare, bare)
+        if name not in known:
+            problems.append(f'"{bare}" is not in the list of known controllers')
+        elif not entry.startswith("-") and name not in BUILT:
+            problems.append(
+                f'"{bare}" is not built in this release of svc-controller-manager (built: {", ".join(BUILT)})'
+            )
+        canonical.append((name, not entry.startswith("-")))
+    return [name for name in BUILT if _enabled(name, canonical)], problems
+
+
+def _enabled(name: str, entries: list[tuple[str, bool]]) -> bool:
+    """Upstream's rule: the first entry naming the controller decides; otherwise `*` enables the
+    controllers that are on by default."""
+    for entry, on in entries:
+        if entry == name:
+            return on
+    return any(entry == "*" for entry, _ in entries) and name not in DISABLED_BY_DEFAULT

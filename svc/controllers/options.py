@@ -1,0 +1,230 @@
+"""Flags of `svc-controller-manager` (spec 3 §1.1) parsed into `Options`, with upstream's defaults.
+
+Only flags whose behaviour exists are accepted; any other flag is refused as unknown (exit 2), so a
+setting is never silently ignored. Checks that need more than one flag (leader-election timing,
+`--controllers` names) print every problem, one a line, and exit 1 as upstream's `Validate` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+import uuid
+from dataclasses import dataclass, field
+from typing import NoReturn
+
+from svc.api.brand import PROFILES
+from svc.controllers import catalog
+from svc.controllers.leaderelection import JITTER
+from svc.machinery.duration import parse_duration
+from svc.machinery.gotext import parse_bool
+
+UPSTREAM_VERSION = "v1.36.0"
+
+
+@dataclass
+class Options:
+    kubeconfig: str = ""
+    master: str = ""
+    api_qps: float = 20.0
+    api_burst: int = 30
+    controllers: list[str] = field(default_factory=lambda: ["*"])
+    min_resync_period: float = 12 * 3600.0
+    leader_elect: bool = True
+    lease_duration: float = 15.0
+    renew_deadline: float = 10.0
+    retry_period: float = 2.0
+    resource_lock: str = "leases"
+    resource_name: str = ""
+    resource_namespace: str = ""
+    controller_shutdown_timeout: float = 10.0
+    bind_address: str = "0.0.0.0"
+    secure_port: int = 10257
+    cert_dir: str = ""
+    tls_cert_file: str = ""
+    tls_private_key_file: str = ""
+    root_ca_file: str = ""
+    concurrent_serviceaccount_syncs: int = 5
+    concurrent_namespace_syncs: int = 10
+    concurrent_gc_syncs: int = 20
+    enable_garbage_collector: bool = True
+    namespace_sync_period: float = 300.0
+    brand_profile: str = "svc"
+    verbosity: int = 0
+    identity: str = ""
+    enabled: list[str] = field(default_factory=list)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"Error: {message}\n")
+        raise SystemExit(2)
+
+
+def _typed(parse, what: str):  # type: ignore[no-untyped-def]
+    def convert(text: str):  # type: ignore[no-untyped-def]
+        try:
+            return parse(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(f'invalid {what} "{text}": {error}') from None
+
+    convert.__name__ = what
+    return convert
+
+
+_bool = _typed(parse_bool, "bool")
+_duration = _typed(parse_duration, "duration")
+_int = _typed(int, "int")
+_float = _typed(float, "float")
+
+
+def _list(text: str) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    built = ", ".join(catalog.BUILT)
+    parser = _Parser(
+        prog="svc-controller-manager",
+        description=(
+            "The controller daemon runs the control loops that keep the cluster's objects consistent. "
+            f"Controllers built in this release: {built}. Every other controller of upstream's list is "
+            "refused by --controllers until it is built."
+        ),
+        allow_abbrev=False,
+    )
+    add = parser.add_argument
+    add("--svcconfig", "--kubeconfig", dest="kubeconfig", default="", help="client configuration file")
+    add("--master", default="", help="API server address; overrides the address in the configuration file")
+    add("--svc-api-qps", "--kube-api-qps", dest="api_qps", type=_float, default=20.0, help="query rate (default 20)")
+    add("--svc-api-burst", "--kube-api-burst", dest="api_burst", type=_int, default=30, help="burst (default 30)")
+    add(
+        "--controllers",
+        type=_list,
+        default=["*"],
+        help=(
+            "'*' enables the controllers that are on by default, 'foo' enables foo, '-foo' disables foo "
+            f"(default *). Built: {built}"
+        ),
+    )
+    add("--min-resync-period", type=_duration, default=12 * 3600.0, help="resync base (default 12h0m0s)")
+    add("--leader-elect", type=_bool, nargs="?", const=True, default=True, help="elect a leader (default true)")
+    add("--leader-elect-lease-duration", type=_duration, default=15.0, help="default 15s")
+    add("--leader-elect-renew-deadline", type=_duration, default=10.0, help="default 10s")
+    add("--leader-elect-retry-period", type=_duration, default=2.0, help="default 2s")
+    add("--leader-elect-resource-lock", default="leases", help="only 'leases' (default leases)")
+    add("--leader-elect-resource-name", default="", help="Lease name (default svc-controller-manager)")
+    add("--leader-elect-resource-namespace", default="", help="Lease namespace (default the system namespace)")
+    add("--controller-shutdown-timeout", type=_duration, default=10.0, help="default 10s")
+    add("--bind-address", default="0.0.0.0", help="listen address of the secure port (default 0.0.0.0)")
+    add("--secure-port", type=_int, default=10257, help="HTTPS port of /healthz, /readyz, /livez; 0 turns it off")
+    add("--cert-dir", default="", help="directory of the self-signed serving pair")
+    add("--tls-cert-file", default="", help="serving certificate")
+    add("--tls-private-key-file", default="", help="serving key")
+    add("--root-ca-file", default="", help="CA bundle published in every namespace (default the kubeconfig's CA)")
+    add("--concurrent-serviceaccount-syncs", type=_int, default=5, help="serviceaccount workers (default 5)")
+    add(
+        "--enable-garbage-collector",
+        type=_bool,
+        nargs="?",
+        const=True,
+        default=True,
+        help="run the garbage collector; must match the API server's flag (default true)",
+    )
+    add("--concurrent-gc-syncs", type=_int, default=20, help="garbage collector workers (default 20)")
+    add("--concurrent-namespace-syncs", type=_int, default=10, help="namespace workers (default 10)")
+    add("--namespace-sync-period", type=_duration, default=300.0, help="namespace resync (default 5m0s)")
+    add("--brand-profile", choices=sorted(PROFILES), default="svc", help="identifier spelling of the API server")
+    add("-v", "--v", dest="verbosity", type=_int, default=0, help="log level number")
+    add("--version", action="store_true", help="print the version and exit")
+    return parser
+
+
+def parse_options(argv: list[str]) -> Options:
+    args = build_parser().parse_args(argv)
+    if args.version:
+        from svc import __version__
+
+        print(f"svc-controller-manager {UPSTREAM_VERSION}+svc.{__version__}")
+        raise SystemExit(0)
+    options = Options(
+        **{
+            name: getattr(args, name)
+            for name in (
+                "kubeconfig",
+                "master",
+                "api_qps",
+                "api_burst",
+                "controllers",
+                "min_resync_period",
+                "leader_elect",
+                "controller_shutdown_timeout",
+                "bind_address",
+                "secure_port",
+                "cert_dir",
+                "tls_cert_file",
+                "tls_private_key_file",
+                "root_ca_file",
+                "concurrent_serviceaccount_syncs",
+                "concurrent_namespace_syncs",
+                "concurrent_gc_syncs",
+                "enable_garbage_collector",
+                "namespace_sync_period",
+                "brand_profile",
+                "verbosity",
+            )
+        },
+        lease_duration=args.leader_elect_lease_duration,
+        renew_deadline=args.leader_elect_renew_deadline,
+        retry_period=args.leader_elect_retry_period,
+        resource_lock=args.leader_elect_resource_lock,
+    )
+    profile = PROFILES[options.brand_profile]
+    default_name = profile.apiserver_name.removesuffix("-apiserver") + "-controller-manager"
+    options.resource_name = args.leader_elect_resource_name or default_name
+    options.resource_namespace = args.leader_elect_resource_namespace or profile.system_namespace
+    options.identity = f"{socket.gethostname()}_{uuid.uuid4()}"
+    options.enabled, problems = catalog.select(options.controllers, profile.apiserver_name)
+    if not options.enable_garbage_collector:
+        options.enabled = [name for name in options.enabled if name != catalog.GARBAGE_COLLECTOR]
+    problems += _validate(options)
+    if problems:
+        for problem in problems:
+            sys.stderr.write(f"Error: {problem}\n")
+        raise SystemExit(1)
+    return options
+
+
+def _validate(options: Options) -> list[str]:
+    problems = []
+    if not 0 <= options.secure_port <= 65535:
+        problems.append(
+            f"--secure-port {options.secure_port} must be between 0 and 65535, inclusive. 0 for turning off secure port"
+        )
+    if bool(options.tls_cert_file) != bool(options.tls_private_key_file):
+        problems.append("--tls-cert-file and --tls-private-key-file must be given together")
+    if options.api_burst < 0 or options.api_qps < 0:
+        problems.append("--svc-api-qps and --svc-api-burst must not be negative")
+    for flag, workers in (
+        ("--concurrent-serviceaccount-syncs", options.concurrent_serviceaccount_syncs),
+        ("--concurrent-namespace-syncs", options.concurrent_namespace_syncs),
+        ("--concurrent-gc-syncs", options.concurrent_gc_syncs),
+    ):
+        if workers < 1:
+            problems.append(f"{flag} must be at least 1")
+    if not options.leader_elect:
+        return problems
+    if options.lease_duration <= 0:
+        problems.append("leaderElection.leaseDuration: Invalid value: must be greater than zero")
+    if options.renew_deadline <= 0:
+        problems.append("leaderElection.renewDeadline: Invalid value: must be greater than zero")
+    if options.retry_period <= 0:
+        problems.append("leaderElection.retryPeriod: Invalid value: must be greater than zero")
+    if options.lease_duration <= options.renew_deadline:
+        problems.append("leaderElection.leaseDuration: Invalid value: LeaseDuration must be greater than RenewDeadline")
+    elif options.renew_deadline <= JITTER * options.retry_period:
+        problems.append("renewDeadline must be greater than retryPeriod*JitterFactor")
+    if options.resource_lock != "leases":
+        problems.append('resourceLock value must be "leases"')
+    return problems

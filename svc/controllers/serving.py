@@ -1,0 +1,63 @@
+"""The daemon's HTTPS endpoint: `/healthz`, `/readyz` and `/livez` with one check per controller.
+
+Upstream serves these paths to anyone (`--authorization-always-allow-paths` defaults to them), so
+no credentials are asked for; every other path is 404, there being nothing else served yet. Without
+`--tls-cert-file` a self-signed pair for localhost is kept in `--cert-dir` (or only in
+memory), as upstream's `MaybeDefaultWithSelfSignedCerts` does.
+"""
+
+from __future__ import annotations
+
+import ssl
+import tempfile
+from pathlib import Path
+
+from aiohttp import web
+
+from svc.apiserver import health
+from svc.apiserver.health import HealthCheck
+from svc.apiserver.pki import KeyPair, ensure_self_signed
+from svc.controllers.options import Options
+
+
+def _self_signed(directory: Path) -> KeyPair:
+    directory.mkdir(parents=True, exist_ok=True)
+    pair = KeyPair(directory / "svc-controller-manager.crt", directory / "svc-controller-manager.key")
+    return ensure_self_signed(pair, common_name="localhost", hosts=["localhost", "127.0.0.1"])
+
+
+def _tls_context(options: Options) -> ssl.SSLContext:
+    """The serving context; a pair generated without `--cert-dir` lives only in memory once loaded."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    if options.tls_cert_file:
+        context.load_cert_chain(options.tls_cert_file, options.tls_private_key_file)
+    elif options.cert_dir:
+        pair = _self_signed(Path(options.cert_dir))
+        context.load_cert_chain(pair.cert, pair.key)
+    else:
+        with tempfile.TemporaryDirectory(prefix="svc-controller-manager-") as directory:
+            pair = _self_signed(Path(directory))
+            context.load_cert_chain(pair.cert, pair.key)
+    return context
+
+
+async def start_serving(options: Options, checks: list[HealthCheck]) -> web.AppRunner | None:
+    """Listen on the secure port (none when it is 0); returns the runner to clean up."""
+    if options.secure_port == 0:
+        return None
+    registries = {"healthz": checks, "readyz": checks, "livez": checks}
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        if request.method in ("GET", "HEAD"):
+            answer = await health.serve(request.path, registries, request)
+            if answer is not None:
+                return answer
+        return web.Response(status=404, text="404 page not found\n")
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", handle)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, options.bind_address, options.secure_port, ssl_context=_tls_context(options))
+    await site.start()
+    return runner

@@ -1,0 +1,51 @@
+"""A recording stand-in for the REST client, and a controller context over seeded caches, so a
+controller's `sync` is tested without a server and with a fake clock."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from svc.api.brand import PROFILES
+from svc.client.aio import ApiError
+from svc.client.clock import FakeClock
+from svc.controllers.context import ControllerContext, InformerFactory
+
+Obj = dict[str, Any]
+
+
+class RecordingClient:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, Obj | None]] = []
+        self.failures: dict[str, ApiError] = {}
+
+    async def _record(self, verb: str, path: str, body: Obj | None) -> Obj:
+        self.calls.append((verb, path, body))
+        if verb in self.failures:
+            raise self.failures[verb]
+        return body or {}
+
+    async def create(self, path: str, body: Obj) -> Obj:
+        return await self._record("create", path, body)
+
+    async def update(self, path: str, body: Obj) -> Obj:
+        return await self._record("update", path, body)
+
+    async def delete(self, path: str, body: Obj | None = None) -> Obj:
+        return await self._record("delete", path, body)
+
+
+def make_context(profile: str = "svc", *, root_ca: bytes = b"") -> tuple[ControllerContext, RecordingClient]:
+    client = RecordingClient()
+    clock = FakeClock()
+    factory = InformerFactory(client, PROFILES[profile], clock=clock)  # type: ignore[arg-type]
+    context = ControllerContext(client, PROFILES[profile], factory, clock=clock, root_ca=root_ca)  # type: ignore[arg-type]
+    return context, client
+
+
+def namespace(name: str, phase: str = "Active") -> Obj:
+    return {"metadata": {"name": name}, "status": {"phase": phase}}
+
+
+def status_error(code: int, reason: str, causes: list[str] = ()) -> ApiError:  # type: ignore[assignment]
+    details = {"causes": [{"type": cause} for cause in causes]}
+    return ApiError(code, {"kind": "Status", "code": code, "reason": reason, "details": details})

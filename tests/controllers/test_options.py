@@ -1,0 +1,95 @@
+"""Flags of svc-controller-manager: upstream's defaults, and refusals that say what is wrong."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from svc.controllers.options import parse_options
+
+BUILT = [
+    "serviceaccount-controller",
+    "root-ca-certificate-publisher-controller",
+    "garbage-collector-controller",
+    "namespace-controller",
+]
+
+
+def test_defaults_are_upstreams() -> None:
+    options = parse_options([])
+    assert options.controllers == ["*"]
+    assert options.enabled == BUILT
+    assert (options.lease_duration, options.renew_deadline, options.retry_period) == (15.0, 10.0, 2.0)
+    assert (options.resource_namespace, options.resource_name) == ("svc-system", "svc-controller-manager")
+    assert (options.bind_address, options.secure_port) == ("0.0.0.0", 10257)
+    assert (options.api_qps, options.api_burst, options.min_resync_period) == (20.0, 30, 43200.0)
+
+
+def test_the_kubernetes_profile_spells_the_lease_upstreams_way() -> None:
+    options = parse_options(["--brand-profile=kubernetes"])
+    assert (options.resource_namespace, options.resource_name) == ("kube-system", "kube-controller-manager")
+
+
+def test_controllers_by_name_alias_and_exclusion() -> None:
+    assert parse_options(["--controllers=serviceaccount"]).enabled == ["serviceaccount-controller"]
+    assert parse_options(["--controllers=*,-root-ca-cert-publisher"]).enabled == [BUILT[0], *BUILT[2:]]
+    assert parse_options(["--controllers=-serviceaccount-controller,*"]).enabled == BUILT[1:]
+    assert parse_options(["--controllers=namespace,garbagecollector"]).enabled == BUILT[2:]
+    assert parse_options(["--controllers=*,-endpoints-controller"]).enabled == BUILT
+
+
+def test_an_unknown_controller_is_refused_with_upstreams_message(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        parse_options(["--controllers=*,frobnicator"])
+    assert exit_info.value.code == 1
+    assert '"frobnicator" is not in the list of known controllers' in capsys.readouterr().err
+
+
+def test_a_known_but_unbuilt_controller_is_refused_not_ignored(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse_options(["--controllers=endpoints-controller"])
+    error = capsys.readouterr().err
+    assert '"endpoints-controller" is not built in this release' in error
+    assert "serviceaccount-controller" in error
+
+
+def test_leader_election_timing_is_checked(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse_options(["--leader-elect-lease-duration=5s", "--leader-elect-renew-deadline=10s"])
+    assert "LeaseDuration must be greater than RenewDeadline" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parse_options(["--leader-elect-resource-lock=endpoints"])
+    assert 'resourceLock value must be "leases"' in capsys.readouterr().err
+    assert parse_options(["--leader-elect=false", "--leader-elect-lease-duration=1s"]).leader_elect is False
+
+
+def test_the_garbage_collector_follows_enable_garbage_collector() -> None:
+    assert "garbage-collector-controller" not in parse_options(["--enable-garbage-collector=false"]).enabled
+
+
+def test_a_flag_of_an_unbuilt_controller_is_an_unknown_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        parse_options(["--concurrent-endpoint-syncs=5"])
+    assert exit_info.value.code == 2
+    assert "unrecognized arguments: --concurrent-endpoint-syncs=5" in capsys.readouterr().err
+
+
+def test_help_names_the_built_controllers(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse_options(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"Controllers built in this release: {', '.join(BUILT)}." in out
+
+
+def test_the_daemon_without_a_server_to_talk_to_exits_1_saying_so() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "svc.controllers", "--secure-port=0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert result.stderr == "Error: no configuration has been provided: give --svcconfig (--kubeconfig) or --master\n"
