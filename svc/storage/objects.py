@@ -142,8 +142,9 @@ class ObjectStore:
             except errors.RevisionConflictError:
                 current = None
                 continue
-            deleted = self.decode(event.kv)
-            return deleted
+            # The compare-and-swap held, so the deleted value is `current`: no need to decode it again.
+            # As upstream, it carries the revision of the delete.
+            return {**current, "metadata": {**current["metadata"], "resourceVersion": str(event.kv.mod_revision)}}
 
     async def delete_corrupt(self, key: str, *, dry_run: bool) -> None:
         """Remove a key whose value cannot be decoded; refuse (DecodableObjectError) when it can."""
