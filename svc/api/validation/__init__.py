@@ -12,6 +12,7 @@ from svc.api.validation import (
     core,
     discovery_and_events,
     endpoints_and_nodes,
+    flowcontrol,
     pod_updates,
     pods,
     rbac,
@@ -32,6 +33,7 @@ _RULES: dict[tuple[str, str], KindRules] = {
     **small_groups.RULES,
     **discovery_and_events.RULES,
     **admission_webhooks.RULES,
+    **flowcontrol.RULES,
 }
 
 
