@@ -60,10 +60,10 @@ def test_valid_object_passes(kind: str, obj: dict[str, Any]) -> None:
 
 INVALID_OBJECTS = [
     (
-        "schema precedence of zero",
+        "negative schema precedence",
         FS,
-        with_path(SCHEMA, "spec.matchingPrecedence", 0),
-        [("spec.matchingPrecedence", INVALID, "Invalid value: 0: must be a positive value")],
+        with_path(SCHEMA, "spec.matchingPrecedence", -5),
+        [("spec.matchingPrecedence", INVALID, "Invalid value: -5: must be a positive value")],
     ),
     (
         "schema precedence over 10000",
