@@ -18,6 +18,7 @@ from svc.api.validation import (
     rbac,
     small_groups,
     storage,
+    volumes,
     workloads,
 )
 from svc.api.validation.engine import KindRules
@@ -34,6 +35,7 @@ _RULES: dict[tuple[str, str], KindRules] = {
     **discovery_and_events.RULES,
     **admission_webhooks.RULES,
     **flowcontrol.RULES,
+    **volumes.RULES,
 }
 
 
