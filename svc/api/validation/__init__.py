@@ -9,6 +9,7 @@ from __future__ import annotations
 from svc.api.brand import Profile
 from svc.api.validation import (
     admission_webhooks,
+    certificates,
     core,
     discovery_and_events,
     endpoints_and_nodes,
@@ -36,6 +37,7 @@ _RULES: dict[tuple[str, str], KindRules] = {
     **admission_webhooks.RULES,
     **flowcontrol.RULES,
     **volumes.RULES,
+    **certificates.RULES,
 }
 
 
