@@ -1,5 +1,5 @@
-"""EndpointSlice, Event (both versions) and the webhook configurations: valid fixtures pass, and each
-invalid case yields upstream's (field, reason, detail)."""
+"""EndpointSlice, Event (both versions), the webhook configurations and ControllerRevision: valid fixtures
+pass, and each invalid case yields upstream's (field, reason, detail)."""
 
 from __future__ import annotations
 
@@ -321,3 +321,12 @@ def test_event_reason_cannot_change() -> None:
     changed = with_path(EVENT, "reason", "Stopped")
     expected = [("reason", INVALID, 'Invalid value: "Stopped": field is immutable')]
     assert_causes(causes(EVENTS, "Event", changed, old=EVENT), expected)
+
+
+def test_controller_revision_needs_data() -> None:
+    revision = {"metadata": META, "revision": 1}
+    assert_causes(causes("apps", "ControllerRevision", revision), [("data", REQUIRED, "data is mandatory")])
+
+
+def test_controller_revision_data_may_be_empty() -> None:
+    assert causes("apps", "ControllerRevision", {"metadata": META, "revision": 1, "data": {}}) == []
