@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from svc.api.brand import Profile
 from svc.api.validation import (
+    admission_policies,
     admission_webhooks,
     certificates,
     core,
@@ -35,6 +36,7 @@ _RULES: dict[tuple[str, str], KindRules] = {
     **small_groups.RULES,
     **discovery_and_events.RULES,
     **admission_webhooks.RULES,
+    **admission_policies.RULES,
     **flowcontrol.RULES,
     **volumes.RULES,
     **certificates.RULES,
