@@ -21,6 +21,14 @@ _TIME = "2026-01-01T00:00:00Z"
 _MICRO_TIME = "2026-01-01T00:00:00.000000Z"
 _WEBHOOK_CLIENT: Obj = {"url": "https://example.com/hook"}
 _RULE: Obj = {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}
+# A PEM certificate request for CN=demo, signed by its own P-256 key (validation checks the signature).
+_CSR: str = (
+    "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIS01IRUNBUUF3RHpFTk1Bc0dBMVVFQXd3RVpHVnRiekJa"
+    "TUJNR0J5cUdTTTQ5QWdFR0NDcUdTTTQ5QXdFSApBMElBQk85bUg5dStLL1k1d3hRWnpHck4wd3g0L3ZhZkdkaTF2V3pobW1t"
+    "UjZvSmlhci84WUFCWGQ2eEFhaXVhCmNuMklEN2VKVk1xQjNZaWZJeUZkVmozT1VTYWdBREFLQmdncWhrak9QUVFEQWdOSkFE"
+    "QkdBaUVBL0xqL0J4RFcKZFMwdStMZS9TZjBqK2FxMU5NYjJRVWNZd3UzMGU2aS9MV3NDSVFDUWdnbk82NkhTZ3Q2eHd4OXUv"
+    "UzRwQVB6ZApIOXN4aUtKY3JtL09EWVdib0E9PQotLS0tLUVORCBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0K"
+)
 _CONDITION: Obj = {"type": "Ready", "status": "True", "reason": "Done", "message": "", "lastTransitionTime": _TIME}
 
 OBJECTS: dict[tuple[str, str], Obj] = {
@@ -140,7 +148,7 @@ OBJECTS: dict[tuple[str, str], Obj] = {
     ("batch/v1", "Job"): {"spec": {"template": {"spec": {**_POD_SPEC, "restartPolicy": "Never"}}}},
     ("certificates.k8s.io/v1", "CertificateSigningRequest"): {
         "spec": {
-            "request": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0K",
+            "request": _CSR,
             "signerName": "example.com/signer",
             "usages": ["digital signature"],
         }

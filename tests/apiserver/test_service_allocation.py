@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import subprocess
 import sys
@@ -10,6 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from svc.apiserver import default_service
+from svc.client.kubeconfig import load_kubeconfig
+from svc.client.rest import RestClient
 
 SERVICES = "/api/v1/namespaces/default/services"
 ADDRESSES = "/apis/networking.svc/v1/ipaddresses"
@@ -151,14 +154,19 @@ def test_concurrent_creates_never_share_an_ip(svc_server_factory) -> None:
     assert all(message.endswith("range is full") for message in full)
 
 
-def test_the_default_service_points_at_the_server(svc_server, api) -> None:
+def test_the_default_service_points_at_the_server(svc_server_factory) -> None:
+    """The slice names the advertise address (a loopback one is refused, as upstream refuses endpoints there)."""
+    server = svc_server_factory("--advertise-address=192.0.2.10")
+    port = int(server.url.rsplit(":", 1)[1])
+    loopback = f"https://127.0.0.1:{port}"
+    api = RestClient(dataclasses.replace(load_kubeconfig(server.kubeconfig), server=loopback))
     service = api.request("GET", f"{SERVICES}/svc").json()
     assert service["spec"]["clusterIP"] == "10.0.0.1"
-    port = int(svc_server.url.rsplit(":", 1)[1])
     assert service["spec"]["ports"] == [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": port}]
     slice_ = api.request("GET", "/apis/discovery.svc/v1/namespaces/default/endpointslices/svc").json()
-    assert slice_["endpoints"][0]["addresses"] == ["127.0.0.1"]
+    assert slice_["endpoints"][0]["addresses"] == ["192.0.2.10"]
     assert slice_["ports"][0]["port"] == port
+    api.close()
 
 
 def test_the_default_service_comes_back(svc_server, api) -> None:

@@ -7,7 +7,22 @@ the strategy module wires them into a kind's `validate` and `validate_update`.
 from __future__ import annotations
 
 from svc.api.brand import Profile
-from svc.api.validation import core, endpoints_and_nodes, pod_updates, pods, rbac, small_groups, storage, workloads
+from svc.api.validation import (
+    admission_policies,
+    admission_webhooks,
+    certificates,
+    core,
+    discovery_and_events,
+    endpoints_and_nodes,
+    flowcontrol,
+    pod_updates,
+    pods,
+    rbac,
+    small_groups,
+    storage,
+    volumes,
+    workloads,
+)
 from svc.api.validation.engine import KindRules
 from svc.machinery.validation import GENERIC_FINALIZERS
 
@@ -19,6 +34,12 @@ _RULES: dict[tuple[str, str], KindRules] = {
     **storage.RULES,
     **endpoints_and_nodes.RULES,
     **small_groups.RULES,
+    **discovery_and_events.RULES,
+    **admission_webhooks.RULES,
+    **admission_policies.RULES,
+    **flowcontrol.RULES,
+    **volumes.RULES,
+    **certificates.RULES,
 }
 
 

@@ -1,6 +1,6 @@
 """Kinds of the smaller API groups, each a short table as in its `pkg/apis/<group>/validation`:
 PriorityClass (scheduling), Lease (coordination), PodDisruptionBudget (policy),
-HorizontalPodAutoscaler (autoscaling), NetworkPolicy and Ingress (networking).
+HorizontalPodAutoscaler (autoscaling), NetworkPolicy, Ingress and IngressClass (networking).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from svc.api.validation.engine import (
     text,
 )
 from svc.api.validation.workloads import int_or_percent_errors, not_more_than_100
-from svc.machinery.field_errors import FieldError, forbidden, invalid, not_supported, required
+from svc.machinery.field_errors import FieldError, forbidden, invalid, not_supported, required, too_long
 from svc.machinery.labels import validate_label_selector
 from svc.machinery.validation import (
     is_dns1123_label,
@@ -308,6 +308,63 @@ def _ingress(obj: Any, _: str) -> list[FieldError]:
 
 INGRESS = KindRules(create=(Check(_ingress),))
 
+# --- networking.k8s.io IngressClass -------------------------------------------------------------
+
+_MAX_CONTROLLER: Final = 250
+_HTTP_PATH: Final = r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+"
+_HTTP_PATH_RE: Final = re.compile(_HTTP_PATH)
+
+
+def _domain_prefixed_path(value: str, path: str) -> list[FieldError]:
+    """Upstream's `IsDomainPrefixedPath`: a DNS subdomain, '/', then an HTTP path."""
+    if not value:
+        return [required(path)]
+    host, slash, rest = value.partition("/")
+    if not slash or not host or not rest:
+        return [invalid(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')]
+    errors = [invalid(path, host, message) for message in is_dns1123_subdomain(host)]
+    if not _HTTP_PATH_RE.fullmatch(rest):
+        errors.append(invalid(path, rest, regex_error("Invalid path", _HTTP_PATH)))
+    return errors
+
+
+def _class_parameters(parameters: Any, path: str) -> list[FieldError]:
+    errors: list[FieldError] = []
+    for key in ("kind", "name"):
+        value = text(parameters, key)
+        if not value:
+            errors.append(required(f"{path}.{key}"))
+        else:
+            errors += [invalid(f"{path}.{key}", value, m) for m in is_valid_path_segment_name(value)]
+    group = lookup(parameters, "apiGroup")
+    if isinstance(group, str) and group:
+        errors += [invalid(f"{path}.apiGroup", group, message) for message in is_dns1123_subdomain(group)]
+    scope, namespace = lookup(parameters, "scope"), lookup(parameters, "namespace")
+    if scope is None:
+        errors.append(required(f"{path}.scope"))
+    elif scope not in ("Cluster", "Namespace"):
+        errors.append(not_supported(f"{path}.scope", scope, ("Cluster", "Namespace")))
+    elif scope == "Namespace" and namespace is None:
+        errors.append(required(f"{path}.namespace", "`parameters.scope` is set to 'Namespace'"))
+    elif scope == "Cluster" and namespace is not None:
+        errors.append(forbidden(f"{path}.namespace", "`parameters.scope` is set to 'Cluster'"))
+    if isinstance(namespace, str) and namespace:
+        errors += [invalid(f"{path}.namespace", namespace, message) for message in is_dns1123_label(namespace)]
+    return errors
+
+
+def _ingress_class(obj: Any, _: str) -> list[FieldError]:
+    controller = text(obj, "spec.controller")
+    errors = [too_long("spec.controller", _MAX_CONTROLLER)] if len(controller) > _MAX_CONTROLLER else []
+    errors += _domain_prefixed_path(controller, "spec.controller")
+    parameters = lookup(obj, "spec.parameters")
+    if isinstance(parameters, dict):
+        errors += _class_parameters(parameters, "spec.parameters")
+    return errors
+
+
+INGRESS_CLASS = KindRules(create=(Check(_ingress_class),), update=(Immutable("spec.controller"),))
+
 RULES: Final[dict[tuple[str, str], KindRules]] = {
     ("scheduling.k8s.io", "PriorityClass"): PRIORITY_CLASS,
     ("coordination.k8s.io", "Lease"): LEASE,
@@ -315,4 +372,5 @@ RULES: Final[dict[tuple[str, str], KindRules]] = {
     ("autoscaling", "HorizontalPodAutoscaler"): HORIZONTAL_POD_AUTOSCALER,
     ("networking.k8s.io", "NetworkPolicy"): NETWORK_POLICY,
     ("networking.k8s.io", "Ingress"): INGRESS,
+    ("networking.k8s.io", "IngressClass"): INGRESS_CLASS,
 }

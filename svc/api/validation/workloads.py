@@ -1,4 +1,4 @@
-"""Workloads: ReplicationController and the apps kinds (`pkg/apis/apps/validation`), Job and CronJob
+"""Workloads: ReplicationController, the apps kinds and ControllerRevision (`pkg/apis/apps/validation`), Job and CronJob
 (`pkg/apis/batch/validation`), each a table over its spec plus the template and selector logic.
 
 A workload's pod template is validated as a pod template, then checked against its selector (upstream's
@@ -471,12 +471,21 @@ def _cron_job_name(obj: Any, base: str) -> list[FieldError]:
 
 CRON_JOB = KindRules(create=(Check(_cron_job_name), At("spec", CRON_JOB_SPEC)))
 
+
+def _revision_data(obj: Any, _: str) -> list[FieldError]:
+    """`data` may hold any object, even an empty one, but must be present (upstream checks for a nil extension)."""
+    return [required("data", "data is mandatory")] if lookup(obj, "data") is None else []
+
+
+CONTROLLER_REVISION = KindRules(create=(Check(_revision_data), Range("revision")), update=(Immutable("data"),))
+
 RULES: Final[dict[tuple[str, str], KindRules]] = {
     ("", "ReplicationController"): REPLICATION_CONTROLLER,
     ("apps", "Deployment"): DEPLOYMENT,
     ("apps", "ReplicaSet"): REPLICA_SET,
     ("apps", "DaemonSet"): DAEMON_SET,
     ("apps", "StatefulSet"): STATEFUL_SET,
+    ("apps", "ControllerRevision"): CONTROLLER_REVISION,
     ("batch", "Job"): JOB,
     ("batch", "CronJob"): CRON_JOB,
 }

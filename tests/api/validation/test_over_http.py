@@ -6,6 +6,7 @@ import copy
 
 import pytest
 
+from tests.api.validation.test_certificates import CSR
 from tests.api.validation.test_pods import POD
 from tests.api.validation.test_workloads import DEPLOYMENT
 from tests.conftest import TOOLS
@@ -13,6 +14,7 @@ from tests.e2e.kubectl_runner import Kubectl
 
 PODS = "/api/v1/namespaces/default/pods"
 DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments"
+CSRS = "/apis/certificates.k8s.io/v1/certificatesigningrequests"
 
 
 @pytest.fixture
@@ -124,3 +126,22 @@ def test_kubectl_prints_the_invalid_message(svc_server_factory) -> None:
         "`selector` does not match template `labels`"
     )
     assert kubectl.run("get", "deployment", "web", check=False).returncode == 1
+
+
+def test_invalid_certificate_request_is_422_and_not_stored(api) -> None:
+    csr = copy.deepcopy(CSR)
+    csr["spec"]["request"] = "aGVsbG8="
+    csr["spec"]["signerName"] = "example.com"
+    response = api.request("POST", CSRS, body=csr)
+    assert response.status == 422
+    assert response.json()["message"] == (
+        'CertificateSigningRequest.certificates.k8s.io "demo" is invalid: '
+        '[spec.request: Invalid value: "aGVsbG8=": PEM block type must be CERTIFICATE REQUEST, '
+        'spec.signerName: Invalid value: "example.com": must be a fully qualified domain '
+        "and path of the form 'example.com/signer-name']"
+    )
+    assert api.request("GET", CSRS).json()["items"] == []
+
+
+def test_valid_certificate_request_is_created(api) -> None:
+    assert api.request("POST", CSRS, body=CSR).status == 201
