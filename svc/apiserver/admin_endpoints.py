@@ -109,9 +109,11 @@ async def _restore(ctx: RequestContext, name: str) -> web.StreamResponse:
         revision = await _backend(ctx).restore_snapshot(path)
     except ValueError as error:
         raise status.bad_request(str(error)) from None
+    stored = time.perf_counter()
     for cache in ctx.server.caches.values():
         await cache.reload()
-    return _reply(ctx, {"name": name, "revision": revision, "seconds": time.perf_counter() - started})
+    timings = {"storageSeconds": stored - started, "seconds": time.perf_counter() - started}
+    return _reply(ctx, {"name": name, "revision": revision, **timings})
 
 
 def _integer(query: Mapping[str, str], name: str, default: int) -> int:
