@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+
 import pytest
 
+from svc.client.aio import AsyncRestClient
+from svc.client.informer import Informer, RestListerWatcher
+from svc.client.kubeconfig import load_kubeconfig
 from tests.apiserver.watch_client import WatchReader
 
 PATH = "/api/v1/namespaces/default/configmaps"
@@ -146,3 +152,37 @@ def test_a_file_that_is_not_a_snapshot_is_400_and_changes_nothing(server, api) -
 
 def test_unknown_path_is_404(api) -> None:
     assert api.request("GET", "/testing/v1/nothing").status == 404
+
+
+def test_an_informer_relists_after_a_restore_and_matches_the_snapshot(server, api) -> None:
+    _create(api, "kept")
+    api.request("POST", "/testing/v1/snapshots/base")
+
+    async def scenario() -> tuple[list[str], int]:
+        client = AsyncRestClient(load_kubeconfig(server.kubeconfig))
+        informer = Informer(RestListerWatcher(client, PATH))
+        task = asyncio.create_task(informer.run())
+        try:
+            await asyncio.wait_for(informer.synced.wait(), 10)
+            await asyncio.to_thread(_create, api, "later")
+            await _until(lambda: informer.get("default/later") is not None)
+            await asyncio.to_thread(api.request, "POST", "/testing/v1/snapshots/base/restore")
+            await _until(lambda: informer.keys() == ["default/kept"])
+            return informer.keys(), informer.lists
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            await client.close()
+
+    keys, lists = asyncio.run(scenario())
+    assert keys == ["default/kept"]
+    assert lists == 2
+
+
+async def _until(condition, limit: float = 10.0) -> None:
+    for _ in range(int(limit / 0.02)):
+        if condition():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("condition not reached in time")
