@@ -39,6 +39,13 @@ _MAX_LIMIT = 10_000
 
 async def serve(ctx: RequestContext, path: str) -> web.StreamResponse:
     _authorize(ctx, path)
+    try:
+        return await _dispatch(ctx, path)
+    except errors.BackendUnavailableError as error:
+        raise status.service_unavailable(str(error)) from None
+
+
+async def _dispatch(ctx: RequestContext, path: str) -> web.StreamResponse:
     parts = path[len(PREFIX) :].split("/")
     method = ctx.request.method
     query = ctx.request.query

@@ -186,3 +186,10 @@ async def _until(condition, limit: float = 10.0) -> None:
             return
         await asyncio.sleep(0.02)
     raise AssertionError("condition not reached in time")
+
+
+def test_a_snapshot_that_cannot_be_written_is_503_with_the_reason(server, api) -> None:
+    (server.data_dir / "snapshots" / "blocked.db").mkdir(parents=True)
+    response = api.request("POST", "/testing/v1/snapshots/blocked")
+    assert response.status == 503
+    assert response.json()["message"].startswith("could not save the snapshot: ")

@@ -385,7 +385,10 @@ class SqliteBackend:
         """Copy the whole database to `path` with SQLite's online backup; returns the revision it
         holds. It runs on the writer thread, so no transaction lands half-way through the copy."""
         self._check_open()
-        return await asyncio.get_running_loop().run_in_executor(self._writer, self._save, path)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._writer, self._save, path)
+        except (sqlite3.Error, OSError) as error:
+            raise errors.BackendUnavailableError(f"could not save the snapshot: {error}") from None
 
     def _save(self, path: Path) -> int:
         conn = self._write_conn
@@ -412,7 +415,7 @@ class SqliteBackend:
         try:
             revision = await loop.run_in_executor(self._writer, self._restore, path)
         except sqlite3.Error as error:
-            raise errors.BackendUnavailableError(str(error)) from None
+            raise errors.BackendUnavailableError(f"could not restore the snapshot: {error}") from None
         self._published = revision
         for subscription in self._subscriptions:
             subscription.queue.put_nowait(_RESTORED)
@@ -461,7 +464,10 @@ class SqliteBackend:
         """Rebuild the file without the pages compaction freed and empty the write-ahead log;
         returns the bytes of database plus log before and after."""
         self._check_open()
-        return await asyncio.get_running_loop().run_in_executor(self._writer, self._vacuum)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._writer, self._vacuum)
+        except sqlite3.Error as error:
+            raise errors.BackendUnavailableError(f"could not vacuum: {error}") from None
 
     def _vacuum(self) -> tuple[int, int]:
         conn = self._write_conn
