@@ -4,6 +4,7 @@ They replace or rewrite the whole store, so they exist only when `--enable-test-
 and only members of `system:masters` may call them; anyone else gets 403, as for a path their
 authorization does not grant. Routes:
 
+- `GET /testing/v1/snapshots`: the names of the saved snapshots.
 - `POST /testing/v1/snapshots/{name}`: save the store as snapshot `name`.
 - `POST /testing/v1/snapshots/{name}/restore`: replace the store with it; the watch caches reload
   and every open watch ends with 410 Gone, so informers relist.
@@ -49,6 +50,10 @@ async def _dispatch(ctx: RequestContext, path: str) -> web.StreamResponse:
     parts = path[len(PREFIX) :].split("/")
     method = ctx.request.method
     query = ctx.request.query
+    if parts == ["snapshots"] and method in ("GET", "HEAD"):
+        directory = ctx.server.options.data_dir / "snapshots"
+        names = sorted(path.stem for path in directory.glob("*.db")) if directory.is_dir() else []
+        return _reply(ctx, {"items": names})
     if parts[0] == "snapshots" and len(parts) in (2, 3) and method == "POST":
         name = _snapshot_name(parts[1])
         if len(parts) == 2:

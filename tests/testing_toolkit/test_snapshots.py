@@ -48,6 +48,13 @@ def test_restore_brings_back_the_saved_objects(api) -> None:
     assert api.request("GET", f"{PATH}/later").status == 404
 
 
+def test_saved_snapshots_are_listed_by_name(api) -> None:
+    assert api.request("GET", "/testing/v1/snapshots").json() == {"items": []}
+    api.request("POST", "/testing/v1/snapshots/second")
+    api.request("POST", "/testing/v1/snapshots/first")
+    assert api.request("GET", "/testing/v1/snapshots").json() == {"items": ["first", "second"]}
+
+
 def test_resource_versions_after_a_restore_are_newer_than_any_before(api) -> None:
     first = _create(api, "a")
     api.request("POST", "/testing/v1/snapshots/base")
