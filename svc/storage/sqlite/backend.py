@@ -36,6 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from svc.private_files import open_private, tighten
 from svc.storage import errors
@@ -429,12 +430,12 @@ class SqliteBackend:
             for statement in schema.CREATE:
                 staged.execute(statement)
             try:
-                staged.execute("ATTACH ? AS snapshot", (f"file:{path}?mode=ro",))
+                staged.execute("ATTACH ? AS snapshot", (f"file:{quote(str(path))}?mode=ro",))
                 meta = dict(staged.execute(schema.READ_SNAPSHOT_META).fetchall())
                 offset = max(self._revision, meta["revision"])
                 staged.execute("BEGIN")
                 for statement in schema.STAGE_RESTORE:
-                    staged.execute(statement, (offset,) if "?1" in statement else ())
+                    staged.execute(statement, (offset,))
                 revision = meta["revision"] + offset
                 compacted = offset + max(meta["compacted"], 1)
                 staged.execute(schema.WRITE_REVISION, (revision,))

@@ -79,12 +79,10 @@ COMPACT = """DELETE FROM log WHERE revision IN (
 # (offset ?1), so a resourceVersion clients saw never comes back with another meaning; the staged
 # copy then replaces the database through the backup API in one step.
 STAGE_RESTORE = (
-    "DELETE FROM meta",
     """INSERT INTO log SELECT revision + ?1, key, create_revision + ?1,
         CASE prev_revision WHEN 0 THEN 0 ELSE prev_revision + ?1 END, deleted, value
         FROM snapshot.log ORDER BY revision""",
     "INSERT INTO live SELECT key, create_revision + ?1, mod_revision + ?1 FROM snapshot.live",
-    "INSERT INTO meta SELECT name, value FROM snapshot.meta",
 )
 READ_SNAPSHOT_META = "SELECT name, value FROM snapshot.meta"
 
