@@ -25,6 +25,8 @@ class Plan:
     populate_concurrency: int = 64
     authz_policy: tuple[int, int, int] = (100, 1_000, 5_000)
     """Namespaces, Roles (each with its RoleBinding) and ClusterRole rules of the authorization scenario."""
+    snapshot_objects: int = 10_000
+    snapshot_restores: int = 5
 
 
 FULL = Plan(
@@ -58,4 +60,6 @@ QUICK = Plan(
     watch_memory_watchers=300,
     watch_memory_objects=1_000,
     authz_policy=(20, 200, 1_000),
+    snapshot_objects=2_000,
+    snapshot_restores=3,
 )

@@ -246,10 +246,23 @@ TARGETS = (
         lambda v: v < 50e-6,
         lambda v: f"{v * 1e6:.1f} µs",
     ),
+    Target(
+        "restore of a snapshot of {snapshot} objects (storage)",
+        "< 100 ms",
+        _fact("snapshot restore"),
+        lambda v: v < 0.100,
+        millis,
+    ),
 )
 
 
-COUNTS = {"lists": "list objects", "watchers": "watchers", "stored": "stored objects", "encoded": "encode objects"}
+COUNTS = {
+    "lists": "list objects",
+    "watchers": "watchers",
+    "stored": "stored objects",
+    "encoded": "encode objects",
+    "snapshot": "snapshot objects",
+}
 
 
 def _counts(facts: Facts) -> dict[str, str]:

@@ -68,6 +68,7 @@ class Options:
     request_timeout: float = 60.0
     delete_collection_workers: int = 1
     enable_garbage_collector: bool = True
+    enable_test_endpoints: bool = False
     runtime_config: dict[str, bool] = field(default_factory=dict)
     feature_gates: FeatureGates = field(default_factory=FeatureGates)
     brand_profile: str = "svc"
@@ -195,6 +196,11 @@ def build_parser() -> argparse.ArgumentParser:
     add("--request-timeout", type=_duration, help="default request timeout (default 1m0s)")
     add("--delete-collection-workers", type=_non_negative, help="workers of deletecollection (default 1)")
     _add_bool(parser, "--enable-garbage-collector", "collect objects by owner references (default true)")
+    _add_bool(
+        parser,
+        "--enable-test-endpoints",
+        "serve /testing/v1/ (snapshots, revision log, compaction, vacuum) to system:masters (default false)",
+    )
     add(
         "--runtime-config",
         type=_list,
@@ -269,6 +275,7 @@ def parse_options(argv: list[str]) -> Options:
         "request_timeout",
         "delete_collection_workers",
         "enable_garbage_collector",
+        "enable_test_endpoints",
         "brand_profile",
         "kubeconfig_server",
     ):

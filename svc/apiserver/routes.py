@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 import orjson
 from aiohttp import web
 
+from svc.apiserver import admin_endpoints
 from svc.apiserver.context import RequestContext
 from svc.apiserver.handlers.action import act, action_for
 from svc.apiserver.handlers.create import create
@@ -101,6 +102,8 @@ async def _non_resource(ctx: RequestContext) -> web.StreamResponse:
     server = ctx.server
     request = ctx.request
     path = request.path.rstrip("/") or "/"
+    if path.startswith(admin_endpoints.PREFIX):
+        return await admin_endpoints.serve(ctx, path)
     if request.method not in ("GET", "HEAD"):
         raise _method_not_allowed()
     health = await server.health(path, request)

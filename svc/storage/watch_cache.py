@@ -102,7 +102,7 @@ class CacheWatch:
         self.pending = backlog
         self.pending_bytes = sum(len(event.object.data) for event in backlog)
         """The size of the objects of the pending events: what delivering them will take."""
-        self.failed = ""
+        self.failed: errors.StorageError | None = None
         self.closed = False
         self.progress: int | None = None
         self.sink: Callable[[list[CacheEvent]], None] | None = None
@@ -115,7 +115,11 @@ class CacheWatch:
         self.sink = sink
 
     def fail(self, reason: str) -> None:
-        self.failed = reason
+        self.end_with(WatcherTooSlowError(reason))
+
+    def end_with(self, error: errors.StorageError) -> None:
+        """End the watch; its reader gets `error`."""
+        self.failed = error
         self.pending = []
         self.pending_bytes = 0
         self.finish()
@@ -145,8 +149,8 @@ class CacheWatch:
             finally:
                 timer.cancel()
                 self._wake = None
-        if self.failed:
-            raise WatcherTooSlowError(self.failed)
+        if self.failed is not None:
+            raise self.failed
         self.progress = self.cache.revision
         if self.pending:
             batch, self.pending = self.pending, []
@@ -246,6 +250,23 @@ class WatchCache:
         self._flush()
         for watcher in list(self._watchers):
             watcher.finish()
+
+    async def reload(self) -> None:
+        """Start over from the backend, whose contents were replaced (a snapshot was restored): load
+        the new state, then end every watch as compacted so that its client relists."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._flush_timer is not None:
+            self._flush_timer.cancel()
+            self._flush_timer = None
+        self._woken.clear()
+        self._unflushed = []
+        self._ready.clear()
+        await self.start()
+        for watcher in list(self._watchers):
+            watcher.end_with(errors.CompactedError(watcher.progress or 0, self.revision))
 
     async def _run(self) -> None:
         while True:

@@ -60,6 +60,23 @@ class RunningServer:
         self._clients.append(client)
         return client
 
+    def save_snapshot(self, name: str) -> None:
+        """Save the whole store as snapshot `name` (needs `--enable-test-endpoints`)."""
+        self._admin("POST", f"/testing/v1/snapshots/{name}")
+
+    def restore_snapshot(self, name: str) -> None:
+        """Replace the whole store with snapshot `name`; open watches end with 410 Gone."""
+        self._admin("POST", f"/testing/v1/snapshots/{name}/restore")
+
+    def _admin(self, method: str, path: str) -> None:
+        if not self._clients:
+            self.client()
+        response = self._clients[0].request(method, path)
+        if response.status >= 300:
+            raise RuntimeError(
+                f"{method} {path} failed with {response.status}: {response.body.decode(errors='replace')}"
+            )
+
     def call(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Run a coroutine on the in-process server's event loop (to reach into its storage in tests)."""
         assert self.loop is not None, "only an in-process server has a loop to call into"

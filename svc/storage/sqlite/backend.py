@@ -36,6 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from svc.private_files import open_private, tighten
 from svc.storage import errors
@@ -59,7 +60,26 @@ class _Subscription:
     start: str
     end: str
     progress: bool = False
-    queue: asyncio.Queue[Event | Progress | None] = field(default_factory=asyncio.Queue)
+    queue: asyncio.Queue[Event | Progress | _Restored | None] = field(default_factory=asyncio.Queue)
+
+
+class _Restored:
+    """Queued to every watch when a snapshot replaced the database: its history is gone."""
+
+
+_RESTORED = _Restored()
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One row of the revision log, for inspection: `prev_revision` is 0 for a creation."""
+
+    revision: int
+    key: str
+    deleted: bool
+    create_revision: int
+    prev_revision: int
+    value: bytes
 
 
 @dataclass(frozen=True)
@@ -319,7 +339,7 @@ class SqliteBackend:
             for subscription in self._subscriptions:
                 if subscription.start <= key < subscription.end:
                     subscription.queue.put_nowait(event)
-            self._published = event.revision
+            self._published = max(self._published, event.revision)
         if events:
             mark = Progress(self._published)
             for subscription in self._subscriptions:
@@ -353,11 +373,114 @@ class SqliteBackend:
                 event = await subscription.queue.get()
                 if event is None:
                     raise errors.BackendUnavailableError("storage is closed")
+                if isinstance(event, _Restored):
+                    raise errors.CompactedError(last, self._compacted)
                 if event.revision > last:
                     last = event.revision
                     yield event
         finally:
             self._subscriptions.discard(subscription)
+
+    # -- snapshots and inspection ----------------------------------------------------------------
+    async def save_snapshot(self, path: Path) -> int:
+        """Copy the whole database to `path` with SQLite's online backup; returns the revision it
+        holds. It runs on the writer thread, so no transaction lands half-way through the copy."""
+        self._check_open()
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._writer, self._save, path)
+        except (sqlite3.Error, OSError) as error:
+            raise errors.BackendUnavailableError(f"could not save the snapshot: {error}") from None
+
+    def _save(self, path: Path) -> int:
+        conn = self._write_conn
+        assert conn is not None
+        staging = path.with_name(path.name + ".part")
+        os.close(open_private(staging))
+        target = sqlite3.connect(staging)
+        try:
+            conn.backup(target)
+        finally:
+            target.close()
+        os.replace(staging, path)
+        return self._revision
+
+    async def restore_snapshot(self, path: Path) -> int:
+        """Replace the database with a snapshot; returns the new current revision.
+
+        Every revision of the snapshot is moved past the current one, so a resourceVersion a client
+        saw before never names another state afterwards, and the history before the restore counts
+        as compacted: every watch ends with a compaction error (clients see 410 Gone and relist).
+        Raises ValueError when `path` is not a snapshot; the database is then untouched."""
+        self._check_open()
+        loop = asyncio.get_running_loop()
+        try:
+            revision = await loop.run_in_executor(self._writer, self._restore, path)
+        except sqlite3.Error as error:
+            raise errors.BackendUnavailableError(f"could not restore the snapshot: {error}") from None
+        self._published = revision
+        for subscription in self._subscriptions:
+            subscription.queue.put_nowait(_RESTORED)
+        return revision
+
+    def _restore(self, path: Path) -> int:
+        conn = self._write_conn
+        assert conn is not None
+        staged = sqlite3.connect("file::memory:", uri=True, isolation_level=None)
+        try:
+            for statement in schema.CREATE:
+                staged.execute(statement)
+            try:
+                staged.execute("ATTACH ? AS snapshot", (f"file:{quote(str(path))}?mode=ro",))
+                meta = dict(staged.execute(schema.READ_SNAPSHOT_META).fetchall())
+                offset = max(self._revision, meta["revision"])
+                staged.execute("BEGIN")
+                for statement in schema.STAGE_RESTORE:
+                    staged.execute(statement, (offset,))
+                revision = meta["revision"] + offset
+                compacted = offset + max(meta["compacted"], 1)
+                staged.execute(schema.WRITE_REVISION, (revision,))
+                staged.execute(schema.WRITE_COMPACTED, (compacted,))
+                staged.execute("COMMIT")
+                staged.execute("DETACH snapshot")
+            except (sqlite3.DatabaseError, KeyError) as error:
+                raise ValueError(f"{path.name} is not a snapshot of this store: {error}") from None
+            staged.backup(conn)
+        finally:
+            staged.close()
+        self._revision, self._compacted = revision, compacted
+        return revision
+
+    async def history(self, after: int, upto: int, limit: int) -> list[Change]:
+        """The log rows with revisions in (after, upto], oldest first, at most `limit`; rows that
+        compaction removed are absent (a deletion's row always stays)."""
+        self._check_open()
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._readers, self._history, after, upto, limit)
+
+    def _history(self, after: int, upto: int, limit: int) -> list[Change]:
+        rows = self._reader().execute(schema.HISTORY, (after, upto, limit)).fetchall()
+        return [Change(r[0], r[1], bool(r[4]), r[2], r[3], r[5]) for r in rows]
+
+    async def vacuum(self) -> tuple[int, int]:
+        """Rebuild the file without the pages compaction freed and empty the write-ahead log;
+        returns the bytes of database plus log before and after."""
+        self._check_open()
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._writer, self._vacuum)
+        except sqlite3.Error as error:
+            raise errors.BackendUnavailableError(f"could not vacuum: {error}") from None
+
+    def _vacuum(self) -> tuple[int, int]:
+        conn = self._write_conn
+        assert conn is not None
+        before = self._disk_bytes()
+        conn.execute("VACUUM")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return before, self._disk_bytes()
+
+    def _disk_bytes(self) -> int:
+        files = (Path(self._path + suffix) for suffix in ("", "-wal"))
+        return sum(file.stat().st_size for file in files if file.exists())
 
     def _changes(self, after: int, upto: int, start: str, end: str) -> list[Event]:
         rows = self._reader().execute(schema.CHANGES_AFTER, (after, upto, start, end, _REPLAY_PAGE))

@@ -74,3 +74,17 @@ COMPACT = """DELETE FROM log WHERE revision IN (
     SELECT l.revision FROM log l WHERE l.revision <= ?
       AND NOT EXISTS (SELECT 1 FROM live v WHERE v.key = l.key AND v.mod_revision = l.revision)
     LIMIT ?)"""
+
+# A restore stages the snapshot in memory with every revision moved past the server's current one
+# (offset ?1), so a resourceVersion clients saw never comes back with another meaning; the staged
+# copy then replaces the database through the backup API in one step.
+STAGE_RESTORE = (
+    """INSERT INTO log SELECT revision + ?1, key, create_revision + ?1,
+        CASE prev_revision WHEN 0 THEN 0 ELSE prev_revision + ?1 END, deleted, value
+        FROM snapshot.log ORDER BY revision""",
+    "INSERT INTO live SELECT key, create_revision + ?1, mod_revision + ?1 FROM snapshot.live",
+)
+READ_SNAPSHOT_META = "SELECT name, value FROM snapshot.meta"
+
+HISTORY = """SELECT revision, key, create_revision, prev_revision, deleted, value FROM log
+    WHERE revision > ? AND revision <= ? ORDER BY revision LIMIT ?"""
