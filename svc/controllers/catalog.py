@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from svc.controllers import garbagecollector, namespace, rootcacert, serviceaccount
+from svc.controllers import endpoints, endpointslice, garbagecollector, namespace, rootcacert, serviceaccount
 from svc.controllers.context import ControllerContext
 
 _UPSTREAM = """bootstrap-signer-controller certificatesigningrequest-approving-controller
@@ -96,6 +96,12 @@ BUILT: dict[str, Constructor] = {
     ),
     namespace.NAME: lambda context, options: namespace.NamespaceController(
         context, workers=options.concurrent_namespace_syncs, sync_period=options.namespace_sync_period
+    ),
+    endpoints.NAME: lambda context, options: endpoints.EndpointsController(
+        context, workers=options.concurrent_endpoint_syncs
+    ),
+    endpointslice.NAME: lambda context, options: endpointslice.EndpointSliceController(
+        context, workers=options.concurrent_service_endpoint_syncs, max_endpoints=options.max_endpoints_per_slice
     ),
 }
 

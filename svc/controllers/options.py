@@ -48,6 +48,9 @@ class Options:
     concurrent_serviceaccount_syncs: int = 5
     concurrent_namespace_syncs: int = 10
     concurrent_gc_syncs: int = 20
+    concurrent_endpoint_syncs: int = 5
+    concurrent_service_endpoint_syncs: int = 5
+    max_endpoints_per_slice: int = 100
     enable_garbage_collector: bool = True
     namespace_sync_period: float = 300.0
     brand_profile: str = "svc"
@@ -134,6 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add("--concurrent-gc-syncs", type=_int, default=20, help="garbage collector workers (default 20)")
     add("--concurrent-namespace-syncs", type=_int, default=10, help="namespace workers (default 10)")
+    add("--concurrent-endpoint-syncs", type=_int, default=5, help="endpoints workers (default 5)")
+    add("--concurrent-service-endpoint-syncs", type=_int, default=5, help="endpointslice workers (default 5)")
+    add("--max-endpoints-per-slice", type=_int, default=100, help="endpoints in one EndpointSlice (default 100)")
     add("--namespace-sync-period", type=_duration, default=300.0, help="namespace resync (default 5m0s)")
     add("--brand-profile", choices=sorted(PROFILES), default="svc", help="identifier spelling of the API server")
     add("-v", "--v", dest="verbosity", type=_int, default=0, help="log level number")
@@ -169,6 +175,9 @@ def parse_options(argv: list[str]) -> Options:
                 "concurrent_serviceaccount_syncs",
                 "concurrent_namespace_syncs",
                 "concurrent_gc_syncs",
+                "concurrent_endpoint_syncs",
+                "concurrent_service_endpoint_syncs",
+                "max_endpoints_per_slice",
                 "enable_garbage_collector",
                 "namespace_sync_period",
                 "brand_profile",
@@ -210,9 +219,13 @@ def _validate(options: Options) -> list[str]:
         ("--concurrent-serviceaccount-syncs", options.concurrent_serviceaccount_syncs),
         ("--concurrent-namespace-syncs", options.concurrent_namespace_syncs),
         ("--concurrent-gc-syncs", options.concurrent_gc_syncs),
+        ("--concurrent-endpoint-syncs", options.concurrent_endpoint_syncs),
+        ("--concurrent-service-endpoint-syncs", options.concurrent_service_endpoint_syncs),
     ):
         if workers < 1:
             problems.append(f"{flag} must be at least 1")
+    if not 1 <= options.max_endpoints_per_slice <= 1000:
+        problems.append("--max-endpoints-per-slice must be between 1 and 1000")
     if not options.leader_elect:
         return problems
     if options.lease_duration <= 0:
