@@ -11,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from svc.controllers import endpoints, endpointslice, garbagecollector, namespace, rootcacert, serviceaccount
+from svc.controllers import (
+    endpoints,
+    endpointslice,
+    garbagecollector,
+    namespace,
+    resourcequota,
+    rootcacert,
+    serviceaccount,
+)
 from svc.controllers.context import ControllerContext
 
 _UPSTREAM = """bootstrap-signer-controller certificatesigningrequest-approving-controller
@@ -102,6 +110,9 @@ BUILT: dict[str, Constructor] = {
     ),
     endpointslice.NAME: lambda context, options: endpointslice.EndpointSliceController(
         context, workers=options.concurrent_service_endpoint_syncs, max_endpoints=options.max_endpoints_per_slice
+    ),
+    resourcequota.NAME: lambda context, options: resourcequota.ResourceQuotaController(
+        context, workers=options.concurrent_resource_quota_syncs, sync_period=options.resource_quota_sync_period
     ),
 }
 

@@ -51,6 +51,8 @@ class Options:
     concurrent_endpoint_syncs: int = 5
     concurrent_service_endpoint_syncs: int = 5
     max_endpoints_per_slice: int = 100
+    concurrent_resource_quota_syncs: int = 5
+    resource_quota_sync_period: float = 300.0
     enable_garbage_collector: bool = True
     namespace_sync_period: float = 300.0
     brand_profile: str = "svc"
@@ -140,6 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
     add("--concurrent-endpoint-syncs", type=_int, default=5, help="endpoints workers (default 5)")
     add("--concurrent-service-endpoint-syncs", type=_int, default=5, help="endpointslice workers (default 5)")
     add("--max-endpoints-per-slice", type=_int, default=100, help="endpoints in one EndpointSlice (default 100)")
+    add("--concurrent-resource-quota-syncs", type=_int, default=5, help="resourcequota workers (default 5)")
+    add("--resource-quota-sync-period", type=_duration, default=300.0, help="quota full recalculation (default 5m0s)")
     add("--namespace-sync-period", type=_duration, default=300.0, help="namespace resync (default 5m0s)")
     add("--brand-profile", choices=sorted(PROFILES), default="svc", help="identifier spelling of the API server")
     add("-v", "--v", dest="verbosity", type=_int, default=0, help="log level number")
@@ -178,6 +182,8 @@ def parse_options(argv: list[str]) -> Options:
                 "concurrent_endpoint_syncs",
                 "concurrent_service_endpoint_syncs",
                 "max_endpoints_per_slice",
+                "concurrent_resource_quota_syncs",
+                "resource_quota_sync_period",
                 "enable_garbage_collector",
                 "namespace_sync_period",
                 "brand_profile",
@@ -221,6 +227,7 @@ def _validate(options: Options) -> list[str]:
         ("--concurrent-gc-syncs", options.concurrent_gc_syncs),
         ("--concurrent-endpoint-syncs", options.concurrent_endpoint_syncs),
         ("--concurrent-service-endpoint-syncs", options.concurrent_service_endpoint_syncs),
+        ("--concurrent-resource-quota-syncs", options.concurrent_resource_quota_syncs),
     ):
         if workers < 1:
             problems.append(f"{flag} must be at least 1")

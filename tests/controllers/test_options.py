@@ -16,6 +16,7 @@ BUILT = [
     "namespace-controller",
     "endpoints-controller",
     "endpointslice-controller",
+    "resourcequota-controller",
 ]
 
 
