@@ -19,6 +19,7 @@ from svc.controllers import (
     resourcequota,
     rootcacert,
     serviceaccount,
+    ttlafterfinished,
 )
 from svc.controllers.context import ControllerContext
 
@@ -113,6 +114,9 @@ BUILT: dict[str, Constructor] = {
     ),
     resourcequota.NAME: lambda context, options: resourcequota.ResourceQuotaController(
         context, workers=options.concurrent_resource_quota_syncs, sync_period=options.resource_quota_sync_period
+    ),
+    ttlafterfinished.NAME: lambda context, options: ttlafterfinished.TTLAfterFinishedController(
+        context, workers=options.concurrent_ttl_after_finished_syncs
     ),
 }
 

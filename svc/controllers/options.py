@@ -53,6 +53,7 @@ class Options:
     max_endpoints_per_slice: int = 100
     concurrent_resource_quota_syncs: int = 5
     resource_quota_sync_period: float = 300.0
+    concurrent_ttl_after_finished_syncs: int = 5
     enable_garbage_collector: bool = True
     namespace_sync_period: float = 300.0
     brand_profile: str = "svc"
@@ -144,6 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--max-endpoints-per-slice", type=_int, default=100, help="endpoints in one EndpointSlice (default 100)")
     add("--concurrent-resource-quota-syncs", type=_int, default=5, help="resourcequota workers (default 5)")
     add("--resource-quota-sync-period", type=_duration, default=300.0, help="quota full recalculation (default 5m0s)")
+    add("--concurrent-ttl-after-finished-syncs", type=_int, default=5, help="ttl-after-finished workers (default 5)")
     add("--namespace-sync-period", type=_duration, default=300.0, help="namespace resync (default 5m0s)")
     add("--brand-profile", choices=sorted(PROFILES), default="svc", help="identifier spelling of the API server")
     add("-v", "--v", dest="verbosity", type=_int, default=0, help="log level number")
@@ -184,6 +186,7 @@ def parse_options(argv: list[str]) -> Options:
                 "max_endpoints_per_slice",
                 "concurrent_resource_quota_syncs",
                 "resource_quota_sync_period",
+                "concurrent_ttl_after_finished_syncs",
                 "enable_garbage_collector",
                 "namespace_sync_period",
                 "brand_profile",
@@ -228,6 +231,7 @@ def _validate(options: Options) -> list[str]:
         ("--concurrent-endpoint-syncs", options.concurrent_endpoint_syncs),
         ("--concurrent-service-endpoint-syncs", options.concurrent_service_endpoint_syncs),
         ("--concurrent-resource-quota-syncs", options.concurrent_resource_quota_syncs),
+        ("--concurrent-ttl-after-finished-syncs", options.concurrent_ttl_after_finished_syncs),
     ):
         if workers < 1:
             problems.append(f"{flag} must be at least 1")

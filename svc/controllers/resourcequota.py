@@ -145,7 +145,7 @@ class ResourceQuotaController:
     def _objects(self, resource: str, namespace: str) -> list[Obj]:
         objects = self.counted[resource].by_index(NAMESPACE_INDEX, namespace)
         if resource == "pods":
-            return [pod for pod in objects if counts_as_running(pod, self.context.clock.now())]
+            return [pod for pod in objects if counts_as_running(pod, self.context.clock.wall())]
         return objects
 
     async def _count(self, group_resource: str, namespace: str) -> int:

@@ -17,6 +17,7 @@ BUILT = [
     "endpoints-controller",
     "endpointslice-controller",
     "resourcequota-controller",
+    "ttl-after-finished-controller",
 ]
 
 
