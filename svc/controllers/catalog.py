@@ -16,6 +16,7 @@ from svc.controllers import (
     endpointslice,
     garbagecollector,
     namespace,
+    podgc,
     resourcequota,
     rootcacert,
     serviceaccount,
@@ -114,6 +115,9 @@ BUILT: dict[str, Constructor] = {
     ),
     resourcequota.NAME: lambda context, options: resourcequota.ResourceQuotaController(
         context, workers=options.concurrent_resource_quota_syncs, sync_period=options.resource_quota_sync_period
+    ),
+    podgc.NAME: lambda context, options: podgc.PodGarbageCollector(
+        context, terminated_threshold=options.terminated_pod_gc_threshold
     ),
     ttlafterfinished.NAME: lambda context, options: ttlafterfinished.TTLAfterFinishedController(
         context, workers=options.concurrent_ttl_after_finished_syncs

@@ -38,6 +38,9 @@ class RecordingClient:
     async def update(self, path: str, body: Obj) -> Obj:
         return await self._record("update", path, body)
 
+    async def patch(self, path: str, body: Obj, *, patch_type: str = "merge") -> Obj:
+        return await self._record(f"patch:{patch_type}", path, body)
+
     async def delete(self, path: str, body: Obj | None = None) -> Obj:
         return await self._record("delete", path, body)
 

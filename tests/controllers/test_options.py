@@ -17,6 +17,7 @@ BUILT = [
     "endpoints-controller",
     "endpointslice-controller",
     "resourcequota-controller",
+    "pod-garbage-collector-controller",
     "ttl-after-finished-controller",
 ]
 
