@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+from kubernetes import client as k8s
+from kubernetes import config
 
 from svc.testing.harness import RunningControllerManager, RunningServer
 from tests.controllers.test_daemon import wait_for
@@ -62,3 +66,39 @@ def test_an_endpoint_slice_and_endpoints_follow_a_services_pods(
     )
     assert rest.request("DELETE", "/api/v1/namespaces/default/services/web").status == 200
     assert wait_for(lambda: rest.request("GET", "/api/v1/namespaces/default/endpoints/web").status == 404, timeout=10)
+
+
+def test_the_official_client_sees_an_endpoint_slice_follow_a_services_pods(
+    svc_server_factory: Callable[..., RunningServer],
+    svc_controller_manager: Callable[..., RunningControllerManager],
+    tmp_path: Path,
+) -> None:
+    server = svc_server_factory("--brand-profile=kubernetes")
+    svc_controller_manager(server, "--controllers=endpointslice")
+    configuration = k8s.Configuration()
+    config.load_kube_config(str(server.kubeconfig), client_configuration=configuration, temp_file_path=str(tmp_path))
+    api_client = k8s.ApiClient(configuration)
+    core, discovery = k8s.CoreV1Api(api_client), k8s.DiscoveryV1Api(api_client)
+    port = k8s.V1ServicePort(name="http", port=80, target_port="web")
+    core.create_namespaced_service(
+        "default",
+        k8s.V1Service(
+            metadata=k8s.V1ObjectMeta(name="web"), spec=k8s.V1ServiceSpec(selector={"app": "web"}, ports=[port])
+        ),
+    )
+    container = k8s.V1Container(name="c", image="nginx", ports=[k8s.V1ContainerPort(name="web", container_port=8080)])
+    pod = k8s.V1Pod(
+        metadata=k8s.V1ObjectMeta(name="a", labels={"app": "web"}), spec=k8s.V1PodSpec(containers=[container])
+    )
+    core.create_namespaced_pod("default", pod)
+    status = {"status": {"podIP": "10.2.0.1", "conditions": [{"type": "Ready", "status": "True"}]}}
+    core.patch_namespaced_pod_status("a", "default", status)
+
+    def endpoints() -> list[tuple[str, int]]:
+        slices = discovery.list_namespaced_endpoint_slice("default", label_selector="kubernetes.io/service-name=web")
+        return [(e.addresses[0], s.ports[0].port) for s in slices.items for e in s.endpoints or []]
+
+    assert wait_for(lambda: endpoints() == [("10.2.0.1", 8080)], timeout=10)
+    [endpoint_slice] = discovery.list_namespaced_endpoint_slice("default").items
+    assert endpoint_slice.metadata.labels["endpointslice.kubernetes.io/managed-by"] == "endpointslice-controller.k8s.io"
+    api_client.close()
