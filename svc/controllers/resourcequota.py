@@ -5,9 +5,9 @@ key is a quota; it is queued when the quota appears or its spec or status change
 its namespace appears, changes or goes, and every `sync_period` for a full recalculation. A sync
 measures only what the quota limits: object counts (`pods`, `services`, `configmaps`, `secrets`,
 `persistentvolumeclaims`, `replicationcontrollers`, `resourcequotas`, `count/<resource>[.<group>]`),
-the compute requests and limits of pods that still run (not terminal, not past their deletion grace
-period), load-balancer and node-port services and claimed storage; then writes the status
-subresource if it changed.
+the requests and limits of any container resource of pods that still run (not terminal, not past
+their deletion grace period), load-balancer and node-port services and claimed storage; then writes
+the status subresource if it changed. Quota scopes (`scopes`, `scopeSelector`) are not applied.
 """
 
 from __future__ import annotations
@@ -39,17 +39,9 @@ CACHED = (
     "replicationcontrollers",
     "resourcequotas",
 )
-# Compute quota names -> (requests or limits, container resource); the bare names mean requests.
-COMPUTE = {
-    "cpu": ("requests", "cpu"),
-    "memory": ("requests", "memory"),
-    "ephemeral-storage": ("requests", "ephemeral-storage"),
-    **{
-        f"{kind}.{name}": (kind, name)
-        for kind in ("requests", "limits")
-        for name in ("cpu", "memory", "ephemeral-storage")
-    },
-}
+# Compute quota names meaning requests; `requests.<name>` and `limits.<name>` name any container
+# resource (cpu, memory, hugepages, extended resources) except `requests.storage`, a claim's.
+BARE_REQUESTS = ("cpu", "memory", "ephemeral-storage")
 
 
 class ResourceQuotaController:
@@ -117,8 +109,10 @@ class ResourceQuotaController:
         resource = name.removeprefix("count/")
         if resource in CACHED:
             return str(len(self._objects(resource, namespace)))
-        if name in COMPUTE:
-            kind, compute = COMPUTE[name]
+        kind, _, compute = name.partition(".")
+        if name in BARE_REQUESTS:
+            kind, compute = "requests", name
+        if kind in ("requests", "limits") and compute and name != "requests.storage":
             return _total(pod_amount(pod, kind, compute) for pod in self._objects("pods", namespace))
         services = self._objects("services", namespace)
         if name == "services.loadbalancers":

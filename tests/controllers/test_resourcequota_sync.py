@@ -62,6 +62,25 @@ def test_object_counts_and_compute_of_running_pods_are_written_to_status() -> No
     asyncio.run(scenario())
 
 
+def test_extended_resources_are_summed_and_claims_count_storage() -> None:
+    async def scenario() -> None:
+        context, _ = make_context()
+        controller = ResourceQuotaController(context)
+        gpu = pod("a")
+        gpu["spec"]["containers"][0]["resources"]["requests"]["example.com/gpu"] = "2"
+        controller.counted["pods"].replace([gpu, pod("b")])
+        claim = {
+            "metadata": {"name": "c", "namespace": "team"},
+            "spec": {"resources": {"requests": {"storage": "1Gi"}}},
+        }
+        controller.counted["persistentvolumeclaims"].replace([claim])
+        assert await controller.usage("requests.example.com/gpu", "team") == "2"
+        assert await controller.usage("requests.storage", "team") == "1Gi"
+        assert await controller.usage("cpu", "team") == "200m"
+
+    asyncio.run(scenario())
+
+
 def test_a_pod_past_its_deletion_grace_period_stops_counting_as_the_clock_moves() -> None:
     async def scenario() -> None:
         context, _ = make_context()
