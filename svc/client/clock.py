@@ -18,12 +18,18 @@ class Clock(Protocol):
     def now(self) -> float:
         """Seconds on a monotonic scale."""
 
+    def wall(self) -> float:
+        """Seconds since the epoch, for comparing with timestamps in objects (a Job's finish time)."""
+
     async def sleep(self, seconds: float) -> None: ...
 
 
 class RealClock:
     def now(self) -> float:
         return time.monotonic()
+
+    def wall(self) -> float:
+        return time.time()
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(max(seconds, 0.0))
@@ -38,6 +44,10 @@ class FakeClock:
         self._order = itertools.count()
 
     def now(self) -> float:
+        return self._now
+
+    def wall(self) -> float:
+        """The fake time read as seconds since the epoch: both scales move together."""
         return self._now
 
     async def sleep(self, seconds: float) -> None:

@@ -11,7 +11,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from svc.controllers import garbagecollector, namespace, rootcacert, serviceaccount
+from svc.controllers import (
+    endpoints,
+    endpointslice,
+    garbagecollector,
+    namespace,
+    podgc,
+    resourcequota,
+    rootcacert,
+    serviceaccount,
+    ttlafterfinished,
+)
 from svc.controllers.context import ControllerContext
 
 _UPSTREAM = """bootstrap-signer-controller certificatesigningrequest-approving-controller
@@ -96,6 +106,21 @@ BUILT: dict[str, Constructor] = {
     ),
     namespace.NAME: lambda context, options: namespace.NamespaceController(
         context, workers=options.concurrent_namespace_syncs, sync_period=options.namespace_sync_period
+    ),
+    endpoints.NAME: lambda context, options: endpoints.EndpointsController(
+        context, workers=options.concurrent_endpoint_syncs
+    ),
+    endpointslice.NAME: lambda context, options: endpointslice.EndpointSliceController(
+        context, workers=options.concurrent_service_endpoint_syncs, max_endpoints=options.max_endpoints_per_slice
+    ),
+    resourcequota.NAME: lambda context, options: resourcequota.ResourceQuotaController(
+        context, workers=options.concurrent_resource_quota_syncs, sync_period=options.resource_quota_sync_period
+    ),
+    podgc.NAME: lambda context, options: podgc.PodGarbageCollector(
+        context, terminated_threshold=options.terminated_pod_gc_threshold
+    ),
+    ttlafterfinished.NAME: lambda context, options: ttlafterfinished.TTLAfterFinishedController(
+        context, workers=options.concurrent_ttl_after_finished_syncs
     ),
 }
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import socket
 import sys
+import textwrap
 import uuid
 from dataclasses import dataclass, field
 from typing import NoReturn
@@ -48,6 +49,13 @@ class Options:
     concurrent_serviceaccount_syncs: int = 5
     concurrent_namespace_syncs: int = 10
     concurrent_gc_syncs: int = 20
+    concurrent_endpoint_syncs: int = 5
+    concurrent_service_endpoint_syncs: int = 5
+    max_endpoints_per_slice: int = 100
+    concurrent_resource_quota_syncs: int = 5
+    resource_quota_sync_period: float = 300.0
+    concurrent_ttl_after_finished_syncs: int = 5
+    terminated_pod_gc_threshold: int = 12500
     enable_garbage_collector: bool = True
     namespace_sync_period: float = 300.0
     brand_profile: str = "svc"
@@ -83,6 +91,15 @@ def _list(text: str) -> list[str]:
     return [item.strip() for item in text.split(",") if item.strip()]
 
 
+class _Formatter(argparse.HelpFormatter):
+    """Wraps only at spaces, so a controller name in the description is never split at a hyphen."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return textwrap.fill(
+            " ".join(text.split()), width, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False
+        )
+
+
 def build_parser() -> argparse.ArgumentParser:
     built = ", ".join(catalog.BUILT)
     parser = _Parser(
@@ -93,6 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
             "refused by --controllers until it is built."
         ),
         allow_abbrev=False,
+        formatter_class=_Formatter,
     )
     add = parser.add_argument
     add("--svcconfig", "--kubeconfig", dest="kubeconfig", default="", help="client configuration file")
@@ -134,6 +152,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add("--concurrent-gc-syncs", type=_int, default=20, help="garbage collector workers (default 20)")
     add("--concurrent-namespace-syncs", type=_int, default=10, help="namespace workers (default 10)")
+    add("--concurrent-endpoint-syncs", type=_int, default=5, help="endpoints workers (default 5)")
+    add("--concurrent-service-endpoint-syncs", type=_int, default=5, help="endpointslice workers (default 5)")
+    add("--max-endpoints-per-slice", type=_int, default=100, help="endpoints in one EndpointSlice (default 100)")
+    add("--concurrent-resource-quota-syncs", type=_int, default=5, help="resourcequota workers (default 5)")
+    add("--resource-quota-sync-period", type=_duration, default=300.0, help="quota full recalculation (default 5m0s)")
+    add("--concurrent-ttl-after-finished-syncs", type=_int, default=5, help="ttl-after-finished workers (default 5)")
+    add(
+        "--terminated-pod-gc-threshold",
+        type=_int,
+        default=12500,
+        help="terminated pods kept before the oldest are deleted; 0 keeps all (default 12500)",
+    )
     add("--namespace-sync-period", type=_duration, default=300.0, help="namespace resync (default 5m0s)")
     add("--brand-profile", choices=sorted(PROFILES), default="svc", help="identifier spelling of the API server")
     add("-v", "--v", dest="verbosity", type=_int, default=0, help="log level number")
@@ -169,6 +199,13 @@ def parse_options(argv: list[str]) -> Options:
                 "concurrent_serviceaccount_syncs",
                 "concurrent_namespace_syncs",
                 "concurrent_gc_syncs",
+                "concurrent_endpoint_syncs",
+                "concurrent_service_endpoint_syncs",
+                "max_endpoints_per_slice",
+                "concurrent_resource_quota_syncs",
+                "resource_quota_sync_period",
+                "concurrent_ttl_after_finished_syncs",
+                "terminated_pod_gc_threshold",
                 "enable_garbage_collector",
                 "namespace_sync_period",
                 "brand_profile",
@@ -210,9 +247,15 @@ def _validate(options: Options) -> list[str]:
         ("--concurrent-serviceaccount-syncs", options.concurrent_serviceaccount_syncs),
         ("--concurrent-namespace-syncs", options.concurrent_namespace_syncs),
         ("--concurrent-gc-syncs", options.concurrent_gc_syncs),
+        ("--concurrent-endpoint-syncs", options.concurrent_endpoint_syncs),
+        ("--concurrent-service-endpoint-syncs", options.concurrent_service_endpoint_syncs),
+        ("--concurrent-resource-quota-syncs", options.concurrent_resource_quota_syncs),
+        ("--concurrent-ttl-after-finished-syncs", options.concurrent_ttl_after_finished_syncs),
     ):
         if workers < 1:
             problems.append(f"{flag} must be at least 1")
+    if not 1 <= options.max_endpoints_per_slice <= 1000:
+        problems.append("--max-endpoints-per-slice must be between 1 and 1000")
     if not options.leader_elect:
         return problems
     if options.lease_duration <= 0:

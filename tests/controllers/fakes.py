@@ -17,6 +17,7 @@ class RecordingClient:
     def __init__(self) -> None:
         self.calls: list[tuple[str, str, Obj | None]] = []
         self.failures: dict[str, ApiError] = {}
+        self.objects: dict[str, Obj] = {}
 
     async def _record(self, verb: str, path: str, body: Obj | None) -> Obj:
         self.calls.append((verb, path, body))
@@ -24,11 +25,21 @@ class RecordingClient:
             raise self.failures[verb]
         return body or {}
 
+    async def get(self, path: str) -> Obj:
+        """The object seeded at `path` in `objects`, else a NotFound."""
+        await self._record("get", path, None)
+        if path not in self.objects:
+            raise ApiError(404, {"kind": "Status", "code": 404, "reason": "NotFound"})
+        return self.objects[path]
+
     async def create(self, path: str, body: Obj) -> Obj:
         return await self._record("create", path, body)
 
     async def update(self, path: str, body: Obj) -> Obj:
         return await self._record("update", path, body)
+
+    async def patch(self, path: str, body: Obj, *, patch_type: str = "merge") -> Obj:
+        return await self._record(f"patch:{patch_type}", path, body)
 
     async def delete(self, path: str, body: Obj | None = None) -> Obj:
         return await self._record("delete", path, body)

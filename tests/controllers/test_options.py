@@ -14,6 +14,11 @@ BUILT = [
     "root-ca-certificate-publisher-controller",
     "garbage-collector-controller",
     "namespace-controller",
+    "endpoints-controller",
+    "endpointslice-controller",
+    "resourcequota-controller",
+    "pod-garbage-collector-controller",
+    "ttl-after-finished-controller",
 ]
 
 
@@ -36,8 +41,8 @@ def test_controllers_by_name_alias_and_exclusion() -> None:
     assert parse_options(["--controllers=serviceaccount"]).enabled == ["serviceaccount-controller"]
     assert parse_options(["--controllers=*,-root-ca-cert-publisher"]).enabled == [BUILT[0], *BUILT[2:]]
     assert parse_options(["--controllers=-serviceaccount-controller,*"]).enabled == BUILT[1:]
-    assert parse_options(["--controllers=namespace,garbagecollector"]).enabled == BUILT[2:]
-    assert parse_options(["--controllers=*,-endpoints-controller"]).enabled == BUILT
+    assert parse_options(["--controllers=namespace,garbagecollector"]).enabled == BUILT[2:4]
+    assert parse_options(["--controllers=*,-ttl-controller"]).enabled == BUILT
 
 
 def test_an_unknown_controller_is_refused_with_upstreams_message(capsys: pytest.CaptureFixture[str]) -> None:
@@ -49,9 +54,9 @@ def test_an_unknown_controller_is_refused_with_upstreams_message(capsys: pytest.
 
 def test_a_known_but_unbuilt_controller_is_refused_not_ignored(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
-        parse_options(["--controllers=endpoints-controller"])
+        parse_options(["--controllers=ttl-controller"])
     error = capsys.readouterr().err
-    assert '"endpoints-controller" is not built in this release' in error
+    assert '"ttl-controller" is not built in this release' in error
     assert "serviceaccount-controller" in error
 
 
@@ -71,9 +76,9 @@ def test_the_garbage_collector_follows_enable_garbage_collector() -> None:
 
 def test_a_flag_of_an_unbuilt_controller_is_an_unknown_flag(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
-        parse_options(["--concurrent-endpoint-syncs=5"])
+        parse_options(["--concurrent-statefulset-syncs=5"])
     assert exit_info.value.code == 2
-    assert "unrecognized arguments: --concurrent-endpoint-syncs=5" in capsys.readouterr().err
+    assert "unrecognized arguments: --concurrent-statefulset-syncs=5" in capsys.readouterr().err
 
 
 def test_help_names_the_built_controllers(capsys: pytest.CaptureFixture[str]) -> None:
