@@ -34,6 +34,7 @@ from svc.api.validation.engine import (
     string_map,
     text,
 )
+from svc.api.validation.scheduling import affinity_errors, topology_spread_errors
 from svc.machinery.field_errors import (
     FieldError,
     duplicate,
@@ -303,8 +304,10 @@ POD_SPEC: Table = (
     OneOf("dnsPolicy", DNS_POLICIES),
     Check(_node_selector),
     At("securityContext", POD_SECURITY_CONTEXT, optional=True),
+    Check(affinity_errors),
     Check(_dns_config),
     Check(_scheduling_gates),
+    Check(topology_spread_errors),
     Format("serviceAccountName", is_dns1123_subdomain),
     Format("nodeName", is_dns1123_subdomain),
     Range("activeDeadlineSeconds", 1, MAX_INT32, inclusive_range(1, MAX_INT32)),
