@@ -59,6 +59,10 @@ _LABEL_VALUE_MSG: Final = (
     "and must start and end with an alphanumeric character"
 )
 
+_CONFIG_KEY: Final = "[-._a-zA-Z0-9]+"
+_CONFIG_KEY_RE: Final = re.compile(_CONFIG_KEY)
+_CONFIG_KEY_MSG: Final = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'"
+
 _LABEL_MAX: Final = 63
 _DNS_LABEL_MAX: Final = 63
 _DNS_SUBDOMAIN_MAX: Final = 253
@@ -139,6 +143,20 @@ def is_qualified_name(value: str) -> list[str]:
         errors.append("name part " + _max_len(_LABEL_MAX, "bytes"))
     if not _LABEL_KEY_NAME_RE.fullmatch(name):
         errors.append("name part " + regex_error(_LABEL_KEY_MSG, _LABEL_KEY_NAME, "MyName", "my.name", "123-abc"))
+    return errors
+
+
+def is_config_map_key(key: str) -> list[str]:
+    """Upstream's `IsConfigMapKey`: a file name a volume can project."""
+    errors = ["must be no more than 253 characters"] if len(key.encode()) > 253 else []
+    if not _CONFIG_KEY_RE.fullmatch(key):
+        errors.append(regex_error(_CONFIG_KEY_MSG, _CONFIG_KEY, "key.name", "KEY_NAME", "key-name"))
+    if key == ".":
+        errors.append("must not be '.'")
+    elif key == "..":
+        errors.append("must not be '..'")
+    elif key.startswith(".."):
+        errors.append("must not start with '..'")
     return errors
 
 

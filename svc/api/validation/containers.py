@@ -25,6 +25,7 @@ from svc.api.validation.engine import (
     lookup,
     run,
 )
+from svc.api.validation.env import env_from_errors, is_relaxed_env_var_name, value_from_errors
 from svc.api.validation.resources import requirements_errors
 from svc.machinery.field_errors import (
     FieldError,
@@ -57,12 +58,6 @@ def is_valid_port_name(name: str) -> list[str]:
     if name.startswith("-") or name.endswith("-"):
         errors.append("must not begin or end with a hyphen (-)")
     return errors
-
-
-def is_relaxed_env_var_name(name: str) -> list[str]:
-    if any(char == "=" or not (" " <= char <= "~") for char in name):
-        return ["a valid environment variable name must consist only of printable ASCII characters other than '='"]
-    return []
 
 
 def port_number(path: str, *, required_value: bool) -> Check:
@@ -101,7 +96,7 @@ CONTAINER_PORT: Table = (
     OneOf("protocol", PROTOCOLS),
 )
 
-ENV_VAR: Table = (Format("name", is_relaxed_env_var_name, required=True),)
+ENV_VAR: Table = (Format("name", is_relaxed_env_var_name, required=True), Check(value_from_errors))
 
 ID_RANGE: Final = inclusive_range(0, MAX_INT32)
 _SECURITY_CONTEXT_MEMBERS: Final = (
@@ -163,6 +158,7 @@ CONTAINER: Table = (
     Each("ports", CONTAINER_PORT),
     Check(lambda node, base: _unique_names(lookup(node, "ports"), join(base, "ports"))),
     Each("env", ENV_VAR),
+    Check(env_from_errors),
     OneOf("imagePullPolicy", ("Always", "IfNotPresent", "Never")),
     Check(lambda node, base: requirements_errors(lookup(node, "resources"), join(base, "resources"))),
     Check(
