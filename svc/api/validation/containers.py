@@ -27,6 +27,7 @@ from svc.api.validation.engine import (
 )
 from svc.api.validation.env import env_from_errors, is_relaxed_env_var_name, value_from_errors
 from svc.api.validation.resources import requirements_errors
+from svc.api.validation.security import app_armor_profile_errors, proc_mount_errors, seccomp_profile_errors
 from svc.machinery.field_errors import (
     FieldError,
     duplicate,
@@ -122,6 +123,8 @@ def _container_security_context(context: Any, path: str) -> list[FieldError]:
     errors = run(
         (Range("runAsUser", 0, MAX_INT32, ID_RANGE), Range("runAsGroup", 0, MAX_INT32, ID_RANGE)), context, path
     )
+    errors += proc_mount_errors(context, path)
+    errors += seccomp_profile_errors(context, path)
     if context.get("allowPrivilegeEscalation") is False:
         if context.get("privileged") is True:
             detail = "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"
@@ -129,7 +132,7 @@ def _container_security_context(context: Any, path: str) -> list[FieldError]:
         if "CAP_SYS_ADMIN" in items(lookup(context, "capabilities.add")):
             detail = "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN"
             errors.append(invalid(path, _security_context_value(context), detail))
-    return errors
+    return errors + app_armor_profile_errors(context, path)
 
 
 def _security_context_value(context: dict[str, Any]) -> Any:

@@ -35,6 +35,7 @@ from svc.api.validation.engine import (
     text,
 )
 from svc.api.validation.scheduling import affinity_errors, topology_spread_errors
+from svc.api.validation.security import pod_security_errors
 from svc.machinery.field_errors import (
     FieldError,
     duplicate,
@@ -304,6 +305,7 @@ POD_SPEC: Table = (
     OneOf("dnsPolicy", DNS_POLICIES),
     Check(_node_selector),
     At("securityContext", POD_SECURITY_CONTEXT, optional=True),
+    Check(pod_security_errors),
     Check(affinity_errors),
     Check(_dns_config),
     Check(_scheduling_gates),
