@@ -34,6 +34,7 @@ from svc.api.validation.engine import (
     string_map,
     text,
 )
+from svc.api.validation.pod_network import dns_config_errors, host_alias_errors, os_errors
 from svc.api.validation.scheduling import affinity_errors, topology_spread_errors
 from svc.api.validation.security import pod_security_errors
 from svc.machinery.field_errors import (
@@ -242,17 +243,6 @@ def _node_selector(spec: Any, base: str) -> list[FieldError]:
     return validate_labels(string_map(spec, "nodeSelector"), join(base, "nodeSelector"))
 
 
-def _dns_config(spec: Any, base: str) -> list[FieldError]:
-    if lookup(spec, "dnsPolicy") != "None":
-        return []
-    path = join(base, "dnsConfig")
-    if lookup(spec, "dnsConfig") is None:
-        return [required(path, "must provide `dnsConfig` when `dnsPolicy` is None")]
-    if not lookup(spec, "dnsConfig.nameservers"):
-        return [required(f"{path}.nameservers", "must provide at least one DNS nameserver when `dnsPolicy` is None")]
-    return []
-
-
 def toleration_errors(tolerations: Any, path: str) -> list[FieldError]:
     """Upstream's `ValidateTolerations`."""
     errors: list[FieldError] = []
@@ -307,7 +297,7 @@ POD_SPEC: Table = (
     At("securityContext", POD_SECURITY_CONTEXT, optional=True),
     Check(pod_security_errors),
     Check(affinity_errors),
-    Check(_dns_config),
+    Check(dns_config_errors),
     Check(_scheduling_gates),
     Check(topology_spread_errors),
     Format("serviceAccountName", is_dns1123_subdomain),
@@ -316,8 +306,10 @@ POD_SPEC: Table = (
     Format("hostname", is_dns1123_label),
     Format("subdomain", is_dns1123_label),
     Check(lambda spec, base: toleration_errors(lookup(spec, "tolerations"), join(base, "tolerations"))),
+    Check(host_alias_errors),
     Format("priorityClassName", is_dns1123_subdomain),
     OneOf("preemptionPolicy", ("PreemptLowerPriority", "Never"), optional=True),
+    Check(os_errors),
 )
 
 
