@@ -175,9 +175,12 @@ def _env_source_name(reference: Any, path: str) -> list[FieldError]:
 
 def env_from_errors(container: Any, base: str) -> list[FieldError]:
     """Upstream's `ValidateEnvFrom`; its one-source errors name the list, not the item, as upstream's do."""
+    sources = items(lookup(container, "envFrom"))
+    if not sources:
+        return []
     path = f"{base}.envFrom" if base else "envFrom"
     errors: list[FieldError] = []
-    for index, source in enumerate(items(lookup(container, "envFrom"))):
+    for index, source in enumerate(sources):
         where = f"{path}[{index}]"
         prefix = text(source, "prefix")
         if prefix:

@@ -57,8 +57,10 @@ def _ip(value: Any, path: str) -> list[FieldError]:
 
 def dns_config_errors(spec: Any, base: str) -> list[FieldError]:
     """`spec.dnsConfig`: required with policy None; nameservers, search domains and options within libc's limits."""
-    path = join(base, "dnsConfig")
     config = lookup(spec, "dnsConfig")
+    if config is None and lookup(spec, "dnsPolicy") != "None":
+        return []
+    path = join(base, "dnsConfig")
     nameservers = items(lookup(config, "nameservers"))
     if lookup(spec, "dnsPolicy") == "None":
         if type(config) is not dict:
@@ -94,9 +96,12 @@ def dns_config_errors(spec: Any, base: str) -> list[FieldError]:
 
 def host_alias_errors(spec: Any, base: str) -> list[FieldError]:
     """`spec.hostAliases`: each an IP address and DNS subdomain host names."""
+    aliases = items(lookup(spec, "hostAliases"))
+    if not aliases:
+        return []
     path = join(base, "hostAliases")
     errors: list[FieldError] = []
-    for index, alias in enumerate(items(lookup(spec, "hostAliases"))):
+    for index, alias in enumerate(aliases):
         where = f"{path}[{index}]"
         errors += _ip(lookup(alias, "ip"), f"{where}.ip")
         for number, hostname in enumerate(items(lookup(alias, "hostnames"))):

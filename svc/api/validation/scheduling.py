@@ -176,6 +176,8 @@ def _spread_constraint(constraint: Any, rest: list[Any], path: str) -> list[Fiel
 def topology_spread_errors(spec: Any, base: str) -> list[FieldError]:
     """Upstream's `validateTopologySpreadConstraints` for `spec.topologySpreadConstraints`."""
     constraints = items(lookup(spec, "topologySpreadConstraints"))
+    if not constraints:
+        return []
     path = join(base, "topologySpreadConstraints")
     errors: list[FieldError] = []
     for index, constraint in enumerate(constraints):

@@ -121,11 +121,12 @@ def _policy(context: Any, base: str, key: str, values: tuple[str, ...]) -> list[
 def pod_security_errors(spec: Any, base: str) -> list[FieldError]:
     """The pod security context's rules after its ids (which its table checks): they need the spec's host flags."""
     context = lookup(spec, "securityContext")
-    if type(context) is not dict:
+    shared_pid = lookup(spec, "shareProcessNamespace") is True and lookup(spec, "hostPID") is True
+    if type(context) is not dict or (not context and not shared_pid):
         return []
     path = join(base, "securityContext")
     errors: list[FieldError] = []
-    if lookup(spec, "shareProcessNamespace") is True and lookup(spec, "hostPID") is True:
+    if shared_pid:
         detail = "ShareProcessNamespace and HostPID cannot both be enabled"
         errors.append(invalid(f"{path}.shareProcessNamespace", True, detail))
     errors += _sysctls(spec, f"{path}.sysctls")
