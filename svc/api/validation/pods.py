@@ -36,7 +36,7 @@ from svc.api.validation.engine import (
 )
 from svc.api.validation.pod_network import dns_config_errors, host_alias_errors, os_errors
 from svc.api.validation.scheduling import affinity_errors, topology_spread_errors
-from svc.api.validation.security import pod_security_errors
+from svc.api.validation.security import host_users_errors, pod_security_errors
 from svc.machinery.field_errors import (
     FieldError,
     duplicate,
@@ -300,6 +300,7 @@ POD_SPEC: Table = (
     Check(dns_config_errors),
     Check(_scheduling_gates),
     Check(topology_spread_errors),
+    Check(host_users_errors),
     Format("serviceAccountName", is_dns1123_subdomain),
     Format("nodeName", is_dns1123_subdomain),
     Range("activeDeadlineSeconds", 1, MAX_INT32, inclusive_range(1, MAX_INT32)),

@@ -8,7 +8,7 @@ import re
 from typing import Any, Final
 
 from svc.api.validation.engine import go_struct, items, join, lookup, text
-from svc.machinery.field_errors import FieldError, duplicate, invalid, not_supported, required, too_long
+from svc.machinery.field_errors import FieldError, duplicate, forbidden, invalid, not_supported, required, too_long
 
 SYSCTL_MAX: Final = 253
 _SYSCTL_SEGMENT: Final = "[a-z0-9]([-_a-z0-9]*[a-z0-9])?"
@@ -140,3 +140,15 @@ def pod_security_errors(spec: Any, base: str) -> list[FieldError]:
 def proc_mount_errors(context: Any, base: str) -> list[FieldError]:
     """Upstream's `ValidateProcMountType`."""
     return _policy(context, base, "procMount", PROC_MOUNT_TYPES)
+
+
+def host_users_errors(spec: Any, base: str) -> list[FieldError]:
+    """Upstream's `validateHostUsers`: a pod in its own user namespace shares no other namespace with the host.
+
+    Upstream names two of the paths with capitals (`HostPID`, `HostIPC`); so does this.
+    """
+    if lookup(spec, "hostUsers") is not False:
+        return []
+    detail = "when `pod.Spec.HostUsers` is false"
+    flags = (("hostNetwork", "hostNetwork"), ("hostPID", "HostPID"), ("hostIPC", "HostIPC"))
+    return [forbidden(join(base, shown), detail) for key, shown in flags if lookup(spec, key) is True]

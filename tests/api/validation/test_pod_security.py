@@ -168,3 +168,13 @@ def test_shared_process_namespace_refused_with_host_pid() -> None:
     pod = with_path(with_path(POD, "spec.hostPID", True), "spec.shareProcessNamespace", True)
     expected = [(f"{PSC}.shareProcessNamespace", INVALID, "ShareProcessNamespace and HostPID cannot both be enabled")]
     assert_causes(causes("", "Pod", pod), expected)
+
+
+def test_own_user_namespace_refuses_host_namespaces() -> None:
+    pod = with_path(with_path(POD, "spec.hostUsers", False), "spec.hostNetwork", True)
+    pod = with_path(pod, "spec.hostPID", True)
+    expected = [
+        ("spec.hostNetwork", "FieldValueForbidden", "Forbidden: when `pod.Spec.HostUsers` is false"),
+        ("spec.HostPID", "FieldValueForbidden", "Forbidden: when `pod.Spec.HostUsers` is false"),
+    ]
+    assert_causes(causes("", "Pod", pod), expected)
