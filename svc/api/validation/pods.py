@@ -36,7 +36,7 @@ from svc.api.validation.engine import (
 )
 from svc.api.validation.pod_network import dns_config_errors, host_alias_errors, os_errors
 from svc.api.validation.scheduling import affinity_errors, topology_spread_errors
-from svc.api.validation.security import host_users_errors, pod_security_errors
+from svc.api.validation.security import host_users_errors, pod_security_errors, unmasked_proc_mount_errors
 from svc.machinery.field_errors import (
     FieldError,
     duplicate,
@@ -160,8 +160,9 @@ def _volume_mounts(container: Any, base: str, volumes: set[str]) -> list[FieldEr
     return errors
 
 
-def _container_common(container: Any, path: str, volumes: set[str]) -> list[FieldError]:
-    return run(CONTAINER, container, path) + _volume_mounts(container, path, volumes)
+def _container_common(container: Any, path: str, volumes: set[str], spec: Any) -> list[FieldError]:
+    errors = run(CONTAINER, container, path) + _volume_mounts(container, path, volumes)
+    return errors + unmasked_proc_mount_errors(container, path, host_users=lookup(spec, "hostUsers") is not False)
 
 
 def _containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError]:
@@ -173,7 +174,7 @@ def _containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError]:
     seen: set[Any] = set()
     for index, container in enumerate(containers):
         where = f"{path}[{index}]"
-        errors += _container_common(container, where, volumes)
+        errors += _container_common(container, where, volumes, spec)
         name = text(container, "name")
         if name in seen:
             errors.append(duplicate(f"{where}.name", name))
@@ -190,7 +191,7 @@ def _init_containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError
     names = {text(container, "name") for container in items(lookup(spec, "containers"))}
     for index, container in enumerate(items(lookup(spec, "initContainers"))):
         where = f"{path}[{index}]"
-        errors += _container_common(container, where, volumes)
+        errors += _container_common(container, where, volumes, spec)
         policy = lookup(container, "restartPolicy")
         if policy is not None and policy != "Always":
             errors.append(not_supported(f"{where}.restartPolicy", policy, ("Always",)))
@@ -219,7 +220,7 @@ def _ephemeral_containers(spec: Any, base: str, volumes: set[str]) -> list[Field
     errors: list[FieldError] = []
     for index, container in enumerate(items(lookup(spec, "ephemeralContainers"))):
         where = f"{path}[{index}]"
-        errors += _container_common(container, where, volumes)
+        errors += _container_common(container, where, volumes, spec)
         name = text(container, "name")
         if name in names:
             errors.append(duplicate(f"{where}.name", name))

@@ -152,3 +152,10 @@ def host_users_errors(spec: Any, base: str) -> list[FieldError]:
     detail = "when `pod.Spec.HostUsers` is false"
     flags = (("hostNetwork", "hostNetwork"), ("hostPID", "HostPID"), ("hostIPC", "HostIPC"))
     return [forbidden(join(base, shown), detail) for key, shown in flags if lookup(spec, key) is True]
+
+
+def unmasked_proc_mount_errors(container: Any, base: str, *, host_users: bool) -> list[FieldError]:
+    """An unmasked /proc is only offered to containers in their own user namespace (`hostUsers: false`)."""
+    if not host_users or lookup(container, "securityContext.procMount") != "Unmasked":
+        return []
+    return [invalid(f"{base}.securityContext.procMount", "Unmasked", "`hostUsers` must be false to use `Unmasked`")]

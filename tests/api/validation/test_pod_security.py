@@ -178,3 +178,10 @@ def test_own_user_namespace_refuses_host_namespaces() -> None:
         ("spec.HostPID", "FieldValueForbidden", "Forbidden: when `pod.Spec.HostUsers` is false"),
     ]
     assert_causes(causes("", "Pod", pod), expected)
+
+
+def test_unmasked_proc_mount_needs_an_own_user_namespace() -> None:
+    pod = with_path(POD, "spec.containers.0.securityContext", {"procMount": "Unmasked"})
+    expected = [(f"{CSC}.procMount", INVALID, 'Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked`')]
+    assert_causes(causes("", "Pod", pod), expected)
+    assert causes("", "Pod", with_path(pod, "spec.hostUsers", False)) == []
