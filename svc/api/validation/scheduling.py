@@ -100,6 +100,48 @@ def _weight(term: Any, path: str) -> list[FieldError]:
     return [] if 1 <= weight <= 100 else [invalid(f"{path}.weight", weight, WEIGHT_RANGE)]
 
 
+def _label_keys(keys: list[Any], selector: Any, path: str) -> list[FieldError]:
+    """Upstream's `validateLabelKeys`: keys need a label selector to refine, and must be label names."""
+    if not keys:
+        return []
+    if selector is None:
+        return [forbidden(path, "must not be specified when labelSelector is not set")]
+    errors: list[FieldError] = []
+    for index, key in enumerate(keys):
+        errors += validate_label_name(key if isinstance(key, str) else "", f"{path}[{index}]")
+    return errors
+
+
+def _affinity_label_keys(term: Any, path: str) -> list[FieldError]:
+    """Upstream's `validateMatchLabelKeysAndMismatchLabelKeys` for one pod affinity term.
+
+    The selector check reads the selector as upstream sees it after merging `matchLabelKeys` into it, so a
+    key is reported when the selector names it twice; upstream indexes that error on the term's path.
+    """
+    match_keys, mismatch_keys = items(lookup(term, "matchLabelKeys")), items(lookup(term, "mismatchLabelKeys"))
+    if not match_keys and not mismatch_keys:
+        return []
+    selector = lookup(term, "labelSelector")
+    errors = _label_keys(match_keys, selector, f"{path}.matchLabelKeys")
+    errors += _label_keys(mismatch_keys, selector, f"{path}.mismatchLabelKeys")
+    if type(selector) is dict:
+        positions = {key: index for index, key in enumerate(match_keys) if isinstance(key, str)}
+        seen = {key for key in (selector.get("matchLabels") or {}) if isinstance(key, str)}
+        for expression in items(selector.get("matchExpressions")):
+            key = text(expression, "key")
+            if key in positions and key in seen:
+                errors.append(
+                    invalid(f"{path}[{positions[key]}]", key, "exists in both matchLabelKeys and labelSelector")
+                )
+            seen.add(key)
+    mismatched = {key for key in mismatch_keys if isinstance(key, str)}
+    for index, key in enumerate(match_keys):
+        if key in mismatched:
+            detail = "exists in both matchLabelKeys and mismatchLabelKeys"
+            errors.append(invalid(f"{path}.matchLabelKeys[{index}]", key, detail))
+    return errors
+
+
 def _pod_affinity_term(term: Any, path: str) -> list[FieldError]:
     """Upstream's `validatePodAffinityTerm`."""
     errors = validate_label_selector(lookup(term, "labelSelector"), f"{path}.labelSelector")
@@ -107,6 +149,7 @@ def _pod_affinity_term(term: Any, path: str) -> list[FieldError]:
     for name in items(lookup(term, "namespaces")):
         if isinstance(name, str):
             errors += [invalid(f"{path}.namespace", name, message) for message in name_is_dns_label(name, False)]
+    errors += _affinity_label_keys(term, path)
     topology_key = text(term, "topologyKey")
     if not topology_key:
         errors.append(required(f"{path}.topologyKey", "can not be empty"))
@@ -152,6 +195,26 @@ def _min_domains(constraint: Any, path: str) -> list[FieldError]:
     return errors
 
 
+def _spread_label_keys(constraint: Any, path: str) -> list[FieldError]:
+    """Upstream's `validateMatchLabelKeysInTopologySpread`: label names the selector does not already use."""
+    keys = items(lookup(constraint, "matchLabelKeys"))
+    if not keys:
+        return []
+    selector = lookup(constraint, "labelSelector")
+    errors: list[FieldError] = []
+    if type(selector) is dict:
+        used = {key for key in (selector.get("matchLabels") or {}) if isinstance(key, str)}
+        used |= {text(expression, "key") for expression in items(selector.get("matchExpressions"))}
+    else:
+        used = set()
+        errors.append(forbidden(path, "must not be specified when labelSelector is not set"))
+    for index, key in enumerate(keys):
+        errors += validate_label_name(key if isinstance(key, str) else "", f"{path}[{index}]")
+        if key in used:
+            errors.append(invalid(f"{path}[{index}]", key, "exists in both matchLabelKeys and labelSelector"))
+    return errors
+
+
 def _spread_constraint(constraint: Any, rest: list[Any], path: str) -> list[FieldError]:
     errors: list[FieldError] = []
     skew = lookup(constraint, "maxSkew")
@@ -170,6 +233,7 @@ def _spread_constraint(constraint: Any, rest: list[Any], path: str) -> list[Fiel
         policy = lookup(constraint, key)
         if policy is not None and policy not in NODE_INCLUSION_POLICIES:
             errors.append(not_supported(f"{path}.{key}", policy, NODE_INCLUSION_POLICIES))
+    errors += _spread_label_keys(constraint, f"{path}.matchLabelKeys")
     return errors + validate_label_selector(lookup(constraint, "labelSelector"), f"{path}.labelSelector")
 
 

@@ -206,6 +206,51 @@ INVALID_PLACEMENTS = [
         [(f"{TSC}[0].nodeTaintsPolicy", NOT_SUPPORTED, 'supported values: "Honor", "Ignore"')],
     ),
     (
+        "spread matchLabelKeys without a selector",
+        TSC,
+        [{"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule", "matchLabelKeys": ["app"]}],
+        [(f"{TSC}[0].matchLabelKeys", FORBIDDEN, "must not be specified when labelSelector is not set")],
+    ),
+    (
+        "spread matchLabelKeys repeating a selector key",
+        TSC,
+        [spread(matchLabelKeys=["app"])],
+        [
+            (
+                f"{TSC}[0].matchLabelKeys[0]",
+                INVALID,
+                'Invalid value: "app": exists in both matchLabelKeys and labelSelector',
+            )
+        ],
+    ),
+    (
+        "pod affinity key both matched and mismatched",
+        "spec.affinity",
+        {
+            "podAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {
+                        "labelSelector": APP,
+                        "topologyKey": ZONE,
+                        "matchLabelKeys": ["tier"],
+                        "mismatchLabelKeys": ["tier"],
+                    }
+                ]
+            }
+        },
+        [(f"{POD_REQ}[0].matchLabelKeys[0]", INVALID, "exists in both matchLabelKeys and mismatchLabelKeys")],
+    ),
+    (
+        "pod affinity label keys without a selector",
+        "spec.affinity",
+        {
+            "podAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": ZONE, "mismatchLabelKeys": ["tier"]}]
+            }
+        },
+        [(f"{POD_REQ}[0].mismatchLabelKeys", FORBIDDEN, "must not be specified when labelSelector is not set")],
+    ),
+    (
         "spread with a bad label selector",
         TSC,
         [spread(labelSelector={"matchLabels": {"app": "not ok"}})],
