@@ -156,6 +156,7 @@ def host_users_errors(spec: Any, base: str) -> list[FieldError]:
 
 def unmasked_proc_mount_errors(container: Any, base: str, *, host_users: bool) -> list[FieldError]:
     """An unmasked /proc is only offered to containers in their own user namespace (`hostUsers: false`)."""
-    if not host_users or lookup(container, "securityContext.procMount") != "Unmasked":
+    context = container.get("securityContext") if type(container) is dict else None
+    if not host_users or type(context) is not dict or context.get("procMount") != "Unmasked":
         return []
     return [invalid(f"{base}.securityContext.procMount", "Unmasked", "`hostUsers` must be false to use `Unmasked`")]
