@@ -29,12 +29,15 @@ NameValidator = Callable[[str, bool], list[str]]
 
 _DNS1123_LABEL: Final = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _DNS1123_SUBDOMAIN: Final = _DNS1123_LABEL + r"(\." + _DNS1123_LABEL + ")*"
+_DNS1123_LABEL_UNDERSCORE: Final = "_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?"
+_DNS1123_SUBDOMAIN_UNDERSCORE: Final = _DNS1123_LABEL_UNDERSCORE + r"(\." + _DNS1123_LABEL_UNDERSCORE + ")*"
 _DNS1035_LABEL: Final = "[a-z]([-a-z0-9]*[a-z0-9])?"
 _LABEL_KEY_NAME: Final = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _LABEL_VALUE: Final = "(" + _LABEL_KEY_NAME + ")?"
 
 _DNS1123_LABEL_RE: Final = re.compile(_DNS1123_LABEL)
 _DNS1123_SUBDOMAIN_RE: Final = re.compile(_DNS1123_SUBDOMAIN)
+_DNS1123_SUBDOMAIN_UNDERSCORE_RE: Final = re.compile(_DNS1123_SUBDOMAIN_UNDERSCORE)
 _DNS1035_LABEL_RE: Final = re.compile(_DNS1035_LABEL)
 _LABEL_KEY_NAME_RE: Final = re.compile(_LABEL_KEY_NAME)
 _LABEL_VALUE_RE: Final = re.compile(_LABEL_VALUE)
@@ -45,6 +48,10 @@ _DNS1123_LABEL_MSG: Final = (
 )
 _DNS1123_SUBDOMAIN_MSG: Final = (
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+    "and must start and end with an alphanumeric character"
+)
+_DNS1123_SUBDOMAIN_UNDERSCORE_MSG: Final = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', "
     "and must start and end with an alphanumeric character"
 )
 _DNS1035_LABEL_MSG: Final = (
@@ -58,6 +65,10 @@ _LABEL_VALUE_MSG: Final = (
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
     "and must start and end with an alphanumeric character"
 )
+
+_CONFIG_KEY: Final = "[-._a-zA-Z0-9]+"
+_CONFIG_KEY_RE: Final = re.compile(_CONFIG_KEY)
+_CONFIG_KEY_MSG: Final = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'"
 
 _LABEL_MAX: Final = 63
 _DNS_LABEL_MAX: Final = 63
@@ -97,6 +108,14 @@ def _subdomain_errors(value: str, unit: str) -> list[str]:
 
 def is_dns1123_subdomain(value: str) -> list[str]:
     return _subdomain_errors(value, "characters")
+
+
+def is_dns1123_subdomain_with_underscore(value: str) -> list[str]:
+    """Upstream's `IsDNS1123SubdomainWithUnderscore` (DNS search domains such as `_srv.example.com`)."""
+    errors = [_max_len(_DNS_SUBDOMAIN_MAX, "characters")] if _size(value) > _DNS_SUBDOMAIN_MAX else []
+    if not _DNS1123_SUBDOMAIN_UNDERSCORE_RE.fullmatch(value):
+        errors.append(regex_error(_DNS1123_SUBDOMAIN_UNDERSCORE_MSG, _DNS1123_SUBDOMAIN_UNDERSCORE, "example.com"))
+    return errors
 
 
 def is_dns1123_label(value: str) -> list[str]:
@@ -139,6 +158,20 @@ def is_qualified_name(value: str) -> list[str]:
         errors.append("name part " + _max_len(_LABEL_MAX, "bytes"))
     if not _LABEL_KEY_NAME_RE.fullmatch(name):
         errors.append("name part " + regex_error(_LABEL_KEY_MSG, _LABEL_KEY_NAME, "MyName", "my.name", "123-abc"))
+    return errors
+
+
+def is_config_map_key(key: str) -> list[str]:
+    """Upstream's `IsConfigMapKey`: a file name a volume can project."""
+    errors = ["must be no more than 253 characters"] if len(key.encode()) > 253 else []
+    if not _CONFIG_KEY_RE.fullmatch(key):
+        errors.append(regex_error(_CONFIG_KEY_MSG, _CONFIG_KEY, "key.name", "KEY_NAME", "key-name"))
+    if key == ".":
+        errors.append("must not be '.'")
+    elif key == "..":
+        errors.append("must not be '..'")
+    elif key.startswith(".."):
+        errors.append("must not start with '..'")
     return errors
 
 

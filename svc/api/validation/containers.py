@@ -25,7 +25,9 @@ from svc.api.validation.engine import (
     lookup,
     run,
 )
+from svc.api.validation.env import env_from_errors, is_relaxed_env_var_name, value_from_errors
 from svc.api.validation.resources import requirements_errors
+from svc.api.validation.security import app_armor_profile_errors, proc_mount_errors, seccomp_profile_errors
 from svc.machinery.field_errors import (
     FieldError,
     duplicate,
@@ -57,12 +59,6 @@ def is_valid_port_name(name: str) -> list[str]:
     if name.startswith("-") or name.endswith("-"):
         errors.append("must not begin or end with a hyphen (-)")
     return errors
-
-
-def is_relaxed_env_var_name(name: str) -> list[str]:
-    if any(char == "=" or not (" " <= char <= "~") for char in name):
-        return ["a valid environment variable name must consist only of printable ASCII characters other than '='"]
-    return []
 
 
 def port_number(path: str, *, required_value: bool) -> Check:
@@ -101,7 +97,7 @@ CONTAINER_PORT: Table = (
     OneOf("protocol", PROTOCOLS),
 )
 
-ENV_VAR: Table = (Format("name", is_relaxed_env_var_name, required=True),)
+ENV_VAR: Table = (Format("name", is_relaxed_env_var_name, required=True), Check(value_from_errors))
 
 ID_RANGE: Final = inclusive_range(0, MAX_INT32)
 _SECURITY_CONTEXT_MEMBERS: Final = (
@@ -127,6 +123,8 @@ def _container_security_context(context: Any, path: str) -> list[FieldError]:
     errors = run(
         (Range("runAsUser", 0, MAX_INT32, ID_RANGE), Range("runAsGroup", 0, MAX_INT32, ID_RANGE)), context, path
     )
+    errors += proc_mount_errors(context, path)
+    errors += seccomp_profile_errors(context, path)
     if context.get("allowPrivilegeEscalation") is False:
         if context.get("privileged") is True:
             detail = "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"
@@ -134,7 +132,7 @@ def _container_security_context(context: Any, path: str) -> list[FieldError]:
         if "CAP_SYS_ADMIN" in items(lookup(context, "capabilities.add")):
             detail = "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN"
             errors.append(invalid(path, _security_context_value(context), detail))
-    return errors
+    return errors + app_armor_profile_errors(context, path)
 
 
 def _security_context_value(context: dict[str, Any]) -> Any:
@@ -163,6 +161,7 @@ CONTAINER: Table = (
     Each("ports", CONTAINER_PORT),
     Check(lambda node, base: _unique_names(lookup(node, "ports"), join(base, "ports"))),
     Each("env", ENV_VAR),
+    Check(env_from_errors),
     OneOf("imagePullPolicy", ("Always", "IfNotPresent", "Never")),
     Check(lambda node, base: requirements_errors(lookup(node, "resources"), join(base, "resources"))),
     Check(

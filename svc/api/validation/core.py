@@ -4,7 +4,6 @@ ResourceQuota, as upstream's `pkg/apis/core/validation` checks them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -40,32 +39,15 @@ from svc.machinery.field_errors import (
 )
 from svc.machinery.gotext import json_marshal
 from svc.machinery.validation import (
+    is_config_map_key,
     is_dns1123_label,
     is_dns1123_subdomain,
     is_qualified_name,
-    regex_error,
     validate_labels,
 )
 
 MAX_SECRET_SIZE: Final = 1024 * 1024
-_CONFIG_KEY: Final = "[-._a-zA-Z0-9]+"
-_CONFIG_KEY_RE: Final = re.compile(_CONFIG_KEY)
-_CONFIG_KEY_MESSAGE: Final = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'"
 _IMMUTABLE_WHEN_SET: Final = "field is immutable when `immutable` is set"
-
-
-def is_config_map_key(key: str) -> list[str]:
-    """Upstream's `IsConfigMapKey`: a file name a volume can project."""
-    errors = ["must be no more than 253 characters"] if len(key.encode()) > 253 else []
-    if not _CONFIG_KEY_RE.fullmatch(key):
-        errors.append(regex_error(_CONFIG_KEY_MESSAGE, _CONFIG_KEY, "key.name", "KEY_NAME", "key-name"))
-    if key == ".":
-        errors.append("must not be '.'")
-    elif key == "..":
-        errors.append("must not be '..'")
-    elif key.startswith(".."):
-        errors.append("must not start with '..'")
-    return errors
 
 
 def _decoded_size(encoded: Any) -> int:

@@ -34,6 +34,9 @@ from svc.api.validation.engine import (
     string_map,
     text,
 )
+from svc.api.validation.pod_network import dns_config_errors, host_alias_errors, os_errors
+from svc.api.validation.scheduling import affinity_errors, topology_spread_errors
+from svc.api.validation.security import host_users_errors, pod_security_errors, unmasked_proc_mount_errors
 from svc.machinery.field_errors import (
     FieldError,
     duplicate,
@@ -157,8 +160,9 @@ def _volume_mounts(container: Any, base: str, volumes: set[str]) -> list[FieldEr
     return errors
 
 
-def _container_common(container: Any, path: str, volumes: set[str]) -> list[FieldError]:
-    return run(CONTAINER, container, path) + _volume_mounts(container, path, volumes)
+def _container_common(container: Any, path: str, volumes: set[str], spec: Any) -> list[FieldError]:
+    errors = run(CONTAINER, container, path) + _volume_mounts(container, path, volumes)
+    return errors + unmasked_proc_mount_errors(container, path, host_users=lookup(spec, "hostUsers") is not False)
 
 
 def _containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError]:
@@ -170,7 +174,7 @@ def _containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError]:
     seen: set[Any] = set()
     for index, container in enumerate(containers):
         where = f"{path}[{index}]"
-        errors += _container_common(container, where, volumes)
+        errors += _container_common(container, where, volumes, spec)
         name = text(container, "name")
         if name in seen:
             errors.append(duplicate(f"{where}.name", name))
@@ -187,7 +191,7 @@ def _init_containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError
     names = {text(container, "name") for container in items(lookup(spec, "containers"))}
     for index, container in enumerate(items(lookup(spec, "initContainers"))):
         where = f"{path}[{index}]"
-        errors += _container_common(container, where, volumes)
+        errors += _container_common(container, where, volumes, spec)
         policy = lookup(container, "restartPolicy")
         if policy is not None and policy != "Always":
             errors.append(not_supported(f"{where}.restartPolicy", policy, ("Always",)))
@@ -216,7 +220,7 @@ def _ephemeral_containers(spec: Any, base: str, volumes: set[str]) -> list[Field
     errors: list[FieldError] = []
     for index, container in enumerate(items(lookup(spec, "ephemeralContainers"))):
         where = f"{path}[{index}]"
-        errors += _container_common(container, where, volumes)
+        errors += _container_common(container, where, volumes, spec)
         name = text(container, "name")
         if name in names:
             errors.append(duplicate(f"{where}.name", name))
@@ -238,17 +242,6 @@ def _volumes_and_containers(spec: Any, base: str) -> list[FieldError]:
 
 def _node_selector(spec: Any, base: str) -> list[FieldError]:
     return validate_labels(string_map(spec, "nodeSelector"), join(base, "nodeSelector"))
-
-
-def _dns_config(spec: Any, base: str) -> list[FieldError]:
-    if lookup(spec, "dnsPolicy") != "None":
-        return []
-    path = join(base, "dnsConfig")
-    if lookup(spec, "dnsConfig") is None:
-        return [required(path, "must provide `dnsConfig` when `dnsPolicy` is None")]
-    if not lookup(spec, "dnsConfig.nameservers"):
-        return [required(f"{path}.nameservers", "must provide at least one DNS nameserver when `dnsPolicy` is None")]
-    return []
 
 
 def toleration_errors(tolerations: Any, path: str) -> list[FieldError]:
@@ -303,16 +296,22 @@ POD_SPEC: Table = (
     OneOf("dnsPolicy", DNS_POLICIES),
     Check(_node_selector),
     At("securityContext", POD_SECURITY_CONTEXT, optional=True),
-    Check(_dns_config),
+    Check(pod_security_errors),
+    Check(affinity_errors),
+    Check(dns_config_errors),
     Check(_scheduling_gates),
+    Check(topology_spread_errors),
+    Check(host_users_errors),
     Format("serviceAccountName", is_dns1123_subdomain),
     Format("nodeName", is_dns1123_subdomain),
     Range("activeDeadlineSeconds", 1, MAX_INT32, inclusive_range(1, MAX_INT32)),
     Format("hostname", is_dns1123_label),
     Format("subdomain", is_dns1123_label),
     Check(lambda spec, base: toleration_errors(lookup(spec, "tolerations"), join(base, "tolerations"))),
+    Check(host_alias_errors),
     Format("priorityClassName", is_dns1123_subdomain),
     OneOf("preemptionPolicy", ("PreemptLowerPriority", "Never"), optional=True),
+    Check(os_errors),
 )
 
 
