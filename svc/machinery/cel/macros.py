@@ -103,48 +103,36 @@ def _iterate(act: dict[str, Any], value: Any, names: list[str]) -> Iterable[None
 _UNSET: Final = object()
 
 
-def _all(range_of: Closure, names: list[str], steps: list[Closure]) -> Closure:
-    (test,) = steps
+def _quantifier(decisive: bool, operator: str) -> Callable[[Closure, list[str], list[Closure]], Closure]:
+    """`all` (decided by a false) and `exists` (decided by a true): errors of other elements matter only
+    when no element decides, as cel-go's short-circuiting logic has it."""
 
-    def run(act: dict[str, Any]) -> bool:
-        error = None
-        for _ in _iterate(act, range_of(act), names):
-            try:
-                result = test(act)
-            except CelError as err:
-                error = error or err
-                continue
-            if result is False:
-                return False
-            if result is not True:
-                error = error or NoSuchOverload("_&&_")
-        if error is not None:
-            raise error
-        return True
+    def build(range_of: Closure, names: list[str], steps: list[Closure]) -> Closure:
+        (test,) = steps
 
-    return run
+        def run(act: dict[str, Any]) -> bool:
+            error = None
+            for _ in _iterate(act, range_of(act), names):
+                try:
+                    result = test(act)
+                except CelError as err:
+                    error = error or err
+                    continue
+                if result is decisive:
+                    return decisive
+                if result is not (not decisive):
+                    error = error or NoSuchOverload(operator)
+            if error is not None:
+                raise error
+            return not decisive
+
+        return run
+
+    return build
 
 
-def _exists(range_of: Closure, names: list[str], steps: list[Closure]) -> Closure:
-    (test,) = steps
-
-    def run(act: dict[str, Any]) -> bool:
-        error = None
-        for _ in _iterate(act, range_of(act), names):
-            try:
-                result = test(act)
-            except CelError as err:
-                error = error or err
-                continue
-            if result is True:
-                return True
-            if result is not False:
-                error = error or NoSuchOverload("_||_")
-        if error is not None:
-            raise error
-        return False
-
-    return run
+_all = _quantifier(False, "_&&_")
+_exists = _quantifier(True, "_||_")
 
 
 def _exists_one(range_of: Closure, names: list[str], steps: list[Closure]) -> Closure:

@@ -16,35 +16,13 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from svc.machinery.cel.conversions import parse_duration, parse_timestamp
+from svc.machinery.cel.parser import RESERVED
 from svc.machinery.cel.values import CelError
 
 Converter = Callable[[Any], Any]
 
-RESERVED_PROPERTY_NAMES: Final = frozenset(
-    {
-        "true",
-        "false",
-        "null",
-        "in",
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    }
-)
+# CEL's reserved words, plus the literals and `in`: property names that must be escaped.
+RESERVED_PROPERTY_NAMES: Final = RESERVED | {"true", "false", "null", "in"}
 _ESCAPABLE: Final = re.compile(r"[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*")
 _IDENTIFIER: Final = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
 
