@@ -101,9 +101,12 @@ class RestClient:
         for attempt in range(2):
             if self._connection is None:
                 self._connection = self._connect()
+            # A local reference: a close() from another thread (a test stopping its server) then fails
+            # this request with a connection error instead of finding no connection half-way.
+            connection = self._connection
             try:
-                _put_request(self._connection, method, path, body, [*headers.items(), *self.extra_headers])
-                return self._connection.getresponse()
+                _put_request(connection, method, path, body, [*headers.items(), *self.extra_headers])
+                return connection.getresponse()
             except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
                 self.close()
                 if attempt:
