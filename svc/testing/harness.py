@@ -146,16 +146,19 @@ def start_process(data_dir: Path, *args: str, port: int = 0, timeout: float = 30
 
 
 def stop_process(running: RunningServer, *, kill: bool = False) -> None:
-    running.close_clients()
+    """SIGTERM after closing the clients, or SIGKILL before: clients in use then see the server die,
+    not their own connection closed under them."""
+    if not kill:
+        running.close_clients()
     process = running.process
-    if process is None or process.poll() is not None:
-        return
-    process.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    if process is not None and process.poll() is None:
+        process.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    running.close_clients()
 
 
 @dataclass
