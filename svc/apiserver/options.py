@@ -33,7 +33,7 @@ from svc.wire.storage_codecs import storage_codec
 
 UPSTREAM_VERSION = "v1.36.0"
 GIT_VERSION = f"{UPSTREAM_VERSION}+svc.{__version__}"
-AUTHORIZATION_MODES = ("AlwaysAllow", "AlwaysDeny", "RBAC")
+AUTHORIZATION_MODES = ("AlwaysAllow", "AlwaysDeny", "Node", "RBAC")
 STORAGE_BACKENDS = ("sqlite", "store3")
 ANONYMOUS_WITH_ALWAYS_ALLOW = (
     "AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. "
@@ -172,7 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     add(
         "--authorization-mode",
         type=_list,
-        help="ordered authorizers: AlwaysAllow, AlwaysDeny, RBAC (default AlwaysAllow)",
+        help="ordered authorizers: AlwaysAllow, AlwaysDeny, Node, RBAC (default AlwaysAllow)",
     )
     add("--storage-backend", help="sqlite (embedded, default) or store3 (etcd, needs --store-servers)")
     add("--store-servers", type=_list, help="etcd servers, scheme://ip:port")

@@ -33,6 +33,7 @@ from svc.apiserver.authn.loopback import LoopbackToken
 from svc.apiserver.authn.token_file import TokenFile
 from svc.apiserver.authn.x509 import ClientCertificates, load_client_cas
 from svc.apiserver.authz.modes import build_authorizer, build_rule_resolver
+from svc.apiserver.authz.node.policy import NodePolicy
 from svc.apiserver.authz.rbac.escalation import EscalationCheck
 from svc.apiserver.authz.rbac.policy import RbacPolicy
 from svc.apiserver.chain import build_handler_chain
@@ -108,7 +109,12 @@ class Server:
         # Rejects everything until start() builds the real one (the client CA is generated there).
         self.authenticator = AuthenticatorUnion([], anonymous=False)
         self.rbac = RbacPolicy(self.profile)
-        self.authorizer = build_authorizer(options.authorization_mode, rbac=self.rbac.authorizer)
+        self.node_policy = NodePolicy(self.profile) if "Node" in options.authorization_mode else None
+        self.authorizer = build_authorizer(
+            options.authorization_mode,
+            rbac=self.rbac.authorizer,
+            node=self.node_policy.authorizer if self.node_policy is not None else None,
+        )
         self.rule_resolver = build_rule_resolver(options.authorization_mode, rbac=self.rbac.index)
         immortal = frozenset({"default", self.profile.system_namespace, self.profile.public_namespace})
         self.admission = Chain(
@@ -358,6 +364,8 @@ class Server:
         self.discovery.server_address = _host_port(advertise, port)
         await self._bootstrap()
         await self.rbac.start(self.store_for, UserInfo(self.profile.apiserver_name, groups=("system:masters",)))
+        if self.node_policy is not None:
+            await self.node_policy.start(self.store_for)
         self.kubeconfig_path = options.data_dir / "admin.kubeconfig"
         config = admin_kubeconfig(
             self.pki,
@@ -393,6 +401,8 @@ class Server:
         if self._listener is not None:
             self._listener.close()
         await self.rbac.stop()
+        if self.node_policy is not None:
+            await self.node_policy.stop()
         for cache in self.caches.values():
             await cache.stop()
         if self.backend is not None:

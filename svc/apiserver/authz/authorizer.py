@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from svc.machinery.fields import FieldRequirement
 from svc.registry.admission import UserInfo
 
 
@@ -28,6 +29,8 @@ class Attributes:
     resource: str = ""
     subresource: str = ""
     name: str = ""
+    field_requirements: tuple[FieldRequirement, ...] = ()
+    """The list's field selector, for authorizers that allow a list only when it is narrowed (Node)."""
 
 
 @runtime_checkable

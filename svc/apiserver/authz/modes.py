@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from svc.apiserver.authz.authorizer import Attributes, Authorizer, AuthorizerFunc, Decision, Union
+from svc.apiserver.authz.node.authorizer import node_name_of
 from svc.apiserver.authz.rbac.authorizer import aggregate
 from svc.apiserver.authz.rbac.index import PolicyIndex
 from svc.apiserver.authz.rbac.rules import Rule
@@ -29,14 +30,16 @@ async def privileged_group(attributes: Attributes) -> tuple[Decision, str]:
     return Decision.NO_OPINION, ""
 
 
-def build_authorizer(modes: list[str], *, rbac: Authorizer) -> Union:
-    """The chain in the order of `modes`; the stateful authorizers (RBAC) come built."""
-    available: dict[str, Authorizer | AuthorizerFunc] = {
+def build_authorizer(modes: list[str], *, rbac: Authorizer, node: Authorizer | None = None) -> Union:
+    """The chain in the order of `modes`; the stateful authorizers (RBAC, Node) come built."""
+    available: dict[str, Authorizer | AuthorizerFunc | None] = {
         "AlwaysAllow": always_allow,
         "AlwaysDeny": always_deny,
+        "Node": node,
         "RBAC": rbac,
     }
-    return Union([privileged_group, *(available[mode] for mode in modes)])
+    chain = [available[mode] for mode in modes]
+    return Union([privileged_group, *(authorizer for authorizer in chain if authorizer is not None)])
 
 
 Rules = tuple[list[Rule], bool, str]
@@ -57,6 +60,8 @@ def build_rule_resolver(modes: list[str], *, rbac: PolicyIndex) -> RuleResolver:
         for mode in modes:
             if mode == "AlwaysAllow":
                 rules.extend(_EVERYTHING)
+            elif mode == "Node" and node_name_of(user) is not None:
+                errors.append("node authorizer does not support user rule resolution")
             elif mode == "RBAC":
                 held, failed = rbac.rules_for(user, namespace)
                 rules.extend(held)

@@ -8,7 +8,23 @@ from svc.apiserver.authz.authorizer import Attributes, Decision
 from svc.apiserver.context import RequestContext
 from svc.apiserver.filters import Handler
 from svc.machinery import status
+from svc.machinery.fields import FieldRequirement, parse_field_selector
+from svc.machinery.labels import SelectorError
 from svc.machinery.status import GroupResource
+
+_COLLECTION_VERBS = frozenset({"list", "watch", "deletecollection"})
+
+
+def _field_requirements(ctx: RequestContext, verb: str) -> tuple[FieldRequirement, ...]:
+    """A collection request's field selector; one that does not parse narrows nothing (the handler
+    rejects it after authorization, as upstream)."""
+    selector = ctx.request.query.get("fieldSelector") if verb in _COLLECTION_VERBS else None
+    if not selector:
+        return ()
+    try:
+        return tuple(parse_field_selector(selector).requirements)
+    except SelectorError:
+        return ()
 
 
 def attributes_of(ctx: RequestContext) -> Attributes:
@@ -26,6 +42,7 @@ def attributes_of(ctx: RequestContext) -> Attributes:
         resource=info.resource,
         subresource=info.subresource,
         name=info.name,
+        field_requirements=_field_requirements(ctx, info.verb),
     )
 
 

@@ -7,15 +7,13 @@ authorize requests (with AlwaysAllow they never get that far), as upstream's RBA
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 
 from svc.api.brand import Profile
+from svc.apiserver.authz.follow import Followers
 from svc.apiserver.authz.rbac.authorizer import RBACAuthorizer
 from svc.apiserver.authz.rbac.bootstrap import RBAC_GROUP, reconcile
-from svc.apiserver.authz.rbac.follow import RESOURCES, follow, list_into
 from svc.apiserver.authz.rbac.index import PolicyIndex
 from svc.machinery import status
 from svc.registry.admission import UserInfo
@@ -23,13 +21,15 @@ from svc.registry.store import GenericStore
 
 log = logging.getLogger(__name__)
 
+RESOURCES = ("clusterroles", "roles", "clusterrolebindings", "rolebindings")
+
 
 class RbacPolicy:
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.index = PolicyIndex(profile.group(RBAC_GROUP))
         self.authorizer = RBACAuthorizer(self.index)
-        self._tasks: list[asyncio.Task[None]] = []
+        self._followers = Followers()
         self.bootstrapped = False
         """Whether the bootstrap policy has been reconciled (upstream's `rbac/bootstrap-roles` hook)."""
 
@@ -43,14 +43,8 @@ class RbacPolicy:
             return
         await reconcile(stores, self.profile, user)
         self.bootstrapped = True
-        for name, store in stores.items():
-            version = await list_into(self.index, store)
-            self._tasks.append(asyncio.create_task(follow(self.index, store, version), name=f"rbac-index {name}"))
+        for store in stores.values():
+            await self._followers.add(self.index, store)
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        self._tasks = []
+        await self._followers.stop()

@@ -1,4 +1,7 @@
-"""Keep the policy index current: list each RBAC resource, then apply its watch events as they come.
+"""Keep an authorizer's index current: list each resource it reads, then apply its watch events.
+
+RBAC's policy index and the Node authorizer's graph are both indexes of this kind: `reset` with a
+full list, then `put` and `remove` per event.
 
 The store serves the list and the watch from its watch cache (or from storage when the cache is off),
 so a change reaches the index one cache flush after it is stored. A watch that ends or fails (the
@@ -8,9 +11,10 @@ window expired, storage restarted) is answered by listing again, as an informer 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from typing import Any, Protocol
 
-from svc.apiserver.authz.rbac.index import PolicyIndex
 from svc.machinery import status
 from svc.registry.options import ListOptions
 from svc.registry.store import GenericStore
@@ -18,19 +22,26 @@ from svc.storage import errors
 
 log = logging.getLogger(__name__)
 
-RESOURCES = ("clusterroles", "roles", "clusterrolebindings", "rolebindings")
 _RETRY_SECONDS = 0.5
 _WAIT_SECONDS = 5.0
 
 
-async def list_into(index: PolicyIndex, store: GenericStore) -> str:
+class Index(Protocol):
+    def reset(self, resource: str, objs: list[dict[str, Any]]) -> None: ...
+
+    def put(self, resource: str, obj: dict[str, Any]) -> None: ...
+
+    def remove(self, resource: str, obj: dict[str, Any]) -> None: ...
+
+
+async def list_into(index: Index, store: GenericStore) -> str:
     """Fill the index with the resource's current objects; the resourceVersion they were read at."""
     listed = await store.list("", ListOptions())
     index.reset(store.resource.name, listed["items"])
     return listed["metadata"]["resourceVersion"]
 
 
-async def follow(index: PolicyIndex, store: GenericStore, version: str) -> None:
+async def follow(index: Index, store: GenericStore, version: str) -> None:
     """Apply the resource's changes after `version` to the index, forever."""
     resource = store.resource.name
     while True:
@@ -52,18 +63,39 @@ async def follow(index: PolicyIndex, store: GenericStore, version: str) -> None:
         except asyncio.CancelledError:
             raise
         except (status.StatusError, errors.StorageError) as error:
-            log.warning("RBAC index of %s relisting after: %s", resource, error)
+            log.warning("authorizer index of %s relisting after: %s", resource, error)
             version = await _relist(index, store)
         except Exception:  # a stale index would grant or refuse wrongly: log, relist, carry on
-            log.exception("RBAC index of %s failed; relisting", resource)
+            log.exception("authorizer index of %s failed; relisting", resource)
             version = await _relist(index, store)
 
 
-async def _relist(index: PolicyIndex, store: GenericStore) -> str:
+async def _relist(index: Index, store: GenericStore) -> str:
     """List again after a pause, until a list succeeds."""
     while True:
         await asyncio.sleep(_RETRY_SECONDS)
         try:
             return await list_into(index, store)
         except (status.StatusError, errors.StorageError) as error:
-            log.warning("RBAC index of %s cannot list yet: %s", store.resource.name, error)
+            log.warning("authorizer index of %s cannot list yet: %s", store.resource.name, error)
+
+
+class Followers:
+    """The tasks keeping indexes current, started one per resource and stopped together."""
+
+    def __init__(self) -> None:
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def add(self, index: Index, store: GenericStore) -> None:
+        """Fill the index with the resource now, then follow its changes in the background."""
+        version = await list_into(index, store)
+        name = f"authorizer index {store.resource.name}"
+        self._tasks.append(asyncio.create_task(follow(index, store, version), name=name))
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks = []
