@@ -18,6 +18,7 @@ from svc.api.brand import PROFILES
 from svc.api.resources import parse_runtime_config
 from svc.apiserver.authn.token_file import TokenFile, TokenFileError
 from svc.apiserver.authn.x509 import load_client_cas
+from svc.apiserver.authz.abac import load_policy_file
 from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
 from svc.apiserver.logs import FORMATS, LogSettings, parse_vmodule
 from svc.machinery.duration import parse_duration
@@ -33,7 +34,7 @@ from svc.wire.storage_codecs import storage_codec
 
 UPSTREAM_VERSION = "v1.36.0"
 GIT_VERSION = f"{UPSTREAM_VERSION}+svc.{__version__}"
-AUTHORIZATION_MODES = ("AlwaysAllow", "AlwaysDeny", "Node", "RBAC")
+AUTHORIZATION_MODES = ("AlwaysAllow", "AlwaysDeny", "ABAC", "Node", "RBAC")
 STORAGE_BACKENDS = ("sqlite", "store3")
 ANONYMOUS_WITH_ALWAYS_ALLOW = (
     "AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. "
@@ -57,6 +58,7 @@ class Options:
     token_auth_file: str = ""
     anonymous_auth: bool = True
     authorization_mode: list[str] = field(default_factory=lambda: ["AlwaysAllow"])
+    authorization_policy_file: str = ""
     storage_backend: str = "sqlite"
     store_servers: list[str] = field(default_factory=list)
     store_prefix: str = "/registry"
@@ -172,7 +174,11 @@ def build_parser() -> argparse.ArgumentParser:
     add(
         "--authorization-mode",
         type=_list,
-        help="ordered authorizers: AlwaysAllow, AlwaysDeny, Node, RBAC (default AlwaysAllow)",
+        help="ordered authorizers: AlwaysAllow, AlwaysDeny, ABAC, Node, RBAC (default AlwaysAllow)",
+    )
+    add(
+        "--authorization-policy-file",
+        help="ABAC policies, one JSON object a line, used with --authorization-mode=ABAC",
     )
     add("--storage-backend", help="sqlite (embedded, default) or store3 (etcd, needs --store-servers)")
     add("--store-servers", type=_list, help="etcd servers, scheme://ip:port")
@@ -267,6 +273,7 @@ def parse_options(argv: list[str]) -> Options:
         "storage_media_type",
         "client_ca_file",
         "token_auth_file",
+        "authorization_policy_file",
         "anonymous_auth",
         "store_prefix",
         "store_compaction_interval",
@@ -304,6 +311,7 @@ def parse_options(argv: list[str]) -> Options:
                 if mode in args.authorization_mode[:index]:
                     raise ValueError(f'authorization-mode "{mode}" has mode specified more than once')
             options.authorization_mode = args.authorization_mode
+        _check_authorization_files(options)
         storage_codec(options.storage_media_type, PROFILES[options.brand_profile])
         if options.token_auth_file:
             TokenFile(options.token_auth_file)
@@ -326,6 +334,16 @@ def parse_options(argv: list[str]) -> Options:
         parser.error(str(error))
     _apply_authorization(options)
     return options
+
+
+def _check_authorization_files(options: Options) -> None:
+    """The files the modes need are given, readable and valid (upstream's messages)."""
+    if "ABAC" in options.authorization_mode:
+        if not options.authorization_policy_file:
+            raise ValueError("authorization-mode ABAC's authorization policy file not passed")
+        load_policy_file(options.authorization_policy_file)
+    elif options.authorization_policy_file:
+        raise ValueError("cannot specify --authorization-policy-file without mode ABAC")
 
 
 def _apply_authorization(options: Options) -> None:

@@ -32,6 +32,7 @@ from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
 from svc.apiserver.authn.loopback import LoopbackToken
 from svc.apiserver.authn.token_file import TokenFile
 from svc.apiserver.authn.x509 import ClientCertificates, load_client_cas
+from svc.apiserver.authz.abac import AbacAuthorizer, load_policy_file
 from svc.apiserver.authz.modes import build_authorizer, build_rule_resolver
 from svc.apiserver.authz.node.policy import NodePolicy
 from svc.apiserver.authz.rbac.escalation import EscalationCheck
@@ -109,13 +110,16 @@ class Server:
         # Rejects everything until start() builds the real one (the client CA is generated there).
         self.authenticator = AuthenticatorUnion([], anonymous=False)
         self.rbac = RbacPolicy(self.profile)
-        self.node_policy = NodePolicy(self.profile) if "Node" in options.authorization_mode else None
+        modes = options.authorization_mode
+        self.node_policy = NodePolicy(self.profile) if "Node" in modes else None
+        abac = AbacAuthorizer(load_policy_file(options.authorization_policy_file)) if "ABAC" in modes else None
         self.authorizer = build_authorizer(
-            options.authorization_mode,
+            modes,
             rbac=self.rbac.authorizer,
             node=self.node_policy.authorizer if self.node_policy is not None else None,
+            abac=abac,
         )
-        self.rule_resolver = build_rule_resolver(options.authorization_mode, rbac=self.rbac.index)
+        self.rule_resolver = build_rule_resolver(modes, rbac=self.rbac.index, abac=abac)
         immortal = frozenset({"default", self.profile.system_namespace, self.profile.public_namespace})
         self.admission = Chain(
             [EscalationCheck(self.rbac.index, self.authorizer), NamespaceLifecycle(self._get_namespace, immortal)]

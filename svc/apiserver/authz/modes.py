@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from svc.apiserver.authz.abac import AbacAuthorizer
 from svc.apiserver.authz.authorizer import Attributes, Authorizer, AuthorizerFunc, Decision, Union
 from svc.apiserver.authz.node.authorizer import node_name_of
 from svc.apiserver.authz.rbac.authorizer import aggregate
@@ -30,11 +31,14 @@ async def privileged_group(attributes: Attributes) -> tuple[Decision, str]:
     return Decision.NO_OPINION, ""
 
 
-def build_authorizer(modes: list[str], *, rbac: Authorizer, node: Authorizer | None = None) -> Union:
-    """The chain in the order of `modes`; the stateful authorizers (RBAC, Node) come built."""
+def build_authorizer(
+    modes: list[str], *, rbac: Authorizer, node: Authorizer | None = None, abac: Authorizer | None = None
+) -> Union:
+    """The chain in the order of `modes`; the stateful authorizers (RBAC, Node, ABAC) come built."""
     available: dict[str, Authorizer | AuthorizerFunc | None] = {
         "AlwaysAllow": always_allow,
         "AlwaysDeny": always_deny,
+        "ABAC": abac,
         "Node": node,
         "RBAC": rbac,
     }
@@ -50,7 +54,7 @@ RuleResolver = Callable[[UserInfo, str], Rules]
 _EVERYTHING = [Rule(("*",), ("*",), ("*",)), Rule(("*",), non_resource_urls=("*",))]
 
 
-def build_rule_resolver(modes: list[str], *, rbac: PolicyIndex) -> RuleResolver:
+def build_rule_resolver(modes: list[str], *, rbac: PolicyIndex, abac: AbacAuthorizer | None = None) -> RuleResolver:
     """What SelfSubjectRulesReview lists: the rules of every mode of the chain, in order (upstream's
     `RulesFor` of each authorizer, concatenated). Modes that cannot list rules add nothing."""
 
@@ -60,6 +64,8 @@ def build_rule_resolver(modes: list[str], *, rbac: PolicyIndex) -> RuleResolver:
         for mode in modes:
             if mode == "AlwaysAllow":
                 rules.extend(_EVERYTHING)
+            elif mode == "ABAC" and abac is not None:
+                rules.extend(abac.rules_for(user, namespace))
             elif mode == "Node" and node_name_of(user) is not None:
                 errors.append("node authorizer does not support user rule resolution")
             elif mode == "RBAC":
