@@ -216,8 +216,53 @@ def start_controller_manager(
     raise TimeoutError(f"svc-controller-manager did not become healthy in time; log: {log}")
 
 
+@dataclass
+class RunningNodes:
+    process: subprocess.Popen[bytes]
+    names: list[str]
+    log: Path
+
+
+def start_node_simulator(
+    server: RunningServer, *args: str, count: int, log: Path, timeout: float = 30.0
+) -> RunningNodes:
+    """Start `svc-nodes` against `server` with `count` nodes and wait until every node is Ready."""
+    names = [f"node-{index}" for index in range(count)]
+    with open(log, "ab") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "svc.nodes", "--kubeconfig", str(server.kubeconfig), f"--count={count}", *args],
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+    running = RunningNodes(process, names, log)
+    client = server.client()
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(f"svc-nodes exited with {process.returncode}; log: {log}")
+            listed = client.request("GET", "/api/v1/nodes")
+            ready = {
+                node["metadata"]["name"]
+                for node in (listed.json().get("items") or [] if listed.status == 200 else [])
+                if any(c["type"] == "Ready" and c["status"] == "True" for c in node["status"].get("conditions", []))
+            }
+            if ready >= set(names):
+                return running
+            time.sleep(0.05)
+    finally:
+        client.close()
+    stop_process_of(running.process)
+    raise TimeoutError(f"svc-nodes did not register its nodes in time; log: {log}")
+
+
 def stop_controller_manager(running: RunningControllerManager, *, kill: bool = False) -> None:
-    process = running.process
+    stop_process_of(running.process, kill=kill)
+
+
+def stop_process_of(process: subprocess.Popen[bytes], *, kill: bool = False) -> None:
+    """Stop a daemon started beside a server: SIGTERM (or SIGKILL), and SIGKILL after 15 s."""
     if process.poll() is not None:
         return
     process.send_signal(signal.SIGKILL if kill else signal.SIGTERM)

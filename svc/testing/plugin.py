@@ -9,6 +9,8 @@ Fixtures:
   `svc-controller-manager` beside it; it returns once the daemon leads and its controllers run (with
   `leading=False`, once it serves health: a standby candidate), and
   every daemon it starts is stopped after the test.
+- `svc_nodes`: call it with a running server and a node count to start the node simulator
+  (`svc-nodes`) beside it; it returns once every node is Ready, and is stopped after the test.
 - `svc_snapshot_server`: one server for the whole session, set up once and restored before each
   test from the snapshot taken after set-up (milliseconds, where a fresh server takes a second).
   Override the session fixture `svc_snapshot_setup(svc_session_server)` in a conftest.py to create
@@ -25,12 +27,15 @@ import pytest
 
 from svc.testing.harness import (
     RunningControllerManager,
+    RunningNodes,
     RunningServer,
     in_process_server,
     start_controller_manager,
+    start_node_simulator,
     start_process,
     stop_controller_manager,
     stop_process,
+    stop_process_of,
 )
 
 _BASELINE = "svc-snapshot-baseline"
@@ -82,6 +87,23 @@ def svc_controller_manager(tmp_path: Path) -> Iterator[Callable[..., RunningCont
     yield start
     for running in started:
         stop_controller_manager(running)
+
+
+@pytest.fixture
+def svc_nodes(tmp_path: Path) -> Iterator[Callable[..., RunningNodes]]:
+    started: list[RunningNodes] = []
+
+    def start(server: RunningServer, *args: str, count: int = 3) -> RunningNodes:
+        log = tmp_path / f"nodes-{len(started)}.log"
+        if server.server is not None and not any(arg.startswith("--brand-profile") for arg in args):
+            args = (f"--brand-profile={server.server.options.brand_profile}", *args)
+        running = start_node_simulator(server, *args, count=count, log=log)
+        started.append(running)
+        return running
+
+    yield start
+    for running in started:
+        stop_process_of(running.process)
 
 
 @pytest.fixture(scope="session")

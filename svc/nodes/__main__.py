@@ -1,0 +1,5 @@
+"""`python -m svc.nodes`."""
+
+from svc.nodes.main import main
+
+main()

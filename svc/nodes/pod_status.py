@@ -1,0 +1,146 @@
+"""The status a simulated kubelet reports for a pod: started, running, and how it ends.
+
+Containers "start" at once and are ready (readiness probes are not run). A pod runs until deleted,
+except pods that run to completion: those owned by a Job, or annotated with an exit code
+(`simulator.svc.io/exit-code`). They end after the configured run time with that exit code (0 for a
+Job's pods): Succeeded or Failed, unless the restart policy restarts them (`Always`, or `OnFailure`
+after a failure): then the restart count goes up and the containers run again, as a crash loop does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from svc.nodes.node_objects import rfc3339
+
+Obj = dict[str, Any]
+EXIT_CODE_ANNOTATION = "simulator.svc.io/exit-code"
+READY_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "ContainersReady", "Ready")
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def planned_exit_code(pod: Obj) -> int | None:
+    """The exit code the pod's containers end with, or None when they run until deleted."""
+    annotations = pod["metadata"].get("annotations") or {}
+    if EXIT_CODE_ANNOTATION in annotations:
+        try:
+            return int(annotations[EXIT_CODE_ANNOTATION])
+        except ValueError:
+            return 1
+    owners = pod["metadata"].get("ownerReferences") or []
+    restart_policy = (pod.get("spec") or {}).get("restartPolicy") or "Always"
+    return 0 if restart_policy != "Always" and any(owner.get("kind") == "Job" for owner in owners) else None
+
+
+def restarts_after(pod: Obj, exit_code: int) -> bool:
+    policy = (pod.get("spec") or {}).get("restartPolicy") or "Always"
+    return policy == "Always" or (policy == "OnFailure" and exit_code != 0)
+
+
+def _conditions(pod: Obj, ready: bool, reason: str, now: str) -> list[Obj]:
+    """The pod's conditions with the kubelet's four set, keeping PodScheduled and others as they are
+    (a condition's transition time moves only when its status changes)."""
+    current = {c.get("type"): c for c in (pod.get("status") or {}).get("conditions") or []}
+    wanted = {
+        "PodReadyToStartContainers": ready,
+        "Initialized": True,
+        "ContainersReady": ready,
+        "Ready": ready,
+    }
+    conditions = [c for kind, c in current.items() if kind not in wanted]
+    for kind, truth in wanted.items():
+        status = "True" if truth else "False"
+        old = current.get(kind)
+        condition: Obj = {"type": kind, "status": status, "lastProbeTime": None}
+        condition["lastTransitionTime"] = old["lastTransitionTime"] if old and old.get("status") == status else now
+        if not truth and kind in ("ContainersReady", "Ready"):
+            condition["reason"] = reason
+        conditions.append(condition)
+    return conditions
+
+
+def _container(container: Obj, pod_uid: str, state: Obj, *, ready: bool, restarts: int, last: Obj) -> Obj:
+    image = container.get("image") or ""
+    return {
+        "name": container["name"],
+        "state": state,
+        "lastState": last,
+        "ready": ready,
+        "restartCount": restarts,
+        "image": image,
+        "imageID": f"{image.split('@')[0]}@sha256:{_digest(image)}",
+        "containerID": f"simulated://{_digest(pod_uid + container['name'])[:64]}",
+        "started": "running" in state,
+    }
+
+
+def _init_statuses(spec: Obj, uid: str, started: str) -> list[Obj]:
+    done = {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": started, "finishedAt": started}}
+    return [_container(c, uid, done, ready=True, restarts=0, last={}) for c in spec.get("initContainers") or []]
+
+
+def running_status(
+    pod: Obj, host_ip: str, pod_ip: str, wall: float, *, restarts: int = 0, last: Obj | None = None
+) -> Obj:
+    """The status of a pod whose containers all run and are ready."""
+    spec = pod.get("spec") or {}
+    uid = pod["metadata"].get("uid", "")
+    now = rfc3339(wall)
+    started = (pod.get("status") or {}).get("startTime") or now
+    running = {"running": {"startedAt": now}}
+    return {
+        **(pod.get("status") or {}),
+        "phase": "Running",
+        "conditions": _conditions(pod, True, "", now),
+        "hostIP": host_ip,
+        "hostIPs": [{"ip": host_ip}],
+        "podIP": pod_ip,
+        "podIPs": [{"ip": pod_ip}],
+        "startTime": started,
+        "initContainerStatuses": _init_statuses(spec, uid, started),
+        "containerStatuses": [
+            _container(c, uid, running, ready=True, restarts=restarts, last=last or {})
+            for c in spec.get("containers") or []
+        ],
+    }
+
+
+def ended_status(pod: Obj, exit_code: int, wall: float) -> Obj:
+    """The status once the containers exited: a restart under OnFailure with a failure, else final."""
+    spec = pod.get("spec") or {}
+    status = pod.get("status") or {}
+    now = rfc3339(wall)
+    previous = {c.get("name"): c for c in status.get("containerStatuses") or []}
+    reason = "Completed" if exit_code == 0 else "Error"
+
+    def terminated(name: str) -> Obj:
+        started = ((previous.get(name) or {}).get("state") or {}).get("running", {}).get("startedAt", now)
+        return {"terminated": {"exitCode": exit_code, "reason": reason, "startedAt": started, "finishedAt": now}}
+
+    if restarts_after(pod, exit_code):
+        restarts = max((c.get("restartCount", 0) for c in previous.values()), default=0) + 1
+        last = terminated((spec.get("containers") or [{}])[0].get("name", ""))
+        return running_status(
+            pod, status.get("hostIP", ""), status.get("podIP", ""), wall, restarts=restarts, last=last
+        )
+    uid = pod["metadata"].get("uid", "")
+    return {
+        **status,
+        "phase": "Succeeded" if exit_code == 0 else "Failed",
+        "conditions": _conditions(pod, False, "PodCompleted", now),
+        "containerStatuses": [
+            _container(
+                c,
+                uid,
+                terminated(c["name"]),
+                ready=False,
+                restarts=(previous.get(c["name"]) or {}).get("restartCount", 0),
+                last=(previous.get(c["name"]) or {}).get("lastState") or {},
+            )
+            for c in spec.get("containers") or []
+        ],
+    }
