@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import ipaddress
 import socket
+import ssl
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from svc.client.tls import memory_file
 from svc.private_files import make_private_dir, tighten, write_private
 
 _VALIDITY = datetime.timedelta(days=3650)
@@ -182,3 +184,17 @@ def ensure_self_signed(pair: KeyPair, *, common_name: str, hosts: list[str]) -> 
     cert = _issue(_name(common_name), key, None, usage=[ExtendedKeyUsageOID.SERVER_AUTH], sans=_sans(hosts))
     _write(pair, cert, key)
     return pair
+
+
+def self_signed_server_context(*, common_name: str, hosts: list[str]) -> ssl.SSLContext:
+    """A serving TLS context with a fresh self-signed certificate that never touches the disk (the
+    simulated kubelet's: the API server does not verify kubelets without a kubelet CA, as upstream)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    cert = _issue(_name(common_name), key, None, usage=[ExtendedKeyUsageOID.SERVER_AUTH], sans=_sans(hosts))
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    with memory_file(cert.public_bytes(serialization.Encoding.PEM)) as cert_path, memory_file(key_pem) as key_path:
+        context.load_cert_chain(cert_path, key_path)
+    return context

@@ -20,6 +20,7 @@ from svc.apiserver.handlers.delete import delete, delete_collection
 from svc.apiserver.handlers.get import get
 from svc.apiserver.handlers.list import list_
 from svc.apiserver.handlers.patch import patch
+from svc.apiserver.handlers.pod_log import pod_log
 from svc.apiserver.handlers.review import REVIEWS, review
 from svc.apiserver.handlers.scope import Scope
 from svc.apiserver.handlers.update import update
@@ -84,6 +85,8 @@ async def _resource(ctx: RequestContext) -> web.StreamResponse:
         raise _method_not_allowed()
     store = server.stores.get((resource.group, resource.version, resource.name))
     scope = Scope(ctx, resource, store, namespace, info.path_name, info.subresource)
+    if info.subresource == "log" and resource.name == "pods" and not resource.group:
+        return await pod_log(scope)
     action = action_for(scope)
     if action is not None:
         return await act(scope, action)

@@ -42,6 +42,7 @@ from svc.apiserver.context import RequestContext
 from svc.apiserver.discovery import AGGREGATED_KIND, AGGREGATED_VERSIONS, Discovery
 from svc.apiserver.health import HealthCheck
 from svc.apiserver.kubeconfig import admin_kubeconfig, write_kubeconfig
+from svc.apiserver.kubelet_client import KubeletClient
 from svc.apiserver.loops import compaction_loop
 from svc.apiserver.metrics import Metrics
 from svc.apiserver.openapi import OpenAPI
@@ -73,10 +74,10 @@ from svc.wire.views import DEFAULT_COLUMNS, Column, RowConditions
 
 log = logging.getLogger(__name__)
 
-# Subresources this server serves; the rest of upstream's (log, exec, proxy, token...) come with the
+# Subresources this server serves; the rest of upstream's (exec, attach, portforward, proxy, token...) come with the
 # features that serve them.
 SERVED_SUBRESOURCES = frozenset(
-    {"status", "scale", "finalize", "binding", "eviction", "ephemeralcontainers", "resize", "approval"}
+    {"status", "scale", "finalize", "binding", "eviction", "ephemeralcontainers", "resize", "approval", "log"}
 )
 
 
@@ -90,6 +91,7 @@ class Server:
         self.cbor_enabled = options.feature_gates.enabled("CBORServingAndStorage")
         self.bookmark_interval = 60.0
         self.watches = Watches()
+        self.kubelet_client = KubeletClient()
         self.backend: SqliteBackend | None = None
         self.objects: ObjectStore | None = None
         self.stores: dict[tuple[str, str, str], GenericStore] = {}
@@ -412,6 +414,7 @@ class Server:
         if self.backend is not None:
             await self.backend.close()
         self.watches.close()
+        await self.kubelet_client.close()
         if self.http_server is not None:
             await self.http_server.shutdown(1.0)
         if self._listener is not None:

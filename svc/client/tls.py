@@ -28,7 +28,7 @@ def ssl_context(config: ClientConfig) -> ssl.SSLContext:
     if config.cert_data or config.key_data:
         cert = config.cert_data or _read(config.cert_file)
         key = config.key_data or _read(config.key_file)
-        with _memory_file(cert) as cert_path, _memory_file(key) as key_path:
+        with memory_file(cert) as cert_path, memory_file(key) as key_path:
             context.load_cert_chain(cert_path, key_path if key else None)
     elif config.cert_file:
         context.load_cert_chain(config.cert_file, config.key_file or None)
@@ -40,7 +40,7 @@ def _read(path: str) -> bytes:
 
 
 @contextmanager
-def _memory_file(data: bytes) -> Iterator[str]:
+def memory_file(data: bytes) -> Iterator[str]:
     """A path whose content is `data`, valid only inside the block."""
     if hasattr(os, "memfd_create"):
         descriptor = os.memfd_create("svc-credential", os.MFD_CLOEXEC)

@@ -76,8 +76,11 @@ class Kubelet:
         *,
         ready_delay: float,
         run_time: float,
+        reported: dict[str, Obj],
         workers: int = 16,
     ) -> None:
+        """`reported` is filled with the last status written per pod: what this kubelet knows of its
+        containers before the watch brings its own write back (the kubelet endpoint reads it)."""
         self.client = client
         self.clock = clock
         self.pods = pods
@@ -88,6 +91,7 @@ class Kubelet:
         self.queue: RateLimitingQueue[str] = RateLimitingQueue(NAME, clock=clock)
         self.addresses = PodAddresses({name: node["spec"]["podCIDR"] for name, node in nodes.items()})
         self._first_seen: dict[str, float] = {}
+        self.reported = reported
         pods.add_handler(
             Handler(on_add=self._on_pod, on_update=lambda _old, new: self._on_pod(new), on_delete=self._gone)
         )
@@ -109,6 +113,7 @@ class Kubelet:
         key = key_of(pod)
         self.addresses.release(key)
         self._first_seen.pop(key, None)
+        self.reported.pop(key, None)
 
     async def sync(self, key: str) -> None:
         pod = self.pods.get(key)
@@ -159,6 +164,7 @@ class Kubelet:
             if error.reason in ("NotFound", "Conflict"):
                 return False
             raise
+        self.reported[key_of(pod)] = status
         return True
 
     async def _finish_deletion(self, pod: Obj) -> None:

@@ -94,7 +94,9 @@ def node_object(name: str, index: int, shape: NodeShape, profile: Profile, wall:
                 condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
                 condition("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
             ],
-            "addresses": [{"type": "InternalIP", "address": shape.address}, {"type": "Hostname", "address": name}],
+            # No Hostname address: the API server would prefer it for reaching the kubelet, and the
+            # simulated nodes' names do not resolve.
+            "addresses": [{"type": "InternalIP", "address": shape.address}],
             "daemonEndpoints": {"kubeletEndpoint": {"Port": shape.kubelet_port}},
             "nodeInfo": {
                 "machineID": _identifier(name, "machine"),

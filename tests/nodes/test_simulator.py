@@ -103,3 +103,30 @@ def test_a_graceful_deletion_completes(cluster):
     assert eventually(lambda: running(cluster, "bye"))
     assert cluster.request("DELETE", "/api/v1/namespaces/default/pods/bye").status == 200
     assert eventually(lambda: cluster.request("GET", "/api/v1/namespaces/default/pods/bye").status == 404)
+
+
+def test_the_log_of_a_running_pod_comes_from_the_simulated_kubelet(cluster):
+    body = pod("talker")
+    body["metadata"]["annotations"] = {"simulator.svc.io/log": "one\ntwo\nthree"}
+    assert cluster.request("POST", "/api/v1/namespaces/default/pods", body=body).status == 201
+    assert eventually(lambda: running(cluster, "talker"))
+    response = cluster.request("GET", "/api/v1/namespaces/default/pods/talker/log?tailLines=2")
+    assert response.status == 200
+    assert response.body == b"two\nthree\n"
+
+
+def test_the_log_of_a_pod_with_two_containers_needs_a_container_name(cluster):
+    two = pod("pair", containers=[{"name": "a", "image": "nginx"}, {"name": "b", "image": "nginx"}])
+    assert cluster.request("POST", "/api/v1/namespaces/default/pods", body=two).status == 201
+    response = cluster.request("GET", "/api/v1/namespaces/default/pods/pair/log")
+    assert response.status == 400
+    assert response.json()["message"] == "a container name must be specified for pod pair, choose one of: [a b]"
+
+
+def test_a_negative_tail_is_invalid(cluster):
+    assert cluster.request("POST", "/api/v1/namespaces/default/pods", body=pod("tail")).status == 201
+    response = cluster.request("GET", "/api/v1/namespaces/default/pods/tail/log?tailLines=-1")
+    assert response.status == 422
+    assert response.json()["message"] == (
+        'PodLogOptions "tail" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0'
+    )

@@ -1,0 +1,121 @@
+"""The simulated kubelet's HTTPS endpoint, which the API server calls for `pods/log`.
+
+One endpoint serves every simulated node of the process (the nodes advertise the same address and
+port; the path names the pod). Logs are canned: the pod's `simulator.svc.io/log` annotation when set,
+else one line per container start. Errors use the kubelet's texts, which the API server passes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from datetime import UTC, datetime
+from typing import Any
+
+from aiohttp import web
+
+from svc.apiserver.pki import self_signed_server_context
+from svc.client.informer import Handler, Informer
+
+Obj = dict[str, Any]
+LOG_ANNOTATION = "simulator.svc.io/log"
+
+
+def _container_status(pod: Obj, name: str, status: Obj | None = None) -> Obj | None:
+    status = status or pod.get("status") or {}
+    statuses = [*(status.get("initContainerStatuses") or []), *(status.get("containerStatuses") or [])]
+    return next((s for s in statuses if s.get("name") == name), None)
+
+
+def canned_log(pod: Obj, container: str, status: Obj) -> list[tuple[str, str]]:
+    """(timestamp, line) pairs of the container's log, `status` the container's."""
+    state = status.get("state") or {}
+    started = (state.get("running") or state.get("terminated") or {}).get("startedAt", "")
+    stamp = datetime.fromisoformat(started.replace("Z", "+00:00")) if started else datetime.now(UTC)
+    text = (pod["metadata"].get("annotations") or {}).get(LOG_ANNOTATION)
+    if text is None:
+        metadata = pod["metadata"]
+        text = (
+            f"simulated container {container} of pod {metadata['namespace']}/{metadata['name']} "
+            f"started on node {pod['spec'].get('nodeName', '')}"
+        )
+    nano = stamp.strftime("%Y-%m-%dT%H:%M:%S.%f000Z")
+    return [(nano, line) for line in text.splitlines()]
+
+
+class KubeletServer:
+    def __init__(self, pods: Informer, reported: dict[str, Obj]) -> None:
+        """`reported`: the statuses the simulated kubelet last wrote, fresher than the pod cache."""
+        self.pods = pods
+        self.reported = reported
+        self.port = 0
+        self._runner: web.AppRunner | None = None
+        self._change = asyncio.Event()
+        pods.add_handler(Handler(on_update=lambda _old, _new: self._changed(), on_delete=lambda _pod: self._changed()))
+
+    def _changed(self) -> None:
+        """Wake the followed logs: a pod changed, maybe theirs stopped."""
+        self._change.set()
+        self._change = asyncio.Event()
+
+    async def start(self, host: str = "127.0.0.1") -> int:
+        app = web.Application()
+        app.router.add_get("/healthz", self._healthz)
+        app.router.add_get("/containerLogs/{namespace}/{pod}/{container}", self._logs)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        context = self_signed_server_context(common_name="svc-simulated-kubelet", hosts=[host])
+        listener = socket.create_server((host, 0))
+        self.port = listener.getsockname()[1]
+        await web.SockSite(self._runner, listener, ssl_context=context).start()
+        return self.port
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    async def _healthz(self, request: web.Request) -> web.Response:
+        return web.Response(text="ok")
+
+    async def _logs(self, request: web.Request) -> web.StreamResponse:
+        namespace, name, container = (request.match_info[key] for key in ("namespace", "pod", "container"))
+        pod = self.pods.get(f"{namespace}/{name}")
+        if pod is None:
+            return web.Response(status=404, text=f'pod "{name}" does not exist\n')
+        names = [c["name"] for c in (pod["spec"].get("initContainers") or []) + (pod["spec"].get("containers") or [])]
+        if container not in names:
+            return web.Response(status=404, text=f'container "{container}" not found in pod "{name}"\n')
+        status = _container_status(pod, container, self.reported.get(f"{namespace}/{name}"))
+        if status is None or "waiting" in (status.get("state") or {}):
+            reason = ((status or {}).get("state") or {}).get("waiting", {}).get("reason", "ContainerCreating")
+            return web.Response(
+                status=400, text=f'container "{container}" in pod "{name}" is waiting to start: {reason}'
+            )
+        query = request.query
+        if query.get("previous") == "true" and not status.get("lastState"):
+            return web.Response(
+                status=400, text=f'previous terminated container "{container}" in pod "{name}" not found'
+            )
+        lines = canned_log(pod, container, status)
+        if query.get("tailLines", "").isdigit():
+            tail = int(query["tailLines"])
+            lines = lines[-tail:] if tail else []
+        stamps = query.get("timestamps") == "true"
+        body = "".join(f"{stamp} {line}\n" if stamps else f"{line}\n" for stamp, line in lines).encode()
+        if query.get("limitBytes", "").isdigit():
+            body = body[: int(query["limitBytes"])]
+        response = web.StreamResponse(headers={"Content-Type": "text/plain"})
+        await response.prepare(request)
+        await response.write(body)
+        if query.get("follow") == "true":
+            while self._running(namespace, name, container):
+                await self._change.wait()
+        await response.write_eof()
+        return response
+
+    def _running(self, namespace: str, name: str, container: str) -> bool:
+        pod = self.pods.get(f"{namespace}/{name}")
+        if pod is None or pod["metadata"].get("deletionTimestamp"):
+            return False
+        status = _container_status(pod, container, self.reported.get(f"{namespace}/{name}"))
+        return "running" in ((status or {}).get("state") or {})
