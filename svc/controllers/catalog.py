@@ -12,11 +12,13 @@ from collections.abc import Callable
 from typing import Any
 
 from svc.controllers import (
+    deployment,
     endpoints,
     endpointslice,
     garbagecollector,
     namespace,
     podgc,
+    replicaset,
     resourcequota,
     rootcacert,
     serviceaccount,
@@ -118,6 +120,15 @@ BUILT: dict[str, Constructor] = {
     ),
     podgc.NAME: lambda context, options: podgc.PodGarbageCollector(
         context, terminated_threshold=options.terminated_pod_gc_threshold
+    ),
+    deployment.NAME: lambda context, options: deployment.DeploymentController(
+        context, workers=options.concurrent_deployment_syncs
+    ),
+    replicaset.REPLICA_SETS.name: lambda context, options: replicaset.ReplicaSetController(
+        context, replicaset.REPLICA_SETS, workers=options.concurrent_replicaset_syncs
+    ),
+    replicaset.REPLICATION_CONTROLLERS.name: lambda context, options: replicaset.ReplicaSetController(
+        context, replicaset.REPLICATION_CONTROLLERS, workers=options.concurrent_rc_syncs
     ),
     ttlafterfinished.NAME: lambda context, options: ttlafterfinished.TTLAfterFinishedController(
         context, workers=options.concurrent_ttl_after_finished_syncs

@@ -55,6 +55,9 @@ class Options:
     concurrent_resource_quota_syncs: int = 5
     resource_quota_sync_period: float = 300.0
     concurrent_ttl_after_finished_syncs: int = 5
+    concurrent_replicaset_syncs: int = 5
+    concurrent_rc_syncs: int = 5
+    concurrent_deployment_syncs: int = 5
     terminated_pod_gc_threshold: int = 12500
     enable_garbage_collector: bool = True
     namespace_sync_period: float = 300.0
@@ -158,6 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
     add("--concurrent-resource-quota-syncs", type=_int, default=5, help="resourcequota workers (default 5)")
     add("--resource-quota-sync-period", type=_duration, default=300.0, help="quota full recalculation (default 5m0s)")
     add("--concurrent-ttl-after-finished-syncs", type=_int, default=5, help="ttl-after-finished workers (default 5)")
+    add("--concurrent-replicaset-syncs", type=_int, default=5, help="replicaset workers (default 5)")
+    add("--concurrent-rc-syncs", type=_int, default=5, help="replicationcontroller workers (default 5)")
+    add("--concurrent-deployment-syncs", type=_int, default=5, help="deployment workers (default 5)")
     add(
         "--terminated-pod-gc-threshold",
         type=_int,
@@ -205,6 +211,9 @@ def parse_options(argv: list[str]) -> Options:
                 "concurrent_resource_quota_syncs",
                 "resource_quota_sync_period",
                 "concurrent_ttl_after_finished_syncs",
+                "concurrent_replicaset_syncs",
+                "concurrent_rc_syncs",
+                "concurrent_deployment_syncs",
                 "terminated_pod_gc_threshold",
                 "enable_garbage_collector",
                 "namespace_sync_period",
@@ -251,6 +260,9 @@ def _validate(options: Options) -> list[str]:
         ("--concurrent-service-endpoint-syncs", options.concurrent_service_endpoint_syncs),
         ("--concurrent-resource-quota-syncs", options.concurrent_resource_quota_syncs),
         ("--concurrent-ttl-after-finished-syncs", options.concurrent_ttl_after_finished_syncs),
+        ("--concurrent-replicaset-syncs", options.concurrent_replicaset_syncs),
+        ("--concurrent-rc-syncs", options.concurrent_rc_syncs),
+        ("--concurrent-deployment-syncs", options.concurrent_deployment_syncs),
     ):
         if workers < 1:
             problems.append(f"{flag} must be at least 1")

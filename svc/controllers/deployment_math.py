@@ -1,0 +1,195 @@
+"""The arithmetic of a Deployment's rollout, as upstream's `deployment/util` computes it: surge and
+unavailability fenceposts, the new replica set's next size, the status, and the conditions.
+
+Pure functions over plain objects, so each rule is tested on its own.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+Obj = dict[str, Any]
+HASH_LABEL = "pod-template-hash"
+_SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+
+
+def replicas_of(rs: Obj) -> int:
+    return (rs.get("spec") or {}).get("replicas") or 0
+
+
+def status_count(rs: Obj, field: str) -> int:
+    return (rs.get("status") or {}).get(field) or 0
+
+
+def _scaled(value: Any, total: int, round_up: bool) -> int:
+    if isinstance(value, int):
+        return value
+    text = str(value or "0")
+    if text.endswith("%"):
+        fraction = int(text[:-1]) * total / 100
+        return math.ceil(fraction) if round_up else math.floor(fraction)
+    return int(text)
+
+
+def fenceposts(deployment: Obj) -> tuple[int, int]:
+    """(maxSurge, maxUnavailable) as numbers of pods; both zero becomes one unavailable (upstream's
+    `ResolveFenceposts`). Recreate has neither."""
+    spec = deployment.get("spec") or {}
+    strategy = spec.get("strategy") or {}
+    if (strategy.get("type") or "RollingUpdate") != "RollingUpdate":
+        return 0, 0
+    rolling = strategy.get("rollingUpdate") or {}
+    desired = spec.get("replicas", 1)
+    surge = _scaled(rolling.get("maxSurge", "25%"), desired, True)
+    unavailable = _scaled(rolling.get("maxUnavailable", "25%"), desired, False)
+    if surge == 0 and unavailable == 0:
+        unavailable = 1
+    return surge, unavailable
+
+
+def max_unavailable(deployment: Obj) -> int:
+    desired = (deployment.get("spec") or {}).get("replicas", 1)
+    if desired == 0 or (((deployment.get("spec") or {}).get("strategy") or {}).get("type") or "RollingUpdate") != (
+        "RollingUpdate"
+    ):
+        return 0
+    return min(fenceposts(deployment)[1], desired)
+
+
+def new_replicas(deployment: Obj, all_sets: list[Obj], new_set: Obj) -> int:
+    """The new replica set's next size (upstream's `NewRSNewReplicas`)."""
+    desired = deployment["spec"].get("replicas", 1)
+    strategy = (deployment["spec"].get("strategy") or {}).get("type") or "RollingUpdate"
+    if strategy != "RollingUpdate":
+        return desired
+    surge, _ = fenceposts(deployment)
+    current = sum(replicas_of(rs) for rs in all_sets)
+    if current >= desired + surge:
+        return replicas_of(new_set)
+    step = min(desired + surge - current, desired - replicas_of(new_set))
+    return replicas_of(new_set) + step
+
+
+def template_hash(template: Obj, collision_count: int) -> str:
+    """A short stable name for a pod template, in upstream's alphabet (fnv-1a 32 of the template)."""
+    data = orjson.dumps(template, option=orjson.OPT_SORT_KEYS) + (
+        str(collision_count).encode() if collision_count else b""
+    )
+    value = 0x811C9DC5
+    for byte in data:
+        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return "".join(_SAFE_ALPHABET[ord(char) % len(_SAFE_ALPHABET)] for char in str(value))
+
+
+def without_hash(template: Obj) -> Obj:
+    labels = dict((template.get("metadata") or {}).get("labels") or {})
+    labels.pop(HASH_LABEL, None)
+    return {**template, "metadata": {**(template.get("metadata") or {}), "labels": labels}}
+
+
+def same_template(a: Obj, b: Obj) -> bool:
+    """Upstream's `EqualIgnoreHash`: equal once the hash label is dropped from both."""
+    return without_hash(a) == without_hash(b)
+
+
+def rfc3339(wall: float) -> str:
+    return datetime.fromtimestamp(wall, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def condition(status: Obj, kind: str) -> Obj | None:
+    return next((c for c in status.get("conditions") or [] if c.get("type") == kind), None)
+
+
+def set_condition(status: Obj, kind: str, truth: str, reason: str, message: str, wall: float) -> None:
+    """Upstream's `SetDeploymentCondition`: an identical status and reason changes nothing; the same
+    status keeps its transition time."""
+    current = condition(status, kind)
+    if current is not None and current.get("status") == truth and current.get("reason") == reason:
+        return
+    now = rfc3339(wall)
+    new = {
+        "type": kind,
+        "status": truth,
+        "lastUpdateTime": now,
+        "lastTransitionTime": current["lastTransitionTime"] if current and current.get("status") == truth else now,
+        "reason": reason,
+        "message": message,
+    }
+    status["conditions"] = [c for c in status.get("conditions") or [] if c.get("type") != kind] + [new]
+
+
+def remove_condition(status: Obj, kind: str) -> None:
+    status["conditions"] = [c for c in status.get("conditions") or [] if c.get("type") != kind]
+
+
+def calculate_status(deployment: Obj, all_sets: list[Obj], new_set: Obj | None, wall: float) -> Obj:
+    available = sum(status_count(rs, "availableReplicas") for rs in all_sets)
+    total = sum(replicas_of(rs) for rs in all_sets)
+    current = deployment.get("status") or {}
+    status: Obj = {
+        "observedGeneration": deployment["metadata"].get("generation", 0),
+        "replicas": sum(status_count(rs, "replicas") for rs in all_sets),
+        "updatedReplicas": status_count(new_set, "replicas") if new_set else 0,
+        "readyReplicas": sum(status_count(rs, "readyReplicas") for rs in all_sets),
+        "availableReplicas": available,
+        "unavailableReplicas": max(total - available, 0),
+    }
+    if current.get("collisionCount"):
+        status["collisionCount"] = current["collisionCount"]
+    status["conditions"] = [dict(c) for c in current.get("conditions") or []]
+    desired = deployment["spec"].get("replicas", 1)
+    if available >= desired - max_unavailable(deployment):
+        set_condition(
+            status, "Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.", wall
+        )
+    else:
+        set_condition(
+            status,
+            "Available",
+            "False",
+            "MinimumReplicasUnavailable",
+            "Deployment does not have minimum availability.",
+            wall,
+        )
+    return status
+
+
+def complete(deployment: Obj, status: Obj) -> bool:
+    desired = deployment["spec"].get("replicas", 1)
+    return (
+        status.get("updatedReplicas") == desired
+        and status.get("replicas") == desired
+        and status.get("availableReplicas") == desired
+        and status.get("observedGeneration", 0) >= deployment["metadata"].get("generation", 0)
+    )
+
+
+def progressing(deployment: Obj, status: Obj) -> bool:
+    old = deployment.get("status") or {}
+
+    def old_pods(s: Obj) -> int:
+        return (s.get("replicas") or 0) - (s.get("updatedReplicas") or 0)
+
+    return (
+        (status.get("updatedReplicas") or 0) > (old.get("updatedReplicas") or 0)
+        or (status.get("readyReplicas") or 0) > (old.get("readyReplicas") or 0)
+        or (status.get("availableReplicas") or 0) > (old.get("availableReplicas") or 0)
+        or old_pods(status) < old_pods(old)
+    )
+
+
+def timed_out(deployment: Obj, status: Obj, wall: float) -> bool:
+    deadline = deployment["spec"].get("progressDeadlineSeconds")
+    current = condition(status, "Progressing")
+    if (
+        deadline is None
+        or current is None
+        or current.get("reason") in ("NewReplicaSetAvailable", "ProgressDeadlineExceeded")
+    ):
+        return False
+    updated = datetime.fromisoformat(current["lastUpdateTime"].replace("Z", "+00:00")).timestamp()
+    return updated + deadline < wall
