@@ -121,6 +121,9 @@ BUILT: dict[str, Constructor] = {
     podgc.NAME: lambda context, options: podgc.PodGarbageCollector(
         context, terminated_threshold=options.terminated_pod_gc_threshold
     ),
+    ttlafterfinished.NAME: lambda context, options: ttlafterfinished.TTLAfterFinishedController(
+        context, workers=options.concurrent_ttl_after_finished_syncs
+    ),
     deployment.NAME: lambda context, options: deployment.DeploymentController(
         context, workers=options.concurrent_deployment_syncs
     ),
@@ -129,9 +132,6 @@ BUILT: dict[str, Constructor] = {
     ),
     replicaset.REPLICATION_CONTROLLERS.name: lambda context, options: replicaset.ReplicaSetController(
         context, replicaset.REPLICATION_CONTROLLERS, workers=options.concurrent_rc_syncs
-    ),
-    ttlafterfinished.NAME: lambda context, options: ttlafterfinished.TTLAfterFinishedController(
-        context, workers=options.concurrent_ttl_after_finished_syncs
     ),
 }
 

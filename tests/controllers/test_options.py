@@ -19,6 +19,9 @@ BUILT = [
     "resourcequota-controller",
     "pod-garbage-collector-controller",
     "ttl-after-finished-controller",
+    "deployment-controller",
+    "replicaset-controller",
+    "replicationcontroller-controller",
 ]
 
 
