@@ -27,6 +27,10 @@ class Plan:
     """Namespaces, Roles (each with its RoleBinding) and ClusterRole rules of the authorization scenario."""
     snapshot_objects: int = 10_000
     snapshot_restores: int = 5
+    rollout_replicas: int = 1_000
+    """Replicas of the one big Deployment of the workloads scenario."""
+    rollout_deployments: int = 100
+    """Deployments of 10 replicas updated at once in the workloads scenario."""
 
 
 FULL = Plan(
@@ -62,4 +66,6 @@ QUICK = Plan(
     authz_policy=(20, 200, 1_000),
     snapshot_objects=2_000,
     snapshot_restores=3,
+    rollout_replicas=200,
+    rollout_deployments=20,
 )

@@ -1,13 +1,17 @@
 """The scheduling loop: pending pods are placed by `scheduler.place` and bound one at a time.
 
-Node usage is kept from the pod cache as pods come, change and go; a binding is counted at once
-(upstream's "assume"), so the next pod in the queue sees it before the watch event arrives. Pods that
+Node usage is kept from the pod cache as pods come, change and go. As in upstream's scheduler, the
+placement of one pod after another is serial, and each placement is counted at once ("assumed") so
+the next pod sees it; the binding request then runs in the background while the next pod is placed
+(a write costs a disk sync, so serial bindings would cap scheduling at a few dozen pods a second). A
+binding that fails is un-assumed and the pod placed again. Pods that
 fit nowhere get `PodScheduled=False` (reason `Unschedulable`, upstream's message shape) and are
 tried again whenever a node changes or a pod goes away.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections import defaultdict
 from decimal import Decimal
@@ -47,6 +51,7 @@ class SchedulingLoop:
         self.usage: defaultdict[str, NodeUsage] = defaultdict(NodeUsage)
         self._placed: dict[str, tuple[str, dict[str, Decimal]]] = {}
         self._unschedulable: set[str] = set()
+        self._binding: set[asyncio.Task[None]] = set()
         pods.add_handler(
             Handler(on_add=self._on_pod, on_update=lambda _old, new: self._on_pod(new), on_delete=self._gone)
         )
@@ -96,22 +101,33 @@ class SchedulingLoop:
             self._unschedulable.add(key)
             await self._report_unschedulable(pod, placement.message)
             return
+        self._unschedulable.discard(key)
+        self._account(key, {**pod, "spec": {**pod["spec"], "nodeName": placement.node}})
+        task = asyncio.create_task(self._bind(key, pod, placement.node))
+        self._binding.add(task)
+        task.add_done_callback(self._binding.discard)
+
+    async def _bind(self, key: str, pod: Obj, node: str) -> None:
         namespace, name = pod["metadata"]["namespace"], pod["metadata"]["name"]
         binding = {
             "apiVersion": "v1",
             "kind": "Binding",
             "metadata": {"name": name, "namespace": namespace, "uid": pod["metadata"].get("uid", "")},
-            "target": {"apiVersion": "v1", "kind": "Node", "name": placement.node},
+            "target": {"apiVersion": "v1", "kind": "Node", "name": node},
         }
         path = resource_path("", "v1", "pods", namespace=namespace, name=name, subresource="binding")
         try:
             await self.client.create(path, binding)
-        except ApiError as error:
-            if error.reason in ("NotFound", "Conflict"):
+        except (ApiError, OSError) as error:
+            if isinstance(error, ApiError) and error.reason in ("NotFound", "Conflict"):
                 return  # gone, or bound by someone else: the watch brings the news
-            raise
-        self._unschedulable.discard(key)
-        self._account(key, {**pod, "spec": {**pod["spec"], "nodeName": placement.node}})
+            log.warning("binding pod %s to %s failed: %s", key, node, error)
+            self._forget(key)
+
+    def _forget(self, key: str) -> None:
+        """Undo an assumption whose binding failed, and place the pod again later."""
+        self._account(key, None)
+        self.queue.add_rate_limited(key)
 
     async def _report_unschedulable(self, pod: Obj, message: str) -> None:
         status = pod.get("status") or {}
