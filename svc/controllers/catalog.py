@@ -16,6 +16,7 @@ from svc.controllers import (
     endpoints,
     endpointslice,
     garbagecollector,
+    job,
     namespace,
     podgc,
     replicaset,
@@ -133,6 +134,7 @@ BUILT: dict[str, Constructor] = {
     replicaset.REPLICATION_CONTROLLERS.name: lambda context, options: replicaset.ReplicaSetController(
         context, replicaset.REPLICATION_CONTROLLERS, workers=options.concurrent_rc_syncs
     ),
+    job.NAME: lambda context, options: job.JobController(context, workers=options.concurrent_job_syncs),
 }
 
 

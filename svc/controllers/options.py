@@ -58,6 +58,7 @@ class Options:
     concurrent_replicaset_syncs: int = 5
     concurrent_rc_syncs: int = 5
     concurrent_deployment_syncs: int = 5
+    concurrent_job_syncs: int = 5
     terminated_pod_gc_threshold: int = 12500
     enable_garbage_collector: bool = True
     namespace_sync_period: float = 300.0
@@ -164,6 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--concurrent-replicaset-syncs", type=_int, default=5, help="replicaset workers (default 5)")
     add("--concurrent-rc-syncs", type=_int, default=5, help="replicationcontroller workers (default 5)")
     add("--concurrent-deployment-syncs", type=_int, default=5, help="deployment workers (default 5)")
+    add("--concurrent-job-syncs", type=_int, default=5, help="job workers (default 5)")
     add(
         "--terminated-pod-gc-threshold",
         type=_int,
@@ -214,6 +216,7 @@ def parse_options(argv: list[str]) -> Options:
                 "concurrent_replicaset_syncs",
                 "concurrent_rc_syncs",
                 "concurrent_deployment_syncs",
+                "concurrent_job_syncs",
                 "terminated_pod_gc_threshold",
                 "enable_garbage_collector",
                 "namespace_sync_period",
@@ -263,6 +266,7 @@ def _validate(options: Options) -> list[str]:
         ("--concurrent-replicaset-syncs", options.concurrent_replicaset_syncs),
         ("--concurrent-rc-syncs", options.concurrent_rc_syncs),
         ("--concurrent-deployment-syncs", options.concurrent_deployment_syncs),
+        ("--concurrent-job-syncs", options.concurrent_job_syncs),
     ):
         if workers < 1:
             problems.append(f"{flag} must be at least 1")

@@ -65,13 +65,15 @@ def before_create(strategy: Strategy, obj: dict[str, Any], namespace: str) -> No
     if not isinstance(metadata, dict):
         raise status.bad_request("metadata must be an object")
     check_namespace(strategy, obj, namespace)
-    metadata.pop("deletionTimestamp", None)
-    metadata.pop("deletionGracePeriodSeconds", None)
-    strategy.create(obj)
+    # System fields first, as upstream's store does ("init metadata as early as possible"): a kind's
+    # preparation may use them (a Job's generated selector holds its uid).
     metadata["creationTimestamp"] = now_rfc3339()
     metadata["uid"] = str(uuid.uuid4())
     if metadata.get("generateName") and not metadata.get("name"):
         metadata["name"] = generate_name(metadata["generateName"])
+    metadata.pop("deletionTimestamp", None)
+    metadata.pop("deletionGracePeriodSeconds", None)
+    strategy.create(obj)
     errors = validate_object_meta(
         metadata,
         namespaced=strategy.resource.namespaced,

@@ -22,6 +22,7 @@ BUILT = [
     "deployment-controller",
     "replicaset-controller",
     "replicationcontroller-controller",
+    "job-controller",
 ]
 
 

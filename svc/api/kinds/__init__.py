@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Callable
 
 from svc.api.brand import Profile
-from svc.api.kinds import certificates, namespaces, pods, rbac, secrets, services, simple_fields
+from svc.api.kinds import certificates, jobs, namespaces, pods, rbac, secrets, services, simple_fields
 from svc.api.resources import Resource
 from svc.api.strategy import Strategy
 from svc.api.validation import rules_for
@@ -61,6 +61,7 @@ _SPECIAL: dict[tuple[str, str], Callable[[Strategy], Strategy]] = {
     ("", "Pod"): pods.strategy,
     ("", "Service"): services.strategy,
     ("", "Secret"): secrets.strategy,
+    ("batch", "Job"): jobs.strategy,
     ("certificates.k8s.io", "CertificateSigningRequest"): certificates.strategy,
     ("rbac.authorization.k8s.io", "Role"): rbac.strategy,
     ("rbac.authorization.k8s.io", "RoleBinding"): rbac.strategy,
