@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from svc.controllers import (
+    cronjob,
     deployment,
     endpoints,
     endpointslice,
@@ -135,6 +136,9 @@ BUILT: dict[str, Constructor] = {
         context, replicaset.REPLICATION_CONTROLLERS, workers=options.concurrent_rc_syncs
     ),
     job.NAME: lambda context, options: job.JobController(context, workers=options.concurrent_job_syncs),
+    cronjob.NAME: lambda context, options: cronjob.CronJobController(
+        context, workers=options.concurrent_cron_job_syncs
+    ),
 }
 
 

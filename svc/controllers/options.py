@@ -59,6 +59,7 @@ class Options:
     concurrent_rc_syncs: int = 5
     concurrent_deployment_syncs: int = 5
     concurrent_job_syncs: int = 5
+    concurrent_cron_job_syncs: int = 5
     terminated_pod_gc_threshold: int = 12500
     enable_garbage_collector: bool = True
     namespace_sync_period: float = 300.0
@@ -166,6 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--concurrent-rc-syncs", type=_int, default=5, help="replicationcontroller workers (default 5)")
     add("--concurrent-deployment-syncs", type=_int, default=5, help="deployment workers (default 5)")
     add("--concurrent-job-syncs", type=_int, default=5, help="job workers (default 5)")
+    add("--concurrent-cron-job-syncs", type=_int, default=5, help="cronjob workers (default 5)")
     add(
         "--terminated-pod-gc-threshold",
         type=_int,
@@ -217,6 +219,7 @@ def parse_options(argv: list[str]) -> Options:
                 "concurrent_rc_syncs",
                 "concurrent_deployment_syncs",
                 "concurrent_job_syncs",
+                "concurrent_cron_job_syncs",
                 "terminated_pod_gc_threshold",
                 "enable_garbage_collector",
                 "namespace_sync_period",
@@ -267,6 +270,7 @@ def _validate(options: Options) -> list[str]:
         ("--concurrent-rc-syncs", options.concurrent_rc_syncs),
         ("--concurrent-deployment-syncs", options.concurrent_deployment_syncs),
         ("--concurrent-job-syncs", options.concurrent_job_syncs),
+        ("--concurrent-cron-job-syncs", options.concurrent_cron_job_syncs),
     ):
         if workers < 1:
             problems.append(f"{flag} must be at least 1")

@@ -23,6 +23,7 @@ BUILT = [
     "replicaset-controller",
     "replicationcontroller-controller",
     "job-controller",
+    "cronjob-controller",
 ]
 
 

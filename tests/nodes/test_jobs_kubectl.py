@@ -3,6 +3,8 @@ after the simulator's run time; an exit-code annotation on the template fails th
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tests.e2e.kubectl_runner import Kubectl
@@ -31,7 +33,7 @@ spec:
 @pytest.fixture
 def kubectl(svc_server_factory, svc_controller_manager, svc_nodes, kubectl_binary) -> Kubectl:
     server = svc_server_factory("--brand-profile=kubernetes")
-    svc_controller_manager(server, "--brand-profile=kubernetes", "--controllers=job,garbagecollector")
+    svc_controller_manager(server, "--brand-profile=kubernetes", "--controllers=job,cronjob,garbagecollector")
     svc_nodes(server, "--brand-profile=kubernetes", "--run-time=200ms", count=2)
     return Kubectl(kubectl_binary, server.kubeconfig)
 
@@ -66,3 +68,17 @@ def test_a_job_whose_pods_fail_reaches_its_backoff_limit(kubectl: Kubectl) -> No
         "get", "job", "doomed", "-o", 'jsonpath={.status.conditions[?(@.type=="Failed")].reason}'
     ).stdout
     assert reason == "BackoffLimitExceeded"
+
+
+def test_a_cronjob_creates_a_job_that_completes(kubectl: Kubectl) -> None:
+    kubectl.run("create", "cronjob", "tick", "--image=busybox", "--schedule=@every 2s")
+    name = ""
+    for _ in range(60):
+        name = kubectl.run("get", "jobs", "-o", "jsonpath={.items[0].metadata.name}", check=False).stdout
+        if name:
+            break
+        time.sleep(0.5)
+    assert name.startswith("tick-")
+    kubectl.run("wait", "--for=condition=Complete", f"job/{name}", "--timeout=60s")
+    last = kubectl.run("get", "cronjob", "tick", "-o", "jsonpath={.status.lastScheduleTime}").stdout
+    assert last.endswith("Z")

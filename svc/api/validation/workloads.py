@@ -11,7 +11,6 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from svc.api.validation import cron
 from svc.api.validation.engine import (
     IMMUTABLE,
     NEGATIVE,
@@ -31,6 +30,7 @@ from svc.api.validation.engine import (
     text,
 )
 from svc.api.validation.pods import POD_TEMPLATE_SPEC
+from svc.machinery import cron
 from svc.machinery.field_errors import FieldError, Rendered, forbidden, invalid, not_supported, required
 from svc.machinery.gotext import json_marshal, json_string
 from svc.machinery.labels import SelectorError, label_selector_from_dict, validate_label_selector

@@ -1,17 +1,21 @@
-"""CronJob schedules and time zones, checked with the error texts upstream's parser produces.
+"""CronJob schedules: parsed with the error texts upstream's parser produces, and their next times.
 
 Upstream parses `spec.schedule` with robfig/cron's standard parser (five fields or an `@` descriptor,
 an optional `TZ=`/`CRON_TZ=` prefix) and reports the first error it returns; no Python cron package
-words its errors that way, so the grammar is checked here. Time zones are looked up in the IANA
-database, as Go's `time.LoadLocation` does.
+words its errors that way, so the grammar is written here, and with it robfig/cron's `Next` (a day
+matches when both day fields allow it if either is `*`, else when one does). Time zones are looked up
+in the IANA database, as Go's `time.LoadLocation` does.
 """
 
 from __future__ import annotations
 
+import datetime
 import re
 import zoneinfo
+from dataclasses import dataclass
 from typing import Final, NamedTuple
 
+from svc.machinery.duration import parse_duration
 from svc.machinery.gotext import quote
 
 
@@ -58,7 +62,7 @@ def _int_or_name(text: str, bounds: _Bounds) -> int:
     return named if named is not None else _integer(text)
 
 
-def _check_range(expression: str, bounds: _Bounds) -> None:
+def _check_range(expression: str, bounds: _Bounds) -> set[int]:
     range_and_step = expression.split("/")
     low_and_high = range_and_step[0].split("-")
     if low_and_high[0] in ("*", "?"):
@@ -86,9 +90,68 @@ def _check_range(expression: str, bounds: _Bounds) -> None:
         raise CronError(f"beginning of range ({start}) beyond end of range ({end}): {expression}")
     if step == 0:
         raise CronError(f"step of range should be a positive number: {expression}")
+    return set(range(start, end + 1, step))
 
 
-def _parse(spec: str) -> None:
+_DESCRIBED: Final = {
+    "@yearly": "0 0 1 1 *",
+    "@annually": "0 0 1 1 *",
+    "@monthly": "0 0 1 * *",
+    "@weekly": "0 0 * * 0",
+    "@daily": "0 0 * * *",
+    "@midnight": "0 0 * * *",
+    "@hourly": "0 * * * *",
+}
+_SEARCH_YEARS: Final = 5
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """A parsed schedule: the allowed values per field, or a fixed period (`@every`)."""
+
+    minutes: frozenset[int] = frozenset()
+    hours: frozenset[int] = frozenset()
+    days: frozenset[int] = frozenset()
+    months: frozenset[int] = frozenset()
+    weekdays: frozenset[int] = frozenset()
+    any_day: bool = False
+    any_weekday: bool = False
+    zone: str = ""
+    every: float = 0.0
+
+    def _day_matches(self, moment: datetime.datetime) -> bool:
+        day = moment.day in self.days
+        weekday = (moment.isoweekday() % 7) in self.weekdays
+        return day and weekday if self.any_day or self.any_weekday else day or weekday
+
+    def next_after(self, moment: datetime.datetime) -> datetime.datetime | None:
+        """The first scheduled time strictly after `moment` (aware), in UTC; None if none within
+        five years (robfig/cron gives up the same way)."""
+        if self.every:
+            return (moment + datetime.timedelta(seconds=max(self.every, 1))).replace(microsecond=0)
+        zone: datetime.tzinfo = datetime.UTC if self.zone in ("", "UTC", "Local") else zoneinfo.ZoneInfo(self.zone)
+        current = moment.astimezone(zone).replace(second=0, microsecond=0) + datetime.timedelta(minutes=1)
+        limit = current.year + _SEARCH_YEARS
+        while current.year <= limit:
+            if current.month not in self.months:
+                year, month = (current.year + 1, 1) if current.month == 12 else (current.year, current.month + 1)
+                current = current.replace(year=year, month=month, day=1, hour=0, minute=0)
+                continue
+            if not self._day_matches(current):
+                current = (current + datetime.timedelta(days=1)).replace(hour=0, minute=0)
+                continue
+            if current.hour not in self.hours:
+                current = (current + datetime.timedelta(hours=1)).replace(minute=0)
+                continue
+            if current.minute not in self.minutes:
+                current += datetime.timedelta(minutes=1)
+                continue
+            return current.astimezone(datetime.UTC)
+        return None
+
+
+def parse_schedule(spec: str, zone: str = "") -> Schedule:
+    """The schedule of `spec`; `zone` is `spec.timeZone` (a `TZ=` prefix in the spec wins)."""
     if not spec:
         raise CronError("empty spec string")
     if spec.startswith(("TZ=", "CRON_TZ=")):
@@ -102,20 +165,34 @@ def _parse(spec: str) -> None:
             duration = spec[len("@every ") :]
             if not _DURATION.fullmatch(duration):
                 raise CronError(f"failed to parse duration {spec}: time: invalid duration {quote(duration)}")
-        elif spec not in _DESCRIPTORS:
+            return Schedule(every=parse_duration(duration), zone=zone)
+        if spec not in _DESCRIPTORS:
             raise CronError(f"unrecognized descriptor: {spec}")
-        return
+        spec = _DESCRIBED[spec]
     fields = spec.split()
     if len(fields) != len(_FIELDS):
         raise CronError(f"expected exactly {len(_FIELDS)} fields, found {len(fields)}: [{' '.join(fields)}]")
+    allowed = []
     for text, bounds in zip(fields, _FIELDS, strict=True):
+        values: set[int] = set()
         for expression in (part for part in text.split(",") if part):
-            _check_range(expression, bounds)
+            values |= _check_range(expression, bounds)
+        allowed.append(frozenset(values))
+    return Schedule(
+        minutes=allowed[0],
+        hours=allowed[1],
+        days=allowed[2],
+        months=allowed[3],
+        weekdays=frozenset(day % 7 for day in allowed[4]),
+        any_day=fields[2] in ("*", "?"),
+        any_weekday=fields[4] in ("*", "?"),
+        zone=zone,
+    )
 
 
 def schedule_errors(schedule: str) -> list[str]:
     try:
-        _parse(schedule)
+        parse_schedule(schedule)
     except CronError as error:
         return [str(error)]
     return []
