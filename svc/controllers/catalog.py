@@ -13,6 +13,7 @@ from typing import Any
 
 from svc.controllers import (
     cronjob,
+    daemonset,
     deployment,
     endpoints,
     endpointslice,
@@ -138,6 +139,9 @@ BUILT: dict[str, Constructor] = {
     job.NAME: lambda context, options: job.JobController(context, workers=options.concurrent_job_syncs),
     cronjob.NAME: lambda context, options: cronjob.CronJobController(
         context, workers=options.concurrent_cron_job_syncs
+    ),
+    daemonset.NAME: lambda context, options: daemonset.DaemonSetController(
+        context, workers=options.concurrent_daemonset_syncs
     ),
 }
 

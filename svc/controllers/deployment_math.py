@@ -25,7 +25,8 @@ def status_count(rs: Obj, field: str) -> int:
     return (rs.get("status") or {}).get(field) or 0
 
 
-def _scaled(value: Any, total: int, round_up: bool) -> int:
+def scaled_value(value: Any, total: int, round_up: bool) -> int:
+    """An int-or-percent (`maxSurge: 25%`) as a number of pods out of `total`."""
     if isinstance(value, int):
         return value
     text = str(value or "0")
@@ -44,8 +45,8 @@ def fenceposts(deployment: Obj) -> tuple[int, int]:
         return 0, 0
     rolling = strategy.get("rollingUpdate") or {}
     desired = spec.get("replicas", 1)
-    surge = _scaled(rolling.get("maxSurge", "25%"), desired, True)
-    unavailable = _scaled(rolling.get("maxUnavailable", "25%"), desired, False)
+    surge = scaled_value(rolling.get("maxSurge", "25%"), desired, True)
+    unavailable = scaled_value(rolling.get("maxUnavailable", "25%"), desired, False)
     if surge == 0 and unavailable == 0:
         unavailable = 1
     return surge, unavailable

@@ -60,6 +60,7 @@ class Options:
     concurrent_deployment_syncs: int = 5
     concurrent_job_syncs: int = 5
     concurrent_cron_job_syncs: int = 5
+    concurrent_daemonset_syncs: int = 2
     terminated_pod_gc_threshold: int = 12500
     enable_garbage_collector: bool = True
     namespace_sync_period: float = 300.0
@@ -168,6 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--concurrent-deployment-syncs", type=_int, default=5, help="deployment workers (default 5)")
     add("--concurrent-job-syncs", type=_int, default=5, help="job workers (default 5)")
     add("--concurrent-cron-job-syncs", type=_int, default=5, help="cronjob workers (default 5)")
+    add("--concurrent-daemonset-syncs", type=_int, default=2, help="daemonset workers (default 2)")
     add(
         "--terminated-pod-gc-threshold",
         type=_int,
@@ -220,6 +222,7 @@ def parse_options(argv: list[str]) -> Options:
                 "concurrent_deployment_syncs",
                 "concurrent_job_syncs",
                 "concurrent_cron_job_syncs",
+                "concurrent_daemonset_syncs",
                 "terminated_pod_gc_threshold",
                 "enable_garbage_collector",
                 "namespace_sync_period",
@@ -271,6 +274,7 @@ def _validate(options: Options) -> list[str]:
         ("--concurrent-deployment-syncs", options.concurrent_deployment_syncs),
         ("--concurrent-job-syncs", options.concurrent_job_syncs),
         ("--concurrent-cron-job-syncs", options.concurrent_cron_job_syncs),
+        ("--concurrent-daemonset-syncs", options.concurrent_daemonset_syncs),
     ):
         if workers < 1:
             problems.append(f"{flag} must be at least 1")

@@ -17,6 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from svc.controllers.resourcequota import pod_amount
+from svc.machinery.node_affinity import node_affinity_matches, tolerates
 from svc.machinery.quantity import QuantityError, parse_quantity
 
 Obj = dict[str, Any]
@@ -55,82 +56,20 @@ def _ready(node: Obj) -> bool:
     return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
 
 
-def _tolerates(tolerations: list[Obj], taint: Obj) -> bool:
-    for toleration in tolerations:
-        effect = toleration.get("effect") or ""
-        if effect and effect != taint.get("effect"):
-            continue
-        key = toleration.get("key") or ""
-        operator = toleration.get("operator") or "Equal"
-        if not key and operator == "Exists":
-            return True
-        if key != taint.get("key"):
-            continue
-        if operator == "Exists" or (toleration.get("value") or "") == (taint.get("value") or ""):
-            return True
-    return False
-
-
-def _expression_matches(expression: Obj, values: Mapping[str, str]) -> bool:
-    key, operator = expression.get("key", ""), expression.get("operator", "")
-    wanted = expression.get("values") or []
-    present = key in values
-    if operator == "In":
-        return present and values[key] in wanted
-    if operator == "NotIn":
-        return not present or values[key] not in wanted
-    if operator == "Exists":
-        return present
-    if operator == "DoesNotExist":
-        return not present
-    if operator in ("Gt", "Lt") and present and len(wanted) == 1:
-        try:
-            have, bound = int(values[key]), int(wanted[0])
-        except ValueError:
-            return False
-        return have > bound if operator == "Gt" else have < bound
-    return False
-
-
-def _term_matches(term: Obj, node: Obj) -> bool:
-    expressions = term.get("matchExpressions") or []
-    fields = term.get("matchFields") or []
-    if not expressions and not fields:
-        return False
-    labels = node["metadata"].get("labels") or {}
-    name = {"metadata.name": node["metadata"]["name"]}
-    return all(_expression_matches(e, labels) for e in expressions) and all(
-        _expression_matches(f, name) for f in fields
-    )
-
-
-def _affinity_matches(pod: Obj, node: Obj) -> bool:
-    spec = pod.get("spec") or {}
-    labels = node["metadata"].get("labels") or {}
-    if any(labels.get(key) != value for key, value in (spec.get("nodeSelector") or {}).items()):
-        return False
-    required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
-        "requiredDuringSchedulingIgnoredDuringExecution"
-    )
-    if not required:
-        return True
-    return any(_term_matches(term, node) for term in required.get("nodeSelectorTerms") or [])
-
-
 def _unfit_reasons(pod: Obj, requests: Mapping[str, Decimal], node: Obj, usage: NodeUsage) -> list[str]:
     """Why the pod cannot go to the node, in upstream's wording; empty when it can."""
     spec = pod.get("spec") or {}
     tolerations = spec.get("tolerations") or []
     if not _ready(node):
         return ["node(s) were not ready"]
-    if (node.get("spec") or {}).get("unschedulable") and not _tolerates(
+    if (node.get("spec") or {}).get("unschedulable") and not tolerates(
         tolerations, {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
     ):
         return ["node(s) were unschedulable"]
-    if not _affinity_matches(pod, node):
+    if not node_affinity_matches(pod, node):
         return ["node(s) didn't match Pod's node affinity/selector"]
     for taint in (node.get("spec") or {}).get("taints") or []:
-        if taint.get("effect") in ("NoSchedule", "NoExecute") and not _tolerates(tolerations, taint):
+        if taint.get("effect") in ("NoSchedule", "NoExecute") and not tolerates(tolerations, taint):
             return [f"node(s) had untolerated taint {{{taint.get('key', '')}: {taint.get('value', '')}}}"]
     allocatable = (node.get("status") or {}).get("allocatable") or {}
     reasons = []

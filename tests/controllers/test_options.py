@@ -24,6 +24,7 @@ BUILT = [
     "replicationcontroller-controller",
     "job-controller",
     "cronjob-controller",
+    "daemonset-controller",
 ]
 
 
