@@ -25,6 +25,7 @@ from svc.controllers import (
     resourcequota,
     rootcacert,
     serviceaccount,
+    statefulset,
     ttlafterfinished,
 )
 from svc.controllers.context import ControllerContext
@@ -142,6 +143,9 @@ BUILT: dict[str, Constructor] = {
     ),
     daemonset.NAME: lambda context, options: daemonset.DaemonSetController(
         context, workers=options.concurrent_daemonset_syncs
+    ),
+    statefulset.NAME: lambda context, options: statefulset.StatefulSetController(
+        context, workers=options.concurrent_statefulset_syncs
     ),
 }
 

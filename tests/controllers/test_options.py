@@ -25,6 +25,7 @@ BUILT = [
     "job-controller",
     "cronjob-controller",
     "daemonset-controller",
+    "statefulset-controller",
 ]
 
 
@@ -82,9 +83,9 @@ def test_the_garbage_collector_follows_enable_garbage_collector() -> None:
 
 def test_a_flag_of_an_unbuilt_controller_is_an_unknown_flag(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
-        parse_options(["--concurrent-statefulset-syncs=5"])
+        parse_options(["--concurrent-horizontal-pod-autoscaler-syncs=5"])
     assert exit_info.value.code == 2
-    assert "unrecognized arguments: --concurrent-statefulset-syncs=5" in capsys.readouterr().err
+    assert "unrecognized arguments: --concurrent-horizontal-pod-autoscaler-syncs=5" in capsys.readouterr().err
 
 
 def test_help_names_the_built_controllers(capsys: pytest.CaptureFixture[str]) -> None:
