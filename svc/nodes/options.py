@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--run-time",
         type=_duration,
         default=1.0,
-        help="how long pods that run to completion (a Job's, or annotated simulator.svc.io/exit-code) run (default 1s)",
+        help="run time of pods with restartPolicy Never/OnFailure or a simulator.svc.io/exit-code (default 1s)",
     )
     add("--schedule", type=_bool, default=True, help="run the simple scheduler for pending pods (default true)")
     add("--brand-profile", choices=sorted(PROFILES), default="svc", help="identifier spelling of the API server")

@@ -1,10 +1,11 @@
 """The status a simulated kubelet reports for a pod: started, running, and how it ends.
 
-Containers "start" at once and are ready (readiness probes are not run). A pod runs until deleted,
-except pods that run to completion: those owned by a Job, or annotated with an exit code
-(`simulator.svc.io/exit-code`). They end after the configured run time with that exit code (0 for a
-Job's pods): Succeeded or Failed, unless the restart policy restarts them (`Always`, or `OnFailure`
-after a failure): then the restart count goes up and the containers run again, as a crash loop does.
+Containers "start" at once and are ready (readiness probes are not run). Pods whose restart policy
+is `Always` run until deleted; pods with `Never` or `OnFailure` are batch work and exit after the
+configured run time with code 0. The annotation `simulator.svc.io/exit-code` sets the exit code of
+any pod (an `Always` pod then restarts after each run, as a crash loop does). A pod ends Succeeded or
+Failed, unless its restart policy restarts it (`Always`, or `OnFailure` after a failure): then the
+restart count goes up and the containers run again.
 """
 
 from __future__ import annotations
@@ -31,9 +32,8 @@ def planned_exit_code(pod: Obj) -> int | None:
             return int(annotations[EXIT_CODE_ANNOTATION])
         except ValueError:
             return 1
-    owners = pod["metadata"].get("ownerReferences") or []
     restart_policy = (pod.get("spec") or {}).get("restartPolicy") or "Always"
-    return 0 if restart_policy != "Always" and any(owner.get("kind") == "Job" for owner in owners) else None
+    return 0 if restart_policy != "Always" else None
 
 
 def restarts_after(pod: Obj, exit_code: int) -> bool:
