@@ -45,6 +45,8 @@ class Authentication:
         return self.request_header.strip(request) if self.request_header is not None else request
 
     def start(self) -> None:
+        if self.jwt is not None:
+            self._tasks.append(asyncio.create_task(self.jwt.prefetch(), name="authn-jwks-prefetch"))
         if self.jwt is not None and self.config_file:
             self._tasks.append(
                 asyncio.create_task(self.jwt.watch(self.config_file, self.config_data), name="authn-config-reload")

@@ -1,15 +1,17 @@
 """An OIDC provider's signing keys: discovery document, then its JWKS, over HTTPS with its own CA.
 
-Fetched on first use and cached. A token signed with a key id the cache does not hold makes the set
-refetch once (the provider rotated its keys), but not more often than `REFRESH_INTERVAL`, and
-concurrent requests share one fetch in flight, so a stream of tokens with made-up key ids cannot
-turn the API server into a load generator against the provider. The discovered `issuer` must equal
-the configured one, as OIDC discovery requires (also when `discoveryURL` points elsewhere).
+Fetched at start (again on first use if that failed) and cached. A token signed with a key id the
+cache does not hold makes the set refetch once (the provider rotated its keys), but not more often
+than `REFRESH_INTERVAL`, and concurrent requests share one fetch in flight, so a stream of tokens with
+made-up key ids cannot turn the API server into a load generator against the provider. The
+discovered `issuer` must equal the configured one, as OIDC discovery requires (also when
+`discoveryURL` points elsewhere).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import ssl
 import time
@@ -64,6 +66,12 @@ class ProviderKeys:
             return found
         await self._refresh()
         return self._lookup(kid)
+
+    async def prefetch(self) -> None:
+        """Load the keys ahead of the first token, as upstream initialises its verifiers at start;
+        a failure is logged and retried on demand (rate limited)."""
+        with contextlib.suppress(KeySetError):
+            await self._refresh()
 
     def _lookup(self, kid: str | None) -> list[jwt.PyJWK]:
         if kid is None:

@@ -102,6 +102,10 @@ class StructuredJWT:
             log.info("reloaded authentication config")
             for keys in retired:
                 await keys.close()
+            await self.prefetch()
+
+    async def prefetch(self) -> None:
+        await asyncio.gather(*(authenticator.keys.prefetch() for authenticator in self._issuers.values()))
 
     async def close(self) -> None:
         for authenticator in self._issuers.values():

@@ -213,3 +213,22 @@ def test_changed_file_is_reloaded_and_a_bad_one_keeps_the_old(
     _write(path, broken)
     time.sleep(0.3)
     assert whoami(client)[1]["username"] == "new:alice"
+
+
+def test_signing_algs_flag_limits_the_accepted_algorithms(svc_server_factory, provider, authority, tmp_path) -> None:
+    server = svc_server_factory(*_flags(provider, authority, tmp_path), "--oidc-signing-algs=ES256")
+    assert whoami(token_client(server, provider.token()))[0] == 401  # signed RS256
+
+
+def test_any_configured_audience_matches(svc_server_factory, provider, authority, tmp_path) -> None:
+    config = _config(provider, authority)
+    config["jwt"][0]["issuer"].update(audiences=["first", "second"], audienceMatchPolicy="MatchAny")
+    server = svc_server_factory(f"--authentication-config={_write(tmp_path / 'authn.json', config)}")
+    assert whoami(token_client(server, provider.token(aud=["other", "second"])))[0] == 201
+    assert whoami(token_client(server, provider.token(aud="svc")))[0] == 401
+
+
+def test_keys_are_fetched_at_start(svc_server_factory, provider, authority, tmp_path) -> None:
+    config = _config(provider, authority)
+    svc_server_factory(f"--authentication-config={_write(tmp_path / 'authn.json', config)}")
+    assert wait_for(lambda: provider.jwks_requests == 1)
