@@ -156,6 +156,7 @@ class Webhook:
     def __init__(self, users: dict[str, dict[str, Any]]) -> None:
         self.users = users
         self.reviews: list[dict[str, Any]] = []
+        self.authorizations: list[str] = []
         self.fail = False
         self.app = web.Application()
         self.app.router.add_post("/review", self._review)
@@ -163,6 +164,7 @@ class Webhook:
     async def _review(self, request: web.Request) -> web.Response:
         review = await request.json()
         self.reviews.append(review)
+        self.authorizations.append(request.headers.get("Authorization", ""))
         if self.fail:
             return web.Response(status=500, text="broken")
         user = self.users.get(review["spec"]["token"])

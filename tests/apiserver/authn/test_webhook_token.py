@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from svc.apiserver.authn import webhook_token
 from tests.apiserver.authn.peers import Authority, Webhook, serve_https, token_client, whoami
 
 USERS = {
@@ -84,13 +85,24 @@ def test_zero_ttl_disables_the_cache(svc_server_factory, webhook) -> None:
     assert len(hook.reviews) == 2
 
 
-def test_failing_webhook_is_401_not_500_and_is_not_cached(svc_server_factory, webhook) -> None:
+def test_failing_webhook_is_retried_then_401_not_500_and_is_not_cached(
+    svc_server_factory, webhook, monkeypatch
+) -> None:
+    monkeypatch.setattr(webhook_token, "RETRY_DELAY", 0.01)
     hook, config = webhook
     server = svc_server_factory(f"--authentication-token-webhook-config-file={config}")
     hook.fail = True
     assert whoami(token_client(server, "good-token"))[0] == 401
+    assert len(hook.reviews) == webhook_token.RETRY_STEPS
     hook.fail = False
     assert whoami(token_client(server, "good-token"))[0] == 201
+
+
+def test_webhook_is_called_with_the_kubeconfig_credentials(svc_server_factory, webhook) -> None:
+    hook, config = webhook
+    server = svc_server_factory(f"--authentication-token-webhook-config-file={config}")
+    whoami(token_client(server, "good-token"))
+    assert hook.authorizations == ["Bearer shared-secret"]
 
 
 def test_unreachable_webhook_is_401(svc_server_factory, tmp_path) -> None:
