@@ -64,7 +64,7 @@ class JWTAuthenticator:
 
     async def _verify(self, token: str, header: Mapping[str, Any]) -> dict[str, Any]:
         algorithm = header.get("alg")
-        if algorithm not in self._algorithms:
+        if not isinstance(algorithm, str) or algorithm not in self._algorithms:
             raise AuthenticationError(
                 f"oidc: verify token: oidc: id token signed with unsupported algorithm {algorithm}"
             )

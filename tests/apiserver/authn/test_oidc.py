@@ -4,6 +4,7 @@ anonymous conditions and reloading of the configuration file."""
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 from collections.abc import Iterator
@@ -146,6 +147,32 @@ def test_tokens_failing_verification_are_401(svc_server_factory, provider, autho
 def test_malformed_tokens_are_401(svc_server_factory, provider, authority, tmp_path, token) -> None:
     config = _config(provider, authority)
     server = svc_server_factory(f"--authentication-config={_write(tmp_path / 'authn.json', config)}")
+    assert whoami(token_client(server, token))[0] == 401
+
+
+def _unsigned(header: dict[str, Any], claims: dict[str, Any]) -> str:
+    def part(value: dict[str, Any]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
+
+    return f"{part(header)}.{part(claims)}.c2ln"
+
+
+@pytest.mark.parametrize(
+    ("header", "claims"),
+    [
+        ({"alg": ["RS256"], "kid": "key-1"}, {}),
+        ({"alg": "none"}, {}),
+        ({"alg": "HS256", "kid": "key-1"}, {}),
+        ({"alg": "RS256", "kid": "key-1"}, {"exp": "tomorrow", "aud": {"x": 1}}),
+    ],
+    ids=["alg-list", "alg-none", "alg-hmac", "odd-claim-types"],
+)
+def test_crafted_tokens_naming_the_issuer_are_401(
+    svc_server_factory, provider, authority, tmp_path, header, claims
+) -> None:
+    config = _config(provider, authority)
+    server = svc_server_factory(f"--authentication-config={_write(tmp_path / 'authn.json', config)}")
+    token = _unsigned(header, {"iss": provider.url, "aud": "svc", "sub": "x", "exp": int(time.time()) + 60, **claims})
     assert whoami(token_client(server, token))[0] == 401
 
 
