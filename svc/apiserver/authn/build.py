@@ -83,7 +83,7 @@ def build_authenticator(
     closers: list[Any] = []
     structured = None
     if external.jwt is not None and (external.jwt.jwt or external.authentication_config_file):
-        structured = StructuredJWT(external.jwt)
+        structured = StructuredJWT(external.jwt, disallowed_issuers=external.disallowed_issuers)
         authenticators.append(structured)
         closers.append(structured)
     if external.webhook_config_file:

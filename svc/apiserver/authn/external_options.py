@@ -49,6 +49,8 @@ class ExternalAuthnOptions:
     webhook_cache_ttl: float = DEFAULT_WEBHOOK_CACHE_TTL
     requestheader_client_ca_file: str = ""
     request_header: RequestHeaderConfig = field(default_factory=RequestHeaderConfig)
+    disallowed_issuers: tuple[str, ...] = ()
+    """The service-account issuers: a JWT issuer may not claim them (upstream validates it)."""
 
     @property
     def anonymous(self) -> jwt_config.AnonymousConfig | None:
@@ -87,13 +89,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def from_args(args: argparse.Namespace) -> ExternalAuthnOptions:
     """The options; raises ValueError with upstream's text on a bad or contradictory setting."""
-    options = ExternalAuthnOptions()
+    options = ExternalAuthnOptions(disallowed_issuers=tuple(getattr(args, "service_account_issuer", None) or ()))
     oidc_set = any(getattr(args, name) is not None for name in OIDC_FLAGS)
     if args.authentication_config:
         if oidc_set:
             raise ValueError("authentication-config file and oidc-* flags are mutually exclusive")
         options.authentication_config_file = args.authentication_config
-        options.jwt, options.jwt_data = jwt_config.load(args.authentication_config)
+        options.jwt, options.jwt_data = jwt_config.load(args.authentication_config, options.disallowed_issuers)
         if options.jwt.anonymous is not None and getattr(args, "anonymous_auth", None) is not None:
             raise ValueError(
                 str(
@@ -105,7 +107,7 @@ def from_args(args: argparse.Namespace) -> ExternalAuthnOptions:
                 )
             )
     elif oidc_set:
-        options.jwt = _oidc(args)
+        options.jwt = _oidc(args, options.disallowed_issuers)
     if args.authentication_token_webhook_config_file:
         options.webhook_config_file = args.authentication_token_webhook_config_file
         load_webhook_config(options.webhook_config_file)
@@ -131,7 +133,7 @@ def from_args(args: argparse.Namespace) -> ExternalAuthnOptions:
     return options
 
 
-def _oidc(args: argparse.Namespace) -> AuthenticationConfiguration:
+def _oidc(args: argparse.Namespace, disallowed_issuers: tuple[str, ...]) -> AuthenticationConfiguration:
     if not args.oidc_issuer_url or not args.oidc_client_id:
         raise ValueError("oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set")
     algorithms = tuple(args.oidc_signing_algs or ("RS256",))
@@ -163,5 +165,5 @@ def _oidc(args: argparse.Namespace) -> AuthenticationConfiguration:
         required_claims=required,
         signing_algorithms=algorithms,
     )
-    jwt_config.check(config)
+    jwt_config.check(config, disallowed_issuers)
     return config

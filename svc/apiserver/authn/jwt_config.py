@@ -248,7 +248,7 @@ def decode(data: bytes) -> AuthenticationConfiguration:
     return AuthenticationConfiguration(jwt=jwt, anonymous=anonymous)
 
 
-def load(path: str) -> tuple[AuthenticationConfiguration, bytes]:
+def load(path: str, disallowed_issuers: Iterable[str] = ()) -> tuple[AuthenticationConfiguration, bytes]:
     """The decoded and validated file and its bytes; raises ValueError with upstream's start-up text."""
     try:
         data = Path(path).read_bytes()
@@ -260,7 +260,7 @@ def load(path: str) -> tuple[AuthenticationConfiguration, bytes]:
         config = decode(data)
     except ConfigError as error:
         raise ValueError(f'failed to load authentication configuration from file "{path}": {error}') from None
-    check(config)
+    check(config, disallowed_issuers)
     return config, data
 
 
@@ -340,7 +340,7 @@ def _validate_anonymous(anonymous: AnonymousConfig) -> list[FieldError]:
         errors.append(
             field_errors.invalid(
                 "anonymous.conditions",
-                field_errors.Rendered(str([{"path": p} for p in anonymous.paths])),
+                [{"path": path} for path in anonymous.paths],
                 "enabled should be set to true when conditions are defined",
             )
         )
@@ -378,7 +378,7 @@ def _validate_jwt(authenticator: JWTAuthenticatorConfig, path: str, disallowed: 
             errors.append(
                 field_errors.invalid(
                     f"{path}.issuer.certificateAuthority",
-                    field_errors.Rendered('"<omitted>"'),
+                    "<omitted>",
                     "data does not contain any valid RSA or ECDSA certificates",
                 )
             )

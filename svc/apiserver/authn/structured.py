@@ -33,8 +33,9 @@ RELOAD_INTERVAL = 1.0
 
 
 class StructuredJWT:
-    def __init__(self, config: AuthenticationConfiguration) -> None:
+    def __init__(self, config: AuthenticationConfiguration, *, disallowed_issuers: tuple[str, ...] = ()) -> None:
         self.config = config
+        self._disallowed_issuers = disallowed_issuers
         self._issuers: dict[str, JWTAuthenticator] = {}
         self._install(config)
 
@@ -74,7 +75,7 @@ class StructuredJWT:
             config = jwt_config.decode(data)
         except jwt_config.ConfigError as error:
             raise ValueError(f"failed to load authentication config: {error}") from None
-        errors = jwt_config.validate(config)
+        errors = jwt_config.validate(config, self._disallowed_issuers)
         if config.anonymous != self.config.anonymous:
             errors.append(field_errors.forbidden("anonymous", "changed from initial configuration file"))
         if errors:

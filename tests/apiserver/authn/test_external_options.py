@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from svc.apiserver.authn import jwt_config
 from svc.apiserver.options import parse_options
 
 ISSUER = "https://issuer.example.com"
@@ -164,4 +165,13 @@ def test_unreadable_requestheader_ca(tmp_path, capsys) -> None:
     path.write_text("not a certificate")
     assert "data does not contain any valid RSA or ECDSA certificates" in _error(
         [f"--requestheader-client-ca-file={path}"], capsys
+    )
+
+
+def test_service_account_issuers_may_not_be_claimed(tmp_path) -> None:
+    config, _ = jwt_config.load(_file(tmp_path, [_jwt()]))
+    (error,) = jwt_config.validate(config, ["https://sa.example.com", ISSUER])
+    assert str(error) == (
+        'jwt[0].issuer.url: Invalid value: "https://issuer.example.com": URL must not overlap with disallowed '
+        "issuers: [https://issuer.example.com https://sa.example.com]"
     )
