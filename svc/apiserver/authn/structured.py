@@ -59,11 +59,10 @@ class StructuredJWT:
         if token is None or not self._issuers:
             return None
         try:
-            header = jwt.get_unverified_header(token)
-            claims = jwt.decode(token, options={"verify_signature": False})
+            unverified = jwt.decode_complete(token, options={"verify_signature": False})
         except jwt.PyJWTError:
             raise AuthenticationError("invalid bearer token") from None
-        issuer = claims.get("iss")
+        header, issuer = unverified["header"], unverified["payload"].get("iss")
         authenticator = self._issuers.get(issuer) if isinstance(issuer, str) else None
         if authenticator is None:
             raise AuthenticationError("invalid bearer token")
