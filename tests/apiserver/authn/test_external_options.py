@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from svc.apiserver.authn import jwt_config
+from svc.apiserver.authn.structured import StructuredJWT
 from svc.apiserver.options import parse_options
 
 ISSUER = "https://issuer.example.com"
@@ -175,3 +176,23 @@ def test_service_account_issuers_may_not_be_claimed(tmp_path) -> None:
         'jwt[0].issuer.url: Invalid value: "https://issuer.example.com": URL must not overlap with disallowed '
         "issuers: [https://issuer.example.com https://sa.example.com]"
     )
+
+
+def test_unreadable_webhook_kubeconfig(tmp_path, capsys) -> None:
+    path = tmp_path / "webhook.kubeconfig"
+    path.write_text("apiVersion: v1\nkind: Config\nclusters: []\n")
+    assert _error([f"--authentication-token-webhook-config-file={path}"], capsys) == (
+        f"Error: invalid authentication token webhook config file {path}: "
+        "no context chosen and no current-context set in the kubeconfig\n"
+    )
+
+
+def test_a_reload_may_not_change_the_anonymous_section(tmp_path) -> None:
+    config, _ = jwt_config.load(_file(tmp_path, [_jwt()], anonymous={"enabled": True}))
+    authenticator = StructuredJWT(config)
+    changed = json.dumps(
+        {"apiVersion": "apiserver.config.k8s.io/v1", "kind": "AuthenticationConfiguration", "jwt": [_jwt()]}
+    )
+    with pytest.raises(ValueError, match="anonymous: Forbidden: changed from initial configuration file"):
+        authenticator.reload(changed.encode())
+    assert authenticator.config is config
