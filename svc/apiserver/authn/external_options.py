@@ -88,7 +88,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def from_args(args: argparse.Namespace) -> ExternalAuthnOptions:
-    """The options; raises ValueError with upstream's text on a bad or contradictory setting."""
+    """The options; raises ValueError with upstream's text on a bad or contradictory setting, on one
+    line (a CEL compilation error's source excerpt is joined onto it)."""
+    try:
+        return _from_args(args)
+    except ValueError as error:
+        raise ValueError(" ".join(line.strip() for line in str(error).splitlines())) from None
+
+
+def _from_args(args: argparse.Namespace) -> ExternalAuthnOptions:
     options = ExternalAuthnOptions(disallowed_issuers=tuple(getattr(args, "service_account_issuer", None) or ()))
     oidc_set = any(getattr(args, name) is not None for name in OIDC_FLAGS)
     if args.authentication_config:

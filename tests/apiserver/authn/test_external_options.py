@@ -90,11 +90,12 @@ def test_duplicate_issuers(tmp_path, capsys) -> None:
     )
 
 
-def test_cel_that_does_not_compile(tmp_path, capsys) -> None:
+def test_cel_that_does_not_compile_is_reported_on_one_line(tmp_path, capsys) -> None:
     path = _file(tmp_path, [_jwt(claimValidationRules=[{"expression": "foo.bar", "message": "x"}])])
-    assert _error([f"--authentication-config={path}"], capsys).startswith(
+    assert _error([f"--authentication-config={path}"], capsys) == (
         "Error: invalid authentication configuration: jwt[0].claimValidationRules[0].expression: "
-        "Invalid value: \"foo.bar\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'foo'"
+        "Invalid value: \"foo.bar\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'foo' "
+        "(in container '') | foo.bar | ^\n"
     )
 
 
