@@ -16,6 +16,8 @@ from typing import NoReturn
 from svc import __version__
 from svc.api.brand import PROFILES
 from svc.api.resources import parse_runtime_config
+from svc.apiserver.authn import external_options
+from svc.apiserver.authn.external_options import ExternalAuthnOptions
 from svc.apiserver.authn.token_file import TokenFile, TokenFileError
 from svc.apiserver.authn.x509 import load_client_cas
 from svc.apiserver.authz.abac import load_policy_file
@@ -57,6 +59,7 @@ class Options:
     client_ca_file: str = ""
     token_auth_file: str = ""
     anonymous_auth: bool = True
+    external_authn: ExternalAuthnOptions = field(default_factory=ExternalAuthnOptions)
     authorization_mode: list[str] = field(default_factory=lambda: ["AlwaysAllow"])
     authorization_policy_file: str = ""
     storage_backend: str = "sqlite"
@@ -229,6 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"CIDR (or two, one per IP family) of service cluster IPs (default {DEFAULT_CLUSTER_IP_RANGE})",
     )
     add("--service-node-port-range", help=f"N1-N2: node ports, inclusive (default {DEFAULT_NODE_PORT_RANGE})")
+    external_options.add_arguments(parser)
     add("--vmodule", help="pattern=N,...: verbosity per module (file name glob)")
     add("--logging-format", help="text (default) or json")
     return parser
@@ -317,6 +321,7 @@ def parse_options(argv: list[str]) -> Options:
             TokenFile(options.token_auth_file)
         if options.client_ca_file:
             load_client_cas(options.client_ca_file)
+        options.external_authn = external_options.from_args(args)
         if bool(options.tls_cert_file) != bool(options.tls_private_key_file):
             raise ValueError("--tls-cert-file and --tls-private-key-file must be given together")
         if args.watch_cache_sizes:

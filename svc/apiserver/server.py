@@ -28,10 +28,11 @@ from svc.apiserver import default_service
 from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
 from svc.apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
+from svc.apiserver.authn import extension_configmap
 from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
+from svc.apiserver.authn.build import Authentication, build_authenticator
 from svc.apiserver.authn.loopback import LoopbackToken
-from svc.apiserver.authn.token_file import TokenFile
-from svc.apiserver.authn.x509 import ClientCertificates, load_client_cas
+from svc.apiserver.authn.x509 import load_client_cas
 from svc.apiserver.authz.abac import AbacAuthorizer, load_policy_file
 from svc.apiserver.authz.modes import build_authorizer, build_rule_resolver
 from svc.apiserver.authz.node.policy import NodePolicy
@@ -110,7 +111,8 @@ class Server:
         self.http_server: ApiHttpServer | None = None
         self._listener: asyncio.base_events.Server | None = None
         # Rejects everything until start() builds the real one (the client CA is generated there).
-        self.authenticator = AuthenticatorUnion([], anonymous=False)
+        self.authentication = Authentication(AuthenticatorUnion([], anonymous=False))
+        self.authenticator = self.authentication.union
         self.rbac = RbacPolicy(self.profile)
         modes = options.authorization_mode
         self.node_policy = NodePolicy(self.profile) if "Node" in modes else None
@@ -317,6 +319,14 @@ class Server:
             with contextlib.suppress(status.StatusError):
                 await store.create("", obj, admission=NoAdmission(), user=system, options=WriteOptions())
 
+    async def _publish_authentication_configmap(self, client_cas: list[x509.Certificate]) -> None:
+        external = self.options.external_authn
+        request_header = self.authentication.request_header
+        data = extension_configmap.configmap_data(client_cas, request_header, external.request_header_cas())
+        system = UserInfo(self.profile.apiserver_name, groups=("system:masters",))
+        store = self.stores[("", "v1", "configmaps")]
+        await extension_configmap.publish(store, self.profile.system_namespace, data, system)
+
     def _ssl_context(self, client_cas: list[x509.Certificate]) -> ssl.SSLContext:
         """Requests a client certificate without verifying it in the handshake (upstream's
         `tls.RequestClientCert`); the x509 authenticator verifies it. The CAs loaded here only
@@ -328,7 +338,7 @@ class Server:
             context.load_cert_chain(options.tls_cert_file, options.tls_private_key_file)
         else:
             context.load_cert_chain(self.pki.serving.cert, self.pki.serving.key)
-        for authority in client_cas:
+        for authority in [*client_cas, *options.external_authn.request_header_cas()]:
             context.load_verify_locations(cadata=authority.public_bytes(serialization.Encoding.DER))
         request_client_certificate(context)
         context.set_alpn_protocols(["http/1.1"])
@@ -338,14 +348,6 @@ class Server:
         """Those of `--client-ca-file` when given (they replace the generated one), else the generated one."""
         assert self.pki is not None
         return load_client_cas(self.options.client_ca_file or self.pki.client_ca.cert)
-
-    def _build_authenticator(self, client_cas: list[x509.Certificate]) -> AuthenticatorUnion:
-        authenticators: list[Any] = [ClientCertificates(client_cas)]
-        if self.loopback is not None:
-            authenticators.append(self.loopback)
-        if self.options.token_auth_file:
-            authenticators.append(TokenFile(self.options.token_auth_file))
-        return AuthenticatorUnion(authenticators, anonymous=self.options.anonymous_auth)
 
     async def start(self) -> None:
         options = self.options
@@ -361,7 +363,10 @@ class Server:
             ),
         )
         client_cas = self._client_cas()
-        self.authenticator = self._build_authenticator(client_cas)
+        self.authentication = build_authenticator(
+            options, client_cas=client_cas, loopback=self.loopback, profile=self.profile
+        )
+        self.authenticator = self.authentication.union
         await self._open_storage()
         self.http_server = ApiHttpServer(self._handle, self.serving_limits, on_lost=self.watches.connection_lost)
         self._listener, port = await listen(self.http_server, host, options.secure_port, self._ssl_context(client_cas))
@@ -369,6 +374,8 @@ class Server:
         self.bound_url = f"https://{_host_port(host, port)}"
         self.discovery.server_address = _host_port(advertise, port)
         await self._bootstrap()
+        await self._publish_authentication_configmap(client_cas)
+        self.authentication.start()
         await self.rbac.start(self.store_for, UserInfo(self.profile.apiserver_name, groups=("system:masters",)))
         if self.node_policy is not None:
             await self.node_policy.start(self.store_for)
@@ -409,6 +416,7 @@ class Server:
         await self.rbac.stop()
         if self.node_policy is not None:
             await self.node_policy.stop()
+        await self.authentication.close()
         for cache in self.caches.values():
             await cache.stop()
         if self.backend is not None:

@@ -1,4 +1,7 @@
-"""Name the user of the request; reject (401) when nobody recognises it and anonymous is off."""
+"""Name the user of the request; reject (401) when nobody recognises it and anonymous is off.
+
+Front-proxy headers are removed from the request once it is authenticated, trusted or not, so no
+handler (a proxy to a pod or an aggregated server) passes on what a client forged."""
 
 from __future__ import annotations
 
@@ -18,4 +21,5 @@ async def authenticate(ctx: RequestContext, next_handler: Handler) -> web.Stream
     if user is None:
         raise status.unauthorized()
     ctx.user = ctx.authenticated_user = user
+    ctx.request = ctx.server.authentication.strip(ctx.request)
     return await next_handler(ctx)
