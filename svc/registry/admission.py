@@ -29,6 +29,16 @@ class UserInfo:
 
 
 @dataclass
+class Reinvocation:
+    """Upstream's reinvocation context: a mutating plugin that changed the object asks for a second
+    pass of the mutating chain (`should_reinvoke`); plugins keep their own state in `values`."""
+
+    is_reinvoke: bool = False
+    should_reinvoke: bool = False
+    values: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class Attributes:
     operation: Operation
     resource: Resource
@@ -39,6 +49,17 @@ class Attributes:
     dry_run: bool = False
     object: dict[str, Any] | None = None
     old_object: dict[str, Any] | None = None
+    options: dict[str, Any] | None = None
+    """The request's CreateOptions, UpdateOptions or DeleteOptions, as webhooks receive them."""
+    warnings: list[str] = field(default_factory=list)
+    """Warnings for the client (`Warning` response headers)."""
+    annotations: dict[str, str] = field(default_factory=dict)
+    """Audit annotations admission adds to the request's audit event."""
+    reinvocation: Reinvocation = field(default_factory=Reinvocation)
+
+    def warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
 
 
 class Admission(Protocol):

@@ -30,7 +30,7 @@ async def update(scope: Scope) -> web.StreamResponse:
             scope.namespace,
             scope.name,
             body,
-            admission=scope.server.admission,
+            admission=scope.admission,
             user=scope.ctx.user,
             options=scope.write_options(),
         )
@@ -43,7 +43,7 @@ async def update(scope: Scope) -> web.StreamResponse:
         scope.namespace,
         scope.name,
         replace,
-        admission=scope.server.admission,
+        admission=scope.admission,
         user=scope.ctx.user,
         options=scope.write_options(),
     )
