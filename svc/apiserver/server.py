@@ -28,6 +28,7 @@ from svc.apiserver import default_service
 from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
 from svc.apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
+from svc.apiserver.admission.plugins.webhook.build import build_webhooks
 from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
 from svc.apiserver.authn.loopback import LoopbackToken
 from svc.apiserver.authn.token_file import TokenFile
@@ -111,8 +112,14 @@ class Server:
         self.authorizer = build_authorizer(options.authorization_mode, rbac=self.rbac.authorizer)
         self.rule_resolver = build_rule_resolver(options.authorization_mode, rbac=self.rbac.index)
         immortal = frozenset({"default", self.profile.system_namespace, self.profile.public_namespace})
+        self.webhooks = build_webhooks(self, get_namespace=self._get_namespace)
         self.admission = Chain(
-            [EscalationCheck(self.rbac.index, self.authorizer), NamespaceLifecycle(self._get_namespace, immortal)]
+            [
+                EscalationCheck(self.rbac.index, self.authorizer),
+                NamespaceLifecycle(self._get_namespace, immortal),
+                self.webhooks.mutating,
+                self.webhooks.validating,
+            ]
         )
         self.discovery = Discovery(self.resources, self.served_subresources, "")
         self.openapi = OpenAPI(self.resources, self.profile)
@@ -393,6 +400,7 @@ class Server:
         if self._listener is not None:
             self._listener.close()
         await self.rbac.stop()
+        await self.webhooks.client.close()
         for cache in self.caches.values():
             await cache.stop()
         if self.backend is not None:
