@@ -27,7 +27,7 @@ from svc.api.resources import Resource, ResourceSet, version_priority
 from svc.apiserver import default_service
 from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
-from svc.apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
+from svc.apiserver.admission.registry import build_plugins
 from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
 from svc.apiserver.authn.loopback import LoopbackToken
 from svc.apiserver.authn.token_file import TokenFile
@@ -110,9 +110,8 @@ class Server:
         self.rbac = RbacPolicy(self.profile)
         self.authorizer = build_authorizer(options.authorization_mode, rbac=self.rbac.authorizer)
         self.rule_resolver = build_rule_resolver(options.authorization_mode, rbac=self.rbac.index)
-        immortal = frozenset({"default", self.profile.system_namespace, self.profile.public_namespace})
         self.admission = Chain(
-            [EscalationCheck(self.rbac.index, self.authorizer), NamespaceLifecycle(self._get_namespace, immortal)]
+            [EscalationCheck(self.rbac.index, self.authorizer), *build_plugins(options.admission, self)]
         )
         self.discovery = Discovery(self.resources, self.served_subresources, "")
         self.openapi = OpenAPI(self.resources, self.profile)

@@ -7,6 +7,7 @@ only calls `admit` (mutating) and `validate` at the points upstream's generic st
 from __future__ import annotations
 
 import enum
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -28,6 +29,11 @@ class UserInfo:
     extra: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
+# The warnings list of the request being served (set per request by the HTTP layer): plugins add
+# `Warning` header items without the registry having to carry them, as upstream's context does.
+request_warnings: ContextVar[list[str] | None] = ContextVar("request_warnings", default=None)
+
+
 @dataclass
 class Attributes:
     operation: Operation
@@ -39,6 +45,17 @@ class Attributes:
     dry_run: bool = False
     object: dict[str, Any] | None = None
     old_object: dict[str, Any] | None = None
+    options: Any = None  # the request's WriteOptions or DeleteOptions
+
+    @property
+    def kind(self) -> str:
+        return self.resource.kind
+
+    def warn(self, message: str) -> None:
+        """Add a warning to the response of the current request (dropped outside a request)."""
+        warnings = request_warnings.get()
+        if warnings is not None and message not in warnings:
+            warnings.append(message)
 
 
 class Admission(Protocol):
