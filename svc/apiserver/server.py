@@ -27,6 +27,7 @@ from svc.api.resources import Resource, ResourceSet, version_priority
 from svc.apiserver import default_service
 from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
+from svc.apiserver.admission.plugins.priority import create_system_priority_classes
 from svc.apiserver.admission.registry import build_plugins
 from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
 from svc.apiserver.authn.loopback import LoopbackToken
@@ -303,6 +304,7 @@ class Server:
             obj = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
             with contextlib.suppress(status.StatusError):
                 await store.create("", obj, admission=NoAdmission(), user=system, options=WriteOptions())
+        await create_system_priority_classes(self, system)
 
     def _ssl_context(self, client_cas: list[x509.Certificate]) -> ssl.SSLContext:
         """Requests a client certificate without verifying it in the handshake (upstream's
