@@ -21,6 +21,8 @@ class AdmissionOptions:
     disable_plugins: list[str] = field(default_factory=list)
     admission_control: list[str] | None = None
     configuration: AdmissionConfiguration = field(default_factory=AdmissionConfiguration)
+    default_not_ready_toleration_seconds: int = 300
+    default_unreachable_toleration_seconds: int = 300
 
     def enabled_plugins(self) -> list[str]:
         """The plugins to run, in upstream's fixed order whatever the order of the flags."""
@@ -56,6 +58,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="deprecated: the complete list of admission plugins to run (order irrelevant)",
     )
     add("--admission-control-config-file", help="AdmissionConfiguration file with per-plugin configuration")
+    for condition in ("not-ready", "unreachable"):
+        add(
+            f"--default-{condition}-toleration-seconds",
+            type=int,
+            help=f"tolerationSeconds of the {condition} node taint added to pods without one (default 300)",
+        )
 
 
 def _flatten(groups: list[list[str]] | None) -> list[str] | None:
@@ -85,6 +93,10 @@ def from_args(args: argparse.Namespace) -> AdmissionOptions:
     if errors:
         raise ValueError(errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]")
     options = AdmissionOptions(enable or [], disable or [], legacy)
+    if args.default_not_ready_toleration_seconds is not None:
+        options.default_not_ready_toleration_seconds = args.default_not_ready_toleration_seconds
+    if args.default_unreachable_toleration_seconds is not None:
+        options.default_unreachable_toleration_seconds = args.default_unreachable_toleration_seconds
     if args.admission_control_config_file:
         options.configuration = read_admission_configuration(Path(args.admission_control_config_file))
     return options
