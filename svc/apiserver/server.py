@@ -27,8 +27,9 @@ from svc.api.resources import Resource, ResourceSet, version_priority
 from svc.apiserver import default_service
 from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
-from svc.apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
-from svc.apiserver.admission.plugins.webhook.build import build_webhooks
+from svc.apiserver.admission.plugins.priority import create_system_priority_classes
+from svc.apiserver.admission.plugins.webhook.build import close_webhooks
+from svc.apiserver.admission.registry import build_plugins
 from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
 from svc.apiserver.authn.loopback import LoopbackToken
 from svc.apiserver.authn.token_file import TokenFile
@@ -111,15 +112,8 @@ class Server:
         self.rbac = RbacPolicy(self.profile)
         self.authorizer = build_authorizer(options.authorization_mode, rbac=self.rbac.authorizer)
         self.rule_resolver = build_rule_resolver(options.authorization_mode, rbac=self.rbac.index)
-        immortal = frozenset({"default", self.profile.system_namespace, self.profile.public_namespace})
-        self.webhooks = build_webhooks(self, get_namespace=self._get_namespace)
         self.admission = Chain(
-            [
-                EscalationCheck(self.rbac.index, self.authorizer),
-                NamespaceLifecycle(self._get_namespace, immortal),
-                self.webhooks.mutating,
-                self.webhooks.validating,
-            ]
+            [EscalationCheck(self.rbac.index, self.authorizer), *build_plugins(options.admission, self)]
         )
         self.discovery = Discovery(self.resources, self.served_subresources, "")
         self.openapi = OpenAPI(self.resources, self.profile)
@@ -311,6 +305,7 @@ class Server:
             obj = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
             with contextlib.suppress(status.StatusError):
                 await store.create("", obj, admission=NoAdmission(), user=system, options=WriteOptions())
+        await create_system_priority_classes(self, system)
 
     def _ssl_context(self, client_cas: list[x509.Certificate]) -> ssl.SSLContext:
         """Requests a client certificate without verifying it in the handshake (upstream's
@@ -400,7 +395,7 @@ class Server:
         if self._listener is not None:
             self._listener.close()
         await self.rbac.stop()
-        await self.webhooks.client.close()
+        await close_webhooks(self)
         for cache in self.caches.values():
             await cache.stop()
         if self.backend is not None:

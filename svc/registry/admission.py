@@ -7,6 +7,7 @@ only calls `admit` (mutating) and `validate` at the points upstream's generic st
 from __future__ import annotations
 
 import enum
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -26,6 +27,11 @@ class UserInfo:
     uid: str = ""
     groups: tuple[str, ...] = ()
     extra: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+# The warnings list of the request being served (set per request by the HTTP layer): plugins add
+# `Warning` header items without the registry having to carry them, as upstream's context does.
+request_warnings: ContextVar[list[str] | None] = ContextVar("request_warnings", default=None)
 
 
 @dataclass
@@ -49,17 +55,20 @@ class Attributes:
     dry_run: bool = False
     object: dict[str, Any] | None = None
     old_object: dict[str, Any] | None = None
-    options: dict[str, Any] | None = None
-    """The request's CreateOptions, UpdateOptions or DeleteOptions, as webhooks receive them."""
-    warnings: list[str] = field(default_factory=list)
-    """Warnings for the client (`Warning` response headers)."""
+    options: Any = None  # the request's WriteOptions or DeleteOptions
     annotations: dict[str, str] = field(default_factory=dict)
     """Audit annotations admission adds to the request's audit event."""
     reinvocation: Reinvocation = field(default_factory=Reinvocation)
 
+    @property
+    def kind(self) -> str:
+        return self.resource.kind
+
     def warn(self, message: str) -> None:
-        if message not in self.warnings:
-            self.warnings.append(message)
+        """Add a warning to the response of the current request (dropped outside a request)."""
+        warnings = request_warnings.get()
+        if warnings is not None and message not in warnings:
+            warnings.append(message)
 
 
 class Admission(Protocol):

@@ -60,7 +60,7 @@ async def act(scope: Scope, action: Callable[[Scope, ActionRequest], Awaitable[N
         body=body,
         dry_run=scope.dry_run(),
         user=scope.ctx.user,
-        admission=scope.admission,
+        admission=scope.server.admission,
         store_for=scope.server.store_for,
     )
     await action(scope, request)

@@ -22,7 +22,7 @@ async def create(scope: Scope) -> web.StreamResponse:
     stored = await scope.store.create(
         scope.namespace,
         track(scope, None, obj),
-        admission=scope.admission,
+        admission=scope.server.admission,
         user=scope.ctx.user,
         options=scope.write_options(),
     )

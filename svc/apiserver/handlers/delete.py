@@ -160,7 +160,7 @@ async def delete(scope: Scope) -> web.StreamResponse:
         await scope.store.delete_corrupt(scope.namespace, scope.name)
         return scope.respond(200, _success(scope, ""), dataclasses.replace(negotiated, view=View.FULL))
     obj, gone = await scope.store.delete(
-        scope.namespace, scope.name, options, admission=scope.admission, user=scope.ctx.user
+        scope.namespace, scope.name, options, admission=scope.server.admission, user=scope.ctx.user
     )
     if not gone:
         code = 202 if options.orphan_dependents is False else 200
@@ -179,7 +179,7 @@ async def delete_collection(scope: Scope) -> web.StreamResponse:
         scope.namespace,
         list_options,
         options,
-        admission=scope.admission,
+        admission=scope.server.admission,
         user=scope.ctx.user,
         workers=scope.server.options.delete_collection_workers,
     )

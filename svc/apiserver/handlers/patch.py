@@ -209,7 +209,7 @@ async def patch(scope: Scope) -> web.StreamResponse:
     force = _force(scope, patch_type)
     body = await scope.read_body()
     options = scope.write_options()
-    admission, user = scope.admission, scope.ctx.user
+    admission, user = scope.server.admission, scope.ctx.user
     if patch_type in (APPLY_PATCH, APPLY_CBOR_PATCH):
         if scope.subresource == "scale":
             raise status.bad_request("server-side apply to the scale subresource is not supported")

@@ -11,7 +11,6 @@ from aiohttp import web
 
 from svc.api.resources import Resource
 from svc.api.schemas import schema_for
-from svc.apiserver.admission.request import RequestAdmission
 from svc.apiserver.context import RequestContext
 from svc.apiserver.request_body import read_limited
 from svc.apiserver.responses import object_response
@@ -44,11 +43,6 @@ class Scope:
     @property
     def server(self) -> Any:
         return self.ctx.server
-
-    @property
-    def admission(self) -> RequestAdmission:
-        """The server's admission chain, fed this request's options and reporting its warnings."""
-        return RequestAdmission(self.ctx.server.admission, self.ctx)
 
     # -- request -----------------------------------------------------------------------------
     def formats(self) -> tuple[Format, ...]:

@@ -30,7 +30,7 @@ async def update(scope: Scope) -> web.StreamResponse:
             scope.namespace,
             scope.name,
             body,
-            admission=scope.admission,
+            admission=scope.server.admission,
             user=scope.ctx.user,
             options=scope.write_options(),
         )
@@ -43,7 +43,7 @@ async def update(scope: Scope) -> web.StreamResponse:
         scope.namespace,
         scope.name,
         replace,
-        admission=scope.admission,
+        admission=scope.server.admission,
         user=scope.ctx.user,
         options=scope.write_options(),
     )

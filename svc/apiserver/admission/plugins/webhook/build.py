@@ -1,8 +1,12 @@
 """Builds the two webhook plugins from the server's parts: one webhook client (one connection pool),
-one request matcher, the configuration stores, the authorizer for match conditions."""
+one request matcher, the configuration stores, the authorizer for match conditions.
+
+The registry builds MutatingAdmissionWebhook and ValidatingAdmissionWebhook one at a time; both
+share what `webhooks_for` builds once per server, and `close_webhooks` releases the pool at stop."""
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -31,9 +35,25 @@ class Webhooks:
     client: WebhookClient
 
 
-def build_webhooks(server: Server, *, get_namespace: NamespaceGetter) -> Webhooks:
-    """`get_namespace` reads namespaces for namespaceSelector (the server's cached reader)."""
+_BUILT: weakref.WeakKeyDictionary[Server, Webhooks] = weakref.WeakKeyDictionary()
 
+
+def webhooks_for(server: Server, *, get_namespace: NamespaceGetter) -> Webhooks:
+    """The plugins of `server`, built on first use; `get_namespace` reads namespaces for
+    namespaceSelector (a cached reader)."""
+    built = _BUILT.get(server)
+    if built is None:
+        built = _BUILT[server] = _build(server, get_namespace)
+    return built
+
+
+async def close_webhooks(server: Server) -> None:
+    built = _BUILT.pop(server, None)
+    if built is not None:
+        await built.client.close()
+
+
+def _build(server: Server, get_namespace: NamespaceGetter) -> Webhooks:
     async def get_core(resource: str, namespace: str, name: str) -> dict[str, Any] | None:
         try:
             return await server.store_for("", resource).get(namespace, name)

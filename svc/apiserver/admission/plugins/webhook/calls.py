@@ -87,7 +87,7 @@ class Caller:
             facts = ConditionInput(
                 object=obj,
                 old_object=old,
-                request=request_fields(attributes, matched),
+                request=request_fields(attributes, matched, self._profile.meta_group),
                 user=attributes.user.name,
                 groups=attributes.user.groups,
                 group=attributes.resource.group,
@@ -121,7 +121,7 @@ class Caller:
             group,
             version,
             uid,
-            request_fields(attributes, invocation.matched),
+            request_fields(attributes, invocation.matched, self._profile.meta_group),
             invocation.object,
             invocation.old_object,
         )

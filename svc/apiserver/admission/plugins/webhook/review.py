@@ -18,7 +18,8 @@ from typing import Any
 
 from svc.apiserver.admission.matching import Matched, kind_at
 from svc.machinery import status
-from svc.registry.admission import Attributes
+from svc.registry.admission import Attributes, Operation
+from svc.registry.options import DeleteOptions, WriteOptions
 
 UPSTREAM_GROUP = "admission.k8s.io"
 """AdmissionReview's group upstream; a brand profile names it (`Profile.group`)."""
@@ -46,7 +47,7 @@ def _user_info(attributes: Attributes) -> dict[str, Any]:
     return info
 
 
-def request_fields(attributes: Attributes, matched: Matched) -> dict[str, Any]:
+def request_fields(attributes: Attributes, matched: Matched, meta_group: str) -> dict[str, Any]:
     """The request without uid and objects: what match conditions see as `request` too."""
     request_group, request_version, request_kind = kind_at(attributes.resource, attributes.subresource)
     fields: dict[str, Any] = {
@@ -74,9 +75,44 @@ def request_fields(attributes: Attributes, matched: Matched) -> dict[str, Any]:
     fields["operation"] = attributes.operation.value
     fields["userInfo"] = _user_info(attributes)
     fields["dryRun"] = attributes.dry_run
-    if attributes.options is not None:
-        fields["options"] = attributes.options
+    options = options_object(attributes, meta_group)
+    if options is not None:
+        fields["options"] = options
     return fields
+
+
+_OPTIONS_KIND = {
+    Operation.CREATE: "CreateOptions",
+    Operation.UPDATE: "UpdateOptions",
+    Operation.DELETE: "DeleteOptions",
+}
+
+
+def options_object(attributes: Attributes, meta_group: str) -> dict[str, Any] | None:
+    """The request's options as upstream sends them (a patch arrives as the create or update it
+    became): from the store's WriteOptions or DeleteOptions."""
+    kind = _OPTIONS_KIND.get(attributes.operation)
+    if kind is None:
+        return None
+    options: dict[str, Any] = {"kind": kind, "apiVersion": f"{meta_group}/v1"}
+    given = attributes.options
+    if isinstance(given, DeleteOptions):
+        if given.grace_period_seconds is not None:
+            options["gracePeriodSeconds"] = given.grace_period_seconds
+        wanted = given.preconditions
+        pairs = (("uid", wanted.uid), ("resourceVersion", wanted.resource_version))
+        preconditions = {key: value for key, value in pairs if value is not None}
+        if preconditions:
+            options["preconditions"] = preconditions
+        if given.orphan_dependents is not None:
+            options["orphanDependents"] = given.orphan_dependents
+        if given.propagation_policy is not None:
+            options["propagationPolicy"] = given.propagation_policy
+    if attributes.dry_run:
+        options["dryRun"] = ["All"]
+    if isinstance(given, WriteOptions) and given.field_manager:
+        options["fieldManager"] = given.field_manager
+    return options
 
 
 def review(group: str, version: str, uid: str, fields: Mapping[str, Any], obj: Any, old_object: Any) -> dict[str, Any]:
