@@ -204,3 +204,125 @@ def test_configurations_are_followed_live_and_exempt_from_webhooks(svc_server: R
     removed = svc_server.client().request("DELETE", f"/apis/{group}/v1/validatingwebhookconfigurations/freeze")
     assert removed.status == 200
     assert create(svc_server, configmap("twelve")).status == 201
+
+
+def test_equivalent_match_sends_the_object_in_the_rule_version(svc_server: RunningServer, webhook: Webhook) -> None:
+    webhook.answers["hpa"] = lambda review: patch_response(
+        [{"op": "add", "path": "/metadata/labels", "value": {"seen-as": review["request"]["kind"]["version"]}}]
+    )
+    rule = {"operations": ["CREATE"], "apiGroups": ["autoscaling"], "apiVersions": ["v2"], "resources": ["*"]}
+    install(svc_server, MUTATING, "hpa", [hook("hpa.example.com", webhook, "hpa", rules=[rule])])
+    hpa = {
+        "apiVersion": "autoscaling/v1",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "web"},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+            "maxReplicas": 3,
+            "targetCPUUtilizationPercentage": 50,
+        },
+    }
+    path = "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers"
+    created = svc_server.client().request("POST", path, body=hpa)
+    assert created.status == 201, created.body
+    assert created.json()["metadata"]["labels"] == {"seen-as": "v2"}
+    assert created.json()["spec"]["targetCPUUtilizationPercentage"] == 50
+    (review,) = webhook.calls("hpa")
+    request = review["request"]
+    assert request["kind"]["version"] == "v2" and request["requestKind"]["version"] == "v1"
+    assert request["resource"]["version"] == "v2" and request["requestResource"]["version"] == "v1"
+    assert request["object"]["apiVersion"] == "autoscaling/v2"
+    assert request["object"]["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"] == 50
+
+
+def test_exact_match_policy_does_not_call_for_another_version(svc_server: RunningServer, webhook: Webhook) -> None:
+    rule = {"operations": ["CREATE"], "apiGroups": ["autoscaling"], "apiVersions": ["v2"], "resources": ["*"]}
+    install(svc_server, VALIDATING, "hpa", [hook("hpa.example.com", webhook, "hpa", rules=[rule], matchPolicy="Exact")])
+    hpa = {
+        "apiVersion": "autoscaling/v1",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "web"},
+        "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 3},
+    }
+    path = "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers"
+    assert svc_server.client().request("POST", path, body=hpa).status == 201
+    assert webhook.calls("hpa") == []
+
+
+def test_a_v1beta1_only_webhook_gets_a_v1beta1_review(svc_server: RunningServer, webhook: Webhook) -> None:
+    install(
+        svc_server, VALIDATING, "old", [hook("old.example.com", webhook, "old", admissionReviewVersions=["v1beta1"])]
+    )
+    assert create(svc_server, configmap("beta")).status == 201
+    (review,) = webhook.calls("old")
+    assert review["apiVersion"].endswith("/v1beta1")
+
+
+def test_a_v1_answer_with_another_uid_is_a_call_failure(svc_server: RunningServer, webhook: Webhook) -> None:
+    webhook.answers["liar"] = lambda review: {"allowed": True, "uid": "not-it"}
+    install(svc_server, VALIDATING, "liar", [hook("liar.example.com", webhook, "liar")])
+    refused = create(svc_server, configmap("lied"))
+    assert refused.status == 500
+    assert refused.json()["message"] == (
+        'Internal error occurred: failed calling webhook "liar.example.com": received invalid webhook response: '
+        'expected response.uid="' + webhook.calls("liar")[0]["request"]["uid"] + '", got "not-it"'
+    )
+
+
+def test_invalid_match_conditions_are_refused_with_causes(svc_server: RunningServer, webhook: Webhook) -> None:
+    conditions = [
+        {"name": "bad", "expression": "nothing == 1"},
+        {"name": "bad", "expression": "true"},
+        {"name": "", "expression": " "},
+    ]
+    group = svc_server.server.profile.group("admissionregistration.k8s.io")
+    body = {
+        "apiVersion": f"{group}/v1",
+        "kind": VALIDATING,
+        "metadata": {"name": "broken"},
+        "webhooks": [hook("cel.example.com", webhook, "cel", matchConditions=conditions)],
+    }
+    refused = svc_server.client().request("POST", f"/apis/{group}/v1/validatingwebhookconfigurations", body=body)
+    assert refused.status == 422
+    causes = {(c["field"], c["reason"]) for c in refused.json()["details"]["causes"]}
+    assert causes == {
+        ("webhooks[0].matchConditions[0].expression", "FieldValueInvalid"),
+        ("webhooks[0].matchConditions[1].name", "FieldValueDuplicate"),
+        ("webhooks[0].matchConditions[2].expression", "FieldValueRequired"),
+        ("webhooks[0].matchConditions[2].name", "FieldValueRequired"),
+    }
+    message = next(c["message"] for c in refused.json()["details"]["causes"] if c["field"].endswith("[0].expression"))
+    assert message.startswith(
+        "Invalid value: \"nothing == 1\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'nothing'"
+    )
+
+
+def test_a_service_reference_reaches_the_webhook_through_its_endpoints(svc_server: RunningServer, tmp_path) -> None:
+    with scripted_webhook(tmp_path / "svc-tls", hosts=("hook.default.svc",)) as running:
+        port = int(running.url.rsplit(":", 1)[1])
+        client = svc_server.client()
+        service = {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {"name": "hook"},
+            "spec": {"ports": [{"port": 443, "targetPort": port}]},
+        }
+        assert client.request("POST", "/api/v1/namespaces/default/services", body=service).status == 201
+        endpoints = {
+            "apiVersion": "v1",
+            "kind": "Endpoints",
+            "metadata": {"name": "hook"},
+            "subsets": [{"addresses": [{"ip": "127.0.0.1"}], "ports": [{"port": port}]}],
+        }
+        # Endpoints validation refuses loopback addresses (as upstream's does): written to storage directly.
+        store = svc_server.server.store_for("", "endpoints")
+        endpoints["metadata"].update(namespace="default", uid="00000000-0000-0000-0000-000000000002")
+        svc_server.call(store.objects.create(store.key("default", "hook"), endpoints))
+        config = {
+            "service": {"namespace": "default", "name": "hook", "path": "/svc"},
+            "caBundle": running.tls.ca_bundle,
+        }
+        running.answers["svc"] = lambda review: {"allowed": False, "status": {"message": "via service"}}
+        install(svc_server, VALIDATING, "svc", [hook("svc.example.com", running, "svc", clientConfig=config)])
+        refused = create(svc_server, configmap("by-service"))
+        assert refused.json()["message"] == 'admission webhook "svc.example.com" denied the request: via service'

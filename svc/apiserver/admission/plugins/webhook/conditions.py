@@ -17,11 +17,11 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from svc.api.validation.admission_webhooks import MATCH_CONDITION_VARIABLES
 from svc.machinery.cel import CelError, environment
 from svc.machinery.cel.environment import Program
 from svc.machinery.cel.library.authz import Authorizer, Decide, Request, Verdict, request_resource
 
-VARIABLES = frozenset({"object", "oldObject", "request", "params", "authorizer", "authorizer.requestResource"})
 RUNTIME_COST_BUDGET = 10_000_000  # upstream's RuntimeCELCostBudgetMatchConditions
 AsyncDecide = Callable[[Request], Awaitable[Verdict]]
 
@@ -41,7 +41,7 @@ class _Condition:
 def _compile(condition: Mapping[str, Any]) -> _Condition:
     name, expression = str(condition.get("name", "")), str(condition.get("expression", ""))
     try:
-        return _Condition(name, expression, environment(VARIABLES).compile(expression))
+        return _Condition(name, expression, environment(MATCH_CONDITION_VARIABLES).compile(expression))
     except CelError as error:
         return _Condition(name, expression, None, f"compilation failed: {error}")
 
