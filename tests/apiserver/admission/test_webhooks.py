@@ -326,3 +326,38 @@ def test_a_service_reference_reaches_the_webhook_through_its_endpoints(svc_serve
         install(svc_server, VALIDATING, "svc", [hook("svc.example.com", running, "svc", clientConfig=config)])
         refused = create(svc_server, configmap("by-service"))
         assert refused.json()["message"] == 'admission webhook "svc.example.com" denied the request: via service'
+
+
+def test_a_patch_that_breaks_the_object_is_refused_by_validation(svc_server: RunningServer, webhook: Webhook) -> None:
+    webhook.answers["break"] = lambda review: patch_response(
+        [{"op": "add", "path": "/metadata/labels", "value": {"bad label!": "x"}}]
+    )
+    install(svc_server, MUTATING, "breaker", [hook("break.example.com", webhook, "break")])
+    refused = create(svc_server, configmap("broken"))
+    assert refused.status == 422
+    assert refused.json()["details"]["causes"][0]["field"] == "metadata.labels"
+    assert svc_server.client().request("GET", f"{CONFIGMAPS}/broken").status == 404
+
+
+def test_a_patch_on_a_delete_is_an_internal_error(svc_server: RunningServer, webhook: Webhook) -> None:
+    assert create(svc_server, configmap("doomed")).status == 201
+    webhook.answers["del"] = lambda review: patch_response([{"op": "add", "path": "/x", "value": 1}])
+    rule = {"operations": ["DELETE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}
+    install(svc_server, MUTATING, "deleter", [hook("del.example.com", webhook, "del", rules=[rule])])
+    refused = svc_server.client().request("DELETE", f"{CONFIGMAPS}/doomed")
+    assert refused.status == 500
+    assert refused.json()["message"] == (
+        'Internal error occurred: admission webhook "del.example.com" attempted to modify the object, '
+        "which is not supported for this operation"
+    )
+    (review,) = webhook.calls("del")
+    assert review["request"]["object"] is None and review["request"]["oldObject"]["metadata"]["name"] == "doomed"
+    assert review["request"]["options"]["kind"] == "DeleteOptions"
+
+
+def test_match_conditions_can_ask_the_authorizer(svc_server: RunningServer, webhook: Webhook) -> None:
+    expression = "authorizer.group('').resource('secrets').namespace('default').check('get').allowed()"
+    conditions = [{"name": "can-read-secrets", "expression": expression}]
+    install(svc_server, VALIDATING, "authz", [hook("authz.example.com", webhook, "authz", matchConditions=conditions)])
+    assert create(svc_server, configmap("asked")).status == 201
+    assert [r["request"]["name"] for r in webhook.calls("authz")] == ["asked"]
