@@ -361,3 +361,15 @@ def test_match_conditions_can_ask_the_authorizer(svc_server: RunningServer, webh
     install(svc_server, VALIDATING, "authz", [hook("authz.example.com", webhook, "authz", matchConditions=conditions)])
     assert create(svc_server, configmap("asked")).status == 201
     assert [r["request"]["name"] for r in webhook.calls("authz")] == ["asked"]
+
+
+def test_a_namespace_update_names_the_namespace_itself(svc_server: RunningServer, webhook: Webhook) -> None:
+    rule = {"operations": ["UPDATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["namespaces"]}
+    install(svc_server, VALIDATING, "ns", [hook("ns.example.com", webhook, "ns", rules=[rule])])
+    client = svc_server.client()
+    namespace = client.request("GET", "/api/v1/namespaces/default").json()
+    namespace["metadata"]["labels"]["touched"] = "yes"
+    assert client.request("PUT", "/api/v1/namespaces/default", body=namespace).status == 200
+    (review,) = webhook.calls("ns")
+    assert (review["request"]["name"], review["request"]["namespace"]) == ("default", "default")
+    assert review["request"]["oldObject"]["metadata"]["name"] == "default"
