@@ -373,3 +373,11 @@ def test_a_namespace_update_names_the_namespace_itself(svc_server: RunningServer
     (review,) = webhook.calls("ns")
     assert (review["request"]["name"], review["request"]["namespace"]) == ("default", "default")
     assert review["request"]["oldObject"]["metadata"]["name"] == "default"
+
+
+def test_a_disabled_webhook_plugin_calls_nothing(svc_server_factory, webhook: Webhook) -> None:
+    server = svc_server_factory("--disable-admission-plugins=ValidatingAdmissionWebhook")
+    webhook.answers["deny"] = lambda review: {"allowed": False}
+    install(server, VALIDATING, "denier", [hook("deny.example.com", webhook, "deny")])
+    assert create(server, configmap("free")).status == 201
+    assert webhook.calls("deny") == []
