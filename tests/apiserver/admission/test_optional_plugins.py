@@ -124,3 +124,38 @@ def test_namespace_default_tolerations_and_whitelist(svc_server_factory: Callabl
         'pods "b" is forbidden: pod tolerations (possibly merged with namespace default tolerations) conflict '
         "with its namespace whitelist"
     )
+
+
+def test_event_rate_limit_answers_429_past_the_burst(
+    svc_server_factory: Callable[..., RunningServer], tmp_path: Path
+) -> None:
+    (tmp_path / "events.yaml").write_text(
+        "apiVersion: eventratelimit.admission.k8s.io/v1alpha1\nkind: Configuration\n"
+        "limits:\n- type: Namespace\n  qps: 0.001\n  burst: 2\n"
+    )
+    config = tmp_path / "admission.yaml"
+    config.write_text(
+        "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n"
+        "- name: EventRateLimit\n  path: events.yaml\n"
+    )
+    client = svc_server_factory(
+        "--enable-admission-plugins=EventRateLimit", f"--admission-control-config-file={config}"
+    ).client()
+
+    def event(name: str) -> Obj:
+        return {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": name},
+            "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"},
+            "reason": "Test",
+            "message": "m",
+        }
+
+    statuses = [create(client, "events", event(f"e{i}")).status for i in range(3)]
+    assert statuses == [201, 201, 429]
+    rejected = create(client, "events", event("e4")).json()
+    assert (rejected["reason"], rejected["message"]) == (
+        "TooManyRequests",
+        "Too many requests: limit reached on type Namespace for key default",
+    )
