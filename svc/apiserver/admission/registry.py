@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from svc.machinery import status
@@ -128,17 +128,23 @@ class PluginContext:
     name: str
     server: Server
     configuration: Any = None
+    _stores: dict[tuple[str, str], GenericStore] = field(default_factory=dict, repr=False)
 
     @property
     def profile(self) -> Any:
         return self.server.profile
 
     def store(self, upstream_group: str, resource: str) -> GenericStore | None:
-        """The store of a resource (None when it is not served)."""
-        try:
-            return self.server.store_for(upstream_group, resource)
-        except status.StatusError:
-            return None
+        """The store of a resource (None when it is not served); looked up once, as every request of
+        every plugin asks."""
+        key = (upstream_group, resource)
+        found = self._stores.get(key)
+        if found is None:
+            try:
+                found = self._stores[key] = self.server.store_for(upstream_group, resource)
+            except status.StatusError:
+                return None
+        return found
 
     async def get(self, upstream_group: str, resource: str, namespace: str, name: str) -> Obj | None:
         """One object as its plugin's informer would see it: from the watch cache, else storage."""

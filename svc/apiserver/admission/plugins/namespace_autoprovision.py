@@ -14,8 +14,8 @@ class NamespaceAutoProvision:
         self._context = context
 
     async def admit(self, attributes: Attributes) -> None:
-        if attributes.operation is not Operation.CREATE or not attributes.namespace:
-            return
+        if attributes.operation is not Operation.CREATE or not attributes.namespace or attributes.dry_run:
+            return  # a dry run has no side effects
         if attributes.resource.name == "namespaces" and not attributes.resource.upstream_group:
             return
         if await self._context.get("", "namespaces", "", attributes.namespace) is not None:
