@@ -33,10 +33,13 @@ if TYPE_CHECKING:
     from svc.apiserver.admission.options import AdmissionOptions
     from svc.apiserver.server import Server
     from svc.registry.store import GenericStore
+    from svc.storage.cached_object import CachedObject
 
 log = logging.getLogger(__name__)
 
 Obj = dict[str, Any]
+# Decoded objects kept per plugin (a bound on memory; cleared when reached).
+_DECODED_LIMIT = 4096
 
 # (upstream name, module under svc.apiserver.admission.plugins), in upstream's execution order.
 ORDERED_PLUGINS: tuple[tuple[str, str], ...] = (
@@ -129,6 +132,7 @@ class PluginContext:
     server: Server
     configuration: Any = None
     _stores: dict[tuple[str, str], GenericStore] = field(default_factory=dict, repr=False)
+    _objects: dict[int, tuple[CachedObject, Obj]] = field(default_factory=dict, repr=False)
 
     @property
     def profile(self) -> Any:
@@ -147,14 +151,15 @@ class PluginContext:
         return found
 
     async def get(self, upstream_group: str, resource: str, namespace: str, name: str) -> Obj | None:
-        """One object as its plugin's informer would see it: from the watch cache, else storage."""
+        """One object as its plugin's informer would see it: from the watch cache, else storage. An
+        object from the cache is shared by every request until it changes: read it, never change it."""
         store = self.store(upstream_group, resource)
         if store is None:
             return None
         if store.cache is not None:
-            cached = store.cache.get(store.key(namespace, name))
+            cached = store.cache.state.get(store.key(namespace, name))
             if cached is not None:
-                return store.present(cached)
+                return self._decoded(store, cached)
         try:
             return await store.get(namespace, name)
         except status.StatusError as error:
@@ -163,12 +168,25 @@ class PluginContext:
             raise
 
     def list(self, upstream_group: str, resource: str, namespace: str = "") -> list[Obj]:
-        """The objects of a resource (in one namespace, or all) in the watch cache; empty without one."""
+        """The objects of a resource (in one namespace, or all) in the watch cache; empty without one.
+        Shared like `get`'s."""
         store = self.store(upstream_group, resource)
         if store is None or store.cache is None:
             return []
         prefix = store.prefix(namespace)
-        return [store.present(cached.decode()) for _, cached in store.cache.snapshot(prefix, prefix_end(prefix))]
+        snapshot, span = store.cache.shared_snapshot(prefix, prefix_end(prefix))
+        return [self._decoded(store, snapshot.objects[index]) for index in span]
+
+    def _decoded(self, store: GenericStore, cached: CachedObject) -> Obj:
+        """Decoded once per stored version (the cache replaces the CachedObject when it changes)."""
+        known = self._objects.get(id(cached))
+        if known is not None and known[0] is cached:
+            return known[1]
+        if len(self._objects) >= _DECODED_LIMIT:
+            self._objects.clear()
+        obj = store.present(cached.decode())
+        self._objects[id(cached)] = (cached, obj)
+        return obj
 
 
 Builder = Callable[[PluginContext], Any]

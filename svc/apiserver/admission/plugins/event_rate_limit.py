@@ -92,6 +92,8 @@ def parse_limits(configuration: Any) -> list[Limit]:
 
 
 class EventRateLimit:
+    resources = frozenset({("", "events")})
+
     def __init__(self, limits: list[Limit], clock: Callable[[], float] = time.monotonic) -> None:
         self._limits = limits
         self._clock = clock

@@ -21,6 +21,8 @@ def is_extended(name: str) -> bool:
 
 
 class ExtendedResourceToleration:
+    resources = frozenset({("", "pods")})
+
     async def admit(self, attributes: Attributes) -> None:
         if not is_pod(attributes) or attributes.operation not in (Operation.CREATE, Operation.UPDATE):
             return

@@ -10,6 +10,8 @@ from svc.registry.admission import Attributes, Operation
 
 
 class LimitPodHardAntiAffinityTopology:
+    resources = frozenset({("", "pods")})
+
     def __init__(self, context: PluginContext) -> None:
         self._hostname = context.profile.label("kubernetes.io/hostname")
 

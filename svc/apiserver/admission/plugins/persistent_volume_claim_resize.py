@@ -15,6 +15,8 @@ def _storage(claim: dict) -> object:
 
 
 class PersistentVolumeClaimResize:
+    resources = frozenset({("", "persistentvolumeclaims")})
+
     def __init__(self, context: PluginContext) -> None:
         self._context = context
         self._beta_class = context.profile.label("volume.beta.kubernetes.io/storage-class")

@@ -32,6 +32,8 @@ def _conflicts(first: dict[str, str], second: dict[str, str]) -> bool:
 
 
 class PodNodeSelector:
+    resources = frozenset({("", "pods")})
+
     def __init__(self, context: PluginContext) -> None:
         self._context = context
         config = (context.configuration or {}).get("podNodeSelectorPluginConfig") or {}

@@ -38,6 +38,8 @@ def _covered(toleration: Obj, allowed: Obj) -> bool:
 
 
 class PodTolerationRestriction:
+    resources = frozenset({("", "pods")})
+
     def __init__(self, context: PluginContext) -> None:
         self._context = context
         config = context.configuration or {}

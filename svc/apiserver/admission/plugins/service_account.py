@@ -33,6 +33,8 @@ def random_suffix(length: int = 5) -> str:
 
 
 class ServiceAccount:
+    resources = frozenset({("", "pods")})
+
     def __init__(self, context: PluginContext) -> None:
         self._context = context
         profile = context.profile
