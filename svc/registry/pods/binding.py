@@ -75,6 +75,8 @@ async def bind(request: ActionRequest) -> None:
         pod["spec"]["nodeName"] = node
         if metadata.get("annotations"):
             pod_metadata["annotations"] = {**(pod_metadata.get("annotations") or {}), **metadata["annotations"]}
+        if metadata.get("labels"):  # the topology labels admission copied from the node (PodTopologyLabels)
+            pod_metadata["labels"] = {**(pod_metadata.get("labels") or {}), **metadata["labels"]}
         scheduled(pod, now_rfc3339())
         return pod
 

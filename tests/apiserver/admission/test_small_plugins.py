@@ -205,3 +205,22 @@ def test_approving_needs_approve_on_the_signer(
         'certificatesigningrequests.certificates.svc "eve" is forbidden: user not permitted to approve requests '
         'with signerName "example.com/signer"'
     )
+
+
+def test_binding_copies_the_nodes_topology_labels_to_the_pod(client: RestClient) -> None:
+    labels = {"topology.svc.io/zone": "z1", "topology.svc.io/region": "r1", "topology.k8s.io/rack": "a", "other": "x"}
+    created(client, "nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": labels}}, "")
+    created(client, "pods", pod())
+    binding = {
+        "apiVersion": "v1",
+        "kind": "Binding",
+        "metadata": {"name": "p"},
+        "target": {"kind": "Node", "name": "n1"},
+    }
+    assert client.request("POST", core_path("pods", name="p") + "/binding", body=binding).status == 201
+    bound = client.request("GET", core_path("pods", name="p")).json()
+    assert bound["metadata"]["labels"] == {
+        "topology.svc.io/zone": "z1",
+        "topology.svc.io/region": "r1",
+        "topology.k8s.io/rack": "a",
+    }
