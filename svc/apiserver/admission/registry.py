@@ -7,12 +7,15 @@ Adding a plugin: write `svc/apiserver/admission/plugins/<module>.py` exposing on
 
 where `Plugin` is any object with `async def admit(attributes)` (mutating phase) and/or
 `async def validate(attributes)` (validating phase) taking `svc.registry.admission.Attributes` and
-raising `svc.machinery.status.StatusError` to reject. Returning None means "nothing to do in this
-configuration" (a feature gate off, say). `context.configuration` is the plugin's section of
+raising `svc.machinery.status.StatusError` to reject (`attributes.warn(text)` adds a response warning).
+A plugin that only concerns some resources declares them in a `resources` attribute, a frozenset of
+`(upstream group, resource)` pairs, and the chain skips it for every other resource; without one it
+sees every request. Returning None means "nothing to do in this configuration" (a feature gate off,
+say). `context.configuration` is the plugin's section of
 `--admission-control-config-file` (a parsed document, or None); `context.server` is the `Server`, read
 at request time (stores and watch caches exist only after start); `context.get` and `context.list`
-read other objects from the watch caches. A build that raises ValueError stops start-up with its
-message.
+read other objects from the watch caches (shared: read them, never change them). A build that raises
+ValueError stops start-up with its message.
 
 A name whose module does not exist yet is accepted by the flags (it is upstream's) and skipped with a
 log line: plugins written elsewhere only have to add their module.
