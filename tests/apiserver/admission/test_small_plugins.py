@@ -164,36 +164,41 @@ def test_masters_group_cannot_be_requested_from_the_client_signer(client: RestCl
     )
 
 
-def test_approving_needs_approve_on_the_signer(
-    svc_server_factory: Callable[..., RunningServer], tmp_path: Path
-) -> None:
-    tokens = tmp_path / "tokens.csv"
-    tokens.write_text("bob-token,bob,u1\n")
-    server = svc_server_factory(f"--token-auth-file={tokens}", "--authorization-mode=RBAC")
+def _user_with_rules(server: RunningServer, rules: list[Obj]) -> RestClient:
+    """A client of user `bob` (token authentication) holding just `rules`."""
     admin = server.client()
-    _post(admin, CSRS, _csr("example.com/signer"))
     role = {
         "apiVersion": "rbac.authorization.svc/v1",
         "kind": "ClusterRole",
-        "metadata": {"name": "csr-approver"},
-        "rules": [
-            {
-                "apiGroups": ["certificates.svc"],
-                "resources": ["certificatesigningrequests/approval"],
-                "verbs": ["update"],
-            }
-        ],
+        "metadata": {"name": "bob"},
+        "rules": rules,
     }
     _post(admin, "/apis/rbac.authorization.svc/v1/clusterroles", role)
     binding = {
         "apiVersion": "rbac.authorization.svc/v1",
         "kind": "ClusterRoleBinding",
         "metadata": {"name": "bob"},
-        "roleRef": {"apiGroup": "rbac.authorization.svc", "kind": "ClusterRole", "name": "csr-approver"},
+        "roleRef": {"apiGroup": "rbac.authorization.svc", "kind": "ClusterRole", "name": "bob"},
         "subjects": [{"kind": "User", "name": "bob"}],
     }
     _post(admin, "/apis/rbac.authorization.svc/v1/clusterrolebindings", binding)
-    bob = RestClient(dataclasses.replace(server.anonymous_client().config, token="bob-token"))
+    return RestClient(dataclasses.replace(server.anonymous_client().config, token="bob-token"))
+
+
+@pytest.fixture
+def rbac_server(svc_server_factory: Callable[..., RunningServer], tmp_path: Path) -> RunningServer:
+    tokens = tmp_path / "tokens.csv"
+    tokens.write_text("bob-token,bob,u1\n")
+    return svc_server_factory(f"--token-auth-file={tokens}", "--authorization-mode=RBAC")
+
+
+def test_approving_needs_approve_on_the_signer(rbac_server: RunningServer) -> None:
+    admin = rbac_server.client()
+    _post(admin, CSRS, _csr("example.com/signer"))
+    rules = [
+        {"apiGroups": ["certificates.svc"], "resources": ["certificatesigningrequests/approval"], "verbs": ["update"]}
+    ]
+    bob = _user_with_rules(rbac_server, rules)
     csr = admin.request("GET", f"{CSRS}/eve").json()
     csr["status"] = {"conditions": [{"type": "Approved", "status": "True", "reason": "ok", "message": "ok"}]}
     try:
