@@ -22,6 +22,7 @@ from typing import TypeVar
 import uvloop
 
 from bench import (
+    admission,
     authz,
     cel,
     connections,
@@ -60,6 +61,7 @@ SCENARIOS = (
     "encode",
     "cel",
     "authz",
+    "admission",
     "snapshots",
     "webhooks",
 )
@@ -161,6 +163,11 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
         if result is not None:
             sections["authz"], found = result
             facts.update(found)
+    if "admission" in only:
+        result = await _guarded("admission", failed, admission.run(workdir, plan))
+        if result is not None:
+            sections["admission"], found = result
+            facts.update(found)
     if "snapshots" in only:
         result = await _guarded("snapshots", failed, snapshots.run(workdir, plan))
         if result is not None:
@@ -218,6 +225,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         "memory",
         "start",
         "authz",
+        "admission",
         "snapshots",
         "webhooks",
     )
