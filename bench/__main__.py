@@ -22,6 +22,7 @@ from typing import TypeVar
 import uvloop
 
 from bench import (
+    admission,
     authz,
     cel,
     connections,
@@ -33,6 +34,7 @@ from bench import (
     snapshots,
     watch,
     watch_memory,
+    webhooks,
     workloads,
 )
 from bench.anchors import etcd, http_ceiling
@@ -60,8 +62,10 @@ SCENARIOS = (
     "encode",
     "cel",
     "authz",
+    "admission",
     "snapshots",
     "workloads",
+    "webhooks",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 # The bench's objects as the server returns them (its metadata included): the anchors' value sizes
@@ -161,7 +165,12 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
         if result is not None:
             sections["authz"], found = result
             facts.update(found)
-    for name, module in (("snapshots", snapshots), ("workloads", workloads)):
+    for name, module in (
+        ("admission", admission),
+        ("snapshots", snapshots),
+        ("webhooks", webhooks),
+        ("workloads", workloads),
+    ):
         if name in only:
             result = await _guarded(name, failed, module.run(workdir, plan))
             if result is not None:
@@ -214,8 +223,10 @@ async def run(plan: Plan, only: list[str]) -> str:
         "memory",
         "start",
         "authz",
+        "admission",
         "snapshots",
         "workloads",
+        "webhooks",
     )
     chosen = [sections[name] for name in order if name in sections]
     chosen += [ratios_section(facts), targets_section(facts)]

@@ -27,7 +27,9 @@ from svc.api.resources import Resource, ResourceSet, version_priority
 from svc.apiserver import default_service
 from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
-from svc.apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
+from svc.apiserver.admission.plugins.priority import create_system_priority_classes
+from svc.apiserver.admission.plugins.webhook.build import close_webhooks
+from svc.apiserver.admission.registry import build_plugins
 from svc.apiserver.authn import extension_configmap
 from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
 from svc.apiserver.authn.build import Authentication, build_authenticator
@@ -124,9 +126,8 @@ class Server:
             abac=abac,
         )
         self.rule_resolver = build_rule_resolver(modes, rbac=self.rbac.index, abac=abac)
-        immortal = frozenset({"default", self.profile.system_namespace, self.profile.public_namespace})
         self.admission = Chain(
-            [EscalationCheck(self.rbac.index, self.authorizer), NamespaceLifecycle(self._get_namespace, immortal)]
+            [EscalationCheck(self.rbac.index, self.authorizer), *build_plugins(options.admission, self)]
         )
         self.discovery = Discovery(self.resources, self.served_subresources, "")
         self.openapi = OpenAPI(self.resources, self.profile)
@@ -318,6 +319,7 @@ class Server:
             obj = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
             with contextlib.suppress(status.StatusError):
                 await store.create("", obj, admission=NoAdmission(), user=system, options=WriteOptions())
+        await create_system_priority_classes(self, system)
 
     async def _publish_authentication_configmap(self, client_cas: list[x509.Certificate]) -> None:
         external = self.options.external_authn
@@ -417,6 +419,7 @@ class Server:
         if self.node_policy is not None:
             await self.node_policy.stop()
         await self.authentication.close()
+        await close_webhooks(self)
         for cache in self.caches.values():
             await cache.stop()
         if self.backend is not None:
