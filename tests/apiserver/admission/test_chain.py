@@ -3,6 +3,8 @@ AdmissionConfiguration file; a rejection's Status."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -133,3 +135,29 @@ def test_a_binding_is_admitted_as_the_create_of_its_subresource(
     }
     assert client.request("POST", "/api/v1/namespaces/default/pods/p/binding", body=binding).status == 201
     assert seen == [("CREATE", "binding", "Binding")]
+
+
+def test_a_bad_plugin_configuration_stops_the_process(tmp_path: Path) -> None:
+    config = tmp_path / "admission.yaml"
+    config.write_text(
+        "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n"
+        "- name: EventRateLimit\n  configuration: {limits: []}\n"
+    )
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "svc.apiserver",
+            f"--data-dir={tmp_path / 'data'}",
+            "--enable-admission-plugins=EventRateLimit",
+            f"--admission-control-config-file={config}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        "Error: EventRateLimit: limits: Required value: must specify at least one limit"
+    )
