@@ -28,6 +28,7 @@ from svc.apiserver import default_service
 from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
 from svc.apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
+from svc.apiserver.admission.plugins.policy.build import build_validating_policy
 from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
 from svc.apiserver.authn.loopback import LoopbackToken
 from svc.apiserver.authn.token_file import TokenFile
@@ -52,7 +53,7 @@ from svc.apiserver.serving_limits import ServingLimits
 from svc.apiserver.watches import Watches
 from svc.machinery import status
 from svc.private_files import make_private_dir
-from svc.registry.admission import NoAdmission, UserInfo
+from svc.registry.admission import NoAdmission, UserInfo, begin_request
 from svc.registry.options import WriteOptions
 from svc.registry.services.allocation import ServiceAllocation
 from svc.registry.services.cluster_ips import ClusterIPs
@@ -112,7 +113,11 @@ class Server:
         self.rule_resolver = build_rule_resolver(options.authorization_mode, rbac=self.rbac.index)
         immortal = frozenset({"default", self.profile.system_namespace, self.profile.public_namespace})
         self.admission = Chain(
-            [EscalationCheck(self.rbac.index, self.authorizer), NamespaceLifecycle(self._get_namespace, immortal)]
+            [
+                EscalationCheck(self.rbac.index, self.authorizer),
+                NamespaceLifecycle(self._get_namespace, immortal),
+                build_validating_policy(self),
+            ]
         )
         self.discovery = Discovery(self.resources, self.served_subresources, "")
         self.openapi = OpenAPI(self.resources, self.profile)
@@ -375,7 +380,9 @@ class Server:
         self.ready = True
 
     async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
-        response = await self.chain(RequestContext(request, self))
+        ctx = RequestContext(request, self)
+        begin_request(ctx.admission_record())
+        response = await self.chain(ctx)
         if request.method == "CONNECT":
             # aiohttp's parser reads what follows a CONNECT's headers as tunnel bytes, not as a body:
             # kept open, the connection would parse a sent body as the next request.

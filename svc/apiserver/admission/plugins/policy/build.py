@@ -1,0 +1,35 @@
+"""Building the policy plugins from the server's parts (its stores fill in when storage opens,
+so every collaborator here reads them lazily)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from svc.apiserver.admission.plugins.policy.match import Matcher
+from svc.apiserver.admission.plugins.policy.objects import Objects
+from svc.apiserver.admission.plugins.policy.source import Collection, PolicySource
+from svc.apiserver.admission.plugins.policy.validating import ValidatingAdmissionPolicy
+from svc.apiserver.admission.plugins.policy.validating_policy import ValidatingPolicy
+
+if TYPE_CHECKING:
+    from svc.apiserver.server import Server
+
+ADMISSION_GROUP = "admissionregistration.k8s.io"
+
+
+def _collection(server: Server, resource: str, version: str = "v1") -> Collection:
+    return Collection(server.stores, (server.profile.group(ADMISSION_GROUP), version, resource))
+
+
+def build_validating_policy(server: Server) -> Any:
+    source = PolicySource(
+        _collection(server, "validatingadmissionpolicies"),
+        _collection(server, "validatingadmissionpolicybindings"),
+        ValidatingPolicy,
+    )
+    return ValidatingAdmissionPolicy(
+        source,
+        matcher=Matcher(server._get_namespace),
+        objects=Objects(server.resources, server.stores),
+        authorizer=server.authorizer,
+    )
