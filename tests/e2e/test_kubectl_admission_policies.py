@@ -134,6 +134,15 @@ def test_an_expression_that_does_not_compile_is_refused_with_its_cause(kubectl: 
     broken = REPLICA_POLICY.replace("object.spec.replicas <= 5", "object.spec.replicas <= ")
     refused = kubectl.run("apply", "-f", "-", stdin=broken, check=False)
     assert refused.returncode == 1
-    assert 'ValidatingAdmissionPolicy.admissionregistration.k8s.io "replica-limit.example.com" is invalid' in refused.stderr
-    assert "spec.validations[0].expression: Invalid value" in refused.stderr
-    assert "compilation failed: ERROR: <input>:1:25: Syntax error" in refused.stderr
+    assert refused.stderr.startswith(
+        'The ValidatingAdmissionPolicy "replica-limit.example.com" is invalid: spec.validations[0].expression: '
+        "Invalid value: \"object.spec.replicas <=\": compilation failed: ERROR: <input>:1:24: Syntax error: "
+        "mismatched input '<EOF>'"
+    )
+
+
+def test_a_validation_that_is_not_boolean_is_refused(kubectl: Kubectl) -> None:
+    refused = kubectl.run(
+        "apply", "-f", "-", stdin=REPLICA_POLICY.replace("object.spec.replicas <= 5", "size(object.metadata.name)"), check=False
+    )
+    assert "spec.validations[0].expression: Invalid value: \"size(object.metadata.name)\": must evaluate to bool" in refused.stderr

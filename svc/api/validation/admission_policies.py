@@ -2,8 +2,8 @@
 failure policy, param kind, match constraints and rules, the presence of validations or audit
 annotations, reasons, messages, audit annotation keys, param references and validation actions.
 
-Upstream also compiles every CEL expression here (type errors, cost limits); that belongs to the CEL
-environment (`machinery/cel/`) and is not done by these tables.
+Every CEL expression is compiled too (`policy_expressions`), so a policy that cannot run is refused
+when it is written.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from svc.api.validation.admission_webhooks import rule_errors
 from svc.api.validation.engine import Check, KindRules, items, lookup, mapping, text
+from svc.api.validation.policy_expressions import validating_expression_errors
 from svc.machinery.field_errors import FieldError, duplicate, forbidden, invalid, not_supported, required
 from svc.machinery.labels import validate_label_selector
 from svc.machinery.validation import (
@@ -163,7 +164,7 @@ def _policy(obj: Any, _: str) -> list[FieldError]:
         return [*errors, required("spec.validations", _ONE_REQUIRED), required("spec.auditAnnotations", _ONE_REQUIRED)]
     for index, entry in enumerate(validations):
         errors += _validation(entry, f"spec.validations[{index}]")
-    return errors + _audit_annotations(spec, text(obj, "metadata.name"))
+    return errors + _audit_annotations(spec, text(obj, "metadata.name")) + validating_expression_errors(spec)
 
 
 def _param_ref(ref: Any, path: str) -> list[FieldError]:
