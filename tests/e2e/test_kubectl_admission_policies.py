@@ -122,8 +122,9 @@ def test_match_conditions_exempt_matching_objects(kubectl: Kubectl) -> None:
     kubectl.run("create", "configmap", "limits", "--from-literal=maxReplicas=2")
     kubectl.run("apply", "-f", "-", stdin=PARAM_POLICY + "---\n" + PARAM_BINDING)
     deployment = json.loads(
-        kubectl.run("create", "deployment", "exempt", "--image=nginx", "--replicas=4", "--dry-run=client", "-o", "json")
-        .stdout
+        kubectl.run(
+            "create", "deployment", "exempt", "--image=nginx", "--replicas=4", "--dry-run=client", "-o", "json"
+        ).stdout
     )
     deployment["metadata"]["labels"] = {"exempt": "yes"}
     created = kubectl.run("create", "-f", "-", stdin=json.dumps(deployment), check=False)
@@ -136,13 +137,13 @@ def test_an_expression_that_does_not_compile_is_refused_with_its_cause(kubectl: 
     assert refused.returncode == 1
     assert refused.stderr.startswith(
         'The ValidatingAdmissionPolicy "replica-limit.example.com" is invalid: spec.validations[0].expression: '
-        "Invalid value: \"object.spec.replicas <=\": compilation failed: ERROR: <input>:1:24: Syntax error: "
+        'Invalid value: "object.spec.replicas <=": compilation failed: ERROR: <input>:1:24: Syntax error: '
         "mismatched input '<EOF>'"
     )
 
 
 def test_a_validation_that_is_not_boolean_is_refused(kubectl: Kubectl) -> None:
-    refused = kubectl.run(
-        "apply", "-f", "-", stdin=REPLICA_POLICY.replace("object.spec.replicas <= 5", "size(object.metadata.name)"), check=False
-    )
-    assert "spec.validations[0].expression: Invalid value: \"size(object.metadata.name)\": must evaluate to bool" in refused.stderr
+    policy = REPLICA_POLICY.replace("object.spec.replicas <= 5", "size(object.metadata.name)")
+    refused = kubectl.run("apply", "-f", "-", stdin=policy, check=False)
+    expected = 'spec.validations[0].expression: Invalid value: "size(object.metadata.name)": must evaluate to bool'
+    assert expected in refused.stderr
