@@ -29,6 +29,7 @@ from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
 from svc.apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
 from svc.apiserver.admission.plugins.policy.build import build_validating_policy
+from svc.apiserver.admission.plugins.policy.status_loop import status_loop
 from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
 from svc.apiserver.authn.loopback import LoopbackToken
 from svc.apiserver.authn.token_file import TokenFile
@@ -376,6 +377,7 @@ class Server:
         self._tasks = [
             asyncio.create_task(default_service.default_service_loop(self, port, advertise), name="default-service"),
             asyncio.create_task(compaction_loop(self), name="compaction"),
+            asyncio.create_task(status_loop(self), name="validating-admission-policy-status"),
         ]
         self.ready = True
 

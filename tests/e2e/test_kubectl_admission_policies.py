@@ -4,6 +4,7 @@ ConfigMap, honour matchConditions and variables; an expression that does not com
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -147,3 +148,30 @@ def test_a_validation_that_is_not_boolean_is_refused(kubectl: Kubectl) -> None:
     refused = kubectl.run("apply", "-f", "-", stdin=policy, check=False)
     expected = 'spec.validations[0].expression: Invalid value: "size(object.metadata.name)": must evaluate to bool'
     assert expected in refused.stderr
+
+
+def test_a_field_the_matched_kind_lacks_is_a_type_checking_warning_in_status(kubectl: Kubectl) -> None:
+    kubectl.run("apply", "-f", "-", stdin=REPLICA_POLICY.replace("object.spec.replicas <= 5", "object.replicas > 1"))
+    expected = {
+        "observedGeneration": 1,
+        "typeChecking": {
+            "expressionWarnings": [
+                {
+                    "fieldRef": "spec.validations[0].expression",
+                    "warning": "apps/v1, Kind=Deployment: ERROR: <input>:1:7: undefined field 'replicas'\n"
+                    " | object.replicas > 1\n"
+                    " | ......^",
+                }
+            ]
+        },
+    }
+    found = None
+    for _ in range(50):
+        policy = json.loads(
+            kubectl.run("get", "validatingadmissionpolicy", "replica-limit.example.com", "-o", "json").stdout
+        )
+        found = policy.get("status")
+        if found:
+            break
+        time.sleep(0.1)
+    assert found == expected

@@ -28,16 +28,16 @@ class Collection:
         self, stores: Mapping[tuple[str, str, str], GenericStore], key: tuple[str, str, str], *, clock=time.monotonic
     ) -> None:
         self._stores = stores
-        self._key = key
+        self.key = key
         self._clock = clock
         self._read_at = -_UNCACHED_REFRESH
 
     def resource_present(self) -> bool:
-        return self._key in self._stores
+        return self.key in self._stores
 
     async def read(self, since: int) -> tuple[int, list[Obj]] | None:
         """(revision, objects) when newer than `since`, else None."""
-        store = self._stores[self._key]
+        store = self._stores[self.key]
         cache = store.cache
         if cache is not None:
             if cache.revision == since:
