@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from svc.apiserver.admission.plugins.policy.match import Matcher
+from svc.apiserver.admission.matching import Equivalents, RequestMatcher
 from svc.apiserver.admission.plugins.policy.objects import Objects
 from svc.apiserver.admission.plugins.policy.source import Collection, PolicySource
 from svc.apiserver.admission.plugins.policy.validating import ValidatingAdmissionPolicy
@@ -29,7 +29,8 @@ def build_validating_policy(server: Server) -> Any:
     )
     return ValidatingAdmissionPolicy(
         source,
-        matcher=Matcher(server._get_namespace),
+        matcher=RequestMatcher(equivalents=Equivalents(server.resources), get_namespace=server._get_namespace),
         objects=Objects(server.resources, server.stores),
         authorizer=server.authorizer,
+        get_namespace=server._get_namespace,
     )

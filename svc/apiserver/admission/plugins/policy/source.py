@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from svc.apiserver.admission.matching import MatchCriteria
 from svc.registry.options import ListOptions
 from svc.registry.store import GenericStore
 
@@ -53,9 +54,24 @@ class Collection:
 
 
 @dataclass(frozen=True)
+class Binding:
+    """A binding with its matchResources parsed once."""
+
+    name: str
+    spec: Obj
+    criteria: MatchCriteria | None
+
+    @classmethod
+    def of(cls, obj: Obj) -> Binding:
+        spec = obj.get("spec") or {}
+        match = spec.get("matchResources")
+        return cls(obj["metadata"]["name"], spec, MatchCriteria.from_match_resources(match) if match else None)
+
+
+@dataclass(frozen=True)
 class Bound(Generic[P]):
     policy: P
-    bindings: list[Obj]
+    bindings: list[Binding]
 
 
 class PolicySource(Generic[P]):
@@ -64,6 +80,7 @@ class PolicySource(Generic[P]):
         self._bindings = bindings
         self._compile = compile_policy
         self._compiled: dict[tuple[str, str, int], P] = {}
+        self._compiled_bindings: dict[tuple[str, str, int], Binding] = {}
         self._revisions = (-1, -1)
         self._policy_objects: list[Obj] = []
         self._binding_objects: list[Obj] = []
@@ -88,23 +105,31 @@ class PolicySource(Generic[P]):
         return self._current
 
     def _rebuild(self) -> list[Bound[P]]:
-        by_policy: dict[str, list[Obj]] = {}
-        for binding in sorted(self._binding_objects, key=_name):
-            by_policy.setdefault((binding.get("spec") or {}).get("policyName", ""), []).append(binding)
+        by_policy: dict[str, list[Binding]] = {}
+        bindings: dict[tuple[str, str, int], Binding] = {}
+        for obj in sorted(self._binding_objects, key=_name):
+            key = _version(obj)
+            bindings[key] = self._compiled_bindings.get(key) or Binding.of(obj)
+            by_policy.setdefault(bindings[key].spec.get("policyName", ""), []).append(bindings[key])
         compiled: dict[tuple[str, str, int], P] = {}
         result = []
         for policy in sorted(self._policy_objects, key=_name):
-            bindings = by_policy.get(_name(policy))
-            if not bindings:
+            bound = by_policy.get(_name(policy))
+            if not bound:
                 continue
-            meta = policy.get("metadata") or {}
-            key = (meta.get("name", ""), meta.get("uid", ""), int(meta.get("generation") or 0))
+            key = _version(policy)
             found = self._compiled.get(key)
             compiled[key] = found if found is not None else self._compile(policy)
-            result.append(Bound(compiled[key], bindings))
-        self._compiled = compiled
+            result.append(Bound(compiled[key], bound))
+        self._compiled, self._compiled_bindings = compiled, bindings
         return result
 
 
 def _name(obj: Obj) -> str:
     return (obj.get("metadata") or {}).get("name", "")
+
+
+def _version(obj: Obj) -> tuple[str, str, int]:
+    """What identifies one generation of one object's spec."""
+    meta = obj.get("metadata") or {}
+    return (meta.get("name", ""), meta.get("uid", ""), int(meta.get("generation") or 0))

@@ -17,6 +17,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from svc.apiserver.admission.matching import (
+    NamespaceGetter,
+    RequestMatcher,
+    is_exempt_configuration,
+    is_namespace_request,
+)
 from svc.apiserver.admission.plugins.policy.authorizer import authorizer_values
 from svc.apiserver.admission.plugins.policy.expressions import (
     NAMESPACE_OBJECT,
@@ -25,11 +31,10 @@ from svc.apiserver.admission.plugins.policy.expressions import (
     PARAMS,
     REQUEST,
 )
-from svc.apiserver.admission.plugins.policy.match import ConfigurationError, Matcher
 from svc.apiserver.admission.plugins.policy.objects import Objects
 from svc.apiserver.admission.plugins.policy.params import ParamError, collect_params
 from svc.apiserver.admission.plugins.policy.request import admission_request
-from svc.apiserver.admission.plugins.policy.source import PolicySource
+from svc.apiserver.admission.plugins.policy.source import Binding, PolicySource
 from svc.apiserver.admission.plugins.policy.validating_policy import INVALID, Decision, ValidatingPolicy
 from svc.apiserver.authz.authorizer import Authorizer
 from svc.machinery import status
@@ -52,16 +57,20 @@ class ValidatingAdmissionPolicy:
         self,
         source: PolicySource[ValidatingPolicy],
         *,
-        matcher: Matcher,
+        matcher: RequestMatcher,
         objects: Objects,
         authorizer: Authorizer,
+        get_namespace: NamespaceGetter,
     ) -> None:
+        self._get_namespace = get_namespace
         self._source = source
         self._matcher = matcher
         self._objects = objects
         self._authorizer = authorizer
 
     async def validate(self, attributes: Attributes) -> None:
+        if is_exempt_configuration(attributes):
+            return
         bound = await self._source.current()
         if not bound:
             return
@@ -70,24 +79,21 @@ class ValidatingAdmissionPolicy:
         for entry in bound:
             policy = entry.policy
             try:
-                if not await self._matcher.matches(
-                    policy.spec.get("matchConstraints"), attributes, rules_required=True
-                ):
+                if not await self._matcher.matches(policy.criteria, attributes):
                     continue
-            except ConfigurationError as err:
+            except status.StatusError as err:
                 self._configuration_error(denials, policy, "", f"failed to configure policy: {err}")
                 continue
             annotations: dict[str, list[str]] = {}
             for binding in entry.bindings:
-                spec = binding.get("spec") or {}
-                binding_name = binding["metadata"]["name"]
+                spec, binding_name = binding.spec, binding.name
                 try:
-                    if not await self._matcher.matches(spec.get("matchResources"), attributes):
+                    if not await self._binding_matches(binding, attributes):
                         continue
                     params = await collect_params(
                         self._objects, policy.spec.get("paramKind"), spec.get("paramRef"), attributes.namespace
                     )
-                except (ConfigurationError, ParamError) as err:
+                except (status.StatusError, ParamError) as err:
                     self._configuration_error(denials, policy, binding_name, f"failed to configure binding: {err}")
                     continue
                 if not params:
@@ -122,11 +128,13 @@ class ValidatingAdmissionPolicy:
             return await asyncio.to_thread(policy.evaluate, act)
         return policy.evaluate(act)
 
+    async def _binding_matches(self, binding: Binding, attributes: Attributes) -> bool:
+        return binding.criteria is None or await self._matcher.matches(binding.criteria, attributes) is not None
+
     async def _namespace_object(self, attributes: Attributes) -> dict[str, Any] | None:
-        resource = attributes.resource
-        if not attributes.namespace or (resource.name == "namespaces" and not resource.upstream_group):
+        if not attributes.namespace or is_namespace_request(attributes):
             return None
-        return await self._matcher.namespace(attributes.namespace)
+        return await self._get_namespace(attributes.namespace)
 
     @staticmethod
     def _configuration_error(denials: list[_Denial], policy: ValidatingPolicy, binding: str, message: str) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from svc.apiserver.admission.matching import MatchCriteria
 from svc.apiserver.admission.plugins.policy.expressions import (
     OUT_OF_BUDGET,
     EvaluationError,
@@ -52,6 +53,7 @@ class ValidatingPolicy:
         self.name: str = (policy.get("metadata") or {}).get("name", "")
         self.spec = spec
         self.fail = spec.get("failurePolicy", "Fail") != "Ignore"
+        self.criteria = MatchCriteria.from_match_resources(spec.get("matchConstraints"))
         self.expressions = PolicyExpressions(spec)
         compile_ = self.expressions.compile
         self.validations = [
