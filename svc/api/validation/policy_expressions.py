@@ -1,7 +1,9 @@
 """Compiling an admission policy's CEL when the policy is written, as upstream's validation does:
 every matchCondition, variable, validation, messageExpression and audit annotation must compile in
 the policy environment and have the type its field needs; failures are field errors on the
-expression (`compilation failed: ERROR: <input>:1:25: ...`, `must evaluate to bool`).
+expression (`compilation failed: ERROR: <input>:1:25: ...`, `must evaluate to bool`). A `dyn`
+result passes the type check (this checker types fewer overloads than cel-go, so `dyn` here may be
+a precise type there; refusing it would refuse policies upstream accepts).
 
 The variables every policy expression may read are declared here, the lowest layer that needs them;
 the admission plugins evaluate with the same names. `params` is declared only for a policy with a
@@ -52,7 +54,7 @@ class PolicyChecker:
             found = check_expression(expression, self._declarations).result
         except CelError as err:
             return [invalid(path, expression, f"compilation failed: {err}")], types.DYN
-        if returns and found not in returns:
+        if returns and found not in returns and found != types.DYN:
             wanted = str(returns[0]) if len(returns) == 1 else "one of [" + " ".join(map(str, returns)) + "]"
             return [invalid(path, expression, f"must evaluate to {wanted}")], found
         return [], found
