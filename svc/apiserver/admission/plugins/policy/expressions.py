@@ -74,7 +74,10 @@ class PolicyExpressions:
             (str(c.get("name", "")), self.compile(str(c.get("expression", ""))))
             for c in _items(spec, "matchConditions")
         ]
-        self.uses_authorizer = AUTHORIZER in repr(spec)
+        # Variables that cost a lookup or a thread hop are provided only to policies that mention them.
+        text = repr(spec)
+        self.uses_authorizer = AUTHORIZER in text
+        self.uses_namespace = NAMESPACE_OBJECT in text
 
     def compile(self, text: str) -> Expression:
         if self.variables_error:

@@ -104,8 +104,10 @@ class ValidatingAdmissionPolicy:
                     OBJECT: attributes.object,
                     OLD_OBJECT: attributes.old_object,
                     REQUEST: request,
-                    NAMESPACE_OBJECT: await self._namespace_object(attributes),
+                    NAMESPACE_OBJECT: None,
                 }
+                if policy.expressions.uses_namespace:
+                    values[NAMESPACE_OBJECT] = await self._namespace_object(attributes)
                 if policy.expressions.uses_authorizer:
                     values.update(authorizer_values(self._authorizer, attributes))
                 for param in params:
