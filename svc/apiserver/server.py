@@ -28,7 +28,7 @@ from svc.apiserver import default_service
 from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
 from svc.apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
-from svc.apiserver.admission.plugins.policy.build import build_validating_policy
+from svc.apiserver.admission.plugins.policy.build import build_mutating_policy, build_validating_policy
 from svc.apiserver.admission.plugins.policy.status_loop import status_loop
 from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
 from svc.apiserver.authn.loopback import LoopbackToken
@@ -117,6 +117,7 @@ class Server:
             [
                 EscalationCheck(self.rbac.index, self.authorizer),
                 NamespaceLifecycle(self._get_namespace, immortal),
+                build_mutating_policy(self),
                 build_validating_policy(self),
             ]
         )

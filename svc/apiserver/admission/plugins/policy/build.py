@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from svc.apiserver.admission.matching import Equivalents, RequestMatcher
+from svc.apiserver.admission.plugins.policy.mutating import MutatingAdmissionPolicy
+from svc.apiserver.admission.plugins.policy.mutating_policy import MutatingPolicy
 from svc.apiserver.admission.plugins.policy.objects import Objects
 from svc.apiserver.admission.plugins.policy.source import Collection, PolicySource
 from svc.apiserver.admission.plugins.policy.validating import ValidatingAdmissionPolicy
@@ -32,5 +34,19 @@ def build_validating_policy(server: Server) -> Any:
         matcher=RequestMatcher(equivalents=Equivalents(server.resources), get_namespace=server._get_namespace),
         objects=Objects(server.resources, server.stores),
         authorizer=server.authorizer,
+        get_namespace=server._get_namespace,
+    )
+
+
+def build_mutating_policy(server: Server) -> Any:
+    source = PolicySource(
+        _collection(server, "mutatingadmissionpolicies"),
+        _collection(server, "mutatingadmissionpolicybindings"),
+        MutatingPolicy,
+    )
+    return MutatingAdmissionPolicy(
+        source,
+        matcher=RequestMatcher(equivalents=Equivalents(server.resources), get_namespace=server._get_namespace),
+        objects=Objects(server.resources, server.stores),
         get_namespace=server._get_namespace,
     )

@@ -26,6 +26,8 @@ NAMESPACE_OBJECT: Final = "namespaceObject"
 AUTHORIZER: Final = "authorizer"
 REQUEST_RESOURCE: Final = "authorizer.requestResource"
 DECLARED: Final = (OBJECT, OLD_OBJECT, REQUEST, PARAMS, NAMESPACE_OBJECT, AUTHORIZER, REQUEST_RESOURCE)
+MUTATING_DECLARED: Final = (*DECLARED, "Object", "JSONPatch")
+"""Mutating policies construct `Object{...}` apply configurations and `JSONPatch{...}` operations."""
 RUNTIME_COST_BUDGET: Final = 10_000_000
 """Upstream's `RuntimeCELCostBudget`: what one policy binding's evaluation may spend in total."""
 OUT_OF_BUDGET: Final = "validation failed due to running out of cost budget, no further validation rules will be run"
@@ -60,13 +62,13 @@ def _items(spec: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
 class PolicyExpressions:
     """Variables and matchConditions, shared by validating and mutating policies."""
 
-    def __init__(self, spec: Mapping[str, Any]) -> None:
+    def __init__(self, spec: Mapping[str, Any], declared: tuple[str, ...] = DECLARED) -> None:
         variables = [(str(v.get("name", "")), str(v.get("expression", ""))) for v in _items(spec, "variables")]
         try:
-            self.composition = Composition(variables, DECLARED)
+            self.composition = Composition(variables, declared)
         except CelError as err:
             # A variable that does not compile: every expression of the policy fails with its error.
-            self.composition = Composition([], DECLARED)
+            self.composition = Composition([], declared)
             self.variables_error = f"compilation error: {err}"
         else:
             self.variables_error = ""
