@@ -72,3 +72,10 @@ def test_a_json_patch_adds_a_label(kubectl: Kubectl) -> None:
     manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, labels: {app: web}}\n"
     kubectl.run("create", "-f", "-", stdin=manifest)
     assert _labels(kubectl, "settings") == {"app": "web", "example.com/owner": "kubernetes-admin"}
+
+
+def test_a_mutation_that_is_not_an_object_is_refused(kubectl: Kubectl) -> None:
+    broken = APPLY.replace('Object{metadata: Object.metadata{labels: {"team": "platform"}}}', '{"metadata": 1}')
+    refused = kubectl.run("apply", "-f", "-", stdin=_policy("broken", broken), check=False)
+    assert "spec.mutations[0].applyConfiguration.expression: Invalid value" in refused.stderr
+    assert "must evaluate to Object" in refused.stderr

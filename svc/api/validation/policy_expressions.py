@@ -40,8 +40,9 @@ STRING_OR_NULL: Final = (types.STRING, types.NULL)
 class PolicyChecker:
     """Checks a policy's expressions in order, typing `variables.<name>` as it goes."""
 
-    def __init__(self, spec: Mapping[str, Any]) -> None:
+    def __init__(self, spec: Mapping[str, Any], types_: Sequence[str] = ()) -> None:
         names = (*BASE_VARIABLES, PARAMS) if spec.get("paramKind") else BASE_VARIABLES
+        names = (*names, *types_)
         self._environment = environment(frozenset((*names, VARIABLES)))
         self._declarations: dict[str, Type] = dict.fromkeys(names, types.DYN)
         self._variables: dict[str, Type] = {}
@@ -103,4 +104,24 @@ def validating_expression_errors(spec: Mapping[str, Any]) -> list[FieldError]:
         if expression.strip():
             path = f"spec.auditAnnotations[{index}].valueExpression"
             errors += checker.check(expression, path, STRING_OR_NULL)[0]
+    return errors
+
+
+MUTATION_TYPES: Final = ("Object", "JSONPatch")
+_MUTATION_RESULTS: Final = {
+    "applyConfiguration": (Type("Object"),),
+    "jsonPatch": (types.list_of(Type("JSONPatch")),),
+}
+
+
+def mutating_expression_errors(spec: Mapping[str, Any]) -> list[FieldError]:
+    """A mutating policy's expressions: `Object{...}` and `JSONPatch{...}` are constructible."""
+    checker = PolicyChecker(spec, MUTATION_TYPES)
+    errors = common_expression_errors(spec, checker)
+    for index, mutation in _entries(spec, "mutations"):
+        for key, returns in _MUTATION_RESULTS.items():
+            source = mutation.get(key)
+            expression = _text(source, "expression") if isinstance(source, Mapping) else ""
+            if expression.strip():
+                errors += checker.check(expression, f"spec.mutations[{index}].{key}.expression", returns)[0]
     return errors
