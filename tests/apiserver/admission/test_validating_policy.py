@@ -182,3 +182,13 @@ def test_audit_actions_and_audit_annotations_land_in_the_requests_audit_annotati
         {"message": "audited", "policy": "p", "binding": "b", "expressionIndex": 0, "validationActions": ["Audit"]}
     ]
     assert record.audit_annotations["p/size"] == "1"
+
+
+def test_policies_work_under_the_svc_profile(svc_server) -> None:
+    client = svc_server.client()
+    admission = "/apis/admissionregistration.svc/v1"
+    policy, binding = _policy([{"expression": "false", "message": "no"}]), _binding(["Deny"])
+    for kind, body in (("validatingadmissionpolicies", policy), ("validatingadmissionpolicybindings", binding)):
+        body["apiVersion"] = "admissionregistration.svc/v1"
+        assert client.request("POST", f"{admission}/{kind}", body=body).status == 201
+    assert client.request("POST", CONFIGMAPS, body=_configmap("c")).status == 422
