@@ -34,6 +34,7 @@ from bench import (
     snapshots,
     watch,
     watch_memory,
+    webhooks,
 )
 from bench.anchors import etcd, http_ceiling
 from bench.anchors import sqlite as sqlite_anchor
@@ -62,6 +63,7 @@ SCENARIOS = (
     "authz",
     "vap",
     "snapshots",
+    "webhooks",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 # The bench's objects as the server returns them (its metadata included): the anchors' value sizes
@@ -171,6 +173,11 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
         if result is not None:
             sections["snapshots"], found = result
             facts.update(found)
+    if "webhooks" in only:
+        result = await _guarded("webhooks", failed, webhooks.run(workdir, plan))
+        if result is not None:
+            sections["webhooks"], found = result
+            facts.update(found)
     configmap_bytes = int(facts.get("configmap bytes", CONFIGMAP_BYTES))
     pod_bytes = int(facts.get("pod bytes", POD_BYTES))
     if "sqlite" in only:
@@ -220,6 +227,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         "authz",
         "vap",
         "snapshots",
+        "webhooks",
     )
     chosen = [sections[name] for name in order if name in sections]
     chosen += [ratios_section(facts), targets_section(facts)]

@@ -27,9 +27,10 @@ from svc.api.resources import Resource, ResourceSet, version_priority
 from svc.apiserver import default_service
 from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
-from svc.apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
-from svc.apiserver.admission.plugins.policy.build import build_mutating_policy, build_validating_policy
 from svc.apiserver.admission.plugins.policy.status_loop import status_loop
+from svc.apiserver.admission.plugins.priority import create_system_priority_classes
+from svc.apiserver.admission.plugins.webhook.build import close_webhooks
+from svc.apiserver.admission.registry import build_plugins
 from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
 from svc.apiserver.authn.loopback import LoopbackToken
 from svc.apiserver.authn.token_file import TokenFile
@@ -54,7 +55,7 @@ from svc.apiserver.serving_limits import ServingLimits
 from svc.apiserver.watches import Watches
 from svc.machinery import status
 from svc.private_files import make_private_dir
-from svc.registry.admission import NoAdmission, UserInfo, begin_request
+from svc.registry.admission import NoAdmission, UserInfo
 from svc.registry.options import WriteOptions
 from svc.registry.services.allocation import ServiceAllocation
 from svc.registry.services.cluster_ips import ClusterIPs
@@ -112,14 +113,8 @@ class Server:
         self.rbac = RbacPolicy(self.profile)
         self.authorizer = build_authorizer(options.authorization_mode, rbac=self.rbac.authorizer)
         self.rule_resolver = build_rule_resolver(options.authorization_mode, rbac=self.rbac.index)
-        immortal = frozenset({"default", self.profile.system_namespace, self.profile.public_namespace})
         self.admission = Chain(
-            [
-                EscalationCheck(self.rbac.index, self.authorizer),
-                NamespaceLifecycle(self._get_namespace, immortal),
-                build_mutating_policy(self),
-                build_validating_policy(self),
-            ]
+            [EscalationCheck(self.rbac.index, self.authorizer), *build_plugins(options.admission, self)]
         )
         self.discovery = Discovery(self.resources, self.served_subresources, "")
         self.openapi = OpenAPI(self.resources, self.profile)
@@ -311,6 +306,7 @@ class Server:
             obj = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
             with contextlib.suppress(status.StatusError):
                 await store.create("", obj, admission=NoAdmission(), user=system, options=WriteOptions())
+        await create_system_priority_classes(self, system)
 
     def _ssl_context(self, client_cas: list[x509.Certificate]) -> ssl.SSLContext:
         """Requests a client certificate without verifying it in the handshake (upstream's
@@ -383,9 +379,7 @@ class Server:
         self.ready = True
 
     async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
-        ctx = RequestContext(request, self)
-        begin_request(ctx.admission_record())
-        response = await self.chain(ctx)
+        response = await self.chain(RequestContext(request, self))
         if request.method == "CONNECT":
             # aiohttp's parser reads what follows a CONNECT's headers as tunnel bytes, not as a body:
             # kept open, the connection would parse a sent body as the next request.
@@ -403,6 +397,7 @@ class Server:
         if self._listener is not None:
             self._listener.close()
         await self.rbac.stop()
+        await close_webhooks(self)
         for cache in self.caches.values():
             await cache.stop()
         if self.backend is not None:

@@ -29,6 +29,21 @@ class UserInfo:
     extra: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
+# The warnings list of the request being served (set per request by the HTTP layer): plugins add
+# `Warning` header items without the registry having to carry them, as upstream's context does.
+request_warnings: ContextVar[list[str] | None] = ContextVar("request_warnings", default=None)
+
+
+@dataclass
+class Reinvocation:
+    """Upstream's reinvocation context: a mutating plugin that changed the object asks for a second
+    pass of the mutating chain (`should_reinvoke`); plugins keep their own state in `values`."""
+
+    is_reinvoke: bool = False
+    should_reinvoke: bool = False
+    values: dict[str, Any] = field(default_factory=dict)
+
+
 @dataclass
 class Attributes:
     operation: Operation
@@ -40,6 +55,20 @@ class Attributes:
     dry_run: bool = False
     object: dict[str, Any] | None = None
     old_object: dict[str, Any] | None = None
+    options: Any = None  # the request's WriteOptions or DeleteOptions
+    annotations: dict[str, str] = field(default_factory=dict)
+    """Audit annotations admission adds to the request's audit event."""
+    reinvocation: Reinvocation = field(default_factory=Reinvocation)
+
+    @property
+    def kind(self) -> str:
+        return self.resource.kind
+
+    def warn(self, message: str) -> None:
+        """Add a warning to the response of the current request (dropped outside a request)."""
+        warnings = request_warnings.get()
+        if warnings is not None and message not in warnings:
+            warnings.append(message)
 
 
 class Admission(Protocol):
@@ -58,35 +87,3 @@ class NoAdmission:
 
     async def validate(self, attributes: Attributes) -> None:
         return None
-
-
-@dataclass
-class RequestRecord:
-    """What admission adds to a request besides its verdict: response warnings and audit annotations.
-
-    Plugins reach it through a context variable, as upstream's plugins reach them through the
-    request's context, so neither the registry nor the plugins' signatures carry it."""
-
-    warnings: list[str] = field(default_factory=list)
-    audit_annotations: dict[str, str] = field(default_factory=dict)
-
-
-_RECORD: ContextVar[RequestRecord | None] = ContextVar("admission_record", default=None)
-
-
-def begin_request(record: RequestRecord) -> None:
-    """Make `record` the one this request's admission writes to (the server calls this per request)."""
-    _RECORD.set(record)
-
-
-def add_warning(message: str) -> None:
-    record = _RECORD.get()
-    if record is not None and message not in record.warnings:
-        record.warnings.append(message)
-
-
-def add_audit_annotation(key: str, value: str) -> None:
-    """Upstream keeps the first value of a key."""
-    record = _RECORD.get()
-    if record is not None:
-        record.audit_annotations.setdefault(key, value)

@@ -349,7 +349,9 @@ class GenericStore:
     def _attributes(
         self, operation: Operation, namespace: str, name: str, user: UserInfo, options: WriteOptions
     ) -> Attributes:
-        return Attributes(operation, self.resource, namespace, name, user, options.subresource, options.dry_run)
+        return Attributes(
+            operation, self.resource, namespace, name, user, options.subresource, options.dry_run, options=options
+        )
 
     async def create(
         self, namespace: str, obj: Obj, *, admission: Admission, user: UserInfo, options: WriteOptions
@@ -498,7 +500,7 @@ class GenericStore:
             self.present(current)
             deletion.check_preconditions(self.strategy, current, options)
             attributes = self._attributes(Operation.DELETE, namespace, name, user, write_options)
-            attributes.old_object = current
+            attributes.old_object, attributes.options = current, options
             await admission.validate(attributes)
             marked = self.objects.codec.copy(current)
             if not deletion.mark_for_deletion(self.strategy, marked, options):

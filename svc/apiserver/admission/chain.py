@@ -21,6 +21,13 @@ class Chain:
     async def admit(self, attributes: Attributes) -> None:
         for admit in self._mutating:
             await admit(attributes)
+        reinvocation = attributes.reinvocation
+        if reinvocation.should_reinvoke and not reinvocation.is_reinvoke:
+            # Upstream's reinvoker: a webhook changed the object, so the chain runs once more; the
+            # in-tree plugins are idempotent, webhooks with reinvocationPolicy IfNeeded run again.
+            reinvocation.is_reinvoke = True
+            for admit in self._mutating:
+                await admit(attributes)
 
     async def validate(self, attributes: Attributes) -> None:
         for validate in self._validating:

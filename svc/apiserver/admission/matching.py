@@ -297,3 +297,14 @@ class RequestMatcher:
         if object_error is not None:
             raise object_error
         return matched
+
+
+def targets(attributes: Attributes, group: str, resource: str, subresources: tuple[str, ...] = ("",)) -> bool:
+    """Built-in plugins: the request is for `resource` of upstream `group`, on the main resource or
+    one of `subresources`."""
+    served = attributes.resource
+    return served.name == resource and served.upstream_group == group and attributes.subresource in subresources
+
+
+def is_pod(attributes: Attributes, subresources: tuple[str, ...] = ("",)) -> bool:
+    return targets(attributes, "", "pods", subresources) and isinstance(attributes.object, dict)

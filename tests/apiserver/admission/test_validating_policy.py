@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from svc.registry.admission import Attributes, Operation, RequestRecord, UserInfo, begin_request
+from svc.registry.admission import Attributes, Operation, UserInfo
 
 ADMISSION = "/apis/admissionregistration.k8s.io/v1"
 CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
@@ -149,15 +149,13 @@ def test_a_binding_change_takes_effect_at_once(server) -> None:
     assert client.request("POST", CONFIGMAPS, body=_configmap("third")).status == 201
 
 
-def _admit_in_server(server, obj: dict) -> tuple[RequestRecord, Exception | None]:
-    """Runs the validating chain on the server's loop for a ConfigMap create, with a fresh record."""
+def _admit_in_server(server, obj: dict) -> tuple[Attributes, Exception | None]:
+    """Runs the validating chain on the server's loop for a ConfigMap create."""
     resource = server.server.resources.get("", "v1", "configmaps")
     attributes = Attributes(Operation.CREATE, resource, "default", obj["metadata"]["name"], UserInfo("alice"))
     attributes.object = obj
-    record = RequestRecord()
 
     async def run() -> Exception | None:
-        begin_request(record)
         try:
             await server.server.admission.validate(attributes)
         except Exception as error:
@@ -165,7 +163,7 @@ def _admit_in_server(server, obj: dict) -> tuple[RequestRecord, Exception | None
         return None
 
     error = asyncio.run_coroutine_threadsafe(run(), server.loop).result(10)
-    return record, error
+    return attributes, error
 
 
 def test_audit_actions_and_audit_annotations_land_in_the_requests_audit_annotations(server) -> None:
@@ -175,13 +173,13 @@ def test_audit_actions_and_audit_annotations_land_in_the_requests_audit_annotati
         auditAnnotations=[{"key": "size", "valueExpression": "string(size(object.data))"}],
     )
     _install(client, policy, _binding(["Audit"]))
-    record, error = _admit_in_server(server, _configmap("c", {"a": "1"}))
+    attributes, error = _admit_in_server(server, _configmap("c", {"a": "1"}))
     assert error is None
-    failure = json.loads(record.audit_annotations["validation.policy.admission.k8s.io/validation_failure"])
+    failure = json.loads(attributes.annotations["validation.policy.admission.k8s.io/validation_failure"])
     assert failure == [
         {"message": "audited", "policy": "p", "binding": "b", "expressionIndex": 0, "validationActions": ["Audit"]}
     ]
-    assert record.audit_annotations["p/size"] == "1"
+    assert attributes.annotations["p/size"] == "1"
 
 
 def test_policies_work_under_the_svc_profile(svc_server) -> None:

@@ -1,14 +1,17 @@
 """The MutatingAdmissionPolicy plugin: every policy whose matchConstraints select the request, with
 each of its bindings whose matchResources do, mutates the object once per parameter object.
 
-The object is changed in place (the registry keeps its own reference to it). A policy with
-`reinvocationPolicy: IfNeeded` runs once more after the others when a later policy changed the
-object after it ran, as upstream reinvokes it. A mutation that fails rejects the request under
-`failurePolicy: Fail` and is skipped under `Ignore`.
+The object is changed in place (the registry keeps its own reference to it). Reinvocation follows
+the chain's context as upstream's: a change asks the chain for a second mutating pass, in which a
+policy with `reinvocationPolicy: IfNeeded` that ran before a later change (by another policy, a
+webhook or an in-tree plugin) runs once more; nothing runs for the first time in that pass. A
+mutation that fails rejects the request under `failurePolicy: Fail` and is skipped under `Ignore`.
 """
 
 from __future__ import annotations
 
+import copy
+from dataclasses import dataclass, field
 from typing import Any
 
 from svc.api.schemas import schema_for
@@ -33,6 +36,22 @@ from svc.machinery import status
 from svc.machinery.apply.shapes import shape_of
 from svc.registry.admission import Attributes
 
+PLUGIN_NAME = "MutatingAdmissionPolicy"
+
+
+@dataclass
+class _Reinvocation:
+    """Which IfNeeded policy bindings ran before a later change to the object (upstream's
+    policyReinvokeContext): the chain's second pass runs exactly those again."""
+
+    last_output: Any = None
+    invoked: set[tuple[str, str]] = field(default_factory=set)
+    reinvoke: set[tuple[str, str]] = field(default_factory=set)
+
+    def require_reinvoking_invoked(self) -> None:
+        self.reinvoke |= self.invoked
+        self.invoked = set()
+
 
 class MutatingAdmissionPolicy:
     def __init__(
@@ -56,22 +75,26 @@ class MutatingAdmissionPolicy:
             return
         shape = shape_of(schema_for(attributes.resource.definition))
         request = admission_request(attributes)
-        changes = 0
-        ran_at: dict[tuple[str, str], int] = {}
-        again: list[tuple[MutatingPolicy, Binding]] = []
-        for entry in bound:
-            policy = entry.policy
-            if not await self._policy_matches(policy, attributes):
-                continue
-            for binding in entry.bindings:
-                changed = await self._run(policy, binding, attributes, request, shape)
-                if policy.reinvoke:
-                    ran_at[(policy.name, binding.name)] = changes + changed
-                    again.append((policy, binding))
-                changes += changed
-        for policy, binding in again:
-            if ran_at[(policy.name, binding.name)] < changes:
-                await self._run(policy, binding, attributes, request, shape)
+        context = attributes.reinvocation
+        state = context.values.setdefault(PLUGIN_NAME, _Reinvocation())
+        if context.is_reinvoke and state.last_output != attributes.object:
+            state.require_reinvoking_invoked()  # another plugin changed the object in the second pass
+        try:
+            for entry in bound:
+                policy = entry.policy
+                if not await self._policy_matches(policy, attributes):
+                    continue
+                for binding in entry.bindings:
+                    key = (policy.name, binding.name)
+                    if context.is_reinvoke and key not in state.reinvoke:
+                        continue
+                    if await self._run(policy, binding, attributes, request, shape):
+                        state.require_reinvoking_invoked()
+                        context.should_reinvoke = True
+                    if policy.reinvoke:
+                        state.invoked.add(key)
+        finally:
+            state.last_output = copy.deepcopy(attributes.object)
 
     async def _policy_matches(self, policy: MutatingPolicy, attributes: Attributes) -> bool:
         try:

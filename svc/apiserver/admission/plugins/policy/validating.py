@@ -38,7 +38,7 @@ from svc.apiserver.admission.plugins.policy.source import Binding, PolicySource
 from svc.apiserver.admission.plugins.policy.validating_policy import INVALID, Decision, ValidatingPolicy
 from svc.apiserver.authz.authorizer import Authorizer
 from svc.machinery import status
-from svc.registry.admission import Attributes, add_audit_annotation, add_warning
+from svc.registry.admission import Attributes
 
 VALIDATION_FAILURE: Final = "validation.policy.admission.k8s.io/validation_failure"
 MAX_AUDIT_ANNOTATION_VALUE: Final = 10 * 1024
@@ -114,13 +114,13 @@ class ValidatingAdmissionPolicy:
                     outcome = await self._evaluate(policy, {**values, PARAMS: param})
                     for decision in outcome.decisions:
                         if decision.deny:
-                            self._act(denials, policy, binding_name, spec, decision)
+                            _act(attributes, denials, policy, binding_name, spec, decision)
                     for key, value in outcome.annotations:
                         values_of = annotations.setdefault(key, [])
                         if value[:MAX_AUDIT_ANNOTATION_VALUE] not in values_of:
                             values_of.append(value[:MAX_AUDIT_ANNOTATION_VALUE])
             for key, values_of in annotations.items():
-                add_audit_annotation(f"{policy.name}/{key}", ", ".join(values_of))
+                attributes.annotations.setdefault(f"{policy.name}/{key}", ", ".join(values_of))
         if denials:
             raise _rejection(attributes, denials[0])
 
@@ -143,28 +143,34 @@ class ValidatingAdmissionPolicy:
         if policy.fail:
             denials.append(_Denial(policy.name, binding, Decision(True, message, INVALID)))
 
-    @staticmethod
-    def _act(
-        denials: list[_Denial], policy: ValidatingPolicy, binding: str, spec: Mapping[str, Any], decision: Decision
-    ) -> None:
-        actions = spec.get("validationActions") or []
-        for action in actions:
-            if action == "Deny":
-                denials.append(_Denial(policy.name, binding, decision))
-            elif action == "Warn":
-                add_warning(
-                    f"Validation failed for ValidatingAdmissionPolicy '{policy.name}' with binding '{binding}': "
-                    f"{decision.message}"
-                )
-            elif action == "Audit":
-                failure = {
-                    "message": decision.message,
-                    "policy": policy.name,
-                    "binding": binding,
-                    "expressionIndex": decision.index,
-                    "validationActions": actions,
-                }
-                add_audit_annotation(VALIDATION_FAILURE, json.dumps([failure], separators=(",", ":")))
+
+def _act(
+    attributes: Attributes,
+    denials: list[_Denial],
+    policy: ValidatingPolicy,
+    binding: str,
+    spec: Mapping[str, Any],
+    decision: Decision,
+) -> None:
+    """What a failed validation does, per the binding's validation actions."""
+    actions = spec.get("validationActions") or []
+    for action in actions:
+        if action == "Deny":
+            denials.append(_Denial(policy.name, binding, decision))
+        elif action == "Warn":
+            attributes.warn(
+                f"Validation failed for ValidatingAdmissionPolicy '{policy.name}' with binding '{binding}': "
+                f"{decision.message}"
+            )
+        elif action == "Audit":
+            failure = {
+                "message": decision.message,
+                "policy": policy.name,
+                "binding": binding,
+                "expressionIndex": decision.index,
+                "validationActions": actions,
+            }
+            attributes.annotations.setdefault(VALIDATION_FAILURE, json.dumps([failure], separators=(",", ":")))
 
 
 def _rejection(attributes: Attributes, denial: _Denial) -> status.StatusError:
