@@ -49,4 +49,5 @@ def build_mutating_policy(server: Server) -> Any:
         matcher=RequestMatcher(equivalents=Equivalents(server.resources), get_namespace=server._get_namespace),
         objects=Objects(server.resources, server.stores),
         get_namespace=server._get_namespace,
+        authorizer=server.authorizer,
     )

@@ -19,19 +19,17 @@ from svc.apiserver.admission.matching import (
     NamespaceGetter,
     RequestMatcher,
     is_exempt_configuration,
-    is_namespace_request,
 )
+from svc.apiserver.admission.plugins.policy.activation import evaluate, request_values
 from svc.apiserver.admission.plugins.policy.expressions import (
-    NAMESPACE_OBJECT,
-    OLD_OBJECT,
     PARAMS,
-    REQUEST,
 )
 from svc.apiserver.admission.plugins.policy.mutating_policy import MutatingPolicy, MutationError
 from svc.apiserver.admission.plugins.policy.objects import Objects
 from svc.apiserver.admission.plugins.policy.params import ParamError, collect_params
 from svc.apiserver.admission.plugins.policy.request import admission_request
 from svc.apiserver.admission.plugins.policy.source import Binding, PolicySource
+from svc.apiserver.authz.authorizer import Authorizer
 from svc.machinery import status
 from svc.machinery.apply.shapes import shape_of
 from svc.registry.admission import Attributes
@@ -61,7 +59,9 @@ class MutatingAdmissionPolicy:
         matcher: RequestMatcher,
         objects: Objects,
         get_namespace: NamespaceGetter,
+        authorizer: Authorizer,
     ) -> None:
+        self._authorizer = authorizer
         self._source = source
         self._matcher = matcher
         self._objects = objects
@@ -116,17 +116,18 @@ class MutatingAdmissionPolicy:
         except (status.StatusError, ParamError) as err:
             _fail(policy, binding.name, f"failed to configure binding: {err}", attributes)
             return 0
-        values: dict[str, Any] = {
-            OLD_OBJECT: attributes.old_object,
-            REQUEST: request,
-            NAMESPACE_OBJECT: await self._namespace_object(attributes) if policy.expressions.uses_namespace else None,
-        }
+        values = await request_values(
+            policy.expressions, attributes, request, get_namespace=self._get_namespace, authorizer=self._authorizer
+        )
         changed = 0
         for param in params:
             obj = attributes.object
             assert obj is not None
             try:
-                mutated = policy.mutate({**values, PARAMS: param}, obj, shape)
+                mutated = await evaluate(
+                    policy.expressions,
+                    lambda param=param, obj=obj: policy.mutate({**values, PARAMS: param}, obj, shape),
+                )
             except MutationError as err:
                 _fail(policy, binding.name, str(err), attributes)
                 continue
@@ -135,11 +136,6 @@ class MutatingAdmissionPolicy:
                 obj.update(mutated)
                 changed += 1
         return changed
-
-    async def _namespace_object(self, attributes: Attributes) -> dict[str, Any] | None:
-        if not attributes.namespace or is_namespace_request(attributes):
-            return None
-        return await self._get_namespace(attributes.namespace)
 
 
 def _fail(policy: MutatingPolicy, binding: str, message: str, attributes: Attributes) -> None:

@@ -11,26 +11,14 @@ problems (a missing parameter kind, a bad selector, a Deny `parameterNotFoundAct
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from svc.apiserver.admission.matching import (
-    NamespaceGetter,
-    RequestMatcher,
-    is_exempt_configuration,
-    is_namespace_request,
-)
-from svc.apiserver.admission.plugins.policy.authorizer import authorizer_values
-from svc.apiserver.admission.plugins.policy.expressions import (
-    NAMESPACE_OBJECT,
-    OBJECT,
-    OLD_OBJECT,
-    PARAMS,
-    REQUEST,
-)
+from svc.apiserver.admission.matching import NamespaceGetter, RequestMatcher, is_exempt_configuration
+from svc.apiserver.admission.plugins.policy.activation import evaluate, request_values
+from svc.apiserver.admission.plugins.policy.expressions import PARAMS
 from svc.apiserver.admission.plugins.policy.objects import Objects
 from svc.apiserver.admission.plugins.policy.params import ParamError, collect_params
 from svc.apiserver.admission.plugins.policy.request import admission_request
@@ -75,7 +63,7 @@ class ValidatingAdmissionPolicy:
         if not bound:
             return
         denials: list[_Denial] = []
-        request: dict[str, Any] | None = None
+        request = admission_request(attributes)
         for entry in bound:
             policy = entry.policy
             try:
@@ -86,57 +74,47 @@ class ValidatingAdmissionPolicy:
                 continue
             annotations: dict[str, list[str]] = {}
             for binding in entry.bindings:
-                spec, binding_name = binding.spec, binding.name
-                try:
-                    if not await self._binding_matches(binding, attributes):
-                        continue
-                    params = await collect_params(
-                        self._objects, policy.spec.get("paramKind"), spec.get("paramRef"), attributes.namespace
-                    )
-                except (status.StatusError, ParamError) as err:
-                    self._configuration_error(denials, policy, binding_name, f"failed to configure binding: {err}")
-                    continue
-                if not params:
-                    continue
-                if request is None:
-                    request = admission_request(attributes)
-                values = {
-                    OBJECT: attributes.object,
-                    OLD_OBJECT: attributes.old_object,
-                    REQUEST: request,
-                    NAMESPACE_OBJECT: None,
-                }
-                if policy.expressions.uses_namespace:
-                    values[NAMESPACE_OBJECT] = await self._namespace_object(attributes)
-                if policy.expressions.uses_authorizer:
-                    values.update(authorizer_values(self._authorizer, attributes))
-                for param in params:
-                    outcome = await self._evaluate(policy, {**values, PARAMS: param})
-                    for decision in outcome.decisions:
-                        if decision.deny:
-                            _act(attributes, denials, policy, binding_name, spec, decision)
-                    for key, value in outcome.annotations:
-                        values_of = annotations.setdefault(key, [])
-                        if value[:MAX_AUDIT_ANNOTATION_VALUE] not in values_of:
-                            values_of.append(value[:MAX_AUDIT_ANNOTATION_VALUE])
+                await self._check_binding(policy, binding, attributes, request, denials, annotations)
             for key, values_of in annotations.items():
                 attributes.annotations.setdefault(f"{policy.name}/{key}", ", ".join(values_of))
         if denials:
             raise _rejection(attributes, denials[0])
 
-    async def _evaluate(self, policy: ValidatingPolicy, values: Mapping[str, Any]) -> Any:
-        act = policy.expressions.activation(values)
-        if policy.expressions.uses_authorizer:
-            return await asyncio.to_thread(policy.evaluate, act)
-        return policy.evaluate(act)
-
-    async def _binding_matches(self, binding: Binding, attributes: Attributes) -> bool:
-        return binding.criteria is None or await self._matcher.matches(binding.criteria, attributes) is not None
-
-    async def _namespace_object(self, attributes: Attributes) -> dict[str, Any] | None:
-        if not attributes.namespace or is_namespace_request(attributes):
-            return None
-        return await self._get_namespace(attributes.namespace)
+    async def _check_binding(
+        self,
+        policy: ValidatingPolicy,
+        binding: Binding,
+        attributes: Attributes,
+        request: dict[str, Any],
+        denials: list[_Denial],
+        annotations: dict[str, list[str]],
+    ) -> None:
+        """Evaluates the policy for one binding (once per parameter), collecting denials and audit
+        annotation values; warnings and audit failures go on the attributes."""
+        try:
+            if binding.criteria is not None and await self._matcher.matches(binding.criteria, attributes) is None:
+                return
+            params = await collect_params(
+                self._objects, policy.spec.get("paramKind"), binding.spec.get("paramRef"), attributes.namespace
+            )
+        except (status.StatusError, ParamError) as err:
+            self._configuration_error(denials, policy, binding.name, f"failed to configure binding: {err}")
+            return
+        if not params:
+            return
+        values = await request_values(
+            policy.expressions, attributes, request, get_namespace=self._get_namespace, authorizer=self._authorizer
+        )
+        for param in params:
+            act = policy.expressions.activation({**values, PARAMS: param})
+            outcome = await evaluate(policy.expressions, lambda act=act: policy.evaluate(act))
+            for decision in outcome.decisions:
+                if decision.deny:
+                    _act(attributes, denials, policy, binding.name, binding.spec, decision)
+            for key, value in outcome.annotations:
+                values_of = annotations.setdefault(key, [])
+                if value[:MAX_AUDIT_ANNOTATION_VALUE] not in values_of:
+                    values_of.append(value[:MAX_AUDIT_ANNOTATION_VALUE])
 
     @staticmethod
     def _configuration_error(denials: list[_Denial], policy: ValidatingPolicy, binding: str, message: str) -> None:
