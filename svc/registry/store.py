@@ -501,6 +501,8 @@ class GenericStore:
             deletion.check_preconditions(self.strategy, current, options)
             attributes = self._attributes(Operation.DELETE, namespace, name, user, write_options)
             attributes.old_object, attributes.options = current, options
+            # as upstream's AdmissionToValidateObjectDeleteFunc: mutating admission sees a delete too
+            await admission.admit(attributes)
             await admission.validate(attributes)
             marked = self.objects.codec.copy(current)
             if not deletion.mark_for_deletion(self.strategy, marked, options):

@@ -88,8 +88,18 @@ class RunningServer:
         self._clients.clear()
 
 
+_ADMISSION_FLAGS = ("--enable-admission-plugins", "--disable-admission-plugins", "--admission-control")
+
+
 def _arguments(data_dir: Path, port: int, extra: list[str]) -> list[str]:
-    return ["--data-dir", str(data_dir), "--bind-address", "127.0.0.1", "--secure-port", str(port), *extra]
+    """No controller creates the `default` service account beside a test server, so (as envtest
+    does) its ServiceAccount admission is off unless the test chooses the admission plugins itself."""
+    admission = (
+        []
+        if any(arg.partition("=")[0] in _ADMISSION_FLAGS for arg in extra)
+        else ["--disable-admission-plugins=ServiceAccount"]
+    )
+    return ["--data-dir", str(data_dir), "--bind-address", "127.0.0.1", "--secure-port", str(port), *admission, *extra]
 
 
 @contextlib.contextmanager

@@ -113,21 +113,36 @@ def _scope_matches(scope: str, attributes: Attributes, resource: Resource) -> bo
 class Equivalents:
     """Resources stored together (one storage prefix) are the same resource in other versions or
     groups (`apps/v1` and a hypothetical `apps/v1beta2` deployments, `autoscaling/v1` and `v2`
-    HPAs, core and `events.k8s.io` events)."""
+    HPAs, core and `events.k8s.io` events, the versions of a custom resource)."""
 
     def __init__(self, resources: Iterable[Resource]) -> None:
         self._by_prefix: dict[str, list[Resource]] = {}
+        self._stores: Mapping[Any, Any] | None = None
+        self._indexed = -1
         for resource in resources:
-            self._by_prefix.setdefault(resource.storage_prefix, []).append(resource)
+            self.add(resource)
+
+    @classmethod
+    def following(cls, stores: Mapping[Any, Any]) -> Equivalents:
+        """The equivalents among a server's stores (values with a `resource`), re-indexed when their
+        number changes, so custom resources served later are included."""
+        equivalents = cls(())
+        equivalents._stores = stores
+        return equivalents
 
     def add(self, resource: Resource) -> None:
-        """Registers a resource served later (a custom resource's versions)."""
         members = self._by_prefix.setdefault(resource.storage_prefix, [])
         if resource not in members:
             members.append(resource)
 
     def of(self, resource: Resource, subresource: str) -> list[Resource]:
         """The other resources equivalent to `resource` that also serve `subresource`."""
+        if self._stores is not None and len(self._stores) != self._indexed:
+            self._by_prefix = {}
+            stores = list(self._stores.values())
+            for store in stores:
+                self.add(store.resource)
+            self._indexed = len(stores)
         return [
             other
             for other in self._by_prefix.get(resource.storage_prefix, ())

@@ -36,3 +36,8 @@ def created(client: RestClient, resource: str, obj: Obj, namespace: str = "defau
     response = create(client, resource, obj, namespace)
     assert response.status == 201, response.body
     return response.json()
+
+
+def warning_texts(response: Response) -> list[str]:
+    """The texts of a response's `Warning: 299 - "..."` headers, unquoted."""
+    return [w.removeprefix('299 - "').removesuffix('"').replace('\\"', '"') for w in response.warnings]

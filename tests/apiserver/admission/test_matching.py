@@ -153,3 +153,17 @@ def test_webhook_configurations_and_policies_are_exempt():
         attrs("admissionregistration.k8s.io", "v1", "validatingadmissionpolicies", namespace="")
     )
     assert not is_exempt_configuration(attrs("", "v1", "configmaps"))
+
+
+def test_equivalents_following_stores_see_resources_served_later():
+    class Store:
+        def __init__(self, resource):
+            self.resource = resource
+
+    v1 = RESOURCES.get("autoscaling", "v1", "horizontalpodautoscalers")
+    v2 = RESOURCES.get("autoscaling", "v2", "horizontalpodautoscalers")
+    stores = {("autoscaling", "v1"): Store(v1)}
+    equivalents = Equivalents.following(stores)
+    assert equivalents.of(v1, "") == []
+    stores[("autoscaling", "v2")] = Store(v2)
+    assert equivalents.of(v1, "") == [v2]

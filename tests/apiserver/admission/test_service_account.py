@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+
+import pytest
 
 from svc.testing.harness import RunningServer
 from tests.apiserver.admission.conftest import create, created, pod, service_account
 
 MOUNT_PATH = "/var/run/secrets/svc.io/serviceaccount"
+
+
+@pytest.fixture
+def svc_server(svc_server_factory: Callable[..., RunningServer]) -> RunningServer:
+    """The test harness turns ServiceAccount admission off unless asked for it."""
+    return svc_server_factory("--enable-admission-plugins=ServiceAccount")
 
 
 def test_pod_without_account_runs_as_default_with_the_projected_token_volume(svc_server: RunningServer) -> None:

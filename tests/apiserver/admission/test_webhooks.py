@@ -326,3 +326,58 @@ def test_a_service_reference_reaches_the_webhook_through_its_endpoints(svc_serve
         install(svc_server, VALIDATING, "svc", [hook("svc.example.com", running, "svc", clientConfig=config)])
         refused = create(svc_server, configmap("by-service"))
         assert refused.json()["message"] == 'admission webhook "svc.example.com" denied the request: via service'
+
+
+def test_a_patch_that_breaks_the_object_is_refused_by_validation(svc_server: RunningServer, webhook: Webhook) -> None:
+    webhook.answers["break"] = lambda review: patch_response(
+        [{"op": "add", "path": "/metadata/labels", "value": {"bad label!": "x"}}]
+    )
+    install(svc_server, MUTATING, "breaker", [hook("break.example.com", webhook, "break")])
+    refused = create(svc_server, configmap("broken"))
+    assert refused.status == 422
+    assert refused.json()["details"]["causes"][0]["field"] == "metadata.labels"
+    assert svc_server.client().request("GET", f"{CONFIGMAPS}/broken").status == 404
+
+
+def test_a_patch_on_a_delete_is_an_internal_error(svc_server: RunningServer, webhook: Webhook) -> None:
+    assert create(svc_server, configmap("doomed")).status == 201
+    webhook.answers["del"] = lambda review: patch_response([{"op": "add", "path": "/x", "value": 1}])
+    rule = {"operations": ["DELETE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}
+    install(svc_server, MUTATING, "deleter", [hook("del.example.com", webhook, "del", rules=[rule])])
+    refused = svc_server.client().request("DELETE", f"{CONFIGMAPS}/doomed")
+    assert refused.status == 500
+    assert refused.json()["message"] == (
+        'Internal error occurred: admission webhook "del.example.com" attempted to modify the object, '
+        "which is not supported for this operation"
+    )
+    (review,) = webhook.calls("del")
+    assert review["request"]["object"] is None and review["request"]["oldObject"]["metadata"]["name"] == "doomed"
+    assert review["request"]["options"]["kind"] == "DeleteOptions"
+
+
+def test_match_conditions_can_ask_the_authorizer(svc_server: RunningServer, webhook: Webhook) -> None:
+    expression = "authorizer.group('').resource('secrets').namespace('default').check('get').allowed()"
+    conditions = [{"name": "can-read-secrets", "expression": expression}]
+    install(svc_server, VALIDATING, "authz", [hook("authz.example.com", webhook, "authz", matchConditions=conditions)])
+    assert create(svc_server, configmap("asked")).status == 201
+    assert [r["request"]["name"] for r in webhook.calls("authz")] == ["asked"]
+
+
+def test_a_namespace_update_names_the_namespace_itself(svc_server: RunningServer, webhook: Webhook) -> None:
+    rule = {"operations": ["UPDATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["namespaces"]}
+    install(svc_server, VALIDATING, "ns", [hook("ns.example.com", webhook, "ns", rules=[rule])])
+    client = svc_server.client()
+    namespace = client.request("GET", "/api/v1/namespaces/default").json()
+    namespace["metadata"]["labels"]["touched"] = "yes"
+    assert client.request("PUT", "/api/v1/namespaces/default", body=namespace).status == 200
+    (review,) = webhook.calls("ns")
+    assert (review["request"]["name"], review["request"]["namespace"]) == ("default", "default")
+    assert review["request"]["oldObject"]["metadata"]["name"] == "default"
+
+
+def test_a_disabled_webhook_plugin_calls_nothing(svc_server_factory, webhook: Webhook) -> None:
+    server = svc_server_factory("--disable-admission-plugins=ValidatingAdmissionWebhook")
+    webhook.answers["deny"] = lambda review: {"allowed": False}
+    install(server, VALIDATING, "denier", [hook("deny.example.com", webhook, "deny")])
+    assert create(server, configmap("free")).status == 201
+    assert webhook.calls("deny") == []

@@ -79,7 +79,7 @@ def _build(server: Server, get_namespace: NamespaceGetter) -> Webhooks:
         return Verdict(decision.value, reason)
 
     client = WebhookClient(endpoints_resolver(get_core))
-    matcher = RequestMatcher(equivalents=Equivalents(server.resources), get_namespace=get_namespace)
+    matcher = RequestMatcher(equivalents=Equivalents.following(server.stores), get_namespace=get_namespace)
     caller = Caller(matcher=matcher, client=client, profile=server.profile, authorize=authorize)
     mutating = HookSource(lambda: server.store_for(_GROUP, "mutatingwebhookconfigurations"))
     validating = HookSource(lambda: server.store_for(_GROUP, "validatingwebhookconfigurations"))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from svc.api.brand import Profile
-from svc.apiserver.admission.matching import Matched, RequestMatcher, kind_at
+from svc.apiserver.admission.matching import Matched, RequestMatcher
 from svc.apiserver.admission.plugins.webhook.conditions import AsyncDecide, ConditionError, ConditionInput
 from svc.apiserver.admission.plugins.webhook.hooks import Hook
 from svc.apiserver.admission.plugins.webhook.review import (
@@ -27,7 +27,7 @@ from svc.apiserver.admission.plugins.webhook.review import (
     review,
     review_version,
 )
-from svc.apiserver.admission.plugins.webhook.versions import convert
+from svc.apiserver.admission.plugins.webhook.versions import carries_parent_kind, convert
 from svc.apiserver.webhook_client import WebhookCallError, WebhookClient
 from svc.machinery import status
 from svc.registry.admission import Attributes
@@ -68,10 +68,8 @@ class Caller:
         self._authorize = authorize
 
     def versioned(self, attributes: Attributes, matched: Matched, obj: Obj | None) -> Obj | None:
-        """`obj` as the matched version serves it (subresources with a kind of their own, such as
-        Scale, are the same in every version of their parent)."""
-        own_kind = kind_at(attributes.resource, attributes.subresource)[2] == attributes.resource.kind
-        if not own_kind:
+        """`obj` as the matched version serves it."""
+        if not carries_parent_kind(attributes):
             return obj
         return convert(obj, attributes.resource, matched.resource, self._profile)
 

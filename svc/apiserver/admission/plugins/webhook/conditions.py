@@ -22,7 +22,7 @@ from svc.machinery.cel import CelError, environment
 from svc.machinery.cel.environment import Program
 from svc.machinery.cel.library.authz import Authorizer, Decide, Request, Verdict, request_resource
 
-RUNTIME_COST_BUDGET = 10_000_000  # upstream's RuntimeCELCostBudgetMatchConditions
+RUNTIME_COST_BUDGET = 2_500_000  # upstream's RuntimeCELCostBudgetMatchConditions
 AsyncDecide = Callable[[Request], Awaitable[Verdict]]
 
 

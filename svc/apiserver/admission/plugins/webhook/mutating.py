@@ -21,7 +21,7 @@ from svc.apiserver.admission.matching import is_exempt_configuration
 from svc.apiserver.admission.plugins.webhook.calls import Caller, CallError, Invocation
 from svc.apiserver.admission.plugins.webhook.hooks import HookSource
 from svc.apiserver.admission.plugins.webhook.review import denial
-from svc.apiserver.admission.plugins.webhook.versions import convert
+from svc.apiserver.admission.plugins.webhook.versions import carries_parent_kind, convert
 from svc.machinery import status
 from svc.registry.admission import Attributes
 
@@ -136,8 +136,7 @@ class MutatingWebhooks:
         """The request's object becomes the patched one, in the version the client used (in place:
         the store holds the same dict)."""
         resource = attributes.resource
-        own_kind = not attributes.subresource or invocation.matched.kind == resource.kind
-        if own_kind and invocation.matched.resource != resource:
+        if carries_parent_kind(attributes) and invocation.matched.resource != resource:
             patched = convert(patched, invocation.matched.resource, resource, self._profile) or patched
         assert attributes.object is not None
         attributes.object.clear()

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from svc.apiserver.admission.matching import Matched, kind_at
+from svc.apiserver.admission.matching import Matched, is_namespace_request, kind_at
 from svc.machinery import status
 from svc.registry.admission import Attributes, Operation
 from svc.registry.options import DeleteOptions, WriteOptions
@@ -70,8 +70,10 @@ def request_fields(attributes: Attributes, matched: Matched, meta_group: str) ->
         fields["requestSubResource"] = attributes.subresource
     if attributes.name:
         fields["name"] = attributes.name
-    if attributes.namespace:
-        fields["namespace"] = attributes.namespace
+    # upstream's request info names a Namespace's own requests by it (`/api/v1/namespaces/<name>`)
+    namespace = attributes.name if is_namespace_request(attributes) else attributes.namespace
+    if namespace:
+        fields["namespace"] = namespace
     fields["operation"] = attributes.operation.value
     fields["userInfo"] = _user_info(attributes)
     fields["dryRun"] = attributes.dry_run

@@ -16,8 +16,16 @@ import orjson
 from svc.api.brand import Profile
 from svc.api.conversion import conversion_for
 from svc.api.resources import Resource
+from svc.apiserver.admission.matching import kind_at
+from svc.registry.admission import Attributes
 
 Obj = dict[str, Any]
+
+
+def carries_parent_kind(attributes: Attributes) -> bool:
+    """Whether the request's object is of its resource's kind (a subresource with a kind of its own,
+    such as Scale, is the same in every version of its parent and is never converted)."""
+    return kind_at(attributes.resource, attributes.subresource)[2] == attributes.resource.kind
 
 
 def convert(obj: Obj | None, source: Resource, target: Resource, profile: Profile) -> Obj | None:
