@@ -23,6 +23,10 @@ def _collection(server: Server, resource: str, version: str = "v1") -> Collectio
     return Collection(server.stores, (server.profile.group(ADMISSION_GROUP), version, resource))
 
 
+def _matcher(server: Server) -> RequestMatcher:
+    return RequestMatcher(equivalents=Equivalents.following(server.stores), get_namespace=server._get_namespace)
+
+
 def build_validating_policy(server: Server) -> Any:
     source = PolicySource(
         _collection(server, "validatingadmissionpolicies"),
@@ -31,7 +35,7 @@ def build_validating_policy(server: Server) -> Any:
     )
     return ValidatingAdmissionPolicy(
         source,
-        matcher=RequestMatcher(equivalents=Equivalents(server.resources), get_namespace=server._get_namespace),
+        matcher=_matcher(server),
         objects=Objects(server.resources, server.stores),
         authorizer=server.authorizer,
         get_namespace=server._get_namespace,
@@ -46,7 +50,7 @@ def build_mutating_policy(server: Server) -> Any:
     )
     return MutatingAdmissionPolicy(
         source,
-        matcher=RequestMatcher(equivalents=Equivalents(server.resources), get_namespace=server._get_namespace),
+        matcher=_matcher(server),
         objects=Objects(server.resources, server.stores),
         get_namespace=server._get_namespace,
         authorizer=server.authorizer,
