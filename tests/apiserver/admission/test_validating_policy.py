@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 import pytest
@@ -190,3 +191,17 @@ def test_policies_work_under_the_svc_profile(svc_server) -> None:
         body["apiVersion"] = "admissionregistration.svc/v1"
         assert client.request("POST", f"{admission}/{kind}", body=body).status == 201
     assert client.request("POST", CONFIGMAPS, body=_configmap("c")).status == 422
+
+
+def test_without_watch_caches_a_new_policy_applies_within_a_second(svc_server_factory) -> None:
+    client = svc_server_factory("--brand-profile=kubernetes", "--watch-cache=false").client()
+    # Read the (empty) policy set first, so the next read waits out the one-second refresh.
+    assert client.request("POST", CONFIGMAPS, body=_configmap("before")).status == 201
+    _install(client, _policy([{"expression": "false", "message": "no"}]), _binding(["Deny"]))
+    deadline, refused = time.monotonic() + 3, False
+    for index in range(60):
+        if refused or time.monotonic() > deadline:
+            break
+        refused = client.request("POST", CONFIGMAPS, body=_configmap(f"c{index}")).status == 422
+        time.sleep(0.1)
+    assert refused

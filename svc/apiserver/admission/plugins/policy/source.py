@@ -11,13 +11,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from svc.apiserver.admission.matching import MatchCriteria
 from svc.registry.options import ListOptions
 from svc.registry.store import GenericStore
 
-Obj = dict
+Obj = dict[str, Any]
 P = TypeVar("P")
 _UNCACHED_REFRESH = 1.0
 
@@ -26,7 +26,11 @@ class Collection:
     """All objects of one resource, re-read only when they may have changed."""
 
     def __init__(
-        self, stores: Mapping[tuple[str, str, str], GenericStore], key: tuple[str, str, str], *, clock=time.monotonic
+        self,
+        stores: Mapping[tuple[str, str, str], GenericStore],
+        key: tuple[str, str, str],
+        *,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._stores = stores
         self.key = key
