@@ -103,3 +103,44 @@ def test_a_failing_mutation_rejects_under_fail_and_is_skipped_under_ignore(clien
     _install(client, "ignored", [_apply("Object{data: {'y': object.data.missing}}")], failurePolicy="Ignore")
     assert client.request("DELETE", f"{ADMISSION}/mutatingadmissionpolicybindings/fails").status == 200
     assert _create(client, "d").status == 201
+
+
+def test_a_policy_served_only_at_v1beta1_mutates(svc_server_factory) -> None:
+    server = svc_server_factory(
+        "--brand-profile=kubernetes",
+        "--runtime-config=admissionregistration.k8s.io/v1=false",
+        "--runtime-config=admissionregistration.k8s.io/v1beta1=true",
+        # Webhook configurations exist only at v1: their plugins cannot run without it.
+        "--disable-admission-plugins=MutatingAdmissionWebhook,ValidatingAdmissionWebhook",
+    )
+    client = server.client()
+    beta = "/apis/admissionregistration.k8s.io/v1beta1"
+    policy = {
+        "apiVersion": "admissionregistration.k8s.io/v1beta1",
+        "kind": "MutatingAdmissionPolicy",
+        "metadata": {"name": "beta"},
+        "spec": {
+            "failurePolicy": "Fail",
+            "reinvocationPolicy": "Never",
+            "matchConstraints": {
+                "resourceRules": [
+                    {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["configmaps"]}
+                ]
+            },
+            "mutations": [_apply("Object{data: {'beta': 'yes'}}")],
+        },
+    }
+    binding = {
+        "apiVersion": "admissionregistration.k8s.io/v1beta1",
+        "kind": "MutatingAdmissionPolicyBinding",
+        "metadata": {"name": "beta"},
+        "spec": {"policyName": "beta"},
+    }
+    for path, body in (
+        (f"{beta}/mutatingadmissionpolicies", policy),
+        (f"{beta}/mutatingadmissionpolicybindings", binding),
+    ):
+        answer = client.request("POST", path, body=body)
+        assert answer.status == 201, answer.body
+    created = _create(client, "c")
+    assert created.json().get("data") == {"a": "1", "beta": "yes"}, created.body

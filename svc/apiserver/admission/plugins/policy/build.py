@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 ADMISSION_GROUP = "admissionregistration.k8s.io"
 
 
-def _collection(server: Server, resource: str, version: str = "v1") -> Collection:
-    return Collection(server.stores, (server.profile.group(ADMISSION_GROUP), version, resource))
+def _collection(server: Server, resource: str) -> Collection:
+    return Collection(server.stores, server.profile.group(ADMISSION_GROUP), resource)
 
 
 def _matcher(server: Server) -> RequestMatcher:

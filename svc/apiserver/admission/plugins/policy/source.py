@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from svc.api.resources import version_priority
 from svc.apiserver.admission.matching import MatchCriteria
 from svc.registry.options import ListOptions
 from svc.registry.store import GenericStore
@@ -23,26 +24,39 @@ _UNCACHED_REFRESH = 1.0
 
 
 class Collection:
-    """All objects of one resource, re-read only when they may have changed."""
+    """All objects of one resource, re-read only when they may have changed. The resource is read
+    through whichever of its versions is served (all share one storage), found once storage is open."""
 
     def __init__(
         self,
         stores: Mapping[tuple[str, str, str], GenericStore],
-        key: tuple[str, str, str],
+        group: str,
+        resource: str,
         *,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._stores = stores
-        self.key = key
+        self._group = group
+        self._resource = resource
         self._clock = clock
         self._read_at = -_UNCACHED_REFRESH
+        self._found: GenericStore | None = None
+
+    def store(self) -> GenericStore | None:
+        """The store of the resource at its most preferred served version (None before start)."""
+        served = [
+            (version, s) for (g, version, r), s in self._stores.items() if (g, r) == (self._group, self._resource)
+        ]
+        return min(served, key=lambda found: version_priority(found[0]))[1] if served else None
 
     def resource_present(self) -> bool:
-        return self.key in self._stores
+        return self.store() is not None
 
     async def read(self, since: int) -> tuple[int, list[Obj]] | None:
         """(revision, objects) when newer than `since`, else None."""
-        store = self._stores[self.key]
+        store = self.store()
+        if store is None:
+            return None
         cache = store.cache
         if cache is not None:
             if cache.revision == since:

@@ -44,7 +44,8 @@ async def sync_once(server: Server, policies: Collection, since: int) -> int:
     if read is None:
         return since
     revision, items = read
-    store = server.stores[policies.key]
+    store = policies.store()
+    assert store is not None
     for policy in items:
         meta = policy["metadata"]
         if (policy.get("status") or {}).get("observedGeneration") != meta.get("generation"):
@@ -68,7 +69,7 @@ async def _write_status(server: Server, store: GenericStore, name: str) -> None:
 
 
 async def status_loop(server: Server, *, sleep: Sleep = asyncio.sleep) -> None:
-    policies = Collection(server.stores, (server.profile.group(ADMISSION_GROUP), "v1", "validatingadmissionpolicies"))
+    policies = Collection(server.stores, server.profile.group(ADMISSION_GROUP), "validatingadmissionpolicies")
     seen = -1
     while True:
         seen = await sync_once(server, policies, seen)
