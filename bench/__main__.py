@@ -22,6 +22,7 @@ from typing import TypeVar
 import uvloop
 
 from bench import (
+    admission,
     admission_policy,
     authz,
     cel,
@@ -61,6 +62,7 @@ SCENARIOS = (
     "encode",
     "cel",
     "authz",
+    "admission",
     "vap",
     "snapshots",
     "webhooks",
@@ -163,6 +165,11 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
         if result is not None:
             sections["authz"], found = result
             facts.update(found)
+    if "admission" in only:
+        result = await _guarded("admission", failed, admission.run(workdir, plan))
+        if result is not None:
+            sections["admission"], found = result
+            facts.update(found)
     if "vap" in only:
         result = await _guarded("vap", failed, admission_policy.run(workdir, plan))
         if result is not None:
@@ -225,6 +232,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         "memory",
         "start",
         "authz",
+        "admission",
         "vap",
         "snapshots",
         "webhooks",

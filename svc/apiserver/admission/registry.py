@@ -7,12 +7,15 @@ Adding a plugin: write `svc/apiserver/admission/plugins/<module>.py` exposing on
 
 where `Plugin` is any object with `async def admit(attributes)` (mutating phase) and/or
 `async def validate(attributes)` (validating phase) taking `svc.registry.admission.Attributes` and
-raising `svc.machinery.status.StatusError` to reject. Returning None means "nothing to do in this
-configuration" (a feature gate off, say). `context.configuration` is the plugin's section of
+raising `svc.machinery.status.StatusError` to reject (`attributes.warn(text)` adds a response warning).
+A plugin that only concerns some resources declares them in a `resources` attribute, a frozenset of
+`(upstream group, resource)` pairs, and the chain skips it for every other resource; without one it
+sees every request. Returning None means "nothing to do in this configuration" (a feature gate off,
+say). `context.configuration` is the plugin's section of
 `--admission-control-config-file` (a parsed document, or None); `context.server` is the `Server`, read
 at request time (stores and watch caches exist only after start); `context.get` and `context.list`
-read other objects from the watch caches. A build that raises ValueError stops start-up with its
-message.
+read other objects from the watch caches (shared: read them, never change them). A build that raises
+ValueError stops start-up with its message.
 
 A name whose module does not exist yet is accepted by the flags (it is upstream's) and skipped with a
 log line: plugins written elsewhere only have to add their module.
@@ -23,7 +26,7 @@ from __future__ import annotations
 import importlib
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from svc.machinery import status
@@ -33,10 +36,13 @@ if TYPE_CHECKING:
     from svc.apiserver.admission.options import AdmissionOptions
     from svc.apiserver.server import Server
     from svc.registry.store import GenericStore
+    from svc.storage.cached_object import CachedObject
 
 log = logging.getLogger(__name__)
 
 Obj = dict[str, Any]
+# Decoded objects kept per plugin (a bound on memory; cleared when reached).
+_DECODED_LIMIT = 4096
 
 # (upstream name, module under svc.apiserver.admission.plugins), in upstream's execution order.
 ORDERED_PLUGINS: tuple[tuple[str, str], ...] = (
@@ -128,27 +134,35 @@ class PluginContext:
     name: str
     server: Server
     configuration: Any = None
+    _stores: dict[tuple[str, str], GenericStore] = field(default_factory=dict, repr=False)
+    _objects: dict[int, tuple[CachedObject, Obj]] = field(default_factory=dict, repr=False)
 
     @property
     def profile(self) -> Any:
         return self.server.profile
 
     def store(self, upstream_group: str, resource: str) -> GenericStore | None:
-        """The store of a resource (None when it is not served)."""
-        try:
-            return self.server.store_for(upstream_group, resource)
-        except status.StatusError:
-            return None
+        """The store of a resource (None when it is not served); looked up once, as every request of
+        every plugin asks."""
+        key = (upstream_group, resource)
+        found = self._stores.get(key)
+        if found is None:
+            try:
+                found = self._stores[key] = self.server.store_for(upstream_group, resource)
+            except status.StatusError:
+                return None
+        return found
 
     async def get(self, upstream_group: str, resource: str, namespace: str, name: str) -> Obj | None:
-        """One object as its plugin's informer would see it: from the watch cache, else storage."""
+        """One object as its plugin's informer would see it: from the watch cache, else storage. An
+        object from the cache is shared by every request until it changes: read it, never change it."""
         store = self.store(upstream_group, resource)
         if store is None:
             return None
         if store.cache is not None:
-            cached = store.cache.get(store.key(namespace, name))
+            cached = store.cache.state.get(store.key(namespace, name))
             if cached is not None:
-                return store.present(cached)
+                return self._decoded(store, cached)
         try:
             return await store.get(namespace, name)
         except status.StatusError as error:
@@ -157,12 +171,25 @@ class PluginContext:
             raise
 
     def list(self, upstream_group: str, resource: str, namespace: str = "") -> list[Obj]:
-        """The objects of a resource (in one namespace, or all) in the watch cache; empty without one."""
+        """The objects of a resource (in one namespace, or all) in the watch cache; empty without one.
+        Shared like `get`'s."""
         store = self.store(upstream_group, resource)
         if store is None or store.cache is None:
             return []
         prefix = store.prefix(namespace)
-        return [store.present(cached.decode()) for _, cached in store.cache.snapshot(prefix, prefix_end(prefix))]
+        snapshot, span = store.cache.shared_snapshot(prefix, prefix_end(prefix))
+        return [self._decoded(store, snapshot.objects[index]) for index in span]
+
+    def _decoded(self, store: GenericStore, cached: CachedObject) -> Obj:
+        """Decoded once per stored version (the cache replaces the CachedObject when it changes)."""
+        known = self._objects.get(id(cached))
+        if known is not None and known[0] is cached:
+            return known[1]
+        if len(self._objects) >= _DECODED_LIMIT:
+            self._objects.clear()
+        obj = store.present(cached.decode())
+        self._objects[id(cached)] = (cached, obj)
+        return obj
 
 
 Builder = Callable[[PluginContext], Any]

@@ -1,7 +1,8 @@
 """POST to a subresource that acts (`pods/binding`, `bindings`, `pods/eviction`): 201 with a Status.
 
-The body is read as the subresource's kind with the same checks as any create; the action itself lives
-in the registry (`svc/registry/pods/`). Upstream answers each with a Status of success.
+The body is read as the subresource's kind with the same checks as any create, and admitted as the
+create of that subresource (a Binding, an Eviction), as upstream admits it; the action itself lives in
+the registry (`svc/registry/pods/`). Upstream answers each with a Status of success.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from svc.apiserver.handlers.delete import delete_options_from
 from svc.apiserver.handlers.scope import Scope
 from svc.machinery import status
 from svc.registry.actions import ActionRequest, success
+from svc.registry.admission import Attributes, Operation
 from svc.registry.pods.binding import bind
 from svc.registry.pods.eviction import evict
 
@@ -54,6 +56,13 @@ async def act(scope: Scope, action: Callable[[Scope, ActionRequest], Awaitable[N
         body = await scope.read_object()
     if scope.namespace:
         body["metadata"].setdefault("namespace", scope.namespace)
+    name = scope.name or body["metadata"].get("name", "")
+    attributes = Attributes(
+        Operation.CREATE, scope.resource, scope.namespace, name, scope.ctx.user, scope.subresource, scope.dry_run()
+    )
+    attributes.object = body
+    await scope.server.admission.admit(attributes)
+    await scope.server.admission.validate(attributes)
     request = ActionRequest(
         namespace=scope.namespace,
         name=scope.name,

@@ -16,8 +16,6 @@ from svc.apiserver.authz.authorizer import Attributes, Decision
 from svc.apiserver.authz.rbac.rules import Rule
 from svc.apiserver.handlers.scope import Scope
 from svc.machinery import status
-from svc.machinery.fields import FieldRequirement, parse_field_selector
-from svc.machinery.labels import Operator, SelectorError
 from svc.registry.admission import UserInfo
 
 Obj = dict[str, Any]
@@ -39,32 +37,6 @@ async def _self_subject(scope: Scope, body: Obj) -> Obj:
     return {"userInfo": _user_info(scope.ctx.user)}
 
 
-_SINGLE_VALUE_OPERATORS = {"In": Operator.EQUALS, "NotIn": Operator.NOT_EQUALS}
-
-
-def _field_requirements(selector: Any) -> tuple[FieldRequirement, ...]:
-    """`resourceAttributes.fieldSelector`: a raw selector, or requirements of which a single-valued
-    In or NotIn is an equality (the only field requirements upstream's authorizers read); anything
-    else narrows nothing."""
-    if not isinstance(selector, dict):
-        return ()
-    raw = selector.get("rawSelector")
-    if isinstance(raw, str) and raw:
-        try:
-            return tuple(parse_field_selector(raw).requirements)
-        except SelectorError:
-            return ()
-    found = []
-    for requirement in selector.get("requirements") or ():
-        if not isinstance(requirement, dict):
-            continue
-        operator = _SINGLE_VALUE_OPERATORS.get(requirement.get("operator", ""))
-        values = requirement.get("values")
-        if operator is not None and isinstance(values, list) and len(values) == 1 and isinstance(values[0], str):
-            found.append(FieldRequirement(str(requirement.get("key", "")), operator, values[0]))
-    return tuple(found)
-
-
 def _attributes(user: UserInfo, spec: Obj) -> Attributes:
     resource = spec.get("resourceAttributes")
     if isinstance(resource, dict):
@@ -78,7 +50,6 @@ def _attributes(user: UserInfo, spec: Obj) -> Attributes:
             resource=resource.get("resource", ""),
             subresource=resource.get("subresource", ""),
             name=resource.get("name", ""),
-            field_requirements=_field_requirements(resource.get("fieldSelector")),
         )
     non_resource = spec.get("nonResourceAttributes")
     if isinstance(non_resource, dict):

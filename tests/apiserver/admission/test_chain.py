@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from svc.apiserver.admission.chain import Chain
 from svc.apiserver.admission.config import read_admission_configuration
 from svc.apiserver.admission.registry import DEFAULT_OFF, ORDERED_NAMES
 from svc.apiserver.options import parse_options
+from svc.registry.admission import Attributes
 from svc.testing.harness import RunningServer
 
 CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
@@ -101,3 +103,33 @@ def test_always_deny_rejects_with_a_forbidden_status(svc_server_factory: Callabl
     assert body["reason"] == "Forbidden"
     assert body["message"] == 'configmaps "c" is forbidden: admission control is denying all modifications'
     assert body["details"] == {"name": "c", "kind": "configmaps"}
+
+
+def test_a_binding_is_admitted_as_the_create_of_its_subresource(
+    svc_server_factory: Callable[..., RunningServer],
+) -> None:
+    server = svc_server_factory("--disable-admission-plugins=ServiceAccount")
+    client = server.client()
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "x"}]},
+    }
+    assert client.request("POST", "/api/v1/namespaces/default/pods", body=pod).status == 201
+    seen: list[tuple[str, str, str]] = []
+
+    class Recorder:
+        async def validate(self, attributes: Attributes) -> None:
+            seen.append((attributes.operation.value, attributes.subresource, (attributes.object or {}).get("kind", "")))
+
+    assert server.server is not None
+    server.server.admission = Chain([Recorder()])
+    binding = {
+        "apiVersion": "v1",
+        "kind": "Binding",
+        "metadata": {"name": "p"},
+        "target": {"kind": "Node", "name": "n1"},
+    }
+    assert client.request("POST", "/api/v1/namespaces/default/pods/p/binding", body=binding).status == 201
+    assert seen == [("CREATE", "binding", "Binding")]

@@ -164,36 +164,41 @@ def test_masters_group_cannot_be_requested_from_the_client_signer(client: RestCl
     )
 
 
-def test_approving_needs_approve_on_the_signer(
-    svc_server_factory: Callable[..., RunningServer], tmp_path: Path
-) -> None:
-    tokens = tmp_path / "tokens.csv"
-    tokens.write_text("bob-token,bob,u1\n")
-    server = svc_server_factory(f"--token-auth-file={tokens}", "--authorization-mode=RBAC")
+def _user_with_rules(server: RunningServer, rules: list[Obj]) -> RestClient:
+    """A client of user `bob` (token authentication) holding just `rules`."""
     admin = server.client()
-    _post(admin, CSRS, _csr("example.com/signer"))
     role = {
         "apiVersion": "rbac.authorization.svc/v1",
         "kind": "ClusterRole",
-        "metadata": {"name": "csr-approver"},
-        "rules": [
-            {
-                "apiGroups": ["certificates.svc"],
-                "resources": ["certificatesigningrequests/approval"],
-                "verbs": ["update"],
-            }
-        ],
+        "metadata": {"name": "bob"},
+        "rules": rules,
     }
     _post(admin, "/apis/rbac.authorization.svc/v1/clusterroles", role)
     binding = {
         "apiVersion": "rbac.authorization.svc/v1",
         "kind": "ClusterRoleBinding",
         "metadata": {"name": "bob"},
-        "roleRef": {"apiGroup": "rbac.authorization.svc", "kind": "ClusterRole", "name": "csr-approver"},
+        "roleRef": {"apiGroup": "rbac.authorization.svc", "kind": "ClusterRole", "name": "bob"},
         "subjects": [{"kind": "User", "name": "bob"}],
     }
     _post(admin, "/apis/rbac.authorization.svc/v1/clusterrolebindings", binding)
-    bob = RestClient(dataclasses.replace(server.anonymous_client().config, token="bob-token"))
+    return RestClient(dataclasses.replace(server.anonymous_client().config, token="bob-token"))
+
+
+@pytest.fixture
+def rbac_server(svc_server_factory: Callable[..., RunningServer], tmp_path: Path) -> RunningServer:
+    tokens = tmp_path / "tokens.csv"
+    tokens.write_text("bob-token,bob,u1\n")
+    return svc_server_factory(f"--token-auth-file={tokens}", "--authorization-mode=RBAC")
+
+
+def test_approving_needs_approve_on_the_signer(rbac_server: RunningServer) -> None:
+    admin = rbac_server.client()
+    _post(admin, CSRS, _csr("example.com/signer"))
+    rules = [
+        {"apiGroups": ["certificates.svc"], "resources": ["certificatesigningrequests/approval"], "verbs": ["update"]}
+    ]
+    bob = _user_with_rules(rbac_server, rules)
     csr = admin.request("GET", f"{CSRS}/eve").json()
     csr["status"] = {"conditions": [{"type": "Approved", "status": "True", "reason": "ok", "message": "ok"}]}
     try:
@@ -205,3 +210,22 @@ def test_approving_needs_approve_on_the_signer(
         'certificatesigningrequests.certificates.svc "eve" is forbidden: user not permitted to approve requests '
         'with signerName "example.com/signer"'
     )
+
+
+def test_binding_copies_the_nodes_topology_labels_to_the_pod(client: RestClient) -> None:
+    labels = {"topology.svc.io/zone": "z1", "topology.svc.io/region": "r1", "topology.k8s.io/rack": "a", "other": "x"}
+    created(client, "nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": labels}}, "")
+    created(client, "pods", pod())
+    binding = {
+        "apiVersion": "v1",
+        "kind": "Binding",
+        "metadata": {"name": "p"},
+        "target": {"kind": "Node", "name": "n1"},
+    }
+    assert client.request("POST", core_path("pods", name="p") + "/binding", body=binding).status == 201
+    bound = client.request("GET", core_path("pods", name="p")).json()
+    assert bound["metadata"]["labels"] == {
+        "topology.svc.io/zone": "z1",
+        "topology.svc.io/region": "r1",
+        "topology.k8s.io/rack": "a",
+    }

@@ -26,6 +26,8 @@ def _images(pod: Obj) -> set[str]:
 
 
 class AlwaysPullImages:
+    resources = frozenset({("", "pods")})
+
     def _applies(self, attributes: Attributes) -> bool:
         if not is_pod(attributes, ("", "ephemeralcontainers")):
             return False

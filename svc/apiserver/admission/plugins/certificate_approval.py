@@ -11,6 +11,8 @@ from svc.registry.admission import Attributes
 
 
 class CertificateApproval:
+    resources = frozenset({(GROUP, "certificatesigningrequests")})
+
     def __init__(self, context: PluginContext) -> None:
         self._context = context
 

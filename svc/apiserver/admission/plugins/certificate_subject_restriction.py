@@ -29,6 +29,8 @@ def _organizations(request: str) -> list[str]:
 
 
 class CertificateSubjectRestriction:
+    resources = frozenset({(GROUP, "certificatesigningrequests")})
+
     def __init__(self, context: PluginContext) -> None:
         self._signers = {
             "kubernetes.io/kube-apiserver-client",

@@ -12,6 +12,8 @@ GROUP = "networking.k8s.io"
 
 
 class DefaultIngressClass:
+    resources = frozenset({(GROUP, "ingresses")})
+
     def __init__(self, context: PluginContext) -> None:
         self._context = context
         self._marker = context.profile.label("ingressclass.kubernetes.io/is-default-class")

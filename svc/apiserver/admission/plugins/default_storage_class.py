@@ -9,6 +9,8 @@ from svc.registry.admission import Attributes, Operation
 
 
 class DefaultStorageClass:
+    resources = frozenset({("", "persistentvolumeclaims")})
+
     def __init__(self, context: PluginContext) -> None:
         self._context = context
         label = context.profile.label

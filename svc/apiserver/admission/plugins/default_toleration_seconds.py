@@ -18,6 +18,8 @@ def _tolerates(tolerations: list[Obj], key: str) -> bool:
 
 
 class DefaultTolerationSeconds:
+    resources = frozenset({("", "pods")})
+
     def __init__(self, context: PluginContext, not_ready_seconds: int, unreachable_seconds: int) -> None:
         label = context.profile.label
         self._defaults = (

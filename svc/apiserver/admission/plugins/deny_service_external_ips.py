@@ -9,6 +9,8 @@ from svc.registry.admission import Attributes, Operation
 
 
 class DenyServiceExternalIPs:
+    resources = frozenset({("", "services")})
+
     async def validate(self, attributes: Attributes) -> None:
         service = attributes.object
         if attributes.operation not in (Operation.CREATE, Operation.UPDATE) or not isinstance(service, dict):

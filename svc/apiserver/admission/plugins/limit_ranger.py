@@ -24,6 +24,8 @@ _CONTAINER_KINDS = (("containers", "container"), ("initContainers", "init contai
 
 
 class LimitRanger:
+    resources = frozenset({("", "pods"), ("", "persistentvolumeclaims")})
+
     def __init__(self, context: PluginContext) -> None:
         self._context = context
         self._annotation = context.profile.label("kubernetes.io/limit-ranger")

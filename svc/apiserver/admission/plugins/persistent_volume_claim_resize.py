@@ -7,14 +7,17 @@ from svc.apiserver.admission.errors import forbidden
 from svc.apiserver.admission.matching import targets
 from svc.apiserver.admission.quantities import quantity
 from svc.apiserver.admission.registry import PluginContext
+from svc.machinery.quantity import Quantity
 from svc.registry.admission import Attributes, Operation
 
 
-def _storage(claim: dict) -> object:
+def _storage(claim: dict) -> Quantity | None:
     return quantity((((claim.get("spec") or {}).get("resources") or {}).get("requests") or {}).get("storage"))
 
 
 class PersistentVolumeClaimResize:
+    resources = frozenset({("", "persistentvolumeclaims")})
+
     def __init__(self, context: PluginContext) -> None:
         self._context = context
         self._beta_class = context.profile.label("volume.beta.kubernetes.io/storage-class")
@@ -26,7 +29,7 @@ class PersistentVolumeClaimResize:
         if not targets(attributes, "", "persistentvolumeclaims"):
             return
         new_size, old_size = _storage(claim), _storage(old)
-        if new_size is None or old_size is None or not new_size > old_size:  # type: ignore[operator]
+        if new_size is None or old_size is None or new_size <= old_size:
             return
         if (old.get("status") or {}).get("phase") != "Bound":
             raise forbidden(attributes, "Only bound persistent volume claims can be expanded")

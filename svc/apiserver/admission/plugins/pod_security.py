@@ -71,6 +71,8 @@ def _parse_defaults(configuration: Any) -> tuple[Policy, Obj]:
 
 
 class PodSecurity:
+    resources = frozenset({("", "pods"), ("", "namespaces"), *_TEMPLATES})
+
     def __init__(self, context: PluginContext) -> None:
         self._context = context
         self._defaults, exemptions = _parse_defaults(context.configuration)

@@ -34,6 +34,8 @@ SYSTEM_PRIORITY_CLASSES: tuple[Obj, ...] = (
 
 
 class Priority:
+    resources = frozenset({("", "pods"), (GROUP, "priorityclasses")})
+
     def __init__(self, context: PluginContext) -> None:
         self._context = context
 

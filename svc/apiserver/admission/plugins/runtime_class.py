@@ -17,15 +17,18 @@ _MISMATCH = "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined O
 
 
 def merge_tolerations(first: list[Obj], second: list[Obj]) -> list[Obj]:
-    """Both lists without duplicates, in order (upstream's MergeTolerations, simplified)."""
+    """Both lists without duplicates, in order (upstream's MergeTolerations, simplified); copies, as
+    the second list may belong to a cached object."""
     merged: list[Obj] = []
     for toleration in [*first, *second]:
         if toleration not in merged:
-            merged.append(toleration)
+            merged.append(dict(toleration))
     return merged
 
 
 class RuntimeClass:
+    resources = frozenset({("", "pods")})
+
     def __init__(self, context: PluginContext) -> None:
         self._context = context
 

@@ -33,6 +33,8 @@ def random_suffix(length: int = 5) -> str:
 
 
 class ServiceAccount:
+    resources = frozenset({("", "pods")})
+
     def __init__(self, context: PluginContext) -> None:
         self._context = context
         profile = context.profile
@@ -136,7 +138,7 @@ class ServiceAccount:
     def _check_mirror(self, attributes: Attributes, spec: Obj) -> None:
         if spec.get("serviceAccountName"):
             raise forbidden(attributes, "a mirror pod may not reference service accounts")
-        if _pod_secret_names(spec):
+        if references_secrets(spec):
             raise forbidden(attributes, "a mirror pod may not reference secrets")
         for volume in spec.get("volumes") or []:
             for source in (volume.get("projected") or {}).get("sources") or []:
@@ -201,7 +203,7 @@ def _automounts(account: Obj, spec: Obj) -> bool:
     return True
 
 
-def _pod_secret_names(spec: Obj) -> bool:
+def references_secrets(spec: Obj) -> bool:
     if spec.get("imagePullSecrets"):
         return True
     for volume in spec.get("volumes") or []:

@@ -9,6 +9,8 @@ from svc.registry.admission import Attributes, Operation
 
 
 class StorageObjectInUseProtection:
+    resources = frozenset({("", "persistentvolumes"), ("", "persistentvolumeclaims")})
+
     def __init__(self, context: PluginContext) -> None:
         label = context.profile.label
         self._finalizers = {

@@ -9,6 +9,8 @@ from svc.registry.admission import Attributes, Operation
 
 
 class TaintNodesByCondition:
+    resources = frozenset({("", "nodes")})
+
     def __init__(self, context: PluginContext) -> None:
         self._taint = {"key": context.profile.label("node.kubernetes.io/not-ready"), "effect": "NoSchedule"}
 
