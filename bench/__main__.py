@@ -23,6 +23,7 @@ import uvloop
 
 from bench import (
     admission,
+    admission_policy,
     authz,
     cel,
     connections,
@@ -63,6 +64,7 @@ SCENARIOS = (
     "cel",
     "authz",
     "admission",
+    "vap",
     "snapshots",
     "workloads",
     "webhooks",
@@ -167,6 +169,7 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
             facts.update(found)
     for name, module in (
         ("admission", admission),
+        ("vap", admission_policy),
         ("snapshots", snapshots),
         ("webhooks", webhooks),
         ("workloads", workloads),
@@ -224,6 +227,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         "start",
         "authz",
         "admission",
+        "vap",
         "snapshots",
         "workloads",
         "webhooks",

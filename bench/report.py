@@ -254,6 +254,13 @@ TARGETS = (
         millis,
     ),
     Target(
+        "a ValidatingAdmissionPolicy with 3 validations, added to ConfigMap create (server CPU, 32 clients)",
+        "< 15%",
+        _fact("vap create cost/32"),
+        lambda v: v < 0.15,
+        lambda v: f"{v:+.1%}",
+    ),
+    Target(
         "restore of a snapshot of {snapshot} objects (storage)",
         "< 100 ms",
         _fact("snapshot restore"),

@@ -27,6 +27,7 @@ from svc.api.resources import Resource, ResourceSet, version_priority
 from svc.apiserver import default_service
 from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
+from svc.apiserver.admission.plugins.policy.status_loop import status_loop
 from svc.apiserver.admission.plugins.priority import create_system_priority_classes
 from svc.apiserver.admission.plugins.webhook.build import close_webhooks
 from svc.apiserver.admission.registry import build_plugins
@@ -394,6 +395,7 @@ class Server:
         self._tasks = [
             asyncio.create_task(default_service.default_service_loop(self, port, advertise), name="default-service"),
             asyncio.create_task(compaction_loop(self), name="compaction"),
+            asyncio.create_task(status_loop(self), name="validating-admission-policy-status"),
         ]
         self.ready = True
 
