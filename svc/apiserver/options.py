@@ -16,6 +16,7 @@ from typing import NoReturn
 from svc import __version__
 from svc.api.brand import PROFILES
 from svc.api.resources import parse_runtime_config
+from svc.apiserver.authn import options as authn_options
 from svc.apiserver.authn.token_file import TokenFile, TokenFileError
 from svc.apiserver.authn.x509 import load_client_cas
 from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
@@ -78,6 +79,7 @@ class Options:
         default_factory=lambda: parse_cluster_ip_range(DEFAULT_CLUSTER_IP_RANGE)
     )
     service_node_port_range: range = field(default_factory=lambda: parse_node_port_range(DEFAULT_NODE_PORT_RANGE))
+    authentication: authn_options.AuthenticationOptions = field(default_factory=authn_options.AuthenticationOptions)
 
     @property
     def pki_dir(self) -> Path:
@@ -225,6 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--service-node-port-range", help=f"N1-N2: node ports, inclusive (default {DEFAULT_NODE_PORT_RANGE})")
     add("--vmodule", help="pattern=N,...: verbosity per module (file name glob)")
     add("--logging-format", help="text (default) or json")
+    authn_options.add_arguments(parser)
     return parser
 
 
@@ -318,6 +321,7 @@ def parse_options(argv: list[str]) -> Options:
         if args.feature_gates:
             options.feature_gates = FeatureGates(parse_feature_gates(args.feature_gates))
         options.logging = _log_settings(args)
+        options.authentication = authn_options.from_args(args, tls_private_key_file=options.tls_private_key_file)
         if args.service_cluster_ip_range is not None:
             options.service_cluster_ip_range = parse_cluster_ip_range(args.service_cluster_ip_range)
         if args.service_node_port_range is not None:

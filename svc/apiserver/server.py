@@ -30,6 +30,7 @@ from svc.apiserver.admission.chain import Chain
 from svc.apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
 from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
 from svc.apiserver.authn.loopback import LoopbackToken
+from svc.apiserver.authn.token_authentication import TokenAuthentication, build_token_authentication
 from svc.apiserver.authn.token_file import TokenFile
 from svc.apiserver.authn.x509 import ClientCertificates, load_client_cas
 from svc.apiserver.authz.modes import build_authorizer, build_rule_resolver
@@ -83,7 +84,7 @@ class Server:
         self.options = options
         self.profile = PROFILES[options.brand_profile]
         self.resources = ResourceSet(self.profile, options.runtime_config)
-        self.served_subresources = SERVED_SUBRESOURCES
+        self.served_subresources = SERVED_SUBRESOURCES | ({"token"} if options.authentication.issues_tokens else set())
         self.protobuf = protobuf_format(self.profile)
         self.cbor_enabled = options.feature_gates.enabled("CBORServingAndStorage")
         self.bookmark_interval = 60.0
@@ -107,6 +108,7 @@ class Server:
         self._listener: asyncio.base_events.Server | None = None
         # Rejects everything until start() builds the real one (the client CA is generated there).
         self.authenticator = AuthenticatorUnion([], anonymous=False)
+        self.tokens: TokenAuthentication | None = None
         self.rbac = RbacPolicy(self.profile)
         self.authorizer = build_authorizer(options.authorization_mode, rbac=self.rbac.authorizer)
         self.rule_resolver = build_rule_resolver(options.authorization_mode, rbac=self.rbac.index)
@@ -328,11 +330,19 @@ class Server:
         return load_client_cas(self.options.client_ca_file or self.pki.client_ca.cert)
 
     def _build_authenticator(self, client_cas: list[x509.Certificate]) -> AuthenticatorUnion:
-        authenticators: list[Any] = [ClientCertificates(client_cas)]
-        if self.loopback is not None:
-            authenticators.append(self.loopback)
+        sources: list[Any] = [self.loopback] if self.loopback is not None else []
         if self.options.token_auth_file:
-            authenticators.append(TokenFile(self.options.token_auth_file))
+            sources.append(TokenFile(self.options.token_auth_file))
+        self.tokens = build_token_authentication(
+            self.options.authentication,
+            profile=self.profile,
+            pki_dir=self.options.pki_dir,
+            store_for=self.store_for,
+            writer=UserInfo(self.profile.apiserver_name, groups=("system:masters",)),
+            sources=sources,
+        )
+        parse_uid = self.options.feature_gates.enabled("AllowParsingUserUIDFromCertAuth")
+        authenticators: list[Any] = [ClientCertificates(client_cas, parse_uid=parse_uid), self.tokens.union]
         return AuthenticatorUnion(authenticators, anonymous=self.options.anonymous_auth)
 
     async def start(self) -> None:
@@ -349,7 +359,9 @@ class Server:
             ),
         )
         client_cas = self._client_cas()
-        self.authenticator = self._build_authenticator(client_cas)
+        self.authenticator = await asyncio.get_running_loop().run_in_executor(
+            None, self._build_authenticator, client_cas
+        )
         await self._open_storage()
         self.http_server = ApiHttpServer(self._handle, self.serving_limits, on_lost=self.watches.connection_lost)
         self._listener, port = await listen(self.http_server, host, options.secure_port, self._ssl_context(client_cas))
@@ -393,6 +405,8 @@ class Server:
         if self._listener is not None:
             self._listener.close()
         await self.rbac.stop()
+        if self.tokens is not None:
+            await self.tokens.close()
         for cache in self.caches.values():
             await cache.stop()
         if self.backend is not None:
