@@ -21,7 +21,7 @@ from typing import TypeVar
 
 import uvloop
 
-from bench import authz, cel, connections, crud, encode, lists, memory, patches, snapshots, watch, watch_memory
+from bench import authn, authz, cel, connections, crud, encode, lists, memory, patches, snapshots, watch, watch_memory
 from bench.anchors import etcd, http_ceiling
 from bench.anchors import sqlite as sqlite_anchor
 from bench.client import ATTEMPTS
@@ -47,6 +47,7 @@ SCENARIOS = (
     "encode",
     "cel",
     "authz",
+    "authn",
     "snapshots",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -147,6 +148,11 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
         if result is not None:
             sections["authz"], found = result
             facts.update(found)
+    if "authn" in only:
+        result = await _guarded("authn", failed, authn.run(workdir, plan))
+        if result is not None:
+            sections["authn"], found = result
+            facts.update(found)
     if "snapshots" in only:
         result = await _guarded("snapshots", failed, snapshots.run(workdir, plan))
         if result is not None:
@@ -199,6 +205,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         "memory",
         "start",
         "authz",
+        "authn",
         "snapshots",
     )
     chosen = [sections[name] for name in order if name in sections]

@@ -27,11 +27,15 @@ class Identity:
 class ObjectLookup:
     def __init__(self, store_for: Callable[[str, str], GenericStore]) -> None:
         self._store_for = store_for
+        self._stores: dict[str, GenericStore] = {}
         self._memo: dict[str, tuple[object, Identity]] = {}
 
     async def identity(self, resource: str, namespace: str, name: str) -> Identity | None:
-        """The object of a core `resource`, or None when it does not exist."""
-        store = self._store_for("", resource)
+        """The object of a core `resource`, or None when it does not exist. While the object does not
+        change, every call returns the same `Identity` instance (callers may compare with `is`)."""
+        store = self._stores.get(resource)
+        if store is None:
+            store = self._stores[resource] = self._store_for("", resource)
         cache = store.cache
         if cache is None:
             try:

@@ -10,6 +10,7 @@ at once instead of a cache period later. Failures are not cached (upstream's fai
 from __future__ import annotations
 
 import base64
+import functools
 from collections.abc import Iterable
 from typing import Any
 
@@ -41,6 +42,7 @@ def _segment(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
+@functools.lru_cache(maxsize=1024)
 def unverified_issuer(token: str) -> str | None:
     """The `iss` of a compact JWT before any check: which authenticator the token is meant for.
     None when the text is not a JWT at all (then no JWT authenticator has an opinion)."""

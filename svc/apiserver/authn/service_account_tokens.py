@@ -12,6 +12,7 @@ bound tokens always; `--service-account-lookup` concerns legacy Secret tokens on
 from __future__ import annotations
 
 import datetime
+import math
 import time
 import uuid
 from collections.abc import Callable
@@ -21,13 +22,24 @@ from typing import Any
 from svc.api.brand import Profile
 from svc.apiserver.authn.authenticator import AuthenticationError
 from svc.apiserver.authn.object_lookup import Identity, ObjectLookup
-from svc.apiserver.authn.service_account_jwt import Claims, Verifier, unverified_issuer
+from svc.apiserver.authn.service_account_jwt import CACHE_LIMIT, Claims, Verifier, unverified_issuer
 from svc.apiserver.authn.tokens import TokenResult, intersect
 from svc.registry.admission import UserInfo
 
 LEEWAY = 60.0
 SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:"
 SERVICE_ACCOUNTS_GROUP = "system:serviceaccounts"
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """A token that passed every check: valid in [starts, ends] while the objects it names stay the same."""
+
+    audiences: tuple[str, ...]
+    starts: float
+    ends: float
+    objects: tuple[tuple[str, str, str, Identity], ...]
+    result: TokenResult
 
 
 @dataclass(frozen=True)
@@ -176,8 +188,12 @@ class ServiceAccountTokens:
         self._implicit = implicit_audiences
         self._lookup = lookup
         self._clock = clock
+        self._checked: dict[str, _Checked] = {}
 
     async def authenticate_token(self, token: str, audiences: tuple[str, ...]) -> TokenResult | None:
+        checked = self._checked.get(token)
+        if checked is not None and checked.audiences == audiences and await self._still_valid(checked):
+            return checked.result
         if unverified_issuer(token) not in self._issuers:
             return None
         claims = self._verifier.claims(token)
@@ -193,14 +209,50 @@ class ServiceAccountTokens:
             )
         namespace: str = private["namespace"]
         account = _ref(private.get("serviceaccount")) or Ref("", "")
-        extra = await self._check_objects(namespace, account, private, now - LEEWAY)
+        seen: list[tuple[str, str, str, Identity]] = []
+        extra = await self._check_objects(namespace, account, private, now - LEEWAY, seen)
         jti = claims.get("jti")
         if isinstance(jti, str) and jti:
             extra[self._extra["credential-id"]] = (f"JTI={jti}",)
-        return TokenResult(service_account_user(namespace, account.name, account.uid, extra), granted)
+        result = TokenResult(service_account_user(namespace, account.name, account.uid, extra), granted)
+        self._remember(token, audiences, claims, seen, result)
+        return result
+
+    def _remember(
+        self,
+        token: str,
+        audiences: tuple[str, ...],
+        claims: Claims,
+        seen: list[tuple[str, str, str, Identity]],
+        result: TokenResult,
+    ) -> None:
+        """Keep the outcome for the token's next requests, unless an object it names is being deleted
+        (whether that still counts depends on the time, so it is checked afresh each time)."""
+        if any(identity.deletion_timestamp for *_, identity in seen):
+            return
+        expiry, not_before, issued = _number(claims, "exp"), _number(claims, "nbf"), _number(claims, "iat")
+        starts = max(value for value in (not_before, issued, -math.inf) if value is not None) - LEEWAY
+        ends = expiry + LEEWAY if expiry is not None else math.inf
+        if len(self._checked) >= CACHE_LIMIT:
+            del self._checked[next(iter(self._checked))]
+        self._checked[token] = _Checked(audiences, starts, ends, tuple(seen), result)
+
+    async def _still_valid(self, checked: _Checked) -> bool:
+        """Within the time window, and every object the token names is the very one checked before."""
+        if not checked.starts <= self._clock() <= checked.ends:
+            return False
+        for resource, namespace, name, identity in checked.objects:
+            if await self._lookup.identity(resource, namespace, name) is not identity:
+                return False
+        return True
 
     async def _check_objects(
-        self, namespace: str, account: Ref, private: dict[str, Any], limit: float
+        self,
+        namespace: str,
+        account: Ref,
+        private: dict[str, Any],
+        limit: float,
+        seen: list[tuple[str, str, str, Identity]],
     ) -> dict[str, tuple[str, ...]]:
         found = await self._lookup.identity("serviceaccounts", namespace, account.name)
         if found is None:
@@ -209,23 +261,32 @@ class ServiceAccountTokens:
             raise AuthenticationError(f"service account {namespace}/{account.name} has been deleted")
         if found.uid != account.uid:
             raise AuthenticationError(f"service account UID ({found.uid}) does not match claim ({account.uid})")
+        seen.append(("serviceaccounts", namespace, account.name, found))
         extra: dict[str, tuple[str, ...]] = {}
         secret, pod, node = _ref(private.get("secret")), _ref(private.get("pod")), _ref(private.get("node"))
         if secret is not None:
-            await self._check_bound("secrets", namespace, secret, "secret", limit)
+            await self._check_bound("secrets", namespace, secret, "secret", limit, seen)
         if pod is not None:
-            await self._check_bound("pods", namespace, pod, "pod", limit)
+            await self._check_bound("pods", namespace, pod, "pod", limit, seen)
             extra[self._extra["pod-name"]] = (pod.name,)
             extra[self._extra["pod-uid"]] = (pod.uid,)
         if node is not None:
             if pod is None:
-                await self._check_bound("nodes", "", node, "node", limit)
+                await self._check_bound("nodes", "", node, "node", limit, seen)
             extra[self._extra["node-name"]] = (node.name,)
             if node.uid:
                 extra[self._extra["node-uid"]] = (node.uid,)
         return extra
 
-    async def _check_bound(self, resource: str, namespace: str, ref: Ref, kind: str, limit: float) -> None:
+    async def _check_bound(
+        self,
+        resource: str,
+        namespace: str,
+        ref: Ref,
+        kind: str,
+        limit: float,
+        seen: list[tuple[str, str, str, Identity]],
+    ) -> None:
         found = await self._lookup.identity(resource, namespace, ref.name)
         if found is None or deleted_before(found, limit):
             raise AuthenticationError("service account token has been invalidated")
@@ -233,3 +294,4 @@ class ServiceAccountTokens:
             raise AuthenticationError(
                 f"{kind} UID ({found.uid}) does not match service account {kind} ref claim ({ref.uid})"
             )
+        seen.append((resource, namespace, ref.name, found))
