@@ -23,7 +23,7 @@ class LoopbackToken:
         self._user = UserInfo(user, "", ("system:masters",))
 
     async def user_for_token(self, token: str) -> UserInfo | None:
-        return self._user if hmac.compare_digest(token.encode(), self.token.encode()) else None
+        return self._user if hmac.compare_digest(token.encode(errors="surrogatepass"), self.token.encode()) else None
 
     async def authenticate(self, request: web.BaseRequest) -> UserInfo | None:
         token = bearer_token(request)

@@ -74,7 +74,7 @@ class Verifier:
             return found
         try:
             header = jwt.get_unverified_header(token)
-        except jwt.PyJWTError as error:
+        except (jwt.PyJWTError, ValueError) as error:  # ValueError: text that is not UTF-8
             raise AuthenticationError(f"invalid token: {error}") from None
         kid = header.get("kid")
         keys = self._by_kid.get(kid, []) if isinstance(kid, str) and kid else self.keys
@@ -96,7 +96,7 @@ class Verifier:
                         "verify_iss": False,
                     },
                 )
-            except jwt.PyJWTError as error:
+            except (jwt.PyJWTError, ValueError) as error:
                 errors.append(str(error) or "invalid signature")
                 continue
             if len(self._verified) >= CACHE_LIMIT:

@@ -111,6 +111,7 @@ def test_a_token_signed_by_another_key_is_rejected(svc_server, signing_key) -> N
         "eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJodHRwczovL3N2Yy5kZWZhdWx0LnN2Yy5jbHVzdGVyLmxvY2FsIn0.AAAA",
         "eyJhbGciOiJFUzI1NiJ9.WyJub3QiLCJhbiIsIm9iamVjdCJd.AAAA",
         "\u00e9t\u00e9",
+        "\u00e9.eyJpc3MiOiJodHRwczovL3N2Yy5kZWZhdWx0LnN2Yy5jbHVzdGVyLmxvY2FsIn0.AAAA",
     ],
 )
 def test_malformed_tokens_get_401_not_500(svc_server, token: str) -> None:
