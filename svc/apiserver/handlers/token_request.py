@@ -6,7 +6,8 @@ audiences default to the API's. A token may be bound to a Pod (run by this servi
 is named in the token too), a Secret or a Node, whose uid must match the reference's when one is
 given. A pod-bound token asking for upstream's admission-injected lifetime (3607 s) for the API's
 audiences is extended to a year, with `warnafter` at the requested expiry, when
-`--service-account-extend-token-expiration` is on. Nothing is stored.
+`--service-account-extend-token-expiration` is on. A `metadata.uid` in the request must be the service
+account's (`TokenRequestServiceAccountUIDValidation`). Nothing is stored.
 """
 
 from __future__ import annotations
@@ -104,6 +105,18 @@ async def token_request(scope: Scope) -> web.StreamResponse:
             f"TokenRequest.{scope.resource.subresources['token'].group}", scope.name, errors, aggregate_message(errors)
         )
     account = await scope.store.get(scope.namespace, scope.name)
+    requested_uid = body["metadata"].get("uid")
+    if (
+        requested_uid
+        and requested_uid != account["metadata"].get("uid")
+        and server.options.feature_gates.enabled("TokenRequestServiceAccountUIDValidation")
+    ):
+        raise status.conflict(
+            status.GroupResource("", "serviceaccounts"),
+            scope.name,
+            f"the UID in the token request ({requested_uid}) does not match the UID of the service account "
+            f"({account['metadata'].get('uid')})",
+        )
     options = tokens.options
     maximum = int(options.service_account_max_token_expiration)
     if maximum and spec["expirationSeconds"] > maximum:

@@ -180,3 +180,11 @@ def test_a_token_request_body_of_the_wrong_kind_is_a_bad_request(svc_server) -> 
     response = admin.request("POST", "/api/v1/namespaces/default/serviceaccounts/robot/token", body=body)
     assert response.status == 400
     assert token_client(svc_server, "x").request("GET", "/version").status == 401
+
+
+def test_a_request_naming_another_uid_of_the_service_account_is_a_conflict(svc_server) -> None:
+    admin = svc_server.client()
+    service_account(admin)
+    body = {"apiVersion": "authentication.svc/v1", "kind": "TokenRequest", "metadata": {"uid": "stale"}, "spec": {}}
+    response = admin.request("POST", "/api/v1/namespaces/default/serviceaccounts/robot/token", body=body)
+    assert response.status == 409
