@@ -188,3 +188,14 @@ def test_a_request_naming_another_uid_of_the_service_account_is_a_conflict(svc_s
     body = {"apiVersion": "authentication.svc/v1", "kind": "TokenRequest", "metadata": {"uid": "stale"}, "spec": {}}
     response = admin.request("POST", "/api/v1/namespaces/default/serviceaccounts/robot/token", body=body)
     assert response.status == 409
+
+
+def test_api_audiences_are_the_default_audiences_and_the_accepted_ones(svc_server_factory) -> None:
+    server = svc_server_factory("--api-audiences=api-a,api-b")
+    admin = server.client()
+    service_account(admin)
+    body = request_token(admin).json()
+    assert body["spec"]["audiences"] == ["api-a", "api-b"]
+    assert whoami(server, body["status"]["token"]).status == 201
+    for_issuer = request_token(admin, audiences=[ISSUER]).json()["status"]["token"]
+    assert whoami(server, for_issuer).status == 401
