@@ -3,12 +3,13 @@
 `build_token_authentication` returns what the rest of the server needs of tokens: the union that
 authenticates requests (and TokenReviews), the signer TokenRequest uses, the API's audiences and the
 key set issuer discovery publishes. The sources come in upstream's order: the loopback token, the
-static token file, legacy service-account tokens, bound service-account tokens, bootstrap tokens.
+static token file, legacy service-account tokens, bound service-account tokens, bootstrap tokens, then
+the external ones (OIDC/JWT issuers, webhook) the caller passes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,8 +54,11 @@ def build_token_authentication(
     store_for: Callable[[str, str], GenericStore],
     writer: UserInfo,
     sources: list[UserTokens],
+    external: Sequence[TokenAuthenticator] = (),
 ) -> TokenAuthentication:
-    """Blocking (the quick start may write a key): run it off the event loop."""
+    """Blocking (the quick start may write a key): run it off the event loop. `sources` are the
+    audience-agnostic token sources that come first (loopback, token file); `external` the token
+    authenticators that come last (OIDC/JWT issuers, then the webhook, in upstream's order)."""
     issuers = options.service_account_issuers or [default_issuer(profile)]
     audiences = tuple(options.api_audiences or issuers)
     signing_key = options.signing_key
@@ -82,6 +86,7 @@ def build_token_authentication(
     )
     if options.enable_bootstrap_token_auth:
         authenticators.append(AudienceAgnostic(BootstrapTokens(profile, objects), audiences))
+    authenticators.extend(external)
     return TokenAuthentication(
         union=TokenUnion(authenticators, audiences),
         issuers=issuers,
