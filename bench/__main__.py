@@ -24,6 +24,7 @@ import uvloop
 from bench import (
     admission,
     admission_policy,
+    authn,
     authz,
     cel,
     connections,
@@ -65,6 +66,7 @@ SCENARIOS = (
     "authz",
     "admission",
     "vap",
+    "authn",
     "snapshots",
     "workloads",
     "webhooks",
@@ -170,6 +172,7 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
     for name, module in (
         ("admission", admission),
         ("vap", admission_policy),
+        ("authn", authn),
         ("snapshots", snapshots),
         ("webhooks", webhooks),
         ("workloads", workloads),
@@ -228,6 +231,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         "authz",
         "admission",
         "vap",
+        "authn",
         "snapshots",
         "workloads",
         "webhooks",

@@ -261,6 +261,13 @@ TARGETS = (
         lambda v: f"{v:+.1%}",
     ),
     Target(
+        "GET with a service-account token vs a client certificate (32 clients, server CPU)",
+        "≥ 85%",
+        _fact("authn token vs cert/32"),
+        lambda v: v >= 0.85,
+        _percent,
+    ),
+    Target(
         "restore of a snapshot of {snapshot} objects (storage)",
         "< 100 ms",
         _fact("snapshot restore"),

@@ -19,6 +19,7 @@ from svc.api.resources import parse_runtime_config
 from svc.apiserver.admission import options as admission_options
 from svc.apiserver.admission.options import AdmissionOptions
 from svc.apiserver.authn import external_options
+from svc.apiserver.authn import options as authn_options
 from svc.apiserver.authn.external_options import ExternalAuthnOptions
 from svc.apiserver.authn.token_file import TokenFile, TokenFileError
 from svc.apiserver.authn.x509 import load_client_cas
@@ -86,6 +87,7 @@ class Options:
     )
     service_node_port_range: range = field(default_factory=lambda: parse_node_port_range(DEFAULT_NODE_PORT_RANGE))
     admission: AdmissionOptions = field(default_factory=AdmissionOptions)
+    authentication: authn_options.AuthenticationOptions = field(default_factory=authn_options.AuthenticationOptions)
 
     @property
     def pki_dir(self) -> Path:
@@ -239,6 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--vmodule", help="pattern=N,...: verbosity per module (file name glob)")
     add("--logging-format", help="text (default) or json")
     admission_options.add_arguments(parser)
+    authn_options.add_arguments(parser)
     return parser
 
 
@@ -335,6 +338,7 @@ def parse_options(argv: list[str]) -> Options:
         if args.feature_gates:
             options.feature_gates = FeatureGates(parse_feature_gates(args.feature_gates))
         options.logging = _log_settings(args)
+        options.authentication = authn_options.from_args(args, tls_private_key_file=options.tls_private_key_file)
         if args.service_cluster_ip_range is not None:
             options.service_cluster_ip_range = parse_cluster_ip_range(args.service_cluster_ip_range)
         if args.service_node_port_range is not None:

@@ -33,8 +33,9 @@ from svc.apiserver.admission.plugins.webhook.build import close_webhooks
 from svc.apiserver.admission.registry import build_plugins
 from svc.apiserver.authn import extension_configmap
 from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
-from svc.apiserver.authn.build import Authentication, build_authenticator
+from svc.apiserver.authn.build import Authentication, build_authenticator, build_tokens
 from svc.apiserver.authn.loopback import LoopbackToken
+from svc.apiserver.authn.token_authentication import TokenAuthentication
 from svc.apiserver.authn.x509 import load_client_cas
 from svc.apiserver.authz.abac import AbacAuthorizer, load_policy_file
 from svc.apiserver.authz.modes import build_authorizer, build_rule_resolver
@@ -90,7 +91,7 @@ class Server:
         self.options = options
         self.profile = PROFILES[options.brand_profile]
         self.resources = ResourceSet(self.profile, options.runtime_config)
-        self.served_subresources = SERVED_SUBRESOURCES
+        self.served_subresources = SERVED_SUBRESOURCES | ({"token"} if options.authentication.issues_tokens else set())
         self.protobuf = protobuf_format(self.profile)
         self.cbor_enabled = options.feature_gates.enabled("CBORServingAndStorage")
         self.bookmark_interval = 60.0
@@ -116,6 +117,7 @@ class Server:
         # Rejects everything until start() builds the real one (the client CA is generated there).
         self.authentication = Authentication(AuthenticatorUnion([], anonymous=False))
         self.authenticator = self.authentication.union
+        self.tokens: TokenAuthentication | None = None
         self.rbac = RbacPolicy(self.profile)
         modes = options.authorization_mode
         self.node_policy = NodePolicy(self.profile) if "Node" in modes else None
@@ -366,8 +368,18 @@ class Server:
             ),
         )
         client_cas = self._client_cas()
+        self.tokens = await asyncio.get_running_loop().run_in_executor(
+            None,
+            lambda: build_tokens(
+                options,
+                loopback=self.loopback,
+                profile=self.profile,
+                store_for=self.store_for,
+                writer=UserInfo(self.profile.apiserver_name, groups=("system:masters",)),
+            ),
+        )
         self.authentication = build_authenticator(
-            options, client_cas=client_cas, loopback=self.loopback, profile=self.profile
+            options, client_cas=client_cas, tokens=self.tokens, profile=self.profile
         )
         self.authenticator = self.authentication.union
         await self._open_storage()

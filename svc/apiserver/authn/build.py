@@ -1,14 +1,16 @@
 """The server's authenticator union, in upstream's order, built from the options in one place.
 
 Order (upstream `pkg/kubeapiserver/authenticator/config.go`): front proxy first, then client
-certificates, the static token file, service-account tokens, bootstrap tokens, OIDC / structured JWT,
-the token webhook; anonymous last, when nothing named the user and no credential was rejected.
+certificates, the bearer tokens of `token_authentication` (loopback, static token file, legacy and bound
+service-account tokens, bootstrap tokens), OIDC / structured JWT, the token webhook; anonymous last,
+when nothing named the user and no credential was rejected.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -19,9 +21,12 @@ from svc.apiserver.authn.authenticator import Union
 from svc.apiserver.authn.loopback import LoopbackToken
 from svc.apiserver.authn.request_header import RequestHeaderAuthenticator, RequestHeaderConfig
 from svc.apiserver.authn.structured import StructuredJWT
+from svc.apiserver.authn.token_authentication import TokenAuthentication, build_token_authentication
 from svc.apiserver.authn.token_file import TokenFile
 from svc.apiserver.authn.webhook_token import WebhookTokenAuthenticator, load_webhook_config
 from svc.apiserver.authn.x509 import ClientCertificates
+from svc.registry.admission import UserInfo
+from svc.registry.store import GenericStore
 
 if TYPE_CHECKING:
     from svc.api.brand import Profile
@@ -62,11 +67,34 @@ class Authentication:
             await closer.close()
 
 
+def build_tokens(
+    options: Options,
+    *,
+    loopback: LoopbackToken | None,
+    profile: Profile,
+    store_for: Callable[[str, str], GenericStore],
+    writer: UserInfo,
+) -> TokenAuthentication:
+    """The bearer-token sources of the union (loopback, token file, service-account and bootstrap
+    tokens). Blocking, since the quick start may write a signing key: run it off the event loop."""
+    sources: list[Any] = [loopback] if loopback is not None else []
+    if options.token_auth_file:
+        sources.append(TokenFile(options.token_auth_file))
+    return build_token_authentication(
+        options.authentication,
+        profile=profile,
+        pki_dir=options.pki_dir,
+        store_for=store_for,
+        writer=writer,
+        sources=sources,
+    )
+
+
 def build_authenticator(
     options: Options,
     *,
     client_cas: list[x509.Certificate],
-    loopback: LoopbackToken | None,
+    tokens: TokenAuthentication,
     profile: Profile,
 ) -> Authentication:
     external = options.external_authn
@@ -75,12 +103,10 @@ def build_authenticator(
     if external.requestheader_client_ca_file:
         request_header = external.request_header
         authenticators.append(RequestHeaderAuthenticator(request_header, external.request_header_cas()))
-    authenticators.append(ClientCertificates(client_cas))
-    if loopback is not None:
-        authenticators.append(loopback)
-    if options.token_auth_file:
-        authenticators.append(TokenFile(options.token_auth_file))
-    closers: list[Any] = []
+    parse_uid = options.feature_gates.enabled("AllowParsingUserUIDFromCertAuth")
+    authenticators.append(ClientCertificates(client_cas, parse_uid=parse_uid))
+    authenticators.append(tokens.union)
+    closers: list[Any] = [tokens]
     structured = None
     if external.jwt is not None and (external.jwt.jwt or external.authentication_config_file):
         structured = StructuredJWT(external.jwt, disallowed_issuers=external.disallowed_issuers)

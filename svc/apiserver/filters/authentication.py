@@ -5,6 +5,8 @@ handler (a proxy to a pod or an aggregated server) passes on what a client forge
 
 from __future__ import annotations
 
+import time
+
 from aiohttp import web
 
 from svc.apiserver.authn.authenticator import AuthenticationError
@@ -14,10 +16,16 @@ from svc.machinery import status
 
 
 async def authenticate(ctx: RequestContext, next_handler: Handler) -> web.StreamResponse:
+    started = time.perf_counter()
     try:
         user = await ctx.server.authenticator.authenticate(ctx.request)
     except AuthenticationError:
-        user = None
+        user, result = None, "error"
+    else:
+        result = "failure" if user is None else "success"
+    ctx.server.metrics.authentication.record(
+        result, time.perf_counter() - started, user.name if user is not None else None
+    )
     if user is None:
         raise status.unauthorized()
     ctx.user = ctx.authenticated_user = user

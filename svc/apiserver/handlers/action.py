@@ -8,6 +8,7 @@ the registry (`svc/registry/pods/`). Upstream answers each with a Status of succ
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from aiohttp import web
 
@@ -18,6 +19,8 @@ from svc.registry.actions import ActionRequest, success
 from svc.registry.admission import Attributes, Operation
 from svc.registry.pods.binding import bind
 from svc.registry.pods.eviction import evict
+
+Obj = dict[str, Any]
 
 
 async def _bind(scope: Scope, request: ActionRequest) -> None:
@@ -40,6 +43,15 @@ ACTIONS: dict[tuple[str, str, str], Callable[[Scope, ActionRequest], Awaitable[N
 }
 
 
+async def read_posted_object(scope: Scope) -> Obj:
+    """The body of a POST: an object of the subresource's kind when the path names one."""
+    sub = scope.resource.subresources.get(scope.subresource)
+    if sub is None:
+        return await scope.read_object()
+    api_version = f"{sub.group}/{sub.version}" if sub.group else sub.version
+    return await scope.read_object(sub.kind, api_version, sub.definition)
+
+
 def action_for(scope: Scope) -> Callable[[Scope, ActionRequest], Awaitable[None]] | None:
     if scope.ctx.request.method != "POST":
         return None
@@ -48,12 +60,7 @@ def action_for(scope: Scope) -> Callable[[Scope, ActionRequest], Awaitable[None]
 
 async def act(scope: Scope, action: Callable[[Scope, ActionRequest], Awaitable[None]]) -> web.StreamResponse:
     negotiated = scope.negotiate(allow_views=False)
-    sub = scope.resource.subresources.get(scope.subresource)
-    if sub is not None:
-        api_version = f"{sub.group}/{sub.version}" if sub.group else sub.version
-        body = await scope.read_object(sub.kind, api_version, sub.definition)
-    else:
-        body = await scope.read_object()
+    body = await read_posted_object(scope)
     if scope.namespace:
         body["metadata"].setdefault("namespace", scope.namespace)
     name = scope.name or body["metadata"].get("name", "")
