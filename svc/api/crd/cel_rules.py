@@ -40,6 +40,8 @@ _MESSAGE_CALL_LIMIT: Final = (
     "no further validation rules will be run due to call cost exceeds limit for messageExpression"
 )
 _MISSING: Final[Any] = object()
+NIL_PATH: Final = "<nil>"
+"""The field of an error on the object root: upstream validates the root with a nil path, printed so."""
 _FIELD_PATH_PART: Final = re.compile(r"\.([^.\[\]]+)|\['((?:[^'\\]|\\.)*)'\]|\[(\d+)\]")
 
 
@@ -134,7 +136,7 @@ class RuleNode:
     ) -> None:
         compiled = rule.compiled
         if compiled is None:
-            errors.append(invalid(path, self.type, f"rule compile error: {rule.error}"))
+            errors.append(invalid(path or NIL_PATH, self.type, f"rule compile error: {rule.error}"))
             return
         if compiled.transition:
             if old is _MISSING and not compiled.optional_old_self:
@@ -142,7 +144,7 @@ class RuleNode:
         elif unchanged:
             return
         if budget.remaining <= 0:
-            errors.append(invalid(path, self.type, _OUT_OF_BUDGET))
+            errors.append(invalid(path or NIL_PATH, self.type, _OUT_OF_BUDGET))
             raise _Stop
         activation = compiled.activation(value, None if old is _MISSING else old)
         try:
@@ -153,7 +155,7 @@ class RuleNode:
                 raise _Stop from err
             return
         if cost > budget.remaining:
-            errors.append(invalid(path, self.type, _OUT_OF_BUDGET))
+            errors.append(invalid(path or NIL_PATH, self.type, _OUT_OF_BUDGET))
             raise _Stop
         budget.remaining -= cost
         if result is not True:
@@ -162,11 +164,11 @@ class RuleNode:
     def _evaluation_error(self, rule: _Rule, text: str, path: str) -> FieldError:
         if text.startswith("no such overload"):
             detail = f"'{text}': call arguments did not match a supported operator, function or macro signature"
-            return invalid(path, self.type, f"{detail} for rule: {rule.text}")
+            return invalid(path or NIL_PATH, self.type, f"{detail} for rule: {rule.text}")
         if text.startswith(COST_EXCEEDED):
             detail = f"'{text}': no further validation rules will be run due to call cost exceeds limit"
-            return invalid(path, self.type, f"{detail} for rule: {rule.text}")
-        return invalid(path, self.type, f"{text} evaluating rule: {rule.text}")
+            return invalid(path or NIL_PATH, self.type, f"{detail} for rule: {rule.text}")
+        return invalid(path or NIL_PATH, self.type, f"{text} evaluating rule: {rule.text}")
 
     def _message(
         self, rule: _Rule, activation: dict[str, Any], path: str, errors: list[FieldError], budget: _Budget
@@ -180,11 +182,11 @@ class RuleNode:
         except CelError as err:
             if str(err).startswith(COST_EXCEEDED):
                 detail = f"{_MESSAGE_CALL_LIMIT}: {quote(source)}"
-                errors.append(invalid(path, self.type, detail))
+                errors.append(invalid(path or NIL_PATH, self.type, detail))
                 raise _Stop from err
             return rule.default_message
         if cost > budget.remaining:
-            errors.append(invalid(path, self.type, _MESSAGE_OUT_OF_BUDGET))
+            errors.append(invalid(path or NIL_PATH, self.type, _MESSAGE_OUT_OF_BUDGET))
             raise _Stop
         budget.remaining -= cost
         trimmed = text.strip() if isinstance(text, str) else ""
@@ -193,7 +195,7 @@ class RuleNode:
         return trimmed
 
     def _failure(self, rule: _Rule, message: str, path: str) -> FieldError:
-        where = path + relative_path(rule.spec.get("fieldPath"), prefix=bool(path))
+        where = path + relative_path(rule.spec.get("fieldPath"), prefix=bool(path)) or NIL_PATH
         reason = rule.spec.get("reason")
         if reason == "FieldValueForbidden":
             return forbidden(where, message)
