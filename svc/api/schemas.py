@@ -10,6 +10,7 @@ lazily, so nothing is copied or pre-expanded at start-up.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from importlib import resources
 from typing import Any
 
@@ -147,3 +148,13 @@ class Schema:
 def schema_for(definition: str) -> Schema | None:
     """The schema of a definition name, cached (None when the name is empty or unknown)."""
     return Schema.named(definition) if definition else None
+
+
+def put_definitions(found: dict[str, dict[str, Any]], gone: Iterable[str] = ()) -> None:
+    """Add, replace or remove definitions of served custom resources (their CRDs changed): every
+    reader of definitions (ownership, OpenAPI, explain) then sees them as it sees built-in ones."""
+    every = definitions()
+    for name in gone:
+        every.pop(name, None)
+    every.update(found)
+    schema_for.cache_clear()

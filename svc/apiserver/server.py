@@ -28,6 +28,7 @@ from svc.apiserver import default_service
 from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
 from svc.apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
+from svc.apiserver.apiextensions.build import build_apiextensions
 from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
 from svc.apiserver.authn.loopback import LoopbackToken
 from svc.apiserver.authn.token_file import TokenFile
@@ -116,6 +117,7 @@ class Server:
         )
         self.discovery = Discovery(self.resources, self.served_subresources, "")
         self.openapi = OpenAPI(self.resources, self.profile)
+        self.apiextensions = build_apiextensions(self)
         self.chain = build_handler_chain(endpoint)
         self.version_info = {
             "major": "1",
@@ -148,7 +150,11 @@ class Server:
         return (JSON, YAML, self.protobuf, CBOR) if self.cbor_enabled else (JSON, YAML, self.protobuf)
 
     def columns_for(self, resource: Resource) -> tuple[Column, ...]:
-        return columns_for(resource.upstream_group, resource.kind) or DEFAULT_COLUMNS
+        return (
+            self.apiextensions.columns_for(resource)
+            or columns_for(resource.upstream_group, resource.kind)
+            or DEFAULT_COLUMNS
+        )
 
     def row_conditions_for(self, resource: Resource) -> RowConditions | None:
         return row_conditions_for(resource.upstream_group, resource.kind)
@@ -358,6 +364,7 @@ class Server:
         self.discovery.server_address = _host_port(advertise, port)
         await self._bootstrap()
         await self.rbac.start(self.store_for, UserInfo(self.profile.apiserver_name, groups=("system:masters",)))
+        await self.apiextensions.start()
         self.kubeconfig_path = options.data_dir / "admin.kubeconfig"
         config = admin_kubeconfig(
             self.pki,
@@ -393,6 +400,7 @@ class Server:
         if self._listener is not None:
             self._listener.close()
         await self.rbac.stop()
+        await self.apiextensions.stop()
         for cache in self.caches.values():
             await cache.stop()
         if self.backend is not None:
