@@ -21,7 +21,20 @@ from typing import TypeVar
 
 import uvloop
 
-from bench import authz, cel, connections, crud, encode, lists, memory, patches, snapshots, watch, watch_memory
+from bench import (
+    authz,
+    cel,
+    connections,
+    crd,
+    crud,
+    encode,
+    lists,
+    memory,
+    patches,
+    snapshots,
+    watch,
+    watch_memory,
+)
 from bench.anchors import etcd, http_ceiling
 from bench.anchors import sqlite as sqlite_anchor
 from bench.client import ATTEMPTS
@@ -48,6 +61,7 @@ SCENARIOS = (
     "cel",
     "authz",
     "snapshots",
+    "crd",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 # The bench's objects as the server returns them (its metadata included): the anchors' value sizes
@@ -152,6 +166,11 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
         if result is not None:
             sections["snapshots"], found = result
             facts.update(found)
+    if "crd" in only:
+        result = await _guarded("crd", failed, crd.run(workdir, plan))
+        if result is not None:
+            sections["crd"], found = result
+            facts.update(found)
     configmap_bytes = int(facts.get("configmap bytes", CONFIGMAP_BYTES))
     pod_bytes = int(facts.get("pod bytes", POD_BYTES))
     if "sqlite" in only:
@@ -200,6 +219,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         "start",
         "authz",
         "snapshots",
+        "crd",
     )
     chosen = [sections[name] for name in order if name in sections]
     chosen += [ratios_section(facts), targets_section(facts)]
