@@ -4,6 +4,8 @@ their printer columns, explained, scaled, and removed with the CRD."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import time
 
 import pytest
@@ -137,3 +139,35 @@ def test_get_by_category_and_short_name(kubectl: Kubectl) -> None:
     kubectl.run("apply", "-f", "-", stdin=CRONTAB)
     assert "crontab.stable.example.com/nightly" in kubectl.run("get", "all", "-o", "name").stdout
     assert kubectl.run("get", "ct", "-o", "name").stdout.strip() == "crontab.stable.example.com/nightly"
+
+
+def test_edit_changes_a_custom_resource(kubectl: Kubectl) -> None:
+    _install(kubectl)
+    kubectl.run("apply", "-f", "-", stdin=CRONTAB)
+    editor = "sed -i -e 's/backup:1/backup:2/'"
+    result = subprocess.run(
+        [kubectl.binary, "--kubeconfig", str(kubectl.kubeconfig), "edit", "crontab", "nightly"],
+        env={**os.environ, "KUBE_EDITOR": editor},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "crontab.stable.example.com/nightly edited"
+    assert kubectl.run("get", "crontab", "nightly", "-o", "jsonpath={.spec.image}").stdout == "backup:2"
+
+
+def test_a_cel_rule_refuses_an_invalid_custom_resource(kubectl: Kubectl) -> None:
+    ruled = CRD.replace(
+        "            description: What to run and when.\n",
+        "            description: What to run and when.\n"
+        "            x-kubernetes-validations:\n"
+        "            - rule: self.replicas <= 5\n"
+        "              message: at most five replicas\n",
+    )
+    kubectl.run("apply", "-f", "-", stdin=ruled)
+    kubectl.run("wait", "--for=condition=Established", "crd/crontabs.stable.example.com", "--timeout=30s")
+    result = kubectl.run("apply", "-f", "-", stdin=CRONTAB.replace("replicas: 1", "replicas: 9"), check=False)
+    assert result.returncode != 0
+    assert 'The CronTab "nightly" is invalid: spec: Invalid value: "object": at most five replicas' in result.stderr

@@ -3,6 +3,7 @@ conflicts between CRDs, and deletion through the cleanup finalizer (issue 14).""
 
 from __future__ import annotations
 
+from svc.testing.harness import stop_process
 from tests.apiserver.crd.crds import (
     CRD_PATH,
     WIDGETS,
@@ -126,3 +127,16 @@ def test_no_custom_resource_is_created_while_its_crd_terminates(svc_server_facto
     patched = client.request("PATCH", f"{WIDGETS}/held", body=release, content_type="application/merge-patch+json")
     assert patched.status == 200, patched.body
     assert wait_gone(client, f"{CRD_PATH}/widgets.example.com", seconds=20) == 404
+
+
+def test_custom_resources_are_served_again_after_a_restart(svc_server_process, tmp_path) -> None:
+    data_dir = tmp_path / "data"
+    server = svc_server_process("--brand-profile=kubernetes", data_dir=data_dir)
+    client = server.client()
+    install(client)
+    assert client.request("POST", WIDGETS, body=widget("a", color="red")).status == 201
+    stop_process(server)
+    restarted = svc_server_process("--brand-profile=kubernetes", data_dir=data_dir).client()
+    found = restarted.request("GET", f"{WIDGETS}/a")
+    assert found.status == 200
+    assert found.json()["spec"] == {"color": "red"}
