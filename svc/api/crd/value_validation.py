@@ -70,7 +70,8 @@ def _number(value: float) -> str:
 
 
 def _subject(path: str) -> str:
-    return f"{path} in body" if path else "body"
+    """The validator's `<name> in body`; for the value's root the name is empty, as upstream prints it."""
+    return f"{path} in body"
 
 
 def _join(path: str, key: str) -> str:
