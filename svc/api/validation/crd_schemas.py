@@ -165,8 +165,20 @@ _INT_OR_STRING_ANY_OF: Final = [{"type": "integer"}, {"type": "string"}]
 
 def validate_structural(schema: Schema, path: str) -> list[FieldError]:
     """Upstream's `ValidateStructural`: invariants then completeness, sorted by their text."""
-    errors = _invariants(schema, _ROOT, path) + _completeness(schema, schema, path, path)
+    errors = _invariants(schema, _ROOT, path) + _tree_completeness(schema, path)
     return sorted(errors, key=str)
+
+
+def _tree_completeness(schema: Schema, path: str) -> list[FieldError]:
+    """Completeness of the junctors of every structural node."""
+    errors = _completeness(schema, schema, path, path)
+    if isinstance(schema.get("items"), Mapping):
+        errors += _tree_completeness(schema["items"], f"{path}.items")
+    if isinstance(schema.get("additionalProperties"), Mapping):
+        errors += _tree_completeness(schema["additionalProperties"], f"{path}.additionalProperties")
+    for name, sub in _mapping(schema.get("properties")).items():
+        errors += _tree_completeness(_mapping(sub), f"{path}.properties[{name}]")
+    return errors
 
 
 def _invariants(schema: Schema, level: str, path: str) -> list[FieldError]:
