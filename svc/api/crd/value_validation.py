@@ -47,21 +47,36 @@ _ONE_OF: Final = "must validate one and only one schema (oneOf)"
 _NOT: Final = "shouldn't validate the schema (not)"
 
 
+_JSON_TYPES: Final[dict[type, str]] = {
+    type(None): "null",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    list: "array",
+    dict: "object",
+}
+_ACCEPTED: Final[dict[str, tuple[type, ...]]] = {
+    "null": (type(None),),
+    "boolean": (bool,),
+    "integer": (int,),
+    "number": (int, float),
+    "string": (str,),
+    "array": (list,),
+    "object": (dict,),
+}
+
+
 def json_type(value: Any) -> str:
     """The JSON type name of a decoded value, as the validator names it in messages."""
-    if value is None:
-        return "null"
-    if type(value) is bool:
-        return "boolean"
-    if type(value) is int:
-        return "integer"
-    if type(value) is float:
-        return "number"
-    if type(value) is str:
-        return "string"
-    if type(value) is list:
-        return "array"
-    return "object"
+    return _JSON_TYPES.get(type(value), "object")
+
+
+def scalar_key(value: Any) -> Any:
+    """A hashable identity of a JSON value that tells `1`, `1.0`-as-number and `true` apart."""
+    if type(value) in (dict, list):
+        return json_marshal(value)
+    return (type(value), value)
 
 
 def _number(value: float) -> str:
@@ -78,13 +93,8 @@ def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def _matches_type(value: Any, kind: str) -> bool:
-    found = json_type(value)
-    if found == kind:
-        return True
-    if kind == "number":
-        return found == "integer"
-    return kind == "integer" and found == "number" and math.isfinite(value) and value == int(value)
+def _integral(value: Any) -> bool:
+    return type(value) is float and math.isfinite(value) and value == int(value)
 
 
 def _enum_text(value: Any) -> str:
@@ -98,11 +108,13 @@ class Node:
     """A compiled schema node; compiling once keeps per-object validation to plain dict walks."""
 
     __slots__ = (
+        "accepted",
         "additional",
         "checks",
         "embedded",
         "int_or_string",
         "items",
+        "leaf",
         "list_type",
         "map_keys",
         "nullable",
@@ -112,6 +124,7 @@ class Node:
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
         self.type: str = schema.get("type") if isinstance(schema.get("type"), str) else ""
+        self.accepted: tuple[type, ...] = _ACCEPTED.get(self.type, ())
         self.nullable = schema.get("nullable") is True
         self.int_or_string = schema.get("x-kubernetes-int-or-string") is True
         self.embedded = schema.get("x-kubernetes-embedded-resource") is True
@@ -130,6 +143,10 @@ class Node:
         keys = schema.get("x-kubernetes-list-map-keys")
         self.map_keys = tuple(k for k in keys if isinstance(k, str)) if isinstance(keys, list) else ()
         self.checks: tuple[Check, ...] = tuple(_checks(schema))
+        # A typed leaf without checks: a value of its type needs no call at all (the common case).
+        self.leaf = not (
+            self.checks or self.properties or self.additional or self.items or self.embedded or self.int_or_string
+        )
 
     def validate(self, value: Any, path: str = "", old: Any = MISSING) -> list[FieldError]:
         """The errors of `value` at `path`; nothing when `value` equals its correlated `old` value."""
@@ -144,7 +161,7 @@ class Node:
             if json_type(value) not in ("integer", "string"):
                 message = f'{_subject(path)} must be of type integer,string: "{json_type(value)}"'
                 return [type_invalid(path, json_type(value), message)]
-        elif self.type and not _matches_type(value, self.type):
+        elif self.accepted and type(value) not in self.accepted and not (self.type == "integer" and _integral(value)):
             message = f'{_subject(path)} must be of type {self.type}: "{json_type(value)}"'
             return [type_invalid(path, json_type(value), message)]
         errors: list[FieldError] = []
@@ -162,7 +179,7 @@ class Node:
         errors: list[FieldError] = []
         for key, item in value.items():
             node = self.properties.get(key) or self.additional
-            if node is not None:
+            if node is not None and not (node.leaf and type(item) in node.accepted):
                 before = old.get(key, MISSING) if old is not MISSING else MISSING
                 errors += node.validate(item, _join(path, key), before)
         return errors
@@ -170,7 +187,8 @@ class Node:
     def _items(self, value: list[Any], path: str, old: Any) -> list[FieldError]:
         errors: list[FieldError] = []
         by_key = self._old_items_by_key(old)
-        if self.items is not None:
+        items = self.items
+        if items is not None and not (items.leaf and all(type(item) in items.accepted for item in value)):
             for index, item in enumerate(value):
                 before = by_key.get(self._key(item), MISSING) if by_key else MISSING
                 errors += self.items.validate(item, f"{path}[{index}]", before)
@@ -183,7 +201,7 @@ class Node:
     def _key(self, item: Any) -> Any:
         if type(item) is not dict:
             return None
-        return tuple(json_marshal(item.get(key)) for key in self.map_keys)
+        return tuple(scalar_key(item.get(key)) for key in self.map_keys)
 
     def _old_items_by_key(self, old: Any) -> dict[Any, Any]:
         if old is MISSING or self.list_type != "map" or not self.map_keys:
@@ -205,9 +223,9 @@ class Node:
 
 def _set_duplicates(value: list[Any], path: str) -> list[FieldError]:
     errors: list[FieldError] = []
-    seen: set[str] = set()
+    seen: set[Any] = set()
     for index, item in enumerate(value):
-        key = json_marshal(item) if type(item) in (dict, list) else f"{json_type(item)}:{item!r}"
+        key = scalar_key(item)
         if key in seen:
             errors.append(duplicate(f"{path}[{index}]", item))
         seen.add(key)
