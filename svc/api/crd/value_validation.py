@@ -11,8 +11,8 @@ of embedded resources.
 A schema is compiled once into a tree of `Node`s, then `Node.validate(value, path, old)` walks a value.
 Ratcheting (upstream's CRDValidationRatcheting, on by default) is the `old` argument: a value equal to
 the value at the same place in the old object is not validated again, so objects stored before a
-schema got stricter can still be updated. Map-type lists correlate old items by key; other lists only
-as a whole.
+schema got stricter can still be updated. Map-type lists correlate old items by key, sets by value;
+other lists only as a whole.
 """
 
 from __future__ import annotations
@@ -199,14 +199,17 @@ class Node:
         return errors
 
     def _key(self, item: Any) -> Any:
+        """The identity old and new items correlate by: the map keys, or a set item's value."""
+        if self.list_type == "set":
+            return scalar_key(item)
         if type(item) is not dict:
             return None
         return tuple(scalar_key(item.get(key)) for key in self.map_keys)
 
     def _old_items_by_key(self, old: Any) -> dict[Any, Any]:
-        if old is MISSING or self.list_type != "map" or not self.map_keys:
+        if old is MISSING or not (self.list_type == "set" or (self.list_type == "map" and self.map_keys)):
             return {}
-        return {self._key(item): item for item in old if type(item) is dict}
+        return {self._key(item): item for item in old if self.list_type == "set" or type(item) is dict}
 
     def _map_duplicates(self, value: list[Any], path: str) -> list[FieldError]:
         errors: list[FieldError] = []

@@ -147,3 +147,13 @@ def test_ratcheting_correlates_map_list_items_by_key() -> None:
     assert [str(e) for e in node.validate([{"name": "c", "n": 5}], "l", old)] == [
         "l[0].n: Invalid value: 5: l[0].n in body should be less than or equal to 1"
     ]
+
+
+def test_ratcheting_correlates_set_items_by_value() -> None:
+    node = compile_schema(
+        {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string", "maxLength": 2}}
+    )
+    assert node.validate(["ok", "long"], "tags", ["long"]) == []
+    assert [str(e) for e in node.validate(["ok", "longer"], "tags", ["long"])] == [
+        "tags[1]: Too long: may not be more than 2 bytes"
+    ]
