@@ -34,7 +34,7 @@ from svc.machinery.field_errors import (
     type_invalid,
 )
 from svc.machinery.gotext import format_float, json_marshal
-from svc.machinery.validation import is_dns1035_label, validate_annotations, validate_labels
+from svc.machinery.validation import is_dns1035_label, name_is_path_segment, validate_object_meta
 
 MISSING: Final[Any] = object()
 """The old value at a place the old object does not have (or when there is no old object)."""
@@ -104,6 +104,17 @@ def _enum_text(value: Any) -> str:
 Check = Callable[[Any, str], list[FieldError]]
 
 
+class _Found:
+    """Errors of one walk, kept apart by pass so that they come out in upstream's order."""
+
+    __slots__ = ("embedded", "lists", "schema")
+
+    def __init__(self) -> None:
+        self.schema: list[FieldError] = []
+        self.lists: list[FieldError] = []
+        self.embedded: list[FieldError] = []
+
+
 class Node:
     """A compiled schema node; compiling once keeps per-object validation to plain dict walks."""
 
@@ -149,54 +160,56 @@ class Node:
         )
 
     def validate(self, value: Any, path: str = "", old: Any = MISSING) -> list[FieldError]:
-        """The errors of `value` at `path`; nothing when `value` equals its correlated `old` value."""
+        """The errors of `value` at `path`, in upstream's passes: schema, list types, embedded
+        resources. Nothing is reported below a value equal to its correlated `old` value."""
+        found = _Found()
+        self._walk(value, path, old, found)
+        return found.schema + found.lists + found.embedded
+
+    def _walk(self, value: Any, path: str, old: Any, found: _Found) -> None:
         if old is not MISSING and value == old:
-            return []
+            return
         if value is None:
-            if self.nullable or not self.type or self.int_or_string:
-                return []
-            message = f"{_subject(path)} must be of type {self.type}: " + '"null"'
-            return [type_invalid(path, "null", message)]
+            if not (self.nullable or not self.type or self.int_or_string):
+                message = f"{_subject(path)} must be of type {self.type}: " + '"null"'
+                found.schema.append(type_invalid(path, "null", message))
+            return
         if self.int_or_string:
             if json_type(value) not in ("integer", "string"):
                 message = f'{_subject(path)} must be of type integer,string: "{json_type(value)}"'
-                return [type_invalid(path, json_type(value), message)]
+                found.schema.append(type_invalid(path, json_type(value), message))
+                return
         elif self.accepted and type(value) not in self.accepted and not (self.type == "integer" and _integral(value)):
             message = f'{_subject(path)} must be of type {self.type}: "{json_type(value)}"'
-            return [type_invalid(path, json_type(value), message)]
-        errors: list[FieldError] = []
+            found.schema.append(type_invalid(path, json_type(value), message))
+            return
         for check in self.checks:
-            errors += check(value, path)
+            found.schema += check(value, path)
         if type(value) is dict:
-            errors += self._members(value, path, old if type(old) is dict else MISSING)
+            self._members(value, path, old if type(old) is dict else MISSING, found)
             if self.embedded:
-                errors += embedded_resource_errors(value, path)
+                found.embedded += embedded_resource_errors(value, path)
         elif type(value) is list:
-            errors += self._items(value, path, old if type(old) is list else MISSING)
-        return errors
+            self._items(value, path, old if type(old) is list else MISSING, found)
 
-    def _members(self, value: dict[str, Any], path: str, old: Any) -> list[FieldError]:
-        errors: list[FieldError] = []
+    def _members(self, value: dict[str, Any], path: str, old: Any, found: _Found) -> None:
         for key, item in value.items():
             node = self.properties.get(key) or self.additional
             if node is not None and not (node.leaf and type(item) in node.accepted):
                 before = old.get(key, MISSING) if old is not MISSING else MISSING
-                errors += node.validate(item, _join(path, key), before)
-        return errors
+                node._walk(item, _join(path, key), before, found)
 
-    def _items(self, value: list[Any], path: str, old: Any) -> list[FieldError]:
-        errors: list[FieldError] = []
+    def _items(self, value: list[Any], path: str, old: Any, found: _Found) -> None:
         by_key = self._old_items_by_key(old)
         items = self.items
         if items is not None and not (items.leaf and all(type(item) in items.accepted for item in value)):
             for index, item in enumerate(value):
                 before = by_key.get(self._key(item), MISSING) if by_key else MISSING
-                errors += self.items.validate(item, f"{path}[{index}]", before)
+                items._walk(item, f"{path}[{index}]", before, found)
         if self.list_type == "set":
-            errors += _set_duplicates(value, path)
+            found.lists += _set_duplicates(value, path)
         elif self.list_type == "map" and self.map_keys:
-            errors += self._map_duplicates(value, path)
-        return errors
+            found.lists += self._map_duplicates(value, path)
 
     def _key(self, item: Any) -> Any:
         """The identity old and new items correlate by: the map keys, or a set item's value."""
@@ -241,41 +254,41 @@ def compile_schema(schema: Mapping[str, Any]) -> Node:
 
 def embedded_resource_errors(value: dict[str, Any], path: str) -> list[FieldError]:
     """What upstream demands of an `x-kubernetes-embedded-resource` object: apiVersion and kind set
-    and well formed, metadata's labels and annotations valid."""
+    and well formed, and metadata valid as ObjectMeta (any name that is a path segment)."""
     errors: list[FieldError] = []
     for key in ("apiVersion", "kind"):
         if key not in value:
-            errors.append(required(_join(path, key), "must not be empty"))
-    api_version = value.get("apiVersion", MISSING)
-    if api_version is not MISSING:
-        where = _join(path, "apiVersion")
-        if type(api_version) is not str:
-            errors.append(invalid(where, api_version, "must be a string"))
-        elif not api_version:
-            errors.append(invalid(where, api_version, "must not be empty"))
-        elif api_version.count("/") > 1:
-            errors.append(invalid(where, api_version, f"unexpected GroupVersion string: {api_version}"))
-    kind = value.get("kind", MISSING)
-    if kind is not MISSING:
-        where = _join(path, "kind")
-        if type(kind) is not str:
-            errors.append(invalid(where, kind, "must be a string"))
-        elif not kind:
-            errors.append(invalid(where, kind, "must not be empty"))
-        elif messages := is_dns1035_label(kind.lower()):
-            detail = "may have mixed case, but should otherwise match: " + ",".join(messages)
-            errors.append(invalid(where, kind, detail))
-    meta = value.get("metadata")
-    if type(meta) is dict:
-        where = _join(path, "metadata")
-        labels = meta.get("labels")
-        annotations = meta.get("annotations")
-        if type(labels) is dict:
-            errors += validate_labels({k: v for k, v in labels.items() if type(v) is str}, f"{where}.labels")
-        if type(annotations) is dict:
-            kept = {k: v for k, v in annotations.items() if type(v) is str}
-            errors += validate_annotations(kept, f"{where}.annotations")
+            errors.append(required(_join(path, key)))
+    for key, item in value.items():
+        where = _join(path, key)
+        if key == "apiVersion":
+            errors += _type_meta(item, where, _group_version_errors)
+        elif key == "kind":
+            errors += _type_meta(item, where, _kind_errors)
+        elif key == "metadata" and type(item) is dict:
+            meta = item if item.get("name") else {**item, "name": "fakename"}
+            namespaced = bool(meta.get("namespace"))
+            errors += validate_object_meta(
+                meta, namespaced=namespaced, name_validator=name_is_path_segment, path=where, standard_finalizers=None
+            )
     return errors
+
+
+def _type_meta(value: Any, where: str, check: Callable[[str], list[str]]) -> list[FieldError]:
+    if type(value) is not str:
+        return [invalid(where, value, "must be a string")]
+    if not value:
+        return [invalid(where, value, "must not be empty")]
+    return [invalid(where, value, message) for message in check(value)]
+
+
+def _group_version_errors(api_version: str) -> list[str]:
+    return [f"unexpected GroupVersion string: {api_version}"] if api_version.count("/") > 1 else []
+
+
+def _kind_errors(kind: str) -> list[str]:
+    messages = is_dns1035_label(kind.lower())
+    return ["may have mixed case, but should otherwise match: " + ",".join(messages)] if messages else []
 
 
 def _checks(schema: Mapping[str, Any]) -> list[Check]:
