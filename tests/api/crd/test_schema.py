@@ -86,10 +86,11 @@ def test_update_ratchets_unchanged_invalid_values() -> None:
     assert [error.field for error in schema.validate(new, old)] == ["spec.replicas"]
 
 
-def test_validate_status_checks_the_status_against_the_schema() -> None:
+def test_validate_status_checks_only_the_status_against_the_schema() -> None:
     schema = CustomResourceSchema.for_version(crd(), "v1")
     old = widget(replicas=1)
-    new = {**copy.deepcopy(old), "status": {"ready": -1}}
+    new = {**widget(replicas="not a number"), "status": {"ready": -1}}
+    assert [error.field for error in schema.validate(new, old)] == ["spec.replicas", "status.ready"]
     assert [error.field for error in schema.validate_status(new, old)] == ["status.ready"]
 
 
