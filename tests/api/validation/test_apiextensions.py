@@ -474,3 +474,24 @@ def test_status_subresource_restricts_the_root() -> None:
             (f"{S0}.additionalProperties", FORBIDDEN, "must not be used at the root"),
         ],
     )
+
+
+def test_an_update_keeps_what_the_stored_crd_already_broke() -> None:
+    old = copy.deepcopy(CRD)
+    old["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = spec_schema(size={})
+    new = copy.deepcopy(old)
+    new["spec"]["names"]["shortNames"] = ["wd"]
+    assert check(new, old) == []
+    assert check(new) != []
+
+
+def test_an_unchanged_schema_is_not_held_to_the_per_rule_cost_limit() -> None:
+    item = {"type": "string", "maxLength": 100, "x-kubernetes-validations": [{"rule": "self.contains('abc')"}]}
+    old = copy.deepcopy(CRD)
+    old["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = spec_schema(
+        tags={"type": "array", "maxItems": 2_000_000, "items": item}
+    )
+    new = with_path(old, "spec.names.shortNames", ["wd"])
+    (found,) = check(new)
+    assert found[1:] == (FORBIDDEN, found[2]) and "estimated rule cost exceeds budget by factor of 2.2x" in found[2]
+    assert check(new, old) == []
