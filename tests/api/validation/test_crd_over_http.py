@@ -7,6 +7,8 @@ import copy
 import pytest
 
 from tests.api.validation.test_apiextensions import CRD
+from tests.conftest import TOOLS
+from tests.e2e.kubectl_runner import Kubectl
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 
@@ -48,3 +50,39 @@ def test_a_rule_that_does_not_compile_is_422(api) -> None:
 
 def test_a_valid_crd_is_created(api) -> None:
     assert api.request("POST", CRDS, body=copy.deepcopy(CRD)).status == 201
+
+
+NON_STRUCTURAL_CRD = """
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: gadgets, singular: gadget, kind: Gadget, listKind: GadgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {}
+"""
+
+
+def test_kubectl_prints_the_crd_validation_message(svc_server_factory) -> None:
+    server = svc_server_factory("--brand-profile=kubernetes")
+    kubectl = Kubectl(str(TOOLS / "kubectl"), server.kubeconfig)
+    result = kubectl.run("create", "-f", "-", stdin=NON_STRUCTURAL_CRD, check=False)
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        'The CustomResourceDefinition "gadgets.example.com" is invalid: '
+        "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].type: "
+        "Required value: must not be empty for specified object fields"
+    )
