@@ -69,7 +69,9 @@ class CustomResourceSchema:
         return pruning.prune(obj, self.root)
 
     def apply_defaults(self, obj: dict[str, Any]) -> None:
-        """Fill the schema's defaults in place (apiVersion, kind and metadata are never defaulted)."""
+        """Drop nulls the schema neither allows nor defaults, then fill the schema's defaults in place,
+        as upstream's defaulter does on decoding and on reading from storage."""
+        defaulting.drop_disallowed_nulls(obj, self.root)
         defaulting.apply_defaults(obj, self.root)
 
     def validate(self, obj: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> list[FieldError]:
