@@ -20,12 +20,8 @@ from typing import Any, Final
 
 from svc.api.validation.admission_webhooks import _service as webhook_service_errors
 from svc.api.validation.admission_webhooks import _url as webhook_url_errors
-from svc.api.validation.crd_schemas import (
-    SchemaOptions,
-    resolve_field_path,
-    schema_errors,
-    validate_structural,
-)
+from svc.api.validation.crd_schemas import SchemaOptions, resolve_field_path, schema_errors
+from svc.api.validation.crd_structural import validate_structural
 from svc.api.validation.engine import Check, KindRules, Obj, go_struct, items, lookup, mapping, text
 from svc.machinery.field_errors import (
     FieldError,
