@@ -284,7 +284,7 @@ class _Walker:
                 detail = cost_error_message("estimated rule cost", cost, STATIC_ESTIMATED_COST_LIMIT)
                 errors.append(forbidden(f"{where}.rule", detail))
             self.costs.append(_Cost(f"{where}.rule", cost))
-            errors += _message_expression_errors(typed, rule, where)
+            errors += self._message_expression(typed, rule, where)
             if compiled.transition:
                 if ctx.uncorrelatable is not None:
                     detail = f"{_UNCORRELATABLE} {ctx.uncorrelatable}"
@@ -293,6 +293,29 @@ class _Walker:
                 detail = "may not be set if oldSelf is not used in rule"
                 errors.append(invalid(f"{where}.optionalOldSelf", rule["optionalOldSelf"], detail))
         return errors
+
+    def _message_expression(self, typed: Schema, rule: Schema, where: str) -> list[FieldError]:
+        """A messageExpression compiles to a string within the static cost limit (upstream does not
+        scale its cost by cardinality: it runs only when its rule fails)."""
+        expression = rule.get("messageExpression")
+        if not isinstance(expression, str) or not expression.strip():
+            return []
+        try:
+            compiled = compile_rule(typed, "true", message_expression=expression, check_cost=False)
+        except CelError as err:
+            text = str(err)
+            if text.startswith("compilation failed: "):
+                text = "messageExpression " + text
+            elif text.startswith("ERROR:"):
+                text = f"messageExpression compilation failed: {text}"
+            return [invalid(f"{where}.messageExpression", _rule_value(rule), text)]
+        self.costs.append(_Cost(f"{where}.messageExpression", compiled.message_cost))
+        if not self.options.suppress_per_expression_cost and compiled.message_cost > STATIC_ESTIMATED_COST_LIMIT:
+            detail = cost_error_message(
+                "estimated messageExpression cost", compiled.message_cost, STATIC_ESTIMATED_COST_LIMIT
+            )
+            return [forbidden(f"{where}.messageExpression", detail)]
+        return []
 
 
 def _forbid_old_self(ctx: _Context, path: str) -> _Context:
@@ -307,22 +330,6 @@ def _cardinality(schema: Schema) -> int:
 
 def _compilation(text: str) -> str:
     return f"compilation failed: {text}" if text.startswith("ERROR:") else text
-
-
-def _message_expression_errors(typed: Schema, rule: Schema, where: str) -> list[FieldError]:
-    expression = rule.get("messageExpression")
-    if not isinstance(expression, str) or not expression.strip():
-        return []
-    try:
-        compile_rule(typed, "true", message_expression=expression, check_cost=False)
-    except CelError as err:
-        text = str(err)
-        if text.startswith("compilation failed: "):
-            text = "messageExpression " + text
-        elif text.startswith("ERROR:"):
-            text = f"messageExpression compilation failed: {text}"
-        return [invalid(f"{where}.messageExpression", _rule_value(rule), text)]
-    return []
 
 
 def _rule_spec_errors(schema: Schema, path: str) -> list[FieldError]:

@@ -34,6 +34,7 @@ class CompiledRule:
     estimated_cost: int
     convert: Converter | None
     optional_old_self: bool = False
+    message_cost: int = 0
 
     def evaluate(self, value: Any, old: Any = None, *, cost_limit: int = PER_CALL_LIMIT) -> bool:
         """Whether `value` (and, for a transition rule, `old`) satisfies the rule."""
@@ -89,15 +90,17 @@ def compile_rule(
         raise CelError(_compilation(err)) from err
     cost = check_estimated_cost(checked) if check_cost else estimate(checked)
     message = None
+    message_cost = 0
     if message_expression:
         try:
-            check_message_expression(message_expression, declarations)
+            message_cost = estimate(check_message_expression(message_expression, declarations))
         except CheckError as err:
             raise CelError(_compilation(err)) from err
         message = _ENVIRONMENT.compile(message_expression)
     root: Node = checked.parsed.root
     transition = _reads(root, OLD_SELF)
-    return CompiledRule(_ENVIRONMENT.compile(rule), message, transition, cost, converter(schema), optional_old_self)
+    program = _ENVIRONMENT.compile(rule)
+    return CompiledRule(program, message, transition, cost, converter(schema), optional_old_self, message_cost)
 
 
 def _compilation(err: CheckError) -> str:
