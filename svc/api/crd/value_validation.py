@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from svc.api.crd.formats import format_check
+from svc.api.crd.patterns import go_pattern
 from svc.machinery.field_errors import (
     FieldError,
     duplicate,
@@ -356,7 +357,7 @@ def _string_checks(schema: Mapping[str, Any]) -> list[Check]:
     pattern = schema.get("pattern")
     if isinstance(pattern, str):
         try:
-            compiled = re.compile(pattern)
+            compiled = go_pattern(pattern)
         except re.error:
             compiled = None
         if compiled is not None:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from svc.api.crd.patterns import go_pattern
 from svc.machinery.field_errors import FieldError, forbidden, invalid, required
 
 Schema = Mapping[str, Any]
@@ -157,9 +158,10 @@ def _value_validation(
     pattern = schema.get("pattern")
     if isinstance(pattern, str) and pattern:
         try:
-            re.compile(pattern)
+            go_pattern(pattern)
         except re.error as err:
-            errors.append(invalid(f"{path}.pattern", pattern, f"must be a valid regular expression, but isn't: {err}"))
+            detail = f"must be a valid regular expression, but isn't: error parsing regexp: {err}: `{pattern}`"
+            errors.append(invalid(f"{path}.pattern", pattern, detail))
     return errors
 
 
