@@ -4,7 +4,7 @@ Upstream runs kube-openapi's schema validator and turns each result into a field
 a missing required property, NotSupported for an enum miss, TooLong/TooMany for maxLength, maxItems
 and maxProperties, TypeInvalid for a type or format miss, and Invalid carrying the validator's own
 sentence (`spec.replicas in body should be less than or equal to 5`) for everything else; errors of
-`anyOf`/`oneOf`/`not` are composite and carry no field (`<nil>`). On top come the checks the
+`anyOf`/`oneOf`/`not` are composite: no field (`<nil>`), the quoted path in the text. On top come the checks the
 structural schema adds: `x-kubernetes-list-type` set and map uniqueness and the apiVersion/kind/metadata
 of embedded resources.
 
@@ -34,7 +34,7 @@ from svc.machinery.field_errors import (
     too_many,
     type_invalid,
 )
-from svc.machinery.gotext import format_float, json_marshal
+from svc.machinery.gotext import format_float, json_marshal, quote
 from svc.machinery.validation import is_dns1035_label, name_is_path_segment, validate_object_meta
 
 MISSING: Final[Any] = object()
@@ -44,8 +44,8 @@ COMPOSITE_FIELD: Final = "<nil>"
 """The field upstream's composite (anyOf/oneOf/not) errors carry: a nil field path, printed by Go."""
 
 _ANY_OF: Final = "must validate at least one schema (anyOf)"
-_ONE_OF: Final = "must validate one and only one schema (oneOf)"
-_NOT: Final = "shouldn't validate the schema (not)"
+_ONE_OF: Final = "must validate one and only one schema (oneOf)."
+_NOT: Final = "must not validate the schema (not)"
 
 
 _JSON_TYPES: Final[dict[type, str]] = {
@@ -319,7 +319,7 @@ def _composition(schema: Mapping[str, Any]) -> list[Check]:
             results = [node.validate(value, path) for node in any_of]
             if any(not errors for errors in results):
                 return []
-            return [invalid(COMPOSITE_FIELD, "", f"{_subject(path)} {_ANY_OF}"), *results[0]]
+            return [invalid(COMPOSITE_FIELD, "", f"{quote(path)} {_ANY_OF}"), *results[0]]
 
         checks.append(check_any_of)
     one_of = [Node(sub) for sub in schema.get("oneOf") or () if isinstance(sub, Mapping)]
@@ -330,7 +330,8 @@ def _composition(schema: Mapping[str, Any]) -> list[Check]:
             passing = sum(1 for errors in results if not errors)
             if passing == 1:
                 return []
-            errors = [invalid(COMPOSITE_FIELD, "", f"{_subject(path)} {_ONE_OF}")]
+            found = "Found none valid" if passing == 0 else f"Found {passing} valid alternatives"
+            errors = [invalid(COMPOSITE_FIELD, "", f"{quote(path)} {_ONE_OF} {found}")]
             return errors + (results[0] if passing == 0 else [])
 
         checks.append(check_one_of)
@@ -338,7 +339,7 @@ def _composition(schema: Mapping[str, Any]) -> list[Check]:
     if isinstance(not_schema, Mapping):
         negated = Node(not_schema)
         checks.append(
-            lambda v, p: [] if negated.validate(v, p) else [invalid(COMPOSITE_FIELD, "", f"{_subject(p)} {_NOT}")]
+            lambda v, p: [] if negated.validate(v, p) else [invalid(COMPOSITE_FIELD, "", f"{quote(p)} {_NOT}")]
         )
     return checks
 

@@ -67,7 +67,7 @@ def messages(spec: dict[str, Any]) -> list[str]:
         ({"need": {"b": "x"}}, "spec.need: Invalid value: 1: spec.need in body should have at least 2 properties"),
         ({"set": ["x", "y", "x"]}, 'spec.set[2]: Duplicate value: "x"'),
         ({"template": {"metadata": {}}}, "spec.template.apiVersion: Required value"),
-        ({"either": "c"}, '<nil>: Invalid value: "": spec.either in body must validate at least one schema (anyOf)'),
+        ({"either": "c"}, '<nil>: Invalid value: "": "spec.either" must validate at least one schema (anyOf)'),
     ],
 )
 def test_each_violation_gets_upstreams_message(spec: dict[str, Any], expected: str) -> None:
@@ -173,4 +173,14 @@ def test_list_and_embedded_errors_follow_the_schema_errors() -> None:
         "spec.replicas: Invalid value: 10: spec.replicas in body should be less than or equal to 5",
         'spec.set[1]: Duplicate value: "x"',
         "spec.template.apiVersion: Required value",
+    ]
+
+
+def test_one_of_and_not_report_how_many_alternatives_matched() -> None:
+    node = compile_schema({"type": "string", "oneOf": [{"pattern": "a"}, {"pattern": "b"}], "not": {"pattern": "z"}})
+    assert [str(e) for e in node.validate("ab", "spec.x")] == [
+        '<nil>: Invalid value: "": "spec.x" must validate one and only one schema (oneOf). Found 2 valid alternatives'
+    ]
+    assert [str(e) for e in node.validate("az", "spec.x")] == [
+        '<nil>: Invalid value: "": "spec.x" must not validate the schema (not)'
     ]
