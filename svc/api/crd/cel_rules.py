@@ -25,7 +25,7 @@ from svc.api.crd.structural import Structural
 from svc.machinery.cel import COST_EXCEEDED, CelError
 from svc.machinery.cel.estimate import PER_CALL_LIMIT
 from svc.machinery.cel.rules import CompiledRule, compile_rule
-from svc.machinery.field_errors import FieldError, duplicate, forbidden, invalid, required
+from svc.machinery.field_errors import OMITTED, FieldError, duplicate, forbidden, invalid, required
 from svc.machinery.gotext import quote
 
 RUNTIME_COST_BUDGET: Final = 10_000_000
@@ -42,7 +42,7 @@ _MESSAGE_CALL_LIMIT: Final = (
 _MISSING: Final[Any] = object()
 NIL_PATH: Final = "<nil>"
 """The field of an error on the object root: upstream validates the root with a nil path, printed so."""
-_FIELD_PATH_PART: Final = re.compile(r"\.([^.\[\]]+)|\['((?:[^'\\]|\\.)*)'\]|\[(\d+)\]")
+_FIELD_PATH_PART: Final = re.compile(r"\.([^.\[\]]+)|\['((?:[^'\\]|\\.)*)'\]")
 
 
 class _Budget:
@@ -61,6 +61,7 @@ class _Rule:
     spec: Mapping[str, Any]
     compiled: CompiledRule | None
     error: str = ""
+    field_path: str = ""
 
     @property
     def text(self) -> str:
@@ -107,9 +108,11 @@ class RuleNode:
         if type(value) is dict:
             old_map = old if type(old) is dict else {}
             for key, item in value.items():
-                node = self.properties.get(key) or self.additional
+                node = self.properties.get(key)
                 if node is not None:
                     node._walk(item, old_map.get(key, _MISSING), f"{path}.{key}" if path else key, errors, budget)
+                elif self.additional is not None:
+                    self.additional._walk(item, old_map.get(key, _MISSING), f"{path}[{key}]", errors, budget)
         elif type(value) is list and self.items is not None:
             old_items = self._old_items(old)
             for index, item in enumerate(value):
@@ -159,7 +162,7 @@ class RuleNode:
             raise _Stop
         budget.remaining -= cost
         if result is not True:
-            errors.append(self._failure(rule, self._message(rule, activation, path, errors, budget), path))
+            errors.append(self._failure(rule, self._message(rule, activation, path, errors, budget), value, path))
 
     def _evaluation_error(self, rule: _Rule, text: str, path: str) -> FieldError:
         if text.startswith("no such overload"):
@@ -194,29 +197,42 @@ class RuleNode:
             return rule.default_message
         return trimmed
 
-    def _failure(self, rule: _Rule, message: str, path: str) -> FieldError:
-        where = path + relative_path(rule.spec.get("fieldPath"), prefix=bool(path)) or NIL_PATH
+    def _failure(self, rule: _Rule, message: str, value: Any, path: str) -> FieldError:
+        where = _child(path, rule.field_path) or NIL_PATH
+        shown = OMITTED if self.type in ("object", "array") else value
         reason = rule.spec.get("reason")
         if reason == "FieldValueForbidden":
             return forbidden(where, message)
         if reason == "FieldValueRequired":
             return required(where, message)
         if reason == "FieldValueDuplicate":
-            return duplicate(where, self.type)
-        return invalid(where, self.type, message)
+            return duplicate(where, shown)
+        return invalid(where, shown, message)
 
 
-def relative_path(field_path: Any, *, prefix: bool = True) -> str:
-    """A rule's `fieldPath` (`.spec.x`, `['a.b']`, `[0]`) as a suffix of a field path."""
-    if not isinstance(field_path, str) or not field_path:
+def _child(path: str, name: str) -> str:
+    if not name:
+        return path
+    return f"{path}.{name}" if path else name
+
+
+def normalized_field_path(node: Structural, field_path: Any) -> str:
+    """A rule's `fieldPath` (`.a.b`, `.a['b.c']`) as upstream normalizes it against the schema:
+    members of objects with properties are children (`a.b`), keys of maps are keys (`a[k]`)."""
+    if not isinstance(field_path, str):
         return ""
     out = ""
+    current: Structural | None = node
     for match in _FIELD_PATH_PART.finditer(field_path):
         name = match.group(1) if match.group(1) is not None else match.group(2)
-        if name is not None:
-            out += f".{name}" if out or prefix else name
+        if name is None or current is None:
+            return out
+        if current.properties:
+            out = f"{out}.{name}" if out else name
+            current = current.properties.get(name)
         else:
-            out += f"[{match.group(3)}]"
+            out = f"{out}[{name}]"
+            current = current.additional_properties
     return out
 
 
@@ -247,4 +263,4 @@ def _compile_one(node: Structural, spec: Mapping[str, Any], resource: bool) -> _
         )
     except CelError as err:
         return _Rule(spec, None, str(err))
-    return _Rule(spec, compiled)
+    return _Rule(spec, compiled, field_path=normalized_field_path(node, spec.get("fieldPath")))

@@ -69,7 +69,9 @@ class CustomResourceSchema:
         return pruning.prune(obj, self.root)
 
     def apply_defaults(self, obj: dict[str, Any]) -> None:
-        """Fill the schema's defaults in place (apiVersion, kind and metadata are never defaulted)."""
+        """Drop nulls the schema neither allows nor defaults, then fill the schema's defaults in place,
+        as upstream's defaulter does on decoding and on reading from storage."""
+        defaulting.drop_disallowed_nulls(obj, self.root)
         defaulting.apply_defaults(obj, self.root)
 
     def validate(self, obj: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> list[FieldError]:
@@ -78,9 +80,13 @@ class CustomResourceSchema:
         return errors + self._rules.validate(obj, old)
 
     def validate_status(self, obj: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
-        """The errors of a status update: upstream validates the whole object then too (the status
-        strategy has already put the old spec back), ratcheted against the old object."""
-        return self.validate(obj, old)
+        """The errors of a status update: the schema of `status` on the status (upstream builds a
+        validator of that subtree alone), then the rules of the whole object, ratcheted."""
+        errors: list[FieldError] = []
+        status = self._values.properties.get("status")
+        if status is not None and "status" in obj:
+            errors += status.validate(obj["status"], "status", old.get("status", MISSING))
+        return errors + self._rules.validate(obj, old)
 
     def node_at(self, path: Sequence[str]) -> Structural | None:
         """The structural node at a path of member names (list items passed through), for apply."""

@@ -4,15 +4,15 @@ Upstream runs kube-openapi's schema validator and turns each result into a field
 a missing required property, NotSupported for an enum miss, TooLong/TooMany for maxLength, maxItems
 and maxProperties, TypeInvalid for a type or format miss, and Invalid carrying the validator's own
 sentence (`spec.replicas in body should be less than or equal to 5`) for everything else; errors of
-`anyOf`/`oneOf`/`not` are composite and carry no field (`<nil>`). On top come the checks the
+`anyOf`/`oneOf`/`not` are composite: no field (`<nil>`), the quoted path in the text. On top come the checks the
 structural schema adds: `x-kubernetes-list-type` set and map uniqueness and the apiVersion/kind/metadata
 of embedded resources.
 
 A schema is compiled once into a tree of `Node`s, then `Node.validate(value, path, old)` walks a value.
 Ratcheting (upstream's CRDValidationRatcheting, on by default) is the `old` argument: a value equal to
 the value at the same place in the old object is not validated again, so objects stored before a
-schema got stricter can still be updated. Map-type lists correlate old items by key; other lists only
-as a whole.
+schema got stricter can still be updated. Map-type lists correlate old items by key, sets by value;
+other lists only as a whole.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from svc.api.crd.formats import format_check
+from svc.api.crd.patterns import go_pattern
 from svc.machinery.field_errors import (
     FieldError,
     duplicate,
@@ -33,8 +34,8 @@ from svc.machinery.field_errors import (
     too_many,
     type_invalid,
 )
-from svc.machinery.gotext import format_float, json_marshal
-from svc.machinery.validation import is_dns1035_label, validate_annotations, validate_labels
+from svc.machinery.gotext import format_float, json_marshal, quote
+from svc.machinery.validation import is_dns1035_label, name_is_path_segment, validate_object_meta
 
 MISSING: Final[Any] = object()
 """The old value at a place the old object does not have (or when there is no old object)."""
@@ -43,25 +44,40 @@ COMPOSITE_FIELD: Final = "<nil>"
 """The field upstream's composite (anyOf/oneOf/not) errors carry: a nil field path, printed by Go."""
 
 _ANY_OF: Final = "must validate at least one schema (anyOf)"
-_ONE_OF: Final = "must validate one and only one schema (oneOf)"
-_NOT: Final = "shouldn't validate the schema (not)"
+_ONE_OF: Final = "must validate one and only one schema (oneOf)."
+_NOT: Final = "must not validate the schema (not)"
+
+
+_JSON_TYPES: Final[dict[type, str]] = {
+    type(None): "null",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    list: "array",
+    dict: "object",
+}
+_ACCEPTED: Final[dict[str, tuple[type, ...]]] = {
+    "null": (type(None),),
+    "boolean": (bool,),
+    "integer": (int,),
+    "number": (int, float),
+    "string": (str,),
+    "array": (list,),
+    "object": (dict,),
+}
 
 
 def json_type(value: Any) -> str:
     """The JSON type name of a decoded value, as the validator names it in messages."""
-    if value is None:
-        return "null"
-    if type(value) is bool:
-        return "boolean"
-    if type(value) is int:
-        return "integer"
-    if type(value) is float:
-        return "number"
-    if type(value) is str:
-        return "string"
-    if type(value) is list:
-        return "array"
-    return "object"
+    return _JSON_TYPES.get(type(value), "object")
+
+
+def scalar_key(value: Any) -> Any:
+    """A hashable identity of a JSON value that tells `1`, `1.0`-as-number and `true` apart."""
+    if type(value) in (dict, list):
+        return json_marshal(value)
+    return (type(value), value)
 
 
 def _number(value: float) -> str:
@@ -70,20 +86,16 @@ def _number(value: float) -> str:
 
 
 def _subject(path: str) -> str:
-    return f"{path} in body" if path else "body"
+    """The validator's `<name> in body`; for the value's root the name is empty, as upstream prints it."""
+    return f"{path} in body"
 
 
 def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def _matches_type(value: Any, kind: str) -> bool:
-    found = json_type(value)
-    if found == kind:
-        return True
-    if kind == "number":
-        return found == "integer"
-    return kind == "integer" and found == "number" and math.isfinite(value) and value == int(value)
+def _integral(value: Any) -> bool:
+    return type(value) is float and math.isfinite(value) and value == int(value)
 
 
 def _enum_text(value: Any) -> str:
@@ -93,15 +105,28 @@ def _enum_text(value: Any) -> str:
 Check = Callable[[Any, str], list[FieldError]]
 
 
+class _Found:
+    """Errors of one walk, kept apart by pass so that they come out in upstream's order."""
+
+    __slots__ = ("embedded", "lists", "schema")
+
+    def __init__(self) -> None:
+        self.schema: list[FieldError] = []
+        self.lists: list[FieldError] = []
+        self.embedded: list[FieldError] = []
+
+
 class Node:
     """A compiled schema node; compiling once keeps per-object validation to plain dict walks."""
 
     __slots__ = (
+        "accepted",
         "additional",
         "checks",
         "embedded",
         "int_or_string",
         "items",
+        "leaf",
         "list_type",
         "map_keys",
         "nullable",
@@ -111,6 +136,7 @@ class Node:
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
         self.type: str = schema.get("type") if isinstance(schema.get("type"), str) else ""
+        self.accepted: tuple[type, ...] = _ACCEPTED.get(self.type, ())
         self.nullable = schema.get("nullable") is True
         self.int_or_string = schema.get("x-kubernetes-int-or-string") is True
         self.embedded = schema.get("x-kubernetes-embedded-resource") is True
@@ -129,65 +155,75 @@ class Node:
         keys = schema.get("x-kubernetes-list-map-keys")
         self.map_keys = tuple(k for k in keys if isinstance(k, str)) if isinstance(keys, list) else ()
         self.checks: tuple[Check, ...] = tuple(_checks(schema))
+        # A typed leaf without checks: a value of its type needs no call at all (the common case).
+        self.leaf = not (
+            self.checks or self.properties or self.additional or self.items or self.embedded or self.int_or_string
+        )
 
     def validate(self, value: Any, path: str = "", old: Any = MISSING) -> list[FieldError]:
-        """The errors of `value` at `path`; nothing when `value` equals its correlated `old` value."""
+        """The errors of `value` at `path`, in upstream's passes: schema, list types, embedded
+        resources. Nothing is reported below a value equal to its correlated `old` value."""
+        found = _Found()
+        self._walk(value, path, old, found)
+        return found.schema + found.lists + found.embedded
+
+    def _walk(self, value: Any, path: str, old: Any, found: _Found) -> None:
         if old is not MISSING and value == old:
-            return []
+            return
         if value is None:
-            if self.nullable or not self.type or self.int_or_string:
-                return []
-            message = f"{_subject(path)} must be of type {self.type}: " + '"null"'
-            return [type_invalid(path, "null", message)]
+            if not (self.nullable or not self.type or self.int_or_string):
+                message = f"{_subject(path)} must be of type {self.type}: " + '"null"'
+                found.schema.append(type_invalid(path, "null", message))
+            return
         if self.int_or_string:
             if json_type(value) not in ("integer", "string"):
                 message = f'{_subject(path)} must be of type integer,string: "{json_type(value)}"'
-                return [type_invalid(path, json_type(value), message)]
-        elif self.type and not _matches_type(value, self.type):
+                found.schema.append(type_invalid(path, json_type(value), message))
+                return
+        elif self.accepted and type(value) not in self.accepted and not (self.type == "integer" and _integral(value)):
             message = f'{_subject(path)} must be of type {self.type}: "{json_type(value)}"'
-            return [type_invalid(path, json_type(value), message)]
-        errors: list[FieldError] = []
+            found.schema.append(type_invalid(path, json_type(value), message))
+            return
         for check in self.checks:
-            errors += check(value, path)
+            found.schema += check(value, path)
         if type(value) is dict:
-            errors += self._members(value, path, old if type(old) is dict else MISSING)
+            self._members(value, path, old if type(old) is dict else MISSING, found)
             if self.embedded:
-                errors += embedded_resource_errors(value, path)
+                found.embedded += embedded_resource_errors(value, path)
         elif type(value) is list:
-            errors += self._items(value, path, old if type(old) is list else MISSING)
-        return errors
+            self._items(value, path, old if type(old) is list else MISSING, found)
 
-    def _members(self, value: dict[str, Any], path: str, old: Any) -> list[FieldError]:
-        errors: list[FieldError] = []
+    def _members(self, value: dict[str, Any], path: str, old: Any, found: _Found) -> None:
         for key, item in value.items():
             node = self.properties.get(key) or self.additional
-            if node is not None:
+            if node is not None and not (node.leaf and type(item) in node.accepted):
                 before = old.get(key, MISSING) if old is not MISSING else MISSING
-                errors += node.validate(item, _join(path, key), before)
-        return errors
+                node._walk(item, _join(path, key), before, found)
 
-    def _items(self, value: list[Any], path: str, old: Any) -> list[FieldError]:
-        errors: list[FieldError] = []
+    def _items(self, value: list[Any], path: str, old: Any, found: _Found) -> None:
         by_key = self._old_items_by_key(old)
-        if self.items is not None:
+        items = self.items
+        if items is not None and not (items.leaf and all(type(item) in items.accepted for item in value)):
             for index, item in enumerate(value):
                 before = by_key.get(self._key(item), MISSING) if by_key else MISSING
-                errors += self.items.validate(item, f"{path}[{index}]", before)
+                items._walk(item, f"{path}[{index}]", before, found)
         if self.list_type == "set":
-            errors += _set_duplicates(value, path)
+            found.lists += _set_duplicates(value, path)
         elif self.list_type == "map" and self.map_keys:
-            errors += self._map_duplicates(value, path)
-        return errors
+            found.lists += self._map_duplicates(value, path)
 
     def _key(self, item: Any) -> Any:
+        """The identity old and new items correlate by: the map keys, or a set item's value."""
+        if self.list_type == "set":
+            return scalar_key(item)
         if type(item) is not dict:
             return None
-        return tuple(json_marshal(item.get(key)) for key in self.map_keys)
+        return tuple(scalar_key(item.get(key)) for key in self.map_keys)
 
     def _old_items_by_key(self, old: Any) -> dict[Any, Any]:
-        if old is MISSING or self.list_type != "map" or not self.map_keys:
+        if old is MISSING or not (self.list_type == "set" or (self.list_type == "map" and self.map_keys)):
             return {}
-        return {self._key(item): item for item in old if type(item) is dict}
+        return {self._key(item): item for item in old if self.list_type == "set" or type(item) is dict}
 
     def _map_duplicates(self, value: list[Any], path: str) -> list[FieldError]:
         errors: list[FieldError] = []
@@ -204,9 +240,9 @@ class Node:
 
 def _set_duplicates(value: list[Any], path: str) -> list[FieldError]:
     errors: list[FieldError] = []
-    seen: set[str] = set()
+    seen: set[Any] = set()
     for index, item in enumerate(value):
-        key = json_marshal(item) if type(item) in (dict, list) else f"{json_type(item)}:{item!r}"
+        key = scalar_key(item)
         if key in seen:
             errors.append(duplicate(f"{path}[{index}]", item))
         seen.add(key)
@@ -219,41 +255,41 @@ def compile_schema(schema: Mapping[str, Any]) -> Node:
 
 def embedded_resource_errors(value: dict[str, Any], path: str) -> list[FieldError]:
     """What upstream demands of an `x-kubernetes-embedded-resource` object: apiVersion and kind set
-    and well formed, metadata's labels and annotations valid."""
+    and well formed, and metadata valid as ObjectMeta (any name that is a path segment)."""
     errors: list[FieldError] = []
     for key in ("apiVersion", "kind"):
         if key not in value:
-            errors.append(required(_join(path, key), "must not be empty"))
-    api_version = value.get("apiVersion", MISSING)
-    if api_version is not MISSING:
-        where = _join(path, "apiVersion")
-        if type(api_version) is not str:
-            errors.append(invalid(where, api_version, "must be a string"))
-        elif not api_version:
-            errors.append(invalid(where, api_version, "must not be empty"))
-        elif api_version.count("/") > 1:
-            errors.append(invalid(where, api_version, f"unexpected GroupVersion string: {api_version}"))
-    kind = value.get("kind", MISSING)
-    if kind is not MISSING:
-        where = _join(path, "kind")
-        if type(kind) is not str:
-            errors.append(invalid(where, kind, "must be a string"))
-        elif not kind:
-            errors.append(invalid(where, kind, "must not be empty"))
-        elif messages := is_dns1035_label(kind.lower()):
-            detail = "may have mixed case, but should otherwise match: " + ",".join(messages)
-            errors.append(invalid(where, kind, detail))
-    meta = value.get("metadata")
-    if type(meta) is dict:
-        where = _join(path, "metadata")
-        labels = meta.get("labels")
-        annotations = meta.get("annotations")
-        if type(labels) is dict:
-            errors += validate_labels({k: v for k, v in labels.items() if type(v) is str}, f"{where}.labels")
-        if type(annotations) is dict:
-            kept = {k: v for k, v in annotations.items() if type(v) is str}
-            errors += validate_annotations(kept, f"{where}.annotations")
+            errors.append(required(_join(path, key)))
+    for key, item in value.items():
+        where = _join(path, key)
+        if key == "apiVersion":
+            errors += _type_meta(item, where, _group_version_errors)
+        elif key == "kind":
+            errors += _type_meta(item, where, _kind_errors)
+        elif key == "metadata" and type(item) is dict:
+            meta = item if item.get("name") else {**item, "name": "fakename"}
+            namespaced = bool(meta.get("namespace"))
+            errors += validate_object_meta(
+                meta, namespaced=namespaced, name_validator=name_is_path_segment, path=where, standard_finalizers=None
+            )
     return errors
+
+
+def _type_meta(value: Any, where: str, check: Callable[[str], list[str]]) -> list[FieldError]:
+    if type(value) is not str:
+        return [invalid(where, value, "must be a string")]
+    if not value:
+        return [invalid(where, value, "must not be empty")]
+    return [invalid(where, value, message) for message in check(value)]
+
+
+def _group_version_errors(api_version: str) -> list[str]:
+    return [f"unexpected GroupVersion string: {api_version}"] if api_version.count("/") > 1 else []
+
+
+def _kind_errors(kind: str) -> list[str]:
+    messages = is_dns1035_label(kind.lower())
+    return ["may have mixed case, but should otherwise match: " + ",".join(messages)] if messages else []
 
 
 def _checks(schema: Mapping[str, Any]) -> list[Check]:
@@ -283,7 +319,7 @@ def _composition(schema: Mapping[str, Any]) -> list[Check]:
             results = [node.validate(value, path) for node in any_of]
             if any(not errors for errors in results):
                 return []
-            return [invalid(COMPOSITE_FIELD, "", f"{_subject(path)} {_ANY_OF}"), *results[0]]
+            return [invalid(COMPOSITE_FIELD, "", f"{quote(path)} {_ANY_OF}"), *results[0]]
 
         checks.append(check_any_of)
     one_of = [Node(sub) for sub in schema.get("oneOf") or () if isinstance(sub, Mapping)]
@@ -294,7 +330,8 @@ def _composition(schema: Mapping[str, Any]) -> list[Check]:
             passing = sum(1 for errors in results if not errors)
             if passing == 1:
                 return []
-            errors = [invalid(COMPOSITE_FIELD, "", f"{_subject(path)} {_ONE_OF}")]
+            found = "Found none valid" if passing == 0 else f"Found {passing} valid alternatives"
+            errors = [invalid(COMPOSITE_FIELD, "", f"{quote(path)} {_ONE_OF} {found}")]
             return errors + (results[0] if passing == 0 else [])
 
         checks.append(check_one_of)
@@ -302,7 +339,7 @@ def _composition(schema: Mapping[str, Any]) -> list[Check]:
     if isinstance(not_schema, Mapping):
         negated = Node(not_schema)
         checks.append(
-            lambda v, p: [] if negated.validate(v, p) else [invalid(COMPOSITE_FIELD, "", f"{_subject(p)} {_NOT}")]
+            lambda v, p: [] if negated.validate(v, p) else [invalid(COMPOSITE_FIELD, "", f"{quote(p)} {_NOT}")]
         )
     return checks
 
@@ -321,7 +358,7 @@ def _string_checks(schema: Mapping[str, Any]) -> list[Check]:
     pattern = schema.get("pattern")
     if isinstance(pattern, str):
         try:
-            compiled = re.compile(pattern)
+            compiled = go_pattern(pattern)
         except re.error:
             compiled = None
         if compiled is not None:

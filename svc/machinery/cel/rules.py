@@ -15,7 +15,7 @@ from typing import Any, Final
 from svc.machinery.cel import types
 from svc.machinery.cel.checker import CheckError, check_message_expression, check_rule
 from svc.machinery.cel.environment import Program, environment
-from svc.machinery.cel.estimate import PER_CALL_LIMIT, check_estimated_cost
+from svc.machinery.cel.estimate import PER_CALL_LIMIT, check_estimated_cost, estimate
 from svc.machinery.cel.parser import Node
 from svc.machinery.cel.schema_types import schema_type
 from svc.machinery.cel.schema_values import Converter, converter
@@ -34,6 +34,7 @@ class CompiledRule:
     estimated_cost: int
     convert: Converter | None
     optional_old_self: bool = False
+    message_cost: int = 0
 
     def evaluate(self, value: Any, old: Any = None, *, cost_limit: int = PER_CALL_LIMIT) -> bool:
         """Whether `value` (and, for a transition rule, `old`) satisfies the rule."""
@@ -69,11 +70,17 @@ def _reads(node: Any, name: str) -> bool:
 
 
 def compile_rule(
-    schema: Mapping[str, Any], rule: str, *, message_expression: str = "", optional_old_self: bool = False
+    schema: Mapping[str, Any],
+    rule: str,
+    *,
+    message_expression: str = "",
+    optional_old_self: bool = False,
+    check_cost: bool = True,
 ) -> CompiledRule:
     """Raises `CelError` with upstream's text: `compilation failed: ...`, a bool/string result
     error, or `estimated rule cost exceeds budget ...`. With `optional_old_self`, `oldSelf` is
-    typed `optional(T)`, as upstream declares it for such rules."""
+    typed `optional(T)`, as upstream declares it for such rules. Without `check_cost` the estimate
+    is only returned: CRD validation multiplies it by how often the rule can run before judging it."""
     declared = schema_type(schema)
     old_declared = types.optional_of(declared) if optional_old_self else declared
     declarations = {SELF: declared, OLD_SELF: old_declared}
@@ -81,17 +88,19 @@ def compile_rule(
         checked = check_rule(rule, declarations)
     except CheckError as err:
         raise CelError(_compilation(err)) from err
-    cost = check_estimated_cost(checked)
+    cost = check_estimated_cost(checked) if check_cost else estimate(checked)
     message = None
+    message_cost = 0
     if message_expression:
         try:
-            check_message_expression(message_expression, declarations)
+            message_cost = estimate(check_message_expression(message_expression, declarations))
         except CheckError as err:
             raise CelError(_compilation(err)) from err
         message = _ENVIRONMENT.compile(message_expression)
     root: Node = checked.parsed.root
     transition = _reads(root, OLD_SELF)
-    return CompiledRule(_ENVIRONMENT.compile(rule), message, transition, cost, converter(schema), optional_old_self)
+    program = _ENVIRONMENT.compile(rule)
+    return CompiledRule(program, message, transition, cost, converter(schema), optional_old_self, message_cost)
 
 
 def _compilation(err: CheckError) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from svc.api.crd.defaulting import apply_defaults
+from svc.api.crd.defaulting import apply_defaults, drop_disallowed_nulls
 from svc.api.crd.structural import structural
 
 SCHEMA: dict[str, Any] = {
@@ -78,3 +78,29 @@ def test_defaults_are_copies_not_shared_objects() -> None:
     apply_defaults(second, ROOT)
     first["spec"]["ports"][0]["protocol"] = "changed"
     assert second["spec"]["ports"][0]["protocol"] == "TCP"
+
+
+def test_nulls_without_a_default_where_not_nullable_are_dropped() -> None:
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "spec": {
+                "type": "object",
+                "properties": {
+                    "plain": {"type": "string"},
+                    "nullable": {"type": "string", "nullable": True},
+                    "defaulted": {"type": "string", "default": "d"},
+                    "items": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": "string"}}}},
+                },
+            },
+        },
+    }
+    root = structural(schema)
+    obj: dict[str, Any] = {
+        "spec": {"plain": None, "nullable": None, "defaulted": None, "items": [{"x": None}]},
+        "other": None,
+    }
+    drop_disallowed_nulls(obj, root)
+    assert obj == {"spec": {"nullable": None, "defaulted": None, "items": [{}]}, "other": None}
+    apply_defaults(obj, root)
+    assert obj["spec"]["defaulted"] == "d"

@@ -66,8 +66,8 @@ def messages(spec: dict[str, Any]) -> list[str]:
         ({"name": None}, 'spec.name: Invalid value: "null": spec.name in body must be of type string: "null"'),
         ({"need": {"b": "x"}}, "spec.need: Invalid value: 1: spec.need in body should have at least 2 properties"),
         ({"set": ["x", "y", "x"]}, 'spec.set[2]: Duplicate value: "x"'),
-        ({"template": {"metadata": {}}}, "spec.template.apiVersion: Required value: must not be empty"),
-        ({"either": "c"}, '<nil>: Invalid value: "": spec.either in body must validate at least one schema (anyOf)'),
+        ({"template": {"metadata": {}}}, "spec.template.apiVersion: Required value"),
+        ({"either": "c"}, '<nil>: Invalid value: "": "spec.either" must validate at least one schema (anyOf)'),
     ],
 )
 def test_each_violation_gets_upstreams_message(spec: dict[str, Any], expected: str) -> None:
@@ -146,4 +146,41 @@ def test_ratcheting_correlates_map_list_items_by_key() -> None:
     assert node.validate(new, "l", old) == []
     assert [str(e) for e in node.validate([{"name": "c", "n": 5}], "l", old)] == [
         "l[0].n: Invalid value: 5: l[0].n in body should be less than or equal to 1"
+    ]
+
+
+def test_ratcheting_correlates_set_items_by_value() -> None:
+    node = compile_schema(
+        {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string", "maxLength": 2}}
+    )
+    assert node.validate(["ok", "long"], "tags", ["long"]) == []
+    assert [str(e) for e in node.validate(["ok", "longer"], "tags", ["long"])] == [
+        "tags[1]: Too long: may not be more than 2 bytes"
+    ]
+
+
+def test_embedded_metadata_is_validated_as_object_meta() -> None:
+    errors = messages(
+        {"template": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a/b", "labels": {"x": "-bad-"}}}}
+    )
+    assert errors[0] == "spec.template.metadata.name: Invalid value: \"a/b\": may not contain '/'"
+    assert errors[1].startswith('spec.template.metadata.labels: Invalid value: "-bad-": a valid label must be')
+
+
+def test_list_and_embedded_errors_follow_the_schema_errors() -> None:
+    errors = messages({"set": ["x", "x"], "template": {"kind": "Pod"}, "replicas": 10})
+    assert errors == [
+        "spec.replicas: Invalid value: 10: spec.replicas in body should be less than or equal to 5",
+        'spec.set[1]: Duplicate value: "x"',
+        "spec.template.apiVersion: Required value",
+    ]
+
+
+def test_one_of_and_not_report_how_many_alternatives_matched() -> None:
+    node = compile_schema({"type": "string", "oneOf": [{"pattern": "a"}, {"pattern": "b"}], "not": {"pattern": "z"}})
+    assert [str(e) for e in node.validate("ab", "spec.x")] == [
+        '<nil>: Invalid value: "": "spec.x" must validate one and only one schema (oneOf). Found 2 valid alternatives'
+    ]
+    assert [str(e) for e in node.validate("az", "spec.x")] == [
+        '<nil>: Invalid value: "": "spec.x" must not validate the schema (not)'
     ]
