@@ -14,7 +14,7 @@ import binascii
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -92,6 +92,19 @@ def _no_events(_: CacheEvent) -> None:
     return None
 
 
+def _as_stored(obj: Obj) -> Obj:
+    return obj
+
+
+class VersionConverter(Protocol):
+    """Converts objects between the versions of one resource when that may call out (a custom
+    resource's conversion webhook); raises a `StatusError` when it fails."""
+
+    storage_api_version: str
+
+    async def convert(self, objects: list[Obj], to_api_version: str) -> list[Obj]: ...
+
+
 def _failure(error: errors.StorageError) -> Obj:
     if isinstance(error, errors.CompactedError):
         return _too_old(error).status()
@@ -106,6 +119,10 @@ class GenericStore:
     root: str = "/registry"
     hooks: WriteHooks | None = None
     conversion: Conversion | None = field(init=False)
+    versions: VersionConverter | None = None
+    """Set for custom resources converted by a webhook: their stored objects keep the version they
+    were written in and are converted where the store can wait for it (reads, writes, watch
+    batches), never by the synchronous `present`."""
 
     def __post_init__(self) -> None:
         self.conversion = conversion_for(self.strategy.resource, self.strategy.profile)
@@ -142,6 +159,56 @@ class GenericStore:
             return obj
         return self.conversion.stored(obj, self.resource.kind)
 
+    async def _served(self, obj: Obj) -> Obj:
+        """A stored object as served: `present`, or a conversion by `versions`."""
+        if self.versions is None:
+            return self.present(obj)
+        if obj.get("apiVersion") == self.resource.api_version:
+            return obj
+        (converted,) = await self.versions.convert([obj], self.resource.api_version)
+        return converted
+
+    async def _storable(self, obj: Obj) -> Obj:
+        """A served object as it is written (see `_stored`), converted by `versions` when set."""
+        if self.versions is None:
+            return self._stored(obj)
+        (converted,) = await self.versions.convert([obj], self.versions.storage_api_version)
+        return converted
+
+    async def _served_items(self, listed: Obj) -> Obj:
+        """A list's items as served, the ones of other versions converted in one batch."""
+        if self.versions is None:
+            return listed
+        items = listed["items"]
+        target = self.resource.api_version
+        pending = [i for i, item in enumerate(items) if isinstance(item, dict) and item.get("apiVersion") != target]
+        if pending:
+            converted = await self.versions.convert([items[i] for i in pending], target)
+            for index, obj in zip(pending, converted, strict=True):
+                items[index] = obj
+        return listed
+
+    async def _served_events(self, events: list[WatchEvent]) -> None:
+        """Watch events of objects of other versions, converted in one batch before they are read."""
+        assert self.versions is not None
+        target = self.resource.api_version
+        pending = [
+            event
+            for event in events
+            if (event.decoded is not None and event.decoded.get("apiVersion") != target)
+            or (event.decoded is None and event.cached is not None and event.cached.api_version != target)
+        ]
+        if pending:
+            objects = [event.decoded if event.decoded is not None else event.cached.decode() for event in pending]  # type: ignore[union-attr]
+            for event, obj in zip(pending, await self.versions.convert(objects, target), strict=True):
+                event.decoded = obj
+
+    @property
+    def _sync_present(self) -> Callable[[Obj], Obj]:
+        """What synchronous paths show a stored object with: `present`, or (with `versions`) the
+        object as stored, converted afterwards."""
+        return self.present if self.versions is None else _as_stored
+
     @property
     def watch_present(self) -> Callable[[Obj], Obj] | None:
         """What a watch event of a decoded cached object needs: None when stamping the served
@@ -167,9 +234,9 @@ class GenericStore:
             cached = self.cache.get(key)
             if cached is None:
                 raise self._not_found(name)
-            return self.present(cached)
+            return await self._served(cached)
         try:
-            return self.present(await self.objects.get(key))
+            return await self._served(await self.objects.get(key))
         except errors.KeyNotFoundError:
             raise self._not_found(name) from None
         except errors.CorruptObjectError as error:
@@ -183,14 +250,16 @@ class GenericStore:
         try:
             if options.continue_token:
                 revision, start = decode_continue(options.continue_token)
-                return await self._list_store(prefix, options, revision, prefix + start.removesuffix("\x00"))
+                return await self._served_items(
+                    await self._list_store(prefix, options, revision, prefix + start.removesuffix("\x00"))
+                )
             exact = match == "Exact" or (version not in ("", "0") and not match and options.limit)
             if exact:
-                return await self._list_store(prefix, options, int(version), "")
+                return await self._served_items(await self._list_store(prefix, options, int(version), ""))
             if self.cache is None:
                 if version not in ("", "0"):
                     await self._wait_for_store(int(version))
-                return await self._list_store(prefix, options, 0, "")
+                return await self._served_items(await self._list_store(prefix, options, 0, ""))
             if version == "":
                 if not await self.cache.fresh():
                     raise status.too_large_resource_version(
@@ -198,7 +267,9 @@ class GenericStore:
                     )
             elif version != "0" and not await self.cache.wait_for(int(version), _WAIT_FOR_VERSION):
                 raise status.too_large_resource_version(int(version), self.cache.revision, _RETRY_SECONDS)
-            return self._list_cache(prefix, options, form)
+            if self.versions is not None and form is ItemForm.ONE_PASS:
+                form = ItemForm.DECODED  # converted items are converted together
+            return await self._served_items(self._list_cache(prefix, options, form))
         except errors.CompactedError as error:
             if options.continue_token:
                 raise status.gone(_EXPIRED_CONTINUE) from None
@@ -258,7 +329,7 @@ class GenericStore:
             last = key
         else:
             remaining = 0
-        items = list_items(chosen, form, self.present, self.resource.api_version, self.resource.kind)
+        items = list_items(chosen, form, self._sync_present, self.resource.api_version, self.resource.kind)
         return self._list_object(items, revision, more, remaining, last, prefix, options)
 
     async def _list_store(self, prefix: str, options: ListOptions, revision: int, after_key: str) -> Obj:
@@ -269,7 +340,7 @@ class GenericStore:
             wanted = options.limit - len(items) if options.limit else 0
             page = await self.objects.list(prefix, revision=revision, limit=wanted, after_key=last)
             revision = revision or page.revision
-            items.extend(self.present(obj) for obj in page.items if selection.matches(obj))
+            items.extend(self._sync_present(obj) for obj in page.items if selection.matches(obj))
             more, remaining, last = page.more, page.remaining, page.last_key or last
             if not more or not options.limit or len(items) >= options.limit:
                 break
@@ -305,7 +376,13 @@ class GenericStore:
         shared_as = identity if selection.everything else None
         present = self.watch_present
         return WatchStream(
-            first, source, lambda event: convert(event, selection, identity, present), after, _failure, shared_as
+            first,
+            source,
+            lambda event: convert(event, selection, identity, present),
+            after,
+            _failure,
+            shared_as,
+            prepare=None if self.versions is None else self._served_events,
         )
 
     @staticmethod
@@ -318,7 +395,7 @@ class GenericStore:
         if isinstance(item, CachedObject):
             identity = (self.resource.api_version, self.resource.kind)
             return WatchEvent("ADDED", cached=item, identity=identity, present=self.watch_present)
-        return WatchEvent("ADDED", self.present(item))
+        return WatchEvent("ADDED", self._sync_present(item))
 
     async def _start_watch(
         self, prefix: str, version: str, send_state: bool
@@ -374,7 +451,7 @@ class GenericStore:
                 if await self.objects.get_raw(key) is not None:
                     raise errors.KeyExistsError(key)
                 return obj
-            created = self.present(await self.objects.create(key, self._stored(obj)))
+            created = await self._served(await self.objects.create(key, await self._storable(obj)))
             stored = True
             return created
         except errors.KeyExistsError:
@@ -424,8 +501,8 @@ class GenericStore:
                 outcome["created"] = True
                 if options.dry_run:
                     raise _DryRunResult(obj)
-                return self._stored(obj)
-            self.present(current)
+                return await self._storable(obj)
+            current = await self._served(current)
             obj = self.present(await updated_object(current))
             metadata = obj.setdefault("metadata", {})
             if not isinstance(metadata, dict):
@@ -458,7 +535,7 @@ class GenericStore:
             outcome["delete"] = deletion.finished_terminating(self.strategy, obj, current)
             if options.dry_run:
                 raise _DryRunResult(obj)
-            return self._stored(obj)
+            return await self._storable(obj)
 
         key = self.key(namespace, name)
         try:
@@ -483,7 +560,7 @@ class GenericStore:
                 pass
             else:
                 await self._deleted(stored)
-        return self.present(stored), outcome["created"]
+        return await self._served(stored), outcome["created"]
 
     async def delete(
         self, namespace: str, name: str, options: DeleteOptions, *, admission: Admission, user: UserInfo
@@ -495,10 +572,12 @@ class GenericStore:
 
         async def mark(current: Obj | None) -> Obj | None:
             assert current is not None
-            self.present(current)
-            deletion.check_preconditions(self.strategy, current, options)
+            served = await self._served(current)
+            if self.versions is None:
+                current = served
+            deletion.check_preconditions(self.strategy, served, options)
             attributes = self._attributes(Operation.DELETE, namespace, name, user, write_options)
-            attributes.old_object = current
+            attributes.old_object = served
             await admission.validate(attributes)
             marked = self.objects.codec.copy(current)
             if not deletion.mark_for_deletion(self.strategy, marked, options):
@@ -513,14 +592,14 @@ class GenericStore:
         try:
             stored = await self.objects.guaranteed_update(key, mark)
             if "dry" in pending:
-                return self.present(pending["dry"]), False
+                return await self._served(pending["dry"]), False
             if "remove" not in pending:
-                return self.present(stored), False
+                return await self._served(stored), False
             if options.dry_run:
-                return self.present(pending["remove"]), True
+                return await self._served(pending["remove"]), True
             removed = await self.objects.delete(key, current=pending["remove"], check=self._still_deletable(options))
             await self._deleted(removed)
-            return self.present(removed), True
+            return await self._served(removed), True
         except errors.KeyNotFoundError:
             raise self._not_found(name) from None
         except errors.CorruptObjectError as error:

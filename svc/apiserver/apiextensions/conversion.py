@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from svc.api.brand import Profile
+from svc.api.conversion import Conversion
 from svc.apiserver.apiextensions.conversion_webhook import (
     TIMEOUT_SECONDS,
     ConversionFailed,
@@ -32,6 +33,7 @@ from svc.apiserver.webhook_client import ClientConfig, WebhookClient
 from svc.machinery.field_errors import aggregate_message
 from svc.machinery.status import StatusError
 from svc.machinery.validation import validate_annotations, validate_labels
+from svc.registry.store import GenericStore
 
 Obj = dict[str, Any]
 Strategy = Callable[[list[Obj], str], Awaitable[list[Obj]]]
@@ -47,11 +49,14 @@ def conversion_error(message: str) -> StatusError:
 
 
 class Converter:
-    def __init__(self, group: str, versions: list[str], strategy: Strategy, *, verify: bool = True) -> None:
-        """`verify=False` skips checking the strategy's output: for strategies of our own making."""
+    def __init__(
+        self, group: str, versions: list[str], storage: str, strategy: Strategy, *, calls_out: bool = True
+    ) -> None:
+        """`calls_out=False` for a strategy of our own making, whose output needs no checking."""
         self.valid = frozenset(f"{group}/{version}" for version in versions)
+        self.storage_api_version = f"{group}/{storage}"
         self.strategy = strategy
-        self.verify = verify
+        self.calls_out = calls_out
 
     async def convert(self, objects: list[Obj], to_api_version: str) -> list[Obj]:
         """`objects` at `to_api_version`, in the same order; raises a 500 `StatusError` on failure."""
@@ -81,7 +86,7 @@ class Converter:
                 f"conversion for {what} returned {len(converted)} objects, expected {len(originals)}"
             )
         result = list(objects)
-        if not self.verify:
+        if not self.calls_out:
             for index, new in zip(pending, converted, strict=True):
                 result[index] = new
             return result
@@ -106,10 +111,11 @@ def build_converter(
     """The converter of a CRD (apiextensions/v1 shape), by its `spec.conversion.strategy`."""
     spec = crd.get("spec") or {}
     versions = [version["name"] for version in spec.get("versions") or ()]
+    storage = next((v["name"] for v in spec.get("versions") or () if v.get("storage")), versions[0] if versions else "")
     conversion = spec.get("conversion") or {}
     group = spec.get("group") or ""
     if conversion.get("strategy") != "Webhook":
-        return Converter(group, versions, _none_strategy, verify=False)
+        return Converter(group, versions, storage, _none_strategy, calls_out=False)
     webhook = conversion.get("webhook") or {}
     strategy = WebhookConverter(
         client=webhooks,
@@ -118,7 +124,19 @@ def build_converter(
         review_group=profile.group("apiextensions.k8s.io"),
         timeout_seconds=timeout_seconds,
     ).convert
-    return Converter(group, versions, strategy)
+    return Converter(group, versions, storage, strategy)
+
+
+def attach_conversion(store: GenericStore, converter: Converter) -> None:
+    """Make `store` (one served version of the converter's CRD) write the storage version and read
+    any version: synchronously for `None` (only apiVersion changes), through the store's waiting
+    paths for a webhook."""
+    if converter.calls_out:
+        store.versions = converter
+    else:
+        store.conversion = Conversion(
+            storage_api_version=converter.storage_api_version, to_storage=None, from_stored={}
+        )
 
 
 def _gv(obj: Mapping[str, Any]) -> str:

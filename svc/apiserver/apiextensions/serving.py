@@ -18,12 +18,15 @@ import orjson
 from svc.api.resources import Resource, version_priority
 from svc.api.schemas import put_definitions
 from svc.apiserver.apiextensions.columns import columns_of
+from svc.apiserver.apiextensions.conversion import attach_conversion, build_converter
 from svc.apiserver.apiextensions.custom_schema import SchemaRules
 from svc.apiserver.apiextensions.definitions import definitions_of
 from svc.apiserver.apiextensions.served import resources_of, version_entry
 from svc.apiserver.apiextensions.strategy import custom_strategy
 from svc.apiserver.discovery import Discovery
 from svc.apiserver.openapi import OpenAPI
+from svc.apiserver.webhook_client import WebhookClient
+from svc.apiserver.webhook_service_resolver import endpoints_resolver
 from svc.machinery import status
 from svc.registry.hooks import Finish
 from svc.registry.store import GenericStore
@@ -90,6 +93,16 @@ class ServedCustomResources:
         self._served: dict[str, _Served] = {}
         self._built_in_groups = frozenset(group.name for group in server.resources.groups)
         self.columns: dict[tuple[str, str, str], tuple[Column, ...]] = {}
+        self.webhooks = WebhookClient(endpoints_resolver(self._core_object))
+
+    async def _core_object(self, resource: str, namespace: str, name: str) -> Obj | None:
+        """A Service or Endpoints object, for routing to a conversion webhook's service."""
+        try:
+            return await self.server.store_for("", resource).get(namespace, name)
+        except status.StatusError as error:
+            if error.code == 404:
+                return None
+            raise
 
     def stores_of(self, crd_name: str) -> list[GenericStore]:
         served = self._served.get(crd_name)
@@ -127,11 +140,13 @@ class ServedCustomResources:
         served = _Served(group, fingerprint, resources, prefix, cache, terminating=old.terminating if old else False)
         self._forget_stores(old)
         guard = _CreateGuard(served)
+        converter = build_converter(crd, webhooks=self.webhooks, profile=self.server.profile)
         for resource in resources:
             rules = SchemaRules.for_version(crd, resource.version)
             strategy = custom_strategy(crd, resource, self.server.profile, rules)
             store = GenericStore(strategy, self.server.objects, cache, self.server.options.store_prefix)
             store.hooks = guard
+            attach_conversion(store, converter)
             self.server.stores[(resource.group, resource.version, resource.name)] = store
             self.columns[(resource.group, resource.version, resource.name)] = columns_of(
                 version_entry(crd, resource.version)
@@ -153,6 +168,7 @@ class ServedCustomResources:
         self._regroup(served.group)
 
     async def stop(self) -> None:
+        await self.webhooks.close()
         for name in list(self._served):
             served = self._served.pop(name)
             if served.cache is not None:
