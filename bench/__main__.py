@@ -21,7 +21,20 @@ from typing import TypeVar
 
 import uvloop
 
-from bench import authz, cel, connections, crud, encode, lists, memory, patches, snapshots, watch, watch_memory
+from bench import (
+    authz,
+    cel,
+    connections,
+    conversion,
+    crud,
+    encode,
+    lists,
+    memory,
+    patches,
+    snapshots,
+    watch,
+    watch_memory,
+)
 from bench.anchors import etcd, http_ceiling
 from bench.anchors import sqlite as sqlite_anchor
 from bench.client import ATTEMPTS
@@ -46,6 +59,7 @@ SCENARIOS = (
     "sqlite",
     "encode",
     "cel",
+    "conversion",
     "authz",
     "snapshots",
 )
@@ -171,6 +185,11 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
     if "cel" in only:
         sections["cel"], found = cel.run()
         facts.update(found)
+    if "conversion" in only:
+        result = await _guarded("conversion", failed, conversion.run())
+        if result is not None:
+            sections["conversion"], found = result
+            facts.update(found)
 
 
 async def run(plan: Plan, only: list[str]) -> str:
@@ -194,6 +213,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         "lists",
         "encode",
         "cel",
+        "conversion",
         "watch",
         "watchmem",
         "memory",
