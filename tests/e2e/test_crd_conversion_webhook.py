@@ -216,3 +216,68 @@ def test_none_strategy_stores_the_storage_version_and_serves_both(server: Runnin
     assert _stored(server, "plain")["apiVersion"] == ALPHA
     got = client.request("GET", _path(ALPHA, "plain")).json()
     assert got["apiVersion"] == ALPHA and got["metadata"]["uid"] == created["metadata"]["uid"]
+
+
+def test_service_reference_reaches_the_webhook_through_an_external_name_service(
+    server: RunningServer, tmp_path
+) -> None:
+    client = server.client()
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "converter"},
+        "spec": {"type": "ExternalName", "externalName": "localhost"},
+    }
+    assert client.request("POST", "/api/v1/namespaces/default/services", body=service).status == 201
+    tls = issue_webhook_tls(tmp_path / "tls", ["converter.default.svc"])
+    seen: list[Review] = []
+    with threaded_https_webhook(conversion_handler(seen), tls, "/convert") as base:
+        reference = {
+            "namespace": "default",
+            "name": "converter",
+            "path": "/convert",
+            "port": int(base.rsplit(":", 1)[1]),
+        }
+        conversion = {
+            "strategy": "Webhook",
+            "webhook": {
+                "clientConfig": {"service": reference, "caBundle": tls.ca_bundle},
+                "conversionReviewVersions": ["v1"],
+            },
+        }
+        _install(client, _crd(conversion))
+        _created(client, _crontab("nightly", ALPHA, size=3))
+        got = client.request("GET", _path(V1, "nightly")).json()
+    assert got["spec"] == {"replicas": 3} and len(seen) == 1
+
+
+def test_service_reference_to_a_missing_service_is_a_500(server: RunningServer) -> None:
+    client = server.client()
+    reference = {"namespace": "default", "name": "absent", "path": "/convert"}
+    conversion = {
+        "strategy": "Webhook",
+        "webhook": {"clientConfig": {"service": reference}, "conversionReviewVersions": ["v1"]},
+    }
+    _install(client, _crd(conversion))
+    _created(client, _crontab("nightly", ALPHA, size=3))
+    response = client.request("GET", _path(V1, "nightly"))
+    assert response.status == 500
+    assert response.json()["message"] == (
+        f"conversion for {ALPHA}, Kind=CronTab failed: conversion webhook for /, Kind= failed: "
+        'Post "https://absent.default.svc:443/convert?timeout=30s": service "absent" not found'
+    )
+
+
+def test_watch_ends_with_an_error_when_the_webhook_fails(server: RunningServer, webhook) -> None:
+    client = server.client()
+    _install(client, _crd(webhook["conversion"]))
+    _created(client, _crontab("nightly", ALPHA, size=1))
+    webhook["failing"].append("custom webhook conversion error")
+    stream = client.stream(_path(V1), params={"watch": "1", "resourceVersion": "0"})
+    try:
+        event = json.loads(next(iter(stream)))
+    finally:
+        stream.close()
+    assert event["type"] == "ERROR"
+    assert event["object"]["code"] == 500
+    assert event["object"]["message"].endswith("custom webhook conversion error")
