@@ -26,6 +26,7 @@ from bench import (
     cel,
     connections,
     conversion,
+    crd,
     crud,
     encode,
     lists,
@@ -62,6 +63,7 @@ SCENARIOS = (
     "conversion",
     "authz",
     "snapshots",
+    "crd",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 # The bench's objects as the server returns them (its metadata included): the anchors' value sizes
@@ -166,6 +168,11 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
         if result is not None:
             sections["snapshots"], found = result
             facts.update(found)
+    if "crd" in only:
+        result = await _guarded("crd", failed, crd.run(workdir, plan))
+        if result is not None:
+            sections["crd"], found = result
+            facts.update(found)
     configmap_bytes = int(facts.get("configmap bytes", CONFIGMAP_BYTES))
     pod_bytes = int(facts.get("pod bytes", POD_BYTES))
     if "sqlite" in only:
@@ -220,6 +227,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         "start",
         "authz",
         "snapshots",
+        "crd",
     )
     chosen = [sections[name] for name in order if name in sections]
     chosen += [ratios_section(facts), targets_section(facts)]

@@ -27,6 +27,10 @@ class Plan:
     """Namespaces, Roles (each with its RoleBinding) and ClusterRole rules of the authorization scenario."""
     snapshot_objects: int = 10_000
     snapshot_restores: int = 5
+    crd_installs: int = 10
+    """CRDs installed one after another, each timed from create to served."""
+    crd_batch: int = 100
+    """CRDs installed at once, timed until all are served."""
 
 
 FULL = Plan(
@@ -62,4 +66,5 @@ QUICK = Plan(
     authz_policy=(20, 200, 1_000),
     snapshot_objects=2_000,
     snapshot_restores=3,
+    crd_installs=5,
 )

@@ -14,7 +14,7 @@ import binascii
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import orjson
 
@@ -22,6 +22,7 @@ from svc.api.conversion import Conversion, conversion_for
 from svc.api.resources import Resource
 from svc.api.strategy import Strategy
 from svc.machinery import status
+from svc.machinery.field_errors import aggregate_message, invalid
 from svc.registry import delete as deletion
 from svc.registry.admission import Admission, Attributes, Operation, UserInfo
 from svc.registry.create import before_create
@@ -92,19 +93,6 @@ def _no_events(_: CacheEvent) -> None:
     return None
 
 
-def _as_stored(obj: Obj) -> Obj:
-    return obj
-
-
-class VersionConverter(Protocol):
-    """Converts objects between the versions of one resource when that may call out (a custom
-    resource's conversion webhook); raises a `StatusError` when it fails."""
-
-    storage_api_version: str
-
-    async def convert(self, objects: list[Obj], to_api_version: str) -> list[Obj]: ...
-
-
 def _failure(error: errors.StorageError) -> Obj:
     if isinstance(error, errors.CompactedError):
         return _too_old(error).status()
@@ -119,10 +107,6 @@ class GenericStore:
     root: str = "/registry"
     hooks: WriteHooks | None = None
     conversion: Conversion | None = field(init=False)
-    versions: VersionConverter | None = None
-    """Set for custom resources converted by a webhook: their stored objects keep the version they
-    were written in and are converted where the store can wait for it (reads, writes, watch
-    batches), never by the synchronous `present`."""
 
     def __post_init__(self) -> None:
         self.conversion = conversion_for(self.strategy.resource, self.strategy.profile)
@@ -159,61 +143,19 @@ class GenericStore:
             return obj
         return self.conversion.stored(obj, self.resource.kind)
 
-    async def _served(self, obj: Obj) -> Obj:
-        """A stored object as served: `present`, or a conversion by `versions`."""
-        if self.versions is None:
-            return self.present(obj)
-        if obj.get("apiVersion") == self.resource.api_version:
-            return obj
-        (converted,) = await self.versions.convert([obj], self.resource.api_version)
-        return converted
-
-    async def _storable(self, obj: Obj) -> Obj:
-        """A served object as it is written (see `_stored`), converted by `versions` when set."""
-        if self.versions is None:
-            return self._stored(obj)
-        (converted,) = await self.versions.convert([obj], self.versions.storage_api_version)
-        return converted
-
-    async def _served_items(self, listed: Obj) -> Obj:
-        """A list's items as served, the ones of other versions converted in one batch."""
-        if self.versions is None:
-            return listed
-        items = listed["items"]
-        target = self.resource.api_version
-        pending = [i for i, item in enumerate(items) if isinstance(item, dict) and item.get("apiVersion") != target]
-        if pending:
-            converted = await self.versions.convert([items[i] for i in pending], target)
-            for index, obj in zip(pending, converted, strict=True):
-                items[index] = obj
-        return listed
-
-    async def _served_events(self, events: list[WatchEvent]) -> None:
-        """Watch events of objects of other versions, converted in one batch before they are read."""
-        assert self.versions is not None
-        target = self.resource.api_version
-        pending = [
-            event
-            for event in events
-            if (event.decoded is not None and event.decoded.get("apiVersion") != target)
-            or (event.decoded is None and event.cached is not None and event.cached.api_version != target)
-        ]
-        if pending:
-            objects = [event.decoded if event.decoded is not None else event.cached.decode() for event in pending]  # type: ignore[union-attr]
-            for event, obj in zip(pending, await self.versions.convert(objects, target), strict=True):
-                event.decoded = obj
-
-    @property
-    def _sync_present(self) -> Callable[[Obj], Obj]:
-        """What synchronous paths show a stored object with: `present`, or (with `versions`) the
-        object as stored, converted afterwards."""
-        return self.present if self.versions is None else _as_stored
-
     @property
     def watch_present(self) -> Callable[[Obj], Obj] | None:
         """What a watch event of a decoded cached object needs: None when stamping the served
         apiVersion and kind is enough."""
         return None if self.conversion is None else self.present
+
+    def _unconditional(self, name: str) -> status.StatusError:
+        """Upstream's 422 for an update without a resourceVersion where one is required (it names the
+        resource where the kind belongs, and the missing version as the number 0)."""
+        problems = [invalid("metadata.resourceVersion", 0, "must be specified for an update")]
+        group = self.resource.group
+        qualified = f"{self.resource.name}.{group}" if group else self.resource.name
+        return status.invalid(qualified, name, problems, aggregate_message(problems))
 
     def _not_found(self, name: str) -> status.StatusError:
         return status.not_found(self.resource.group_resource, name)
@@ -234,9 +176,9 @@ class GenericStore:
             cached = self.cache.get(key)
             if cached is None:
                 raise self._not_found(name)
-            return await self._served(cached)
+            return self.present(cached)
         try:
-            return await self._served(await self.objects.get(key))
+            return self.present(await self.objects.get(key))
         except errors.KeyNotFoundError:
             raise self._not_found(name) from None
         except errors.CorruptObjectError as error:
@@ -250,16 +192,14 @@ class GenericStore:
         try:
             if options.continue_token:
                 revision, start = decode_continue(options.continue_token)
-                return await self._served_items(
-                    await self._list_store(prefix, options, revision, prefix + start.removesuffix("\x00"))
-                )
+                return await self._list_store(prefix, options, revision, prefix + start.removesuffix("\x00"))
             exact = match == "Exact" or (version not in ("", "0") and not match and options.limit)
             if exact:
-                return await self._served_items(await self._list_store(prefix, options, int(version), ""))
+                return await self._list_store(prefix, options, int(version), "")
             if self.cache is None:
                 if version not in ("", "0"):
                     await self._wait_for_store(int(version))
-                return await self._served_items(await self._list_store(prefix, options, 0, ""))
+                return await self._list_store(prefix, options, 0, "")
             if version == "":
                 if not await self.cache.fresh():
                     raise status.too_large_resource_version(
@@ -267,9 +207,7 @@ class GenericStore:
                     )
             elif version != "0" and not await self.cache.wait_for(int(version), _WAIT_FOR_VERSION):
                 raise status.too_large_resource_version(int(version), self.cache.revision, _RETRY_SECONDS)
-            if self.versions is not None and form is ItemForm.ONE_PASS:
-                form = ItemForm.DECODED  # converted items are converted together
-            return await self._served_items(self._list_cache(prefix, options, form))
+            return self._list_cache(prefix, options, form)
         except errors.CompactedError as error:
             if options.continue_token:
                 raise status.gone(_EXPIRED_CONTINUE) from None
@@ -329,7 +267,7 @@ class GenericStore:
             last = key
         else:
             remaining = 0
-        items = list_items(chosen, form, self._sync_present, self.resource.api_version, self.resource.kind)
+        items = list_items(chosen, form, self.present, self.resource.api_version, self.resource.kind)
         return self._list_object(items, revision, more, remaining, last, prefix, options)
 
     async def _list_store(self, prefix: str, options: ListOptions, revision: int, after_key: str) -> Obj:
@@ -340,7 +278,7 @@ class GenericStore:
             wanted = options.limit - len(items) if options.limit else 0
             page = await self.objects.list(prefix, revision=revision, limit=wanted, after_key=last)
             revision = revision or page.revision
-            items.extend(self._sync_present(obj) for obj in page.items if selection.matches(obj))
+            items.extend(self.present(obj) for obj in page.items if selection.matches(obj))
             more, remaining, last = page.more, page.remaining, page.last_key or last
             if not more or not options.limit or len(items) >= options.limit:
                 break
@@ -376,13 +314,7 @@ class GenericStore:
         shared_as = identity if selection.everything else None
         present = self.watch_present
         return WatchStream(
-            first,
-            source,
-            lambda event: convert(event, selection, identity, present),
-            after,
-            _failure,
-            shared_as,
-            prepare=None if self.versions is None else self._served_events,
+            first, source, lambda event: convert(event, selection, identity, present), after, _failure, shared_as
         )
 
     @staticmethod
@@ -395,7 +327,7 @@ class GenericStore:
         if isinstance(item, CachedObject):
             identity = (self.resource.api_version, self.resource.kind)
             return WatchEvent("ADDED", cached=item, identity=identity, present=self.watch_present)
-        return WatchEvent("ADDED", self._sync_present(item))
+        return WatchEvent("ADDED", self.present(item))
 
     async def _start_watch(
         self, prefix: str, version: str, send_state: bool
@@ -451,7 +383,7 @@ class GenericStore:
                 if await self.objects.get_raw(key) is not None:
                     raise errors.KeyExistsError(key)
                 return obj
-            created = await self._served(await self.objects.create(key, await self._storable(obj)))
+            created = self.present(await self.objects.create(key, self._stored(obj)))
             stored = True
             return created
         except errors.KeyExistsError:
@@ -501,8 +433,8 @@ class GenericStore:
                 outcome["created"] = True
                 if options.dry_run:
                     raise _DryRunResult(obj)
-                return await self._storable(obj)
-            current = await self._served(current)
+                return self._stored(obj)
+            self.present(current)
             obj = self.present(await updated_object(current))
             metadata = obj.setdefault("metadata", {})
             if not isinstance(metadata, dict):
@@ -516,7 +448,7 @@ class GenericStore:
             current_version = current["metadata"]["resourceVersion"]
             if not version:
                 if not self.strategy.allow_unconditional_update:
-                    raise status.bad_request("metadata.resourceVersion: must be specified for an update")
+                    raise self._unconditional(name)
                 metadata["resourceVersion"] = current_version
             elif version != current_version:
                 raise status.stale_conflict(self.resource.group_resource, name)
@@ -535,7 +467,7 @@ class GenericStore:
             outcome["delete"] = deletion.finished_terminating(self.strategy, obj, current)
             if options.dry_run:
                 raise _DryRunResult(obj)
-            return await self._storable(obj)
+            return self._stored(obj)
 
         key = self.key(namespace, name)
         try:
@@ -560,7 +492,7 @@ class GenericStore:
                 pass
             else:
                 await self._deleted(stored)
-        return await self._served(stored), outcome["created"]
+        return self.present(stored), outcome["created"]
 
     async def delete(
         self, namespace: str, name: str, options: DeleteOptions, *, admission: Admission, user: UserInfo
@@ -572,12 +504,10 @@ class GenericStore:
 
         async def mark(current: Obj | None) -> Obj | None:
             assert current is not None
-            served = await self._served(current)
-            if self.versions is None:
-                current = served
-            deletion.check_preconditions(self.strategy, served, options)
+            self.present(current)
+            deletion.check_preconditions(self.strategy, current, options)
             attributes = self._attributes(Operation.DELETE, namespace, name, user, write_options)
-            attributes.old_object = served
+            attributes.old_object = current
             await admission.validate(attributes)
             marked = self.objects.codec.copy(current)
             if not deletion.mark_for_deletion(self.strategy, marked, options):
@@ -592,14 +522,14 @@ class GenericStore:
         try:
             stored = await self.objects.guaranteed_update(key, mark)
             if "dry" in pending:
-                return await self._served(pending["dry"]), False
+                return self.present(pending["dry"]), False
             if "remove" not in pending:
-                return await self._served(stored), False
+                return self.present(stored), False
             if options.dry_run:
-                return await self._served(pending["remove"]), True
+                return self.present(pending["remove"]), True
             removed = await self.objects.delete(key, current=pending["remove"], check=self._still_deletable(options))
             await self._deleted(removed)
-            return await self._served(removed), True
+            return self.present(removed), True
         except errors.KeyNotFoundError:
             raise self._not_found(name) from None
         except errors.CorruptObjectError as error:

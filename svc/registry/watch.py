@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from svc.machinery.status import StatusError
 from svc.registry.selection import Selection
 from svc.storage import errors
 from svc.storage.backend import EventType
@@ -96,7 +95,6 @@ class WatchStream:
         after: int,
         failure: Callable[[errors.StorageError], Obj],
         shared_as: Identity | None = None,
-        prepare: Callable[[list[WatchEvent]], Awaitable[None]] | None = None,
     ) -> None:
         self._first = first
         self._source = source
@@ -106,9 +104,6 @@ class WatchStream:
         self.shared_as = shared_as
         """Set for a watch that selects everything: its batches are the same objects for every such
         watcher of the served version that is caught up, so what it derives from one can be shared."""
-        self._prepare = prepare
-        """Runs over each batch before it is handed out, for work that must wait (a conversion
-        webhook); a stream with one is read, never pushed."""
 
     @property
     def progress(self) -> int | None:
@@ -124,7 +119,7 @@ class WatchStream:
     async def next_batch(self, wait_seconds: float) -> list[WatchEvent] | None:
         """The next events; [] when `wait_seconds` passed without any; None when the watch is over."""
         if self._first.pending:
-            return await self._prepared(self._first.take())
+            return self._first.take()
         if self._source is None:
             return None
         try:
@@ -135,23 +130,13 @@ class WatchStream:
         if events is None:
             await self.close()
             return None
-        return await self._prepared(self._selected(events))
-
-    async def _prepared(self, batch: list[WatchEvent]) -> list[WatchEvent]:
-        if self._prepare is None or not batch:
-            return batch
-        try:
-            await self._prepare(batch)
-        except StatusError as error:
-            await self.close()
-            return [WatchEvent("ERROR", decoded=error.status())]
-        return batch
+        return self._selected(events)
 
     def push(self, sink: Callable[[list[WatchEvent]], None]) -> bool:
         """Hand later batches to `sink` as the cache flushes them (see CacheWatch.push); False when
         this stream cannot: it still has its first events, or its source is not the cache."""
         source = self._source
-        if self._first.pending or self._prepare is not None or not isinstance(source, CacheWatch):
+        if self._first.pending or not isinstance(source, CacheWatch):
             return False
 
         def selected(events: list[CacheEvent]) -> None:

@@ -72,8 +72,8 @@ def _wait_served(client: RestClient) -> None:
 def _stored(server: RunningServer, name: str) -> dict[str, Any]:
     """The object as the storage holds it."""
     assert server.server is not None
-    store = server.server.store_for(GROUP, "crontabs")
-    return server.call(store.objects.get(store.key("default", name)))
+    key = server.server.store_for(GROUP, "crontabs").key("default", name)
+    return server.call(server.server.objects.get(key))
 
 
 def _created(client: RestClient, obj: dict[str, Any]) -> dict[str, Any]:
@@ -271,13 +271,23 @@ def test_service_reference_to_a_missing_service_is_a_500(server: RunningServer) 
 def test_watch_ends_with_an_error_when_the_webhook_fails(server: RunningServer, webhook) -> None:
     client = server.client()
     _install(client, _crd(webhook["conversion"]))
-    _created(client, _crontab("nightly", ALPHA, size=1))
-    webhook["failing"].append("custom webhook conversion error")
-    stream = client.stream(_path(V1), params={"watch": "1", "resourceVersion": "0"})
+    version = client.request("GET", _path(V1)).json()["metadata"]["resourceVersion"]
+    stream = client.stream(_path(V1), params={"watch": "1", "resourceVersion": version})
     try:
+        webhook["failing"].append("custom webhook conversion error")
+        _created(client, _crontab("nightly", ALPHA, size=1))  # the storage version: no conversion to write
         event = json.loads(next(iter(stream)))
     finally:
         stream.close()
     assert event["type"] == "ERROR"
     assert event["object"]["code"] == 500
     assert event["object"]["message"].endswith("custom webhook conversion error")
+
+
+def test_delete_answers_in_the_version_asked(server: RunningServer, webhook) -> None:
+    client = server.client()
+    _install(client, _crd(webhook["conversion"]))
+    _created(client, _crontab("nightly", ALPHA, size=6))
+    response = client.request("DELETE", _path(V1, "nightly"))
+    assert response.status == 200, response.body
+    assert (response.json()["apiVersion"], response.json()["spec"]) == (V1, {"replicas": 6})

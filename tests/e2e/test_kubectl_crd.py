@@ -123,3 +123,17 @@ def test_deleting_the_crd_deletes_its_custom_resources(kubectl: Kubectl) -> None
             break
         time.sleep(0.1)
     assert all(group["name"] != "stable.example.com" for group in groups)
+
+
+def test_strict_validation_refuses_a_field_the_schema_lacks(kubectl: Kubectl) -> None:
+    _install(kubectl)
+    result = kubectl.run("apply", "--validate=strict", "-f", "-", stdin=CRONTAB + "  color: red\n", check=False)
+    assert result.returncode != 0
+    assert 'unknown field "spec.color"' in result.stderr
+
+
+def test_get_by_category_and_short_name(kubectl: Kubectl) -> None:
+    _install(kubectl)
+    kubectl.run("apply", "-f", "-", stdin=CRONTAB)
+    assert "crontab.stable.example.com/nightly" in kubectl.run("get", "all", "-o", "name").stdout
+    assert kubectl.run("get", "ct", "-o", "name").stdout.strip() == "crontab.stable.example.com/nightly"

@@ -127,16 +127,11 @@ def build_converter(
     return Converter(group, versions, storage, strategy)
 
 
-def attach_conversion(store: GenericStore, converter: Converter) -> None:
-    """Make `store` (one served version of the converter's CRD) write the storage version and read
-    any version: synchronously for `None` (only apiVersion changes), through the store's waiting
-    paths for a webhook."""
-    if converter.calls_out:
-        store.versions = converter
-    else:
-        store.conversion = Conversion(
-            storage_api_version=converter.storage_api_version, to_storage=None, from_stored={}
-        )
+def write_storage_version(store: GenericStore, storage_api_version: str) -> None:
+    """Make the store of one served version of a `None`-strategy CRD write objects in the storage
+    version, as upstream does, and stamp the served one on reads (the versions differ in nothing else).
+    Webhook-converted CRDs get a `ConvertingStore` instead (converting.py)."""
+    store.conversion = Conversion(storage_api_version=storage_api_version, to_storage=None, from_stored={})
 
 
 def _gv(obj: Mapping[str, Any]) -> str:

@@ -1,8 +1,8 @@
-"""One CRD version's schema rules as the custom resource strategy uses them.
+"""One CRD version's schema rules in the shape the custom resource strategy uses them.
 
-`CustomResourceSchema` (`svc/api/crd/schema.py`) prunes, defaults and validates; this wraps it in
-the shape the strategy needs. While that module is absent, objects are kept as given (every field
-preserved, nothing defaulted, nothing refused), as a CRD with `x-kubernetes-preserve-unknown-fields`.
+`CustomResourceSchema` (`svc/api/crd/`) prunes, defaults and validates; decoding prunes and
+defaults together (upstream's unstructured decoder does both before admission), and pruning alone
+names the dropped fields for field validation.
 """
 
 from __future__ import annotations
@@ -10,39 +10,29 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from svc.api.crd.schema import CustomResourceSchema
 from svc.machinery.field_errors import FieldError
 
 Obj = dict[str, Any]
 
-try:
-    from svc.api.crd.schema import CustomResourceSchema
-except ImportError:  # the schema package lands from its own branch
-    CustomResourceSchema = None  # type: ignore[assignment,misc]
 
-
-@dataclass
+@dataclass(frozen=True)
 class SchemaRules:
-    schema: Any = None
+    schema: CustomResourceSchema
 
     @classmethod
     def for_version(cls, crd: Obj, version: str) -> SchemaRules:
-        if CustomResourceSchema is None:
-            return cls()
         return cls(CustomResourceSchema.for_version(crd, version))
 
     def prune(self, obj: Obj) -> list[str]:
-        return [] if self.schema is None else self.schema.prune(obj)
+        return self.schema.prune(obj)
 
     def default(self, obj: Obj) -> None:
-        if self.schema is not None:
-            self.schema.prune(obj)
-            self.schema.apply_defaults(obj)
+        self.schema.prune(obj)
+        self.schema.apply_defaults(obj)
 
     def validate(self, obj: Obj, old: Obj | None) -> list[FieldError]:
-        return [] if self.schema is None else self.schema.validate(obj, old)
+        return self.schema.validate(obj, old)
 
-    def validate_status(self, obj: Obj, old: Obj | None) -> list[FieldError]:
-        return [] if self.schema is None else self.schema.validate_status(obj, old)
-
-    def list_types(self) -> Any:
-        return None if self.schema is None else self.schema.list_types()
+    def validate_status(self, obj: Obj, old: Obj) -> list[FieldError]:
+        return self.schema.validate_status(obj, old)

@@ -18,10 +18,11 @@ import orjson
 from svc.api.resources import Resource, version_priority
 from svc.api.schemas import put_definitions
 from svc.apiserver.apiextensions.columns import columns_of
-from svc.apiserver.apiextensions.conversion import attach_conversion, build_converter
+from svc.apiserver.apiextensions.conversion import build_converter, write_storage_version
+from svc.apiserver.apiextensions.converting import ConvertingObjects, ConvertingStore
 from svc.apiserver.apiextensions.custom_schema import SchemaRules
 from svc.apiserver.apiextensions.definitions import definitions_of
-from svc.apiserver.apiextensions.served import resources_of, version_entry
+from svc.apiserver.apiextensions.served import resources_of, storage_version, version_entry
 from svc.apiserver.apiextensions.strategy import custom_strategy
 from svc.apiserver.discovery import Discovery
 from svc.apiserver.openapi import OpenAPI
@@ -92,11 +93,11 @@ class ServedCustomResources:
         self.server = server
         self._served: dict[str, _Served] = {}
         self._built_in_groups = frozenset(group.name for group in server.resources.groups)
-        self.columns: dict[tuple[str, str, str], tuple[Column, ...]] = {}
         self.webhooks = WebhookClient(endpoints_resolver(self._core_object))
+        self.columns: dict[tuple[str, str, str], tuple[Column, ...]] = {}
 
     async def _core_object(self, resource: str, namespace: str, name: str) -> Obj | None:
-        """A Service or Endpoints object, for routing to a conversion webhook's service."""
+        """A Service or its Endpoints, for conversion webhooks named by a service reference."""
         try:
             return await self.server.store_for("", resource).get(namespace, name)
         except status.StatusError as error:
@@ -131,22 +132,29 @@ class ServedCustomResources:
             log.warning("CRD %s is not served: its group %s is a built-in one", name, group)
             return
         prefix = self.server.options.store_prefix + (resources[0].storage_prefix if resources else "")
-        cache = old.cache if old is not None and old.prefix == prefix else None
+        by_webhook = ((crd.get("spec") or {}).get("conversion") or {}).get("strategy") == "Webhook"
+        cache = old.cache if old is not None and old.prefix == prefix and not by_webhook else None
         if old is not None and old.cache is not None and old.cache is not cache:
             await self._drop_cache(old)
-        if cache is None and resources and self.server.options.watch_cache:
+        if cache is None and resources and self.server.options.watch_cache and not by_webhook:
             cache = self.server.caches[prefix] = WatchCache(self.server.objects, prefix)
             await cache.start()
         served = _Served(group, fingerprint, resources, prefix, cache, terminating=old.terminating if old else False)
         self._forget_stores(old)
         guard = _CreateGuard(served)
-        converter = build_converter(crd, webhooks=self.webhooks, profile=self.server.profile)
+        converter = build_converter(crd, webhooks=self.webhooks, profile=self.server.profile) if by_webhook else None
+        stored_as = f"{group}/{storage_version(crd)}"
+        root = self.server.options.store_prefix
         for resource in resources:
             rules = SchemaRules.for_version(crd, resource.version)
             strategy = custom_strategy(crd, resource, self.server.profile, rules)
-            store = GenericStore(strategy, self.server.objects, cache, self.server.options.store_prefix)
+            if converter is None:
+                store = GenericStore(strategy, self.server.objects, cache, root)
+                write_storage_version(store, stored_as)
+            else:
+                objects = ConvertingObjects(self.server.objects, converter, resource.api_version, stored_as)
+                store = ConvertingStore(strategy, objects, None, root)
             store.hooks = guard
-            attach_conversion(store, converter)
             self.server.stores[(resource.group, resource.version, resource.name)] = store
             self.columns[(resource.group, resource.version, resource.name)] = columns_of(
                 version_entry(crd, resource.version)
@@ -168,11 +176,11 @@ class ServedCustomResources:
         self._regroup(served.group)
 
     async def stop(self) -> None:
-        await self.webhooks.close()
         for name in list(self._served):
             served = self._served.pop(name)
             if served.cache is not None:
                 await self._drop_cache(served)
+        await self.webhooks.close()
 
     async def _drop_cache(self, served: _Served) -> None:
         assert served.cache is not None
