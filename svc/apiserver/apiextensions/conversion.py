@@ -49,12 +49,9 @@ def conversion_error(message: str) -> StatusError:
 
 
 class Converter:
-    def __init__(
-        self, group: str, versions: list[str], storage: str, strategy: Strategy, *, calls_out: bool = True
-    ) -> None:
+    def __init__(self, group: str, versions: list[str], strategy: Strategy, *, calls_out: bool = True) -> None:
         """`calls_out=False` for a strategy of our own making, whose output needs no checking."""
         self.valid = frozenset(f"{group}/{version}" for version in versions)
-        self.storage_api_version = f"{group}/{storage}"
         self.strategy = strategy
         self.calls_out = calls_out
 
@@ -111,11 +108,10 @@ def build_converter(
     """The converter of a CRD (apiextensions/v1 shape), by its `spec.conversion.strategy`."""
     spec = crd.get("spec") or {}
     versions = [version["name"] for version in spec.get("versions") or ()]
-    storage = next((v["name"] for v in spec.get("versions") or () if v.get("storage")), versions[0] if versions else "")
     conversion = spec.get("conversion") or {}
     group = spec.get("group") or ""
     if conversion.get("strategy") != "Webhook":
-        return Converter(group, versions, storage, _none_strategy, calls_out=False)
+        return Converter(group, versions, _none_strategy, calls_out=False)
     webhook = conversion.get("webhook") or {}
     strategy = WebhookConverter(
         client=webhooks,
@@ -124,7 +120,7 @@ def build_converter(
         review_group=profile.group("apiextensions.k8s.io"),
         timeout_seconds=timeout_seconds,
     ).convert
-    return Converter(group, versions, storage, strategy)
+    return Converter(group, versions, strategy)
 
 
 def write_storage_version(store: GenericStore, storage_api_version: str) -> None:
