@@ -14,6 +14,7 @@ from svc.client.rest import RestClient
 from svc.testing.harness import RunningServer
 from svc.testing.webhook_server import issue_webhook_tls, threaded_https_webhook
 from tests.conversion_webhook import ALPHA, GROUP, V1, Review, conversion_handler
+from tests.e2e.kubectl_runner import Kubectl
 
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 CRD_NAME = f"crontabs.{GROUP}"
@@ -291,3 +292,16 @@ def test_delete_answers_in_the_version_asked(server: RunningServer, webhook) -> 
     response = client.request("DELETE", _path(V1, "nightly"))
     assert response.status == 200, response.body
     assert (response.json()["apiVersion"], response.json()["spec"]) == (V1, {"replicas": 6})
+
+
+@pytest.mark.kubectl
+def test_kubectl_reads_each_version_through_the_webhook(server: RunningServer, webhook, kubectl_binary) -> None:
+    kubectl = Kubectl(kubectl_binary, server.kubeconfig)
+    _install(server.client(), _crd(webhook["conversion"]))
+    manifest = json.dumps(_crontab("nightly", ALPHA, size=3))
+    assert (
+        kubectl.run("apply", "-f", "-", stdin=manifest).stdout.strip() == "crontab.stable.example.com/nightly created"
+    )
+    as_v1 = kubectl.run("get", f"crontabs.v1.{GROUP}", "nightly", "-o", "jsonpath={.apiVersion} {.spec.replicas}")
+    as_alpha = kubectl.run("get", f"crontabs.v1alpha1.{GROUP}", "nightly", "-o", "jsonpath={.apiVersion} {.spec.size}")
+    assert (as_v1.stdout, as_alpha.stdout) == (f"{V1} 3", f"{ALPHA} 3")
