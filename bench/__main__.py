@@ -25,6 +25,7 @@ from bench import (
     authz,
     cel,
     connections,
+    conversion,
     crd,
     crud,
     encode,
@@ -59,6 +60,7 @@ SCENARIOS = (
     "sqlite",
     "encode",
     "cel",
+    "conversion",
     "authz",
     "snapshots",
     "crd",
@@ -190,6 +192,11 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
     if "cel" in only:
         sections["cel"], found = cel.run()
         facts.update(found)
+    if "conversion" in only:
+        result = await _guarded("conversion", failed, conversion.run())
+        if result is not None:
+            sections["conversion"], found = result
+            facts.update(found)
 
 
 async def run(plan: Plan, only: list[str]) -> str:
@@ -213,6 +220,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         "lists",
         "encode",
         "cel",
+        "conversion",
         "watch",
         "watchmem",
         "memory",

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp import web
 
 from svc.api.brand import KUBERNETES, SVC, Profile
 from svc.apiserver.apiextensions.conversion import build_converter
@@ -18,9 +17,8 @@ from svc.apiserver.webhook_service_resolver import endpoints_resolver
 from svc.machinery.status import StatusError
 from svc.testing.harness import free_port
 from svc.testing.webhook_server import WebhookTls, https_webhook, issue_webhook_tls
+from tests.conversion_webhook import ALPHA, GROUP, V1, Review, conversion_handler
 
-GROUP = "stable.example.com"
-ALPHA, V1 = f"{GROUP}/v1alpha1", f"{GROUP}/v1"
 PREFIX = "conversion for stable.example.com/v1alpha1, Kind=CronTab"
 WEBHOOK_FAILED = f"{PREFIX} failed: conversion webhook for /, Kind= failed: "
 
@@ -66,44 +64,6 @@ def _crontab(name: str, api_version: str = ALPHA, **spec: Any) -> dict[str, Any]
         },
         "spec": spec or {"size": 3},
     }
-
-
-def convert_object(obj: dict[str, Any], desired: str) -> dict[str, Any]:
-    """The test webhook's conversion: v1alpha1 `spec.size` is v1 `spec.replicas`."""
-    spec = dict(obj.get("spec") or {})
-    if obj["apiVersion"] == ALPHA and desired == V1:
-        spec["replicas"] = spec.pop("size")
-    elif obj["apiVersion"] == V1 and desired == ALPHA:
-        spec["size"] = spec.pop("replicas")
-    return {**obj, "apiVersion": desired, "spec": spec}
-
-
-Review = dict[str, Any]
-
-
-def conversion_handler(
-    seen: list[Review], tamper: Callable[[Review], None] | None = None, delay: float = 0.0
-) -> Callable[[web.Request], Any]:
-    async def handle(request: web.Request) -> web.Response:
-        review = await request.json()
-        seen.append(review)
-        if delay:
-            await asyncio.sleep(delay)
-        wanted = review["request"]["desiredAPIVersion"]
-        answer = {
-            "apiVersion": review["apiVersion"],
-            "kind": "ConversionReview",
-            "response": {
-                "uid": review["request"]["uid"],
-                "convertedObjects": [convert_object(obj, wanted) for obj in review["request"]["objects"]],
-                "result": {"status": "Success"},
-            },
-        }
-        if tamper:
-            tamper(answer)
-        return web.json_response(answer)
-
-    return handle
 
 
 def _run_webhook(

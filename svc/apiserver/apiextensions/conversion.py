@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from svc.api.brand import Profile
+from svc.api.conversion import Conversion
 from svc.apiserver.apiextensions.conversion_webhook import (
     TIMEOUT_SECONDS,
     ConversionFailed,
@@ -32,6 +33,7 @@ from svc.apiserver.webhook_client import ClientConfig, WebhookClient
 from svc.machinery.field_errors import aggregate_message
 from svc.machinery.status import StatusError
 from svc.machinery.validation import validate_annotations, validate_labels
+from svc.registry.store import GenericStore
 
 Obj = dict[str, Any]
 Strategy = Callable[[list[Obj], str], Awaitable[list[Obj]]]
@@ -47,11 +49,11 @@ def conversion_error(message: str) -> StatusError:
 
 
 class Converter:
-    def __init__(self, group: str, versions: list[str], strategy: Strategy, *, verify: bool = True) -> None:
-        """`verify=False` skips checking the strategy's output: for strategies of our own making."""
+    def __init__(self, group: str, versions: list[str], strategy: Strategy, *, calls_out: bool = True) -> None:
+        """`calls_out=False` for a strategy of our own making, whose output needs no checking."""
         self.valid = frozenset(f"{group}/{version}" for version in versions)
         self.strategy = strategy
-        self.verify = verify
+        self.calls_out = calls_out
 
     async def convert(self, objects: list[Obj], to_api_version: str) -> list[Obj]:
         """`objects` at `to_api_version`, in the same order; raises a 500 `StatusError` on failure."""
@@ -81,7 +83,7 @@ class Converter:
                 f"conversion for {what} returned {len(converted)} objects, expected {len(originals)}"
             )
         result = list(objects)
-        if not self.verify:
+        if not self.calls_out:
             for index, new in zip(pending, converted, strict=True):
                 result[index] = new
             return result
@@ -109,7 +111,7 @@ def build_converter(
     conversion = spec.get("conversion") or {}
     group = spec.get("group") or ""
     if conversion.get("strategy") != "Webhook":
-        return Converter(group, versions, _none_strategy, verify=False)
+        return Converter(group, versions, _none_strategy, calls_out=False)
     webhook = conversion.get("webhook") or {}
     strategy = WebhookConverter(
         client=webhooks,
@@ -119,6 +121,13 @@ def build_converter(
         timeout_seconds=timeout_seconds,
     ).convert
     return Converter(group, versions, strategy)
+
+
+def write_storage_version(store: GenericStore, storage_api_version: str) -> None:
+    """Make the store of one served version of a `None`-strategy CRD write objects in the storage
+    version, as upstream does, and stamp the served one on reads (the versions differ in nothing else).
+    Webhook-converted CRDs get a `ConvertingStore` instead (converting.py)."""
+    store.conversion = Conversion(storage_api_version=storage_api_version, to_storage=None, from_stored={})
 
 
 def _gv(obj: Mapping[str, Any]) -> str:

@@ -18,7 +18,7 @@ import orjson
 from svc.api.resources import Resource, version_priority
 from svc.api.schemas import put_definitions
 from svc.apiserver.apiextensions.columns import columns_of
-from svc.apiserver.apiextensions.conversion import build_converter
+from svc.apiserver.apiextensions.conversion import build_converter, write_storage_version
 from svc.apiserver.apiextensions.converting import ConvertingObjects, ConvertingStore
 from svc.apiserver.apiextensions.custom_schema import SchemaRules
 from svc.apiserver.apiextensions.definitions import definitions_of
@@ -150,6 +150,7 @@ class ServedCustomResources:
             strategy = custom_strategy(crd, resource, self.server.profile, rules)
             if converter is None:
                 store = GenericStore(strategy, self.server.objects, cache, root)
+                write_storage_version(store, stored_as)
             else:
                 objects = ConvertingObjects(self.server.objects, converter, resource.api_version, stored_as)
                 store = ConvertingStore(strategy, objects, None, root)
