@@ -170,4 +170,4 @@ def test_a_cel_rule_refuses_an_invalid_custom_resource(kubectl: Kubectl) -> None
     kubectl.run("wait", "--for=condition=Established", "crd/crontabs.stable.example.com", "--timeout=30s")
     result = kubectl.run("apply", "-f", "-", stdin=CRONTAB.replace("replicas: 1", "replicas: 9"), check=False)
     assert result.returncode != 0
-    assert 'The CronTab "nightly" is invalid: spec: Invalid value: "object": at most five replicas' in result.stderr
+    assert 'The CronTab "nightly" is invalid: spec: Invalid value: at most five replicas' in result.stderr

@@ -66,7 +66,7 @@ def test_a_value_out_of_the_schema_is_invalid(client) -> None:
 def test_a_cel_rule_rejects_with_its_message(client) -> None:
     answer = client.request("POST", WIDGETS, body=widget("a", replicas=11))
     assert answer.status == 422
-    message = 'Widget.example.com "a" is invalid: spec: Invalid value: "object": at most ten replicas'
+    message = 'Widget.example.com "a" is invalid: spec: Invalid value: at most ten replicas'
     assert answer.json()["message"] == message
 
 
