@@ -3,6 +3,8 @@ conflicts between CRDs, and deletion through the cleanup finalizer (issue 14).""
 
 from __future__ import annotations
 
+import time
+
 from svc.testing.harness import stop_process
 from tests.apiserver.crd.crds import (
     CRD_PATH,
@@ -140,3 +142,23 @@ def test_custom_resources_are_served_again_after_a_restart(svc_server_process, t
     found = restarted.request("GET", f"{WIDGETS}/a")
     assert found.status == 200
     assert found.json()["spec"] == {"color": "red"}
+
+
+def test_a_changed_crd_is_served_as_changed(svc_server_factory) -> None:
+    client = svc_server_factory("--brand-profile=kubernetes").client()
+    current = install(client)
+    current["spec"]["names"]["shortNames"] = ["wd", "wdg"]
+    current["spec"]["versions"][0]["additionalPrinterColumns"].append(
+        {"name": "Size", "type": "integer", "jsonPath": ".spec.replicas", "priority": 1}
+    )
+    assert client.request("PUT", f"{CRD_PATH}/widgets.example.com", body=current).status == 200
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        resources = client.request("GET", "/apis/example.com/v1").json()["resources"]
+        if resources[0].get("shortNames") == ["wd", "wdg"]:
+            break
+        time.sleep(0.02)
+    assert resources[0]["shortNames"] == ["wd", "wdg"]
+    client.request("POST", WIDGETS, body=widget("a", replicas=2))
+    table = client.request("GET", WIDGETS, accept="application/json;as=Table;v=v1;g=meta.k8s.io").json()
+    assert [(c["name"], c["priority"]) for c in table["columnDefinitions"]][-1] == ("Size", 1)
