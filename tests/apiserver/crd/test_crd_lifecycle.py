@@ -13,6 +13,7 @@ from tests.apiserver.crd.crds import (
     crd,
     install,
     wait_for_condition,
+    wait_for_status,
     wait_gone,
     widget,
 )
@@ -162,3 +163,16 @@ def test_a_changed_crd_is_served_as_changed(svc_server_factory) -> None:
     client.request("POST", WIDGETS, body=widget("a", replicas=2))
     table = client.request("GET", WIDGETS, accept="application/json;as=Table;v=v1;g=meta.k8s.io").json()
     assert [(c["name"], c["priority"]) for c in table["columnDefinitions"]][-1] == ("Size", 1)
+
+
+def test_the_svc_profile_serves_custom_resources_under_its_group_names(svc_server) -> None:
+    client = svc_server.client()
+    body = crd()
+    body["apiVersion"] = "apiextensions.svc/v1"
+    path = "/apis/apiextensions.svc/v1/customresourcedefinitions"
+    assert client.request("POST", path, body=body).status == 201
+    assert wait_for_status(client, "/apis/example.com/v1", 200) == 200
+    assert client.request("POST", WIDGETS, body=widget("a")).status == 201
+    marked = client.request("DELETE", f"{path}/widgets.example.com").json()
+    assert "customresourcecleanup.apiextensions.svc" in marked["metadata"]["finalizers"]
+    assert wait_gone(client, f"{path}/widgets.example.com") == 404
