@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from svc.api.resources import Resource, version_priority
-from svc.api.schemas import put_definitions
+from svc.api.schemas import definitions, put_definitions
 from svc.apiserver.apiextensions.columns import columns_of
 from svc.apiserver.apiextensions.conversion import build_converter, write_storage_version
 from svc.apiserver.apiextensions.converting import ConvertingObjects, ConvertingStore
@@ -93,6 +93,7 @@ class ServedCustomResources:
         self.server = server
         self._served: dict[str, _Served] = {}
         self._built_in_groups = frozenset(group.name for group in server.resources.groups)
+        self._built_in_definitions = frozenset(definitions())
         self.webhooks = WebhookClient(endpoints_resolver(self._core_object))
         self.columns: dict[tuple[str, str, str], tuple[Column, ...]] = {}
 
@@ -159,7 +160,8 @@ class ServedCustomResources:
             self.columns[(resource.group, resource.version, resource.name)] = columns_of(
                 version_entry(crd, resource.version)
             )
-        found = definitions_of(crd)
+        # A CRD group spelled like a built-in package (`api.k8s.io`) must not replace a built-in schema.
+        found = {name: schema for name, schema in definitions_of(crd).items() if name not in self._built_in_definitions}
         served.definitions = set(found)
         put_definitions(found, gone=(old.definitions - served.definitions) if old else ())
         self._served[name] = served
