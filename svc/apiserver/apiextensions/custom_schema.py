@@ -31,6 +31,9 @@ class SchemaRules:
         self.schema.prune(obj)
         self.schema.apply_defaults(obj)
 
+    def apply_defaults(self, obj: Obj) -> None:
+        self.schema.apply_defaults(obj)
+
     def validate(self, obj: Obj, old: Obj | None) -> list[FieldError]:
         return self.schema.validate(obj, old)
 

@@ -21,6 +21,7 @@ from svc.apiserver.apiextensions.columns import columns_of
 from svc.apiserver.apiextensions.conversion import build_converter, write_storage_version
 from svc.apiserver.apiextensions.converting import ConvertingObjects, ConvertingStore
 from svc.apiserver.apiextensions.custom_schema import SchemaRules
+from svc.apiserver.apiextensions.defaulting_store import DefaultingStore, declares_defaults
 from svc.apiserver.apiextensions.definitions import definitions_of
 from svc.apiserver.apiextensions.served import resources_of, storage_version, version_entry
 from svc.apiserver.apiextensions.strategy import custom_strategy
@@ -145,16 +146,8 @@ class ServedCustomResources:
         guard = _CreateGuard(served)
         converter = build_converter(crd, webhooks=self.webhooks, profile=self.server.profile) if by_webhook else None
         stored_as = f"{group}/{storage_version(crd)}"
-        root = self.server.options.store_prefix
         for resource in resources:
-            rules = SchemaRules.for_version(crd, resource.version)
-            strategy = custom_strategy(crd, resource, self.server.profile, rules)
-            if converter is None:
-                store = GenericStore(strategy, self.server.objects, cache, root)
-                write_storage_version(store, stored_as)
-            else:
-                objects = ConvertingObjects(self.server.objects, converter, resource.api_version, stored_as)
-                store = ConvertingStore(strategy, objects, None, root)
+            store = self._store(crd, resource, cache, converter, stored_as)
             store.hooks = guard
             self.server.stores[(resource.group, resource.version, resource.name)] = store
             self.columns[(resource.group, resource.version, resource.name)] = columns_of(
@@ -166,6 +159,24 @@ class ServedCustomResources:
         put_definitions(found, gone=(old.definitions - served.definitions) if old else ())
         self._served[name] = served
         self._regroup(group)
+
+    def _store(
+        self, crd: Obj, resource: Resource, cache: WatchCache | None, converter: Any, stored_as: str
+    ) -> GenericStore:
+        """The store of one served version: converting by webhook, defaulting what it reads when the
+        schema declares defaults, else the plain generic store; all write the storage version."""
+        rules = SchemaRules.for_version(crd, resource.version)
+        strategy = custom_strategy(crd, resource, self.server.profile, rules)
+        root = self.server.options.store_prefix
+        if converter is not None:
+            objects = ConvertingObjects(self.server.objects, converter, resource.api_version, stored_as)
+            return ConvertingStore(strategy, objects, None, root)
+        if declares_defaults(version_entry(crd, resource.version).get("schema")):
+            store = DefaultingStore(strategy, self.server.objects, cache, root, apply_defaults=rules.apply_defaults)
+        else:
+            store = GenericStore(strategy, self.server.objects, cache, root)
+        write_storage_version(store, stored_as)
+        return store
 
     async def unserve(self, crd_name: str) -> None:
         served = self._served.pop(crd_name, None)

@@ -4,10 +4,11 @@ written (issue 14: the schema half is `svc/api/crd`, wired in through the strate
 from __future__ import annotations
 
 import copy
+import time
 
 import pytest
 
-from tests.apiserver.crd.crds import WIDGETS, crd, install, widget
+from tests.apiserver.crd.crds import CRD_PATH, WIDGETS, crd, install, widget
 
 MERGE = "application/merge-patch+json"
 
@@ -82,3 +83,20 @@ def test_a_status_write_is_validated(client) -> None:
     answer = client.request("PATCH", f"{WIDGETS}/a/status", body={"status": {"replicas": "many"}}, content_type=MERGE)
     assert answer.status == 422
     assert answer.json()["details"]["causes"][0]["field"] == "status.replicas"
+
+
+def test_a_default_added_later_shows_on_objects_stored_before(svc_server_factory) -> None:
+    client = svc_server_factory("--brand-profile=kubernetes").client()
+    current = install(client)
+    assert client.request("POST", WIDGETS, body=widget("a", replicas=1)).status == 201
+    schema = current["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    schema["properties"]["spec"]["properties"]["color"]["default"] = "teal"
+    assert client.request("PUT", f"{CRD_PATH}/widgets.example.com", body=current).status == 200
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        got = client.request("GET", f"{WIDGETS}/a").json()
+        if got["spec"].get("color"):
+            break
+        time.sleep(0.02)
+    assert got["spec"] == {"replicas": 1, "color": "teal"}
+    assert client.request("GET", WIDGETS).json()["items"][0]["spec"]["color"] == "teal"
