@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from svc.api.conversion import storage_version
 from svc.api.resources import Resource, version_priority
 from svc.api.schemas import definitions, put_definitions
 from svc.apiserver.apiextensions.columns import columns_of
@@ -23,7 +24,8 @@ from svc.apiserver.apiextensions.converting import ConvertingObjects, Converting
 from svc.apiserver.apiextensions.custom_schema import SchemaRules
 from svc.apiserver.apiextensions.defaulting_store import DefaultingStore, declares_defaults
 from svc.apiserver.apiextensions.definitions import definitions_of
-from svc.apiserver.apiextensions.served import resources_of, storage_version, version_entry
+from svc.apiserver.apiextensions.served import resources_of, version_entry
+from svc.apiserver.apiextensions.served import storage_version as storage_version_of_crd
 from svc.apiserver.apiextensions.strategy import custom_strategy
 from svc.apiserver.discovery import Discovery
 from svc.apiserver.openapi import OpenAPI
@@ -95,6 +97,7 @@ class ServedCustomResources:
         self._served: dict[str, _Served] = {}
         self._built_in_groups = frozenset(group.name for group in server.resources.groups)
         self._built_in_definitions = frozenset(definitions())
+        self._storage_versions: dict[tuple[str, str], str] = {}
         self.webhooks = WebhookClient(endpoints_resolver(self._core_object))
         self.columns: dict[tuple[str, str, str], tuple[Column, ...]] = {}
 
@@ -145,7 +148,9 @@ class ServedCustomResources:
         self._forget_stores(old)
         guard = _CreateGuard(served)
         converter = build_converter(crd, webhooks=self.webhooks, profile=self.server.profile) if by_webhook else None
-        stored_as = f"{group}/{storage_version(crd)}"
+        stored_as = f"{group}/{storage_version_of_crd(crd)}"
+        if resources:
+            self._storage_versions[(group, resources[0].name)] = storage_version_of_crd(crd)
         for resource in resources:
             store = self._store(crd, resource, cache, converter, stored_as)
             store.hooks = guard
@@ -183,6 +188,8 @@ class ServedCustomResources:
         if served is None:
             return
         self._forget_stores(served)
+        if served.resources:
+            self._storage_versions.pop((served.group, served.resources[0].name), None)
         put_definitions({}, gone=served.definitions)
         if served.cache is not None:
             await self._drop_cache(served)
@@ -209,11 +216,18 @@ class ServedCustomResources:
             self.server.stores.pop(key, None)
             self.columns.pop(key, None)
 
+    def _storage_version_of(self, resource: Resource) -> tuple[str, str]:
+        """A custom resource is stored in its CRD's storage version; a built-in one as the table says."""
+        stored = self._storage_versions.get((resource.group, resource.name))
+        return (resource.group, stored) if stored else storage_version(resource)
+
     def _regroup(self, group: str) -> None:
         members = [served for served in self._served.values() if served.group == group]
         resources = [resource for served in members for resource in served.resources]
         versions = sorted({r.version for r in resources}, key=lambda v: (version_priority(v), v))
         self.server.resources.replace_group(group, resources, versions)
         server = self.server
-        server.discovery = Discovery(server.resources, server.served_subresources, server.discovery.server_address)
+        server.discovery = Discovery(
+            server.resources, server.served_subresources, server.discovery.server_address, self._storage_version_of
+        )
         server.openapi = OpenAPI(server.resources, server.profile)

@@ -71,6 +71,11 @@ def test_versions_are_ordered_by_priority(svc_server_factory) -> None:
     install(client, crd(versions=versions))
     group = client.request("GET", "/apis/example.com").json()
     assert [v["version"] for v in group["versions"]] == ["v2", "v1", "v1alpha1"]
+    hashes = {
+        client.request("GET", f"/apis/example.com/{v}").json()["resources"][0]["storageVersionHash"]
+        for v in ("v2", "v1", "v1alpha1")
+    }
+    assert len(hashes) == 1
 
 
 def test_a_kind_claimed_by_another_crd_of_the_group_is_not_accepted(svc_server_factory) -> None:
