@@ -7,13 +7,35 @@ names the dropped fields for field validation.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
 from svc.api.crd.schema import CustomResourceSchema
+from svc.api.schemas import schema_for
 from svc.machinery.field_errors import FieldError
 
 Obj = dict[str, Any]
+_OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+
+
+@functools.cache
+def _object_meta_fields() -> frozenset[str]:
+    schema = schema_for(_OBJECT_META)
+    assert schema is not None
+    return frozenset(schema.properties)
+
+
+def _prune_metadata(obj: Obj) -> list[str]:
+    """Upstream decodes a custom resource's metadata as ObjectMeta: other fields are dropped (and
+    reported as unknown, as the schema's own are)."""
+    metadata = obj.get("metadata")
+    if not isinstance(metadata, dict):
+        return []
+    unknown = [key for key in metadata if key not in _object_meta_fields()]
+    for key in unknown:
+        del metadata[key]
+    return [f"metadata.{key}" for key in unknown]
 
 
 @dataclass(frozen=True)
@@ -25,10 +47,10 @@ class SchemaRules:
         return cls(CustomResourceSchema.for_version(crd, version))
 
     def prune(self, obj: Obj) -> list[str]:
-        return self.schema.prune(obj)
+        return _prune_metadata(obj) + self.schema.prune(obj)
 
     def default(self, obj: Obj) -> None:
-        self.schema.prune(obj)
+        self.prune(obj)
         self.schema.apply_defaults(obj)
 
     def apply_defaults(self, obj: Obj) -> None:

@@ -100,3 +100,12 @@ def test_a_default_added_later_shows_on_objects_stored_before(svc_server_factory
         time.sleep(0.02)
     assert got["spec"] == {"replicas": 1, "color": "teal"}
     assert client.request("GET", WIDGETS).json()["items"][0]["spec"]["color"] == "teal"
+
+
+def test_unknown_metadata_fields_are_dropped_with_a_warning(client) -> None:
+    body = widget("a", replicas=1)
+    body["metadata"]["junk"] = 1
+    answer = client.request("POST", WIDGETS, body=body)
+    assert answer.status == 201
+    assert "junk" not in answer.json()["metadata"]
+    assert any('unknown field \\"metadata.junk\\"' in warning for warning in answer.warnings), answer.warnings
