@@ -1,4 +1,5 @@
-"""Pruning and defaulting invariants over generated schemas and objects (hypothesis)."""
+"""Pruning and defaulting invariants over generated schemas and objects, and validation that never
+raises whatever JSON arrives (hypothesis)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 
 from svc.api.crd.defaulting import apply_defaults
 from svc.api.crd.pruning import prune
+from svc.api.crd.schema import CustomResourceSchema
 from svc.api.crd.structural import Structural, structural
 
 NAMES = st.sampled_from(["a", "b", "c", "d"])
@@ -128,3 +130,42 @@ def test_pruning_after_defaulting_keeps_the_defaults(case: tuple[Structural, dic
     defaulted = copy.deepcopy(obj)
     assert prune(obj, root) == []
     assert obj == defaulted
+
+
+RULED_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "x-kubernetes-validations": [{"rule": "self.metadata.name.size() < 20", "message": "long"}],
+    "properties": {
+        "spec": {
+            "type": "object",
+            "x-kubernetes-validations": [
+                {"rule": "!has(self.a) || self.a.size() < 3", "messageExpression": "'a is ' + string(self.a)"},
+                {"rule": "self.b == oldSelf.b", "optionalOldSelf": False},
+            ],
+            "required": ["a"],
+            "properties": {
+                "a": {"type": "string", "maxLength": 5, "pattern": "^x"},
+                "b": {"type": "integer", "minimum": 0},
+                "c": {
+                    "type": "array",
+                    "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": ["k"],
+                    "items": {"type": "object", "properties": {"k": {"type": "string"}}, "required": ["k"]},
+                },
+                "d": {"x-kubernetes-int-or-string": True, "x-kubernetes-validations": [{"rule": "self != 'z'"}]},
+            },
+        },
+    },
+}
+
+
+@settings(max_examples=150, deadline=None)
+@given(spec=JSON, old=st.one_of(st.none(), JSON), name=st.one_of(st.text(max_size=5), st.integers()))
+def test_validation_reports_errors_and_never_raises(spec: Any, old: Any, name: Any) -> None:
+    schema = CustomResourceSchema(RULED_SCHEMA)
+    obj = {"metadata": {"name": name}, "spec": spec}
+    before = None if old is None else {"metadata": {"name": "x"}, "spec": old}
+    for error in schema.validate(obj, before) + schema.validate_status(obj, before or obj):
+        assert str(error)
+    schema.prune(obj)
+    schema.apply_defaults(obj)
