@@ -237,3 +237,26 @@ def test_cluster_scoped_custom_resources(svc_server_factory) -> None:
     assert created.status == 201
     assert "namespace" not in created.json()["metadata"]
     assert client.request("GET", "/apis/example.com/v1/namespaces/default/widgets/a").status == 404
+
+
+def test_server_side_apply_treats_an_atomic_map_as_one_value(svc_server_factory) -> None:
+    client = svc_server_factory("--brand-profile=kubernetes").client()
+    version = crd()["spec"]["versions"][0]
+    spec_schema = version["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    spec_schema["properties"]["limits"] = {
+        "type": "object",
+        "x-kubernetes-map-type": "atomic",
+        "additionalProperties": {"type": "string"},
+    }
+    install(client, crd(versions=[version]))
+
+    def apply(manager: str, limits: dict, force: bool = False) -> object:
+        params = {"fieldManager": manager, **({"force": "true"} if force else {})}
+        return client.request(
+            "PATCH", f"{WIDGETS}/a", body=widget("a", limits=limits), content_type=APPLY, params=params
+        )
+
+    assert apply("one", {"cpu": "1", "memory": "1Gi"}).status == 201
+    conflict = apply("two", {"cpu": "2"})
+    assert conflict.status == 409
+    assert apply("two", {"cpu": "2"}, force=True).json()["spec"]["limits"] == {"cpu": "2"}
