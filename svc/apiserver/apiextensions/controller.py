@@ -201,7 +201,19 @@ class CrdController:
 
     # -- deletion ----------------------------------------------------------------------------
     async def _clean_up(self, name: str) -> None:
-        """Delete every custom resource of a terminating CRD, then release it (remove the finalizer)."""
+        """Delete every custom resource of a terminating CRD, then release it (remove the finalizer);
+        a failed attempt is logged and tried again."""
+        while True:
+            try:
+                await self._clean_up_once(name)
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("cleanup of CRD %s failed; trying again", name)
+                await asyncio.sleep(_CLEANUP_RECHECK_SECONDS)
+
+    async def _clean_up_once(self, name: str) -> None:
         while True:
             crd = self.crds.get(name)
             if crd is None or self.finalizer not in (crd["metadata"].get("finalizers") or []):
