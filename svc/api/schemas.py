@@ -150,11 +150,25 @@ def schema_for(definition: str) -> Schema | None:
     return Schema.named(definition) if definition else None
 
 
+_added: set[str] = set()
+"""The names `put_definitions` added: every other definition is a built-in one."""
+
+
+def is_built_in(name: str) -> bool:
+    return name in definitions() and name not in _added
+
+
 def put_definitions(found: dict[str, dict[str, Any]], gone: Iterable[str] = ()) -> None:
     """Add, replace or remove definitions of served custom resources (their CRDs changed): every
-    reader of definitions (ownership, OpenAPI, explain) then sees them as it sees built-in ones."""
+    reader of definitions (ownership, OpenAPI, explain) then sees them as it sees built-in ones.
+    Built-in definitions are never replaced or removed."""
     every = definitions()
     for name in gone:
-        every.pop(name, None)
-    every.update(found)
+        if name in _added:
+            every.pop(name, None)
+            _added.discard(name)
+    for name, schema in found.items():
+        if not is_built_in(name):
+            every[name] = schema
+            _added.add(name)
     schema_for.cache_clear()

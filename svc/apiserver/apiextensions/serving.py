@@ -17,7 +17,7 @@ import orjson
 
 from svc.api.conversion import storage_version
 from svc.api.resources import Resource, version_priority
-from svc.api.schemas import definitions, put_definitions
+from svc.api.schemas import is_built_in, put_definitions
 from svc.apiserver.apiextensions.columns import columns_of
 from svc.apiserver.apiextensions.conversion import build_converter, write_storage_version
 from svc.apiserver.apiextensions.converting import ConvertingObjects, ConvertingStore
@@ -96,7 +96,6 @@ class ServedCustomResources:
         self.server = server
         self._served: dict[str, _Served] = {}
         self._built_in_groups = frozenset(group.name for group in server.resources.groups)
-        self._built_in_definitions = frozenset(definitions())
         self._storage_versions: dict[tuple[str, str], str] = {}
         self.webhooks = WebhookClient(endpoints_resolver(self._core_object))
         self.columns: dict[tuple[str, str, str], tuple[Column, ...]] = {}
@@ -159,7 +158,7 @@ class ServedCustomResources:
                 version_entry(crd, resource.version)
             )
         # A CRD group spelled like a built-in package (`api.k8s.io`) must not replace a built-in schema.
-        found = {name: schema for name, schema in definitions_of(crd).items() if name not in self._built_in_definitions}
+        found = {name: schema for name, schema in definitions_of(crd).items() if not is_built_in(name)}
         served.definitions = set(found)
         put_definitions(found, gone=(old.definitions - served.definitions) if old else ())
         self._served[name] = served
@@ -198,6 +197,7 @@ class ServedCustomResources:
     async def stop(self) -> None:
         for name in list(self._served):
             served = self._served.pop(name)
+            put_definitions({}, gone=served.definitions)
             if served.cache is not None:
                 await self._drop_cache(served)
         await self.webhooks.close()
