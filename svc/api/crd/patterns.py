@@ -1,6 +1,6 @@
 """Schema `pattern`s are Go RE2 expressions; Python's `re` reads most of them the same way.
 
-The differences CRD authors meet are translated: `\\z` (end of text), POSIX classes inside brackets
+The differences CRD authors meet are translated: `$` and `\\z` (end of text), POSIX classes inside brackets
 (`[[:alpha:]]`) and the common Unicode classes outside brackets (`\\p{L}`, `\\pN`). A pattern that
 still does not compile but uses RE2's Unicode classes, or uses a negated POSIX class, is valid RE2
 Python cannot express: it is accepted and left unchecked rather than refusing a CRD upstream accepts.
@@ -38,6 +38,7 @@ _UNICODE: Final = {
 _ESCAPES: Final = re.compile(r"\\(?:z|[pP](?:\{(\w+)\}|(\w)))|\[:(\^?)(\w+):\]|\\.")
 _NEGATED_POSIX: Final = re.compile(r"\[:\^\w+:\]")
 _UNSUPPORTED: Final = re.compile(r"\\[pP]")
+_MULTILINE: Final = re.compile(r"\(\?[a-zA-Z]*m")
 
 
 def _translate(pattern: str) -> str:
@@ -58,7 +59,38 @@ def _translate(pattern: str) -> str:
             return _POSIX.get(posix, text) if not match.group(3) else text
         return text
 
-    return _ESCAPES.sub(replace, pattern)
+    return _end_of_text(_ESCAPES.sub(replace, pattern))
+
+
+def _end_of_text(pattern: str) -> str:
+    """Go's `$` (without the m flag) matches only at the very end, Python's also before a final
+    newline: outside character classes it becomes `\\Z`."""
+    if _MULTILINE.search(pattern):
+        return pattern
+    out: list[str] = []
+    index, class_start = 0, -1
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            out.append(pattern[index : index + 2])
+            index += 2
+            continue
+        if class_start >= 0:
+            if pattern.startswith("[:", index):
+                end = pattern.find(":]", index + 2)
+                if end >= 0:
+                    out.append(pattern[index : end + 2])
+                    index = end + 2
+                    continue
+            if char == "]" and index > class_start:
+                class_start = -1
+        elif char == "[":
+            class_start = index + 1 + (pattern.startswith("^", index + 1))
+        elif char == "$":
+            char = "\\Z"
+        out.append(char)
+        index += 1
+    return "".join(out)
 
 
 @functools.lru_cache(maxsize=1024)

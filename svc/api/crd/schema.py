@@ -29,9 +29,11 @@ _CACHE_SIZE: Final = 1024
 def version_schema(crd: Mapping[str, Any], version: str) -> Mapping[str, Any]:
     """The raw openAPIV3Schema of `version` of a CRD, or {} when it has none."""
     spec = crd.get("spec") if isinstance(crd.get("spec"), Mapping) else {}
-    for entry in spec.get("versions") or ():
+    versions = spec.get("versions")
+    for entry in versions if isinstance(versions, list) else ():
         if isinstance(entry, Mapping) and entry.get("name") == version:
-            found = (entry.get("schema") or {}).get("openAPIV3Schema")
+            holder = entry.get("schema")
+            found = holder.get("openAPIV3Schema") if isinstance(holder, Mapping) else None
             return found if isinstance(found, Mapping) else {}
     return {}
 

@@ -307,12 +307,17 @@ def _checks(schema: Mapping[str, Any]) -> list[Check]:
     return checks
 
 
+def _nodes(value: Any) -> list[Node]:
+    """The compiled schemas of an allOf/anyOf/oneOf list (entries of another JSON type skipped)."""
+    return [Node(sub) for sub in value if isinstance(sub, Mapping)] if isinstance(value, list) else []
+
+
 def _composition(schema: Mapping[str, Any]) -> list[Check]:
     checks: list[Check] = []
-    all_of = [Node(sub) for sub in schema.get("allOf") or () if isinstance(sub, Mapping)]
+    all_of = _nodes(schema.get("allOf"))
     if all_of:
         checks.append(lambda v, p: [e for node in all_of for e in node.validate(v, p)])
-    any_of = [Node(sub) for sub in schema.get("anyOf") or () if isinstance(sub, Mapping)]
+    any_of = _nodes(schema.get("anyOf"))
     if any_of:
 
         def check_any_of(value: Any, path: str) -> list[FieldError]:
@@ -322,7 +327,7 @@ def _composition(schema: Mapping[str, Any]) -> list[Check]:
             return [invalid(COMPOSITE_FIELD, "", f"{quote(path)} {_ANY_OF}"), *results[0]]
 
         checks.append(check_any_of)
-    one_of = [Node(sub) for sub in schema.get("oneOf") or () if isinstance(sub, Mapping)]
+    one_of = _nodes(schema.get("oneOf"))
     if one_of:
 
         def check_one_of(value: Any, path: str) -> list[FieldError]:

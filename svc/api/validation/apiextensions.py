@@ -33,6 +33,7 @@ from svc.machinery.field_errors import (
     required,
     too_many,
 )
+from svc.machinery.gotext import json_marshal
 from svc.machinery.validation import is_dns1035_label, is_dns1123_subdomain
 
 GROUP: Final = "apiextensions.k8s.io"
@@ -310,8 +311,9 @@ def _review_versions(versions: list[Any], require_recognized: bool) -> list[Fiel
     if not versions:
         return [required(path)]
     errors: list[FieldError] = []
-    seen: set[Any] = set()
+    seen: set[str] = set()
     for index, version in enumerate(versions):
+        version = version if isinstance(version, str) else json_marshal(version)
         if version in seen:
             errors.append(invalid(f"{path}[{index}]", version, "duplicate version"))
             continue
@@ -341,8 +343,9 @@ def spec_errors(spec: Any, options: SchemaOptions, *, require_recognized_review:
     for index, version in enumerate(versions):
         name = lookup(version, "name")
         storage += lookup(version, "storage") is True
-        unique = unique and name not in names
-        names.add(name)
+        key = name if isinstance(name, str) else json_marshal(name)
+        unique = unique and key not in names
+        names.add(key)
         errors += _dns1035(name if isinstance(name, str) else "", f"spec.versions[{index}].name")
         errors += _version(version, f"spec.versions[{index}]", options)
     if not unique:
@@ -364,7 +367,10 @@ def stored_versions_errors(crd: Any) -> list[FieldError]:
     status = mapping(crd, "status")
     if "storedVersions" not in status:
         return []
-    stored = [version for version in items(status.get("storedVersions"))]
+    stored = [
+        version if isinstance(version, str) else json_marshal(version)
+        for version in items(status.get("storedVersions"))
+    ]
     path = "status.storedVersions"
     if not stored:
         return [invalid(path, stored, "must have at least one stored version")]
@@ -372,6 +378,7 @@ def stored_versions_errors(crd: Any) -> list[FieldError]:
     positions = {version: index for index, version in enumerate(stored)}
     for version in items(lookup(crd, "spec.versions")):
         name = lookup(version, "name")
+        name = name if isinstance(name, str) else json_marshal(name)
         if lookup(version, "storage") is True and name not in positions:
             errors.append(invalid(path, stored, f"must have the storage version {name}"))
         positions.pop(name, None)
@@ -430,13 +437,12 @@ def _non_structural(old: Any) -> bool:
 def _update_options(new: Any, old: Any) -> SchemaOptions:
     """What the stored CRD already broke stays allowed (upstream's `ValidateCustomResourceDefinitionUpdate`);
     versions whose schema did not change are not held to the per-expression cost limit."""
-    old_schemas = {
-        lookup(version, "name"): lookup(version, "schema") for version in items(lookup(old, "spec.versions"))
-    }
+    old_schemas = [
+        (lookup(version, "name"), lookup(version, "schema")) for version in items(lookup(old, "spec.versions"))
+    ]
     new_versions = items(lookup(new, "spec.versions"))
     unchanged = bool(new_versions) and all(
-        lookup(version, "name") in old_schemas and old_schemas[lookup(version, "name")] == lookup(version, "schema")
-        for version in new_versions
+        (lookup(version, "name"), lookup(version, "schema")) in old_schemas for version in new_versions
     )
     return SchemaOptions(require_structural=not _non_structural(old), suppress_per_expression_cost=unchanged)
 
@@ -444,7 +450,7 @@ def _update_options(new: Any, old: Any) -> SchemaOptions:
 def validate_update(new: Any, old: Any) -> list[FieldError]:
     """A CRD on update: the create rules with the stored CRD's relaxations, then the immutable fields."""
     old_review = items(lookup(old, "spec.conversion.webhook.conversionReviewVersions"))
-    require_recognized = not old_review or bool(set(old_review) & set(REVIEW_VERSIONS))
+    require_recognized = not old_review or any(version in REVIEW_VERSIONS for version in old_review)
     errors = validate(new, _update_options(new, old), require_recognized_review=require_recognized)
     if _established(old):
         for path in ("spec.scope", "spec.names.kind"):

@@ -41,7 +41,7 @@ def list_and_map_type_errors(
     if list_type is not None and list_type not in ("atomic", "set", "map"):
         errors.append(not_supported(f"{path}.x-kubernetes-list-type", list_type, ("atomic", "set", "map")))
     keys = schema.get("x-kubernetes-list-map-keys")
-    keys = keys if isinstance(keys, list) else []
+    keys = [key for key in keys if isinstance(key, str)] if isinstance(keys, list) else []
     if keys:
         if list_type is None:
             errors.append(
@@ -118,7 +118,8 @@ def _map_set_item_errors(items: Schema, keys: list[Any], list_type: str, path: s
         )
     if list_type != "map":
         return errors
-    required_names = set(items.get("required") or ()) if isinstance(items.get("required"), list) else set()
+    names = items.get("required")
+    required_names = {name for name in names if isinstance(name, str)} if isinstance(names, list) else set()
     properties = mapping_of(items.get("properties"))
     for key in keys:
         prop = properties.get(key)

@@ -238,7 +238,7 @@ class _Walker:
 
     def _standard(self, schema: Schema, path: str, ctx: _Context) -> list[FieldError]:
         """Upstream's `specStandardValidatorV3`: the OpenAPI v3 subset CRD schemas may use."""
-        errors: list[FieldError] = []
+        errors: list[FieldError] = keyword_type_errors(schema, path)
         kind = schema.get("type")
         if self.options.require_valid_property_type and isinstance(kind, str) and kind and kind not in OPENAPI_TYPES:
             errors.append(not_supported(f"{path}.type", kind, OPENAPI_TYPES))
@@ -316,6 +316,44 @@ class _Walker:
             )
             return [forbidden(f"{where}.messageExpression", detail)]
         return []
+
+
+_KEYWORD_TYPES: Final[dict[str, tuple[tuple[type, ...], str]]] = {
+    **dict.fromkeys(("type", "format", "description", "title", "pattern"), ((str,), "string")),
+    **dict.fromkeys(("x-kubernetes-list-type", "x-kubernetes-map-type"), ((str,), "string")),
+    **dict.fromkeys(("maximum", "minimum", "multipleOf"), ((int, float), "number")),
+    **dict.fromkeys(
+        ("maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties"), ((int,), "integer")
+    ),
+    **dict.fromkeys(("exclusiveMaximum", "exclusiveMinimum", "nullable", "uniqueItems"), ((bool,), "boolean")),
+    **dict.fromkeys(
+        ("x-kubernetes-preserve-unknown-fields", "x-kubernetes-embedded-resource", "x-kubernetes-int-or-string"),
+        ((bool,), "boolean"),
+    ),
+    **dict.fromkeys(("properties", "not"), ((dict,), "object")),
+    **dict.fromkeys(("enum", "allOf", "anyOf", "oneOf", "x-kubernetes-validations"), ((list,), "array")),
+    "items": ((dict, list), "object"),
+    "additionalProperties": ((dict, bool), "object or boolean"),
+    "required": ((list,), "array of strings"),
+    "x-kubernetes-list-map-keys": ((list,), "array of strings"),
+}
+
+
+def keyword_type_errors(schema: Schema, path: str) -> list[FieldError]:
+    """Keywords of the wrong JSON type, which upstream's strict decoding of JSONSchemaProps refuses;
+    everything else here reads them as absent, so they are reported once, here."""
+    errors: list[FieldError] = []
+    for key, value in schema.items():
+        expected = _KEYWORD_TYPES.get(key)
+        if expected is None or value is None:
+            continue
+        accepted, name = expected
+        wrong = type(value) not in accepted
+        if not wrong and type(value) is list and name == "array of strings":
+            wrong = not all(isinstance(item, str) for item in value)
+        if wrong:
+            errors.append(invalid(f"{path}.{key}", value, f"must be of type {name}"))
+    return errors
 
 
 def _forbid_old_self(ctx: _Context, path: str) -> _Context:

@@ -169,3 +169,45 @@ def test_validation_reports_errors_and_never_raises(spec: Any, old: Any, name: A
         assert str(error)
     schema.prune(obj)
     schema.apply_defaults(obj)
+
+
+KEYWORDS = st.sampled_from(
+    [
+        "type",
+        "properties",
+        "items",
+        "additionalProperties",
+        "required",
+        "enum",
+        "pattern",
+        "format",
+        "maximum",
+        "maxItems",
+        "default",
+        "nullable",
+        "anyOf",
+        "x-kubernetes-list-type",
+        "x-kubernetes-list-map-keys",
+        "x-kubernetes-validations",
+        "x-kubernetes-embedded-resource",
+        "x-kubernetes-preserve-unknown-fields",
+    ]
+)
+SCHEMAISH = st.recursive(
+    st.dictionaries(KEYWORDS, JSON, max_size=3),
+    lambda inner: st.dictionaries(
+        KEYWORDS, st.one_of(JSON, inner, st.dictionaries(NAMES, inner, max_size=2)), max_size=4
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(schema=SCHEMAISH, obj=JSON)
+def test_a_malformed_schema_never_makes_the_facade_raise(schema: dict[str, Any], obj: Any) -> None:
+    compiled = CustomResourceSchema(schema)
+    target = {"spec": obj}
+    compiled.prune(target)
+    compiled.apply_defaults(target)
+    compiled.validate(target, None)
+    compiled.node_at(["spec"])

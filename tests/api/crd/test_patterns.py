@@ -18,6 +18,9 @@ from svc.api.crd.patterns import go_pattern
         (r"^\p{L}+$", "héllo", True),
         (r"^\p{L}+$", "h3llo", False),
         (r"^\pL\PN$", "ab", True),
+        (r"^[a-z]+$", "abc\n", False),
+        (r"^[a-z$]+$", "a$", True),
+        (r"(?m)^[a-z]+$", "abc\nd", True),
     ],
 )
 def test_re2_constructs_are_translated(pattern: str, text: str, matches: bool) -> None:

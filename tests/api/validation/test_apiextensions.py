@@ -505,3 +505,17 @@ def test_an_expensive_message_expression_is_over_the_cost_limit() -> None:
     where = f"{S0}.properties[spec].properties[tags].x-kubernetes-validations[0].messageExpression"
     assert found[0][:2] == (where, FORBIDDEN)
     assert found[0][2].startswith("Forbidden: estimated messageExpression cost exceeds budget by factor of")
+
+
+def test_schema_keywords_of_the_wrong_json_type_are_reported() -> None:
+    found = schema_causes(spec_schema(n={"type": ["integer"], "maxItems": "3"}))
+    assert (
+        f"{S0}.properties[spec].properties[n].type",
+        INVALID,
+        'Invalid value: ["integer"]: must be of type string',
+    ) in found
+    assert (
+        f"{S0}.properties[spec].properties[n].maxItems",
+        INVALID,
+        'Invalid value: "3": must be of type integer',
+    ) in found
