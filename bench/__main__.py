@@ -28,6 +28,8 @@ from bench import (
     authz,
     cel,
     connections,
+    conversion,
+    crd,
     crud,
     encode,
     lists,
@@ -63,6 +65,7 @@ SCENARIOS = (
     "sqlite",
     "encode",
     "cel",
+    "conversion",
     "authz",
     "admission",
     "vap",
@@ -70,6 +73,7 @@ SCENARIOS = (
     "snapshots",
     "workloads",
     "webhooks",
+    "crd",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 # The bench's objects as the server returns them (its metadata included): the anchors' value sizes
@@ -174,6 +178,7 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
         ("vap", admission_policy),
         ("authn", authn),
         ("snapshots", snapshots),
+        ("crd", crd),
         ("webhooks", webhooks),
         ("workloads", workloads),
     ):
@@ -201,6 +206,11 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
     if "cel" in only:
         sections["cel"], found = cel.run()
         facts.update(found)
+    if "conversion" in only:
+        result = await _guarded("conversion", failed, conversion.run())
+        if result is not None:
+            sections["conversion"], found = result
+            facts.update(found)
 
 
 async def run(plan: Plan, only: list[str]) -> str:
@@ -224,6 +234,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         "lists",
         "encode",
         "cel",
+        "conversion",
         "watch",
         "watchmem",
         "memory",
@@ -235,6 +246,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         "snapshots",
         "workloads",
         "webhooks",
+        "crd",
     )
     chosen = [sections[name] for name in order if name in sections]
     chosen += [ratios_section(facts), targets_section(facts)]

@@ -105,6 +105,8 @@ RATIOS = (
     Ratio("our get rate / etcd range rate (1 client)", "get/1", "etcd range/1"),
     Ratio("our get rate / HTTP ceiling (32 clients)", "get/32", "http ceiling/32"),
     Ratio("our create rate / SQLite single-row commits", "create/32", "sqlite commit/1"),
+    Ratio("custom resource create / ConfigMap create (32 clients)", "crd cr create/32", "crd cm create/32"),
+    Ratio("custom resource get / ConfigMap get (32 clients)", "crd cr get/32", "crd cm get/32"),
 )
 
 
@@ -274,6 +276,22 @@ TARGETS = (
         lambda v: v < 0.100,
         millis,
     ),
+    Target(
+        "custom resource create vs ConfigMap create (32 clients)",
+        "≥ 80%",
+        _ratio("crd cr create/32", "crd cm create/32"),
+        lambda v: v >= 0.80,
+        _percent,
+    ),
+    Target(
+        "custom resource get vs ConfigMap get (32 clients)",
+        "≥ 80%",
+        _ratio("crd cr get/32", "crd cm get/32"),
+        lambda v: v >= 0.80,
+        _percent,
+    ),
+    Target("a CRD from create to served (slowest)", "< 1 s", _fact("crd served max"), lambda v: v < 1.0, millis),
+    Target("100 CRDs at once until all served", "< 10 s", _fact("crd batch seconds"), lambda v: v < 10.0, millis),
 )
 
 

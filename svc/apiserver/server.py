@@ -31,6 +31,7 @@ from svc.apiserver.admission.plugins.policy.status_loop import status_loop
 from svc.apiserver.admission.plugins.priority import create_system_priority_classes
 from svc.apiserver.admission.plugins.webhook.build import close_webhooks
 from svc.apiserver.admission.registry import build_plugins
+from svc.apiserver.apiextensions.build import build_apiextensions
 from svc.apiserver.authn import extension_configmap
 from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
 from svc.apiserver.authn.build import Authentication, build_authenticator, build_tokens
@@ -134,6 +135,7 @@ class Server:
         )
         self.discovery = Discovery(self.resources, self.served_subresources, "")
         self.openapi = OpenAPI(self.resources, self.profile)
+        self.apiextensions = build_apiextensions(self)
         self.chain = build_handler_chain(endpoint)
         self.version_info = {
             "major": "1",
@@ -166,7 +168,11 @@ class Server:
         return (JSON, YAML, self.protobuf, CBOR) if self.cbor_enabled else (JSON, YAML, self.protobuf)
 
     def columns_for(self, resource: Resource) -> tuple[Column, ...]:
-        return columns_for(resource.upstream_group, resource.kind) or DEFAULT_COLUMNS
+        return (
+            self.apiextensions.columns_for(resource)
+            or columns_for(resource.upstream_group, resource.kind)
+            or DEFAULT_COLUMNS
+        )
 
     def row_conditions_for(self, resource: Resource) -> RowConditions | None:
         return row_conditions_for(resource.upstream_group, resource.kind)
@@ -394,6 +400,7 @@ class Server:
         await self.rbac.start(self.store_for, UserInfo(self.profile.apiserver_name, groups=("system:masters",)))
         if self.node_policy is not None:
             await self.node_policy.start(self.store_for)
+        await self.apiextensions.start()
         self.kubeconfig_path = options.data_dir / "admin.kubeconfig"
         config = admin_kubeconfig(
             self.pki,
@@ -434,6 +441,7 @@ class Server:
             await self.node_policy.stop()
         await self.authentication.close()
         await close_webhooks(self)
+        await self.apiextensions.stop()
         for cache in self.caches.values():
             await cache.stop()
         if self.backend is not None:

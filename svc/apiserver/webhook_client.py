@@ -10,10 +10,8 @@ The rules, as upstream (`k8s.io/apiserver/pkg/util/webhook`), with the one place
 - `url` is dialled as written (port 443 when it has none).
 - `service` addresses `https://<name>.<namespace>.svc:<port><path>` (port 443 by default), and the
   serving certificate must be valid for `<name>.<namespace>.svc`. Which address is dialled is asked of a
-  `ServiceResolver`. There is no cluster network here, so a Service's clusterIP leads nowhere; svc's
-  resolver (`webhook_service_resolver`) therefore routes to the Service's endpoints, as upstream's
-  `--enable-aggregator-routing` resolver does. A test webhook on loopback is reached through a Service
-  without a selector plus an Endpoints object listing 127.0.0.1.
+  `ServiceResolver`; svc's (`webhook_service_resolver`) routes to the Service's endpoints, or to the
+  external name of an ExternalName Service, which is how a test reaches a webhook on loopback.
 - `caBundle` holds the only roots trusted; without one, the system roots are.
 - HTTP/1.1, no client credentials (upstream's default when no kubeconfig names the webhook), and the
   timeout travels in the query (`?timeout=30s`) as client-go sends it.

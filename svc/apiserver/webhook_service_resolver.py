@@ -1,14 +1,19 @@
-"""Which address a webhook's service reference leads to: one of the Service's endpoints.
+"""Which address a webhook's service reference leads to.
 
-Upstream resolves a service reference either to the Service's clusterIP (kube-proxy carries the
-connection on) or, with `--enable-aggregator-routing`, to one of its endpoints. svc runs no cluster
-network, so a clusterIP is not reachable and svc always routes to endpoints, with upstream's rules and
-error texts (`k8s.io/apiserver/pkg/util/proxy.ResolveEndpoint`): the Service must exist and be of type
-ClusterIP, NodePort or LoadBalancer; its port with the referenced number names the endpoint port
-(matched by name); a random address of a subset that has that port is dialled.
+Upstream resolves a service reference with `k8s.io/apiserver/pkg/util/proxy`: by default to the
+Service's clusterIP (kube-proxy carries the connection on) or, for an ExternalName Service, to its
+external name and the referenced port (`ResolveCluster`); with `--enable-aggregator-routing`, to one
+of the Service's endpoints (`ResolveEndpoint`). svc runs no cluster network, so a clusterIP leads
+nowhere. svc's rule, with upstream's error texts:
+- ExternalName: `<externalName>:<referenced port>`, as upstream's default resolver.
+- ClusterIP, NodePort, LoadBalancer: an endpoint, as upstream's endpoint routing: the Service's port
+  with the referenced number names the endpoint port (matched by name); a random address of a subset
+  that has that port is dialled.
+- any other type: `unsupported service type`.
 
-So a webhook running on loopback is reached through a Service without a selector and an Endpoints
-object of the same name listing `127.0.0.1` and the webhook's port.
+Endpoints may not hold loopback addresses (upstream's validation refuses them), so a webhook running
+on loopback (a test's) is reached through an ExternalName Service named `localhost`, with the
+webhook's port as the reference's port; TLS still verifies `<name>.<namespace>.svc`.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ def endpoints_resolver(get: ObjectGetter) -> ServiceResolver:
             raise ResolveError(f'service "{name}" not found')
         spec = service.get("spec") or {}
         service_type = spec.get("type") or "ClusterIP"
+        if service_type == "ExternalName":
+            return spec.get("externalName") or "", port
         if service_type not in _ROUTABLE_TYPES:
             raise ResolveError(f'unsupported service type "{service_type}"')
         service_port = next((p for p in spec.get("ports") or () if p.get("port") == port), None)

@@ -22,6 +22,7 @@ from svc.api.conversion import Conversion, conversion_for
 from svc.api.resources import Resource
 from svc.api.strategy import Strategy
 from svc.machinery import status
+from svc.machinery.field_errors import aggregate_message, invalid
 from svc.registry import delete as deletion
 from svc.registry.admission import Admission, Attributes, Operation, UserInfo
 from svc.registry.create import before_create
@@ -147,6 +148,14 @@ class GenericStore:
         """What a watch event of a decoded cached object needs: None when stamping the served
         apiVersion and kind is enough."""
         return None if self.conversion is None else self.present
+
+    def _unconditional(self, name: str) -> status.StatusError:
+        """Upstream's 422 for an update without a resourceVersion where one is required (it names the
+        resource where the kind belongs, and the missing version as the number 0)."""
+        problems = [invalid("metadata.resourceVersion", 0, "must be specified for an update")]
+        group = self.resource.group
+        qualified = f"{self.resource.name}.{group}" if group else self.resource.name
+        return status.invalid(qualified, name, problems, aggregate_message(problems))
 
     def _not_found(self, name: str) -> status.StatusError:
         return status.not_found(self.resource.group_resource, name)
@@ -441,7 +450,7 @@ class GenericStore:
             current_version = current["metadata"]["resourceVersion"]
             if not version:
                 if not self.strategy.allow_unconditional_update:
-                    raise status.bad_request("metadata.resourceVersion: must be specified for an update")
+                    raise self._unconditional(name)
                 metadata["resourceVersion"] = current_version
             elif version != current_version:
                 raise status.stale_conflict(self.resource.group_resource, name)

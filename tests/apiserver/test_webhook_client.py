@@ -186,6 +186,11 @@ def test_resolver_picks_the_endpoint_port_named_like_the_service_port() -> None:
     assert _resolve({("services", "hook"): _SERVICE, ("endpoints", "hook"): endpoints}) == ("127.0.0.1", 9443)
 
 
+def test_resolver_routes_an_external_name_service_to_its_name_and_the_referenced_port() -> None:
+    service = {"spec": {"type": "ExternalName", "externalName": "localhost"}}
+    assert _resolve({("services", "hook"): service}, 8443) == ("localhost", 8443)
+
+
 @pytest.mark.parametrize(
     ("objects", "port", "message"),
     [
@@ -193,11 +198,7 @@ def test_resolver_picks_the_endpoint_port_named_like_the_service_port() -> None:
         ({("services", "hook"): _SERVICE}, 8443, 'no service port 8443 found for service "hook"'),
         ({("services", "hook"): _SERVICE}, 443, 'endpoints "hook" not found'),
         ({("services", "hook"): _SERVICE, ("endpoints", "hook"): {}}, 443, 'no endpoints available for service "hook"'),
-        (
-            {("services", "hook"): {"spec": {"type": "ExternalName", "externalName": "example.com"}}},
-            443,
-            'unsupported service type "ExternalName"',
-        ),
+        ({("services", "hook"): {"spec": {"type": "Headless"}}}, 443, 'unsupported service type "Headless"'),
     ],
 )
 def test_resolver_errors_are_upstreams(objects, port: int, message: str) -> None:
