@@ -60,6 +60,10 @@ class RangeResult:
 
 
 class Backend(Protocol):
+    progress_on_demand: bool
+    """Whether a `current_revision` call makes every progress-notifying watch report that revision as
+    soon as it has sent the events before it (a watch cache then serves consistent reads)."""
+
     async def start(self) -> None: ...
 
     async def close(self) -> None: ...

@@ -21,9 +21,10 @@ is retried behind the caller's back, so an acknowledged write is one etcd commit
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
@@ -98,8 +99,9 @@ class EtcdBackend:
         self._watch: Any = None
         self._maintenance: Any = None
         self._compacted = 0
-        self._progress_streams: dict[Any, int] = {}
+        self._streams: set[_Stream] = set()
         self._closed = False
+        self.progress_on_demand = False
 
     # -- lifecycle ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -124,6 +126,8 @@ class EtcdBackend:
         self._watch = rpc.WatchStub(self._channel)
         self._maintenance = rpc.MaintenanceStub(self._channel)
         await self._wait_reachable()
+        status = await self._call(self._maintenance.Status, rpc.StatusRequest())
+        self.progress_on_demand = answers_progress_in_order(status.version)
 
     async def _wait_reachable(self) -> None:
         """Retry until etcd answers or the dial timeout passes, then fail with what went wrong."""
@@ -146,8 +150,8 @@ class EtcdBackend:
         if self._closed:
             return
         self._closed = True
-        for call in list(self._progress_streams):
-            call.cancel()
+        for stream in list(self._streams):
+            stream.call.cancel()
         if self._channel is not None:
             await self._channel.close()
 
@@ -280,7 +284,6 @@ class EtcdBackend:
     ) -> AsyncIterator[Event | Progress]:
         if self._closed:
             raise errors.BackendUnavailableError("storage is closed")
-        requests: asyncio.Queue[Any] = asyncio.Queue()
         create = rpc.WatchCreateRequest(
             key=prefix.encode(),
             range_end=_prefix_end(prefix.encode()),
@@ -288,18 +291,12 @@ class EtcdBackend:
             prev_kv=True,
             progress_notify=progress_notify,
         )
-        requests.put_nowait(rpc.WatchRequest(create_request=create))
-
-        async def outgoing() -> AsyncIterator[Any]:
-            while True:
-                yield await requests.get()
-
-        call = self._watch.Watch(outgoing())
+        stream = _Stream(self._watch.Watch(), after_revision)
+        self._streams.add(stream)
         last = after_revision
-        if progress_notify:
-            self._progress_streams[requests] = after_revision
         try:
-            async for response in call:
+            await stream.call.write(rpc.WatchRequest(create_request=create))
+            async for response in stream.call:
                 if response.compact_revision:
                     self._compacted = max(self._compacted, int(response.compact_revision) - 1)
                     raise errors.CompactedError(after_revision, int(response.compact_revision) - 1)
@@ -307,24 +304,73 @@ class EtcdBackend:
                     raise errors.BackendUnavailableError(f"etcd canceled the watch: {response.cancel_reason}")
                 for event in response.events:
                     converted = _event(event)
-                    last = converted.revision
+                    last = stream.seen = converted.revision
                     yield converted
+                if not progress_notify or response.events:
+                    continue
+                stream.asked = False
+                # The creation answer carries the current revision before the history after
+                # `after_revision` is replayed: current only when there is nothing to replay.
                 revision = int(response.header.revision)
-                if progress_notify:
-                    self._progress_streams[requests] = max(last, revision)
-                    if response.created or not response.events:
-                        yield Progress(revision)
+                if not response.created or revision <= after_revision:
+                    stream.seen = max(last, revision)
+                    stream.progress = True
+                    yield Progress(stream.seen)
+                elif self.progress_on_demand:
+                    stream.progress = True
+                    stream.ask()
         except grpc.aio.AioRpcError as error:
             raise self._translate(error) from None
         finally:
-            self._progress_streams.pop(requests, None)
-            call.cancel()
+            self._streams.discard(stream)
+            stream.call.cancel()
         raise errors.BackendUnavailableError("etcd closed the watch stream")
 
     def _request_progress(self, revision: int) -> None:
-        for requests, seen in self._progress_streams.items():
-            if seen < revision and requests.empty():
-                requests.put_nowait(rpc.WatchRequest(progress_request=rpc.WatchProgressRequest()))
+        if not self.progress_on_demand:
+            return
+        for stream in self._streams:
+            if stream.progress and stream.seen < revision:
+                stream.ask()
+
+
+@dataclass(eq=False)
+class _Stream:
+    """One watch stream; `seen` is the revision it is known current up to."""
+
+    call: Any
+    seen: int
+    progress: bool = False
+    asked: bool = False
+    _pending: set[asyncio.Task[None]] = field(default_factory=set)
+
+    def ask(self) -> None:
+        """Request a progress report, unless one is already on its way."""
+        if self.asked:
+            return
+        self.asked = True
+        task = asyncio.get_running_loop().create_task(self._write())
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def _write(self) -> None:
+        with contextlib.suppress(grpc.aio.AioRpcError, asyncio.InvalidStateError, RuntimeError):
+            await self.call.write(rpc.WatchRequest(progress_request=rpc.WatchProgressRequest()))
+
+
+def answers_progress_in_order(version: str) -> bool:
+    """Whether etcd answers a progress request only once the watch has sent every earlier event.
+    Older releases answer at once, possibly ahead of events still to come (etcd issue 15220, fixed in
+    3.4.31 and 3.5.13; upstream serves consistent reads from etcd, not the cache, before those)."""
+    try:
+        major, minor, patch = (int(part) for part in version.split("-")[0].split(".")[:3])
+    except ValueError:
+        return False
+    if (major, minor) == (3, 4):
+        return patch >= 31
+    if (major, minor) == (3, 5):
+        return patch >= 13
+    return (major, minor) > (3, 5)
 
 
 def _guard(name: bytes, expected_revision: int) -> Any:

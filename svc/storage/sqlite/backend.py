@@ -99,6 +99,8 @@ class _Op:
 
 
 class SqliteBackend:
+    progress_on_demand = True
+
     def __init__(self, path: str | Path, *, max_request_bytes: int = MAX_REQUEST_BYTES) -> None:
         self._path = str(path)
         self._max_request_bytes = max_request_bytes
