@@ -43,7 +43,7 @@ from svc.apiserver.discovery import AGGREGATED_KIND, AGGREGATED_VERSIONS, Discov
 from svc.apiserver.health import HealthCheck
 from svc.apiserver.kubeconfig import admin_kubeconfig, write_kubeconfig
 from svc.apiserver.kubelet_client import KubeletClient
-from svc.apiserver.loops import compaction_loop
+from svc.apiserver.loops import compaction_loop, storage_size_loop
 from svc.apiserver.metrics import Metrics
 from svc.apiserver.openapi import OpenAPI
 from svc.apiserver.options import GIT_VERSION, Options
@@ -395,6 +395,7 @@ class Server:
         self._tasks = [
             asyncio.create_task(default_service.default_service_loop(self, port, advertise), name="default-service"),
             asyncio.create_task(compaction_loop(self), name="compaction"),
+            asyncio.create_task(storage_size_loop(self), name="storage-size"),
         ]
         self.ready = True
 

@@ -100,6 +100,10 @@ class Backend(Protocol):
 
     async def compacted_revision(self) -> int: ...
 
+    async def storage_size(self) -> tuple[str, int]:
+        """The store's cluster identity and the bytes its database takes on disk."""
+        ...
+
     async def check_writes(self) -> None:
         """Raises BackendUnavailableError while writes fail (a full disk), so readiness can say so."""
         ...

@@ -199,3 +199,15 @@ def test_bad_store_flags_are_refused(flags: list[str], message: str, capsys: pyt
     with pytest.raises(SystemExit):
         parse_options(flags)
     assert message in capsys.readouterr().err
+
+
+def test_metrics_report_the_etcd_database_size_and_object_counts(
+    svc_server_factory: Factory, etcd_process: EtcdProcess
+) -> None:
+    client = svc_server_factory(*_on(etcd_process)).client()
+    assert client.request("POST", CONFIGMAPS, body=_configmap("counted")).status == 201
+    lines = client.request("GET", "/metrics").body.decode().splitlines()
+    sizes = [line for line in lines if line.startswith("apiserver_storage_size_bytes{storage_cluster_id=")]
+    assert len(sizes) == 1
+    assert float(sizes[0].split()[-1]) > 0
+    assert any(line.startswith('apiserver_storage_objects{resource="configmaps"}') for line in lines)

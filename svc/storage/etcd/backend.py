@@ -269,14 +269,10 @@ class EtcdBackend:
         if response.errors:
             raise errors.BackendUnavailableError(f"etcd: {'; '.join(response.errors)}")
 
-    async def db_size(self) -> int:
-        """Bytes of etcd's database file, as its Status reports them (for apiserver_storage_size_bytes)."""
+    async def storage_size(self) -> tuple[str, int]:
+        """etcd's cluster id (hex, as upstream labels it) and its database file's size."""
         response = await self._call(self._maintenance.Status, rpc.StatusRequest())
-        return int(response.dbSize)
-
-    async def count(self, start: str, end: str) -> int:
-        request = rpc.RangeRequest(key=start.encode(), range_end=end.encode(), count_only=True)
-        return int((await self._call(self._kv.Range, request)).count)
+        return f"{response.header.cluster_id:x}", int(response.dbSize)
 
     # -- watch -------------------------------------------------------------------------------
     async def watch(

@@ -480,6 +480,9 @@ class SqliteBackend:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return before, self._disk_bytes()
 
+    async def storage_size(self) -> tuple[str, int]:
+        return "sqlite", await asyncio.get_running_loop().run_in_executor(self._readers, self._disk_bytes)
+
     def _disk_bytes(self) -> int:
         files = (Path(self._path + suffix) for suffix in ("", "-wal"))
         return sum(file.stat().st_size for file in files if file.exists())
