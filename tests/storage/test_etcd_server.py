@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
+from svc.storage.errors import StorageError
 from svc.storage.etcd.backend import EtcdBackend
 from svc.testing.etcd import EtcdProcess
 from svc.testing.harness import RunningServer
@@ -211,3 +212,26 @@ def test_metrics_report_the_etcd_database_size_and_object_counts(
     assert len(sizes) == 1
     assert float(sizes[0].split()[-1]) > 0
     assert any(line.startswith('apiserver_storage_objects{resource="configmaps"}') for line in lines)
+
+
+def test_an_unreachable_etcd_at_start_is_a_clear_error(svc_server_factory: Factory) -> None:
+    from svc.testing.harness import free_port
+
+    url = f"http://127.0.0.1:{free_port()}"
+    with pytest.raises(StorageError, match=f"cannot reach etcd at {url} within 1s"):
+        svc_server_factory("--storage-backend=store3", f"--store-servers={url}", "--storage-initialization-timeout=1s")
+
+
+def test_an_overridden_resource_is_stored_on_its_own_etcd(
+    svc_server_factory: Factory, etcd_process: EtcdProcess, etcd_session: EtcdProcess
+) -> None:
+    override = f"--store-servers-overrides=/configmaps#{etcd_session.url}"
+    client = svc_server_factory(*_on(etcd_process, "/split"), override).client()
+    assert client.request("POST", CONFIGMAPS, body=_configmap("elsewhere")).status == 201
+    assert (
+        client.request("POST", "/api/v1/namespaces/default/secrets", body={"metadata": {"name": "here"}}).status == 201
+    )
+    assert "/split/core/configmaps/default/elsewhere" in _keys(etcd_session, "/split/", "/split0")
+    assert "/split/core/configmaps/default/elsewhere" not in _keys(etcd_process, "/split/", "/split0")
+    assert "/split/core/secrets/default/here" in _keys(etcd_process, "/split/", "/split0")
+    assert client.request("GET", f"{CONFIGMAPS}/elsewhere").status == 200

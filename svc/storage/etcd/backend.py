@@ -86,7 +86,7 @@ class EtcdBackend:
         *,
         tls: TlsFiles | None = None,
         request_timeout: float = 60.0,
-        dial_timeout: float = 20.0,
+        dial_timeout: float = 60.0,
     ) -> None:
         if not servers:
             raise ValueError("--store-servers must not be empty")

@@ -23,7 +23,7 @@ class EtcdOptions:
     healthcheck_timeout: float = 2.0
     readycheck_timeout: float = 2.0
     db_metric_poll_interval: float = 30.0
-    dial_timeout: float = 20.0
+    dial_timeout: float = 60.0
 
     def backend(self, servers: list[str], request_timeout: float) -> EtcdBackend:
         tls = TlsFiles(self.cafile, self.certfile, self.keyfile)
