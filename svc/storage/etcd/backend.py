@@ -14,8 +14,9 @@ asks the progress-notifying watches that are behind it for a progress report (et
 `WatchProgressRequest`, answered once the stream has sent every event up to the header revision).
 
 Every gRPC failure that is not a refusal by etcd (unreachable, timed out, leader lost) surfaces as
-BackendUnavailableError, which the API turns into 503s and readiness into a failing check; nothing
-is retried behind the caller's back, so an acknowledged write is one etcd committed.
+StoreUnreachableError (a BackendUnavailableError), which the API turns into 503s and readiness into a
+failing check; nothing is retried behind the caller's back, so an acknowledged write is one etcd
+committed.
 """
 
 from __future__ import annotations
@@ -173,7 +174,7 @@ class EtcdBackend:
         if "request is too large" in details:
             return errors.RequestTooLargeError()
         if error.code() in _UNAVAILABLE:
-            return errors.BackendUnavailableError(f"etcd: {details or error.code().name}")
+            return errors.StoreUnreachableError(f"etcd: {details or error.code().name}")
         return errors.StorageError(f"etcd: {details}")
 
     # -- reads -------------------------------------------------------------------------------
