@@ -32,6 +32,7 @@ from bench import (
     crd,
     crud,
     encode,
+    etcd_server,
     lists,
     memory,
     patches,
@@ -62,6 +63,7 @@ SCENARIOS = (
     "watchmem",
     "http",
     "etcd",
+    "etcdserver",
     "sqlite",
     "encode",
     "cel",
@@ -198,6 +200,11 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
         if result is not None:
             sections["etcd"], found = result
             facts.update(found)
+    if "etcdserver" in only:
+        result = await _guarded("etcdserver", failed, etcd_server.run(workdir, plan))
+        if result is not None:
+            sections["etcdserver"], found = result
+            facts.update(found)
     if "encode" in only:
         result = await _guarded("encode", failed, encode.run_in_fresh_process())
         if result is not None:
@@ -229,6 +236,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         "crud",
         "http",
         "etcd",
+        "etcdserver",
         "sqlite",
         "patch",
         "lists",

@@ -163,6 +163,12 @@ class Metrics:
             registry=registry,
         )
         self.authentication = AuthenticationMetrics(registry)
+        self.storage_size = Gauge(
+            "apiserver_storage_size_bytes",
+            "Size of the storage database file physically allocated in bytes.",
+            ["storage_cluster_id"],
+            registry=registry,
+        )
         registry.register(_ObjectCounts(object_counts))
         ProcessCollector(registry=registry)
         PlatformCollector(registry=registry)

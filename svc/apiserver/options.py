@@ -35,6 +35,8 @@ from svc.registry.services.ranges import (
     parse_cluster_ip_range,
     parse_node_port_range,
 )
+from svc.storage.etcd import options as etcd_options
+from svc.storage.etcd.options import EtcdOptions
 from svc.wire.storage_codecs import storage_codec
 
 UPSTREAM_VERSION = "v1.36.0"
@@ -70,6 +72,7 @@ class Options:
     store_prefix: str = "/registry"
     storage_media_type: str = ""  # empty: the profile's Protobuf type, the spec's default
     store_compaction_interval: float = 300.0
+    etcd: EtcdOptions = field(default_factory=EtcdOptions)
     watch_cache: bool = True
     watch_cache_sizes: dict[str, int] = field(default_factory=dict)
     min_request_timeout: int = 1800
@@ -200,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=_duration,
         help="interval of store compaction; 0 disables (default 5m0s)",
     )
+    etcd_options.add_arguments(parser)
     _add_bool(parser, "--watch-cache", "serve lists and watches from a watch cache (default true)")
     add(
         "--watch-cache-sizes",
@@ -312,8 +316,9 @@ def parse_options(argv: list[str]) -> Options:
     try:
         if options.storage_backend not in STORAGE_BACKENDS:
             raise ValueError(f'invalid --storage-backend "{options.storage_backend}": supported values: sqlite, store3')
-        if options.storage_backend == "store3":
-            raise ValueError("--storage-backend=store3 (etcd) is not available in this build yet; use sqlite")
+        if options.storage_backend == "store3" and not options.store_servers:
+            raise ValueError("--store-servers must be specified")
+        options.etcd = etcd_options.from_args(args)
         if args.authorization_mode is not None:
             for index, mode in enumerate(args.authorization_mode):
                 if mode not in AUTHORIZATION_MODES:

@@ -49,7 +49,7 @@ from svc.apiserver.discovery import AGGREGATED_KIND, AGGREGATED_VERSIONS, Discov
 from svc.apiserver.health import HealthCheck
 from svc.apiserver.kubeconfig import admin_kubeconfig, write_kubeconfig
 from svc.apiserver.kubelet_client import KubeletClient
-from svc.apiserver.loops import compaction_loop
+from svc.apiserver.loops import compaction_loop, storage_size_loop
 from svc.apiserver.metrics import Metrics
 from svc.apiserver.openapi import OpenAPI
 from svc.apiserver.options import GIT_VERSION, Options
@@ -68,8 +68,9 @@ from svc.registry.services.cluster_ips import ClusterIPs
 from svc.registry.services.node_ports import NodePorts
 from svc.registry.store import GenericStore
 from svc.storage import errors as storage_errors
+from svc.storage.backend import Backend
+from svc.storage.backends import Backends, open_backends
 from svc.storage.objects import ObjectStore
-from svc.storage.sqlite.backend import SqliteBackend
 from svc.storage.watch_cache import WatchCache
 from svc.wire.cbor_format import CBOR
 from svc.wire.formats import JSON, YAML, Format
@@ -98,7 +99,8 @@ class Server:
         self.bookmark_interval = 60.0
         self.watches = Watches()
         self.kubelet_client = KubeletClient()
-        self.backend: SqliteBackend | None = None
+        self.backends: Backends | None = None
+        self.backend: Backend | None = None
         self.objects: ObjectStore | None = None
         self.stores: dict[tuple[str, str, str], GenericStore] = {}
         self.service_allocation: ServiceAllocation | None = None
@@ -236,16 +238,20 @@ class Server:
             return None
 
         async def store_check() -> None:
-            if self.backend is None:
+            if self.backends is None:
                 raise storage_errors.BackendUnavailableError("storage is not open")
-            await self.backend.current_revision()
-            await self.backend.get("/health")
+            async with asyncio.timeout(self.options.etcd.healthcheck_timeout):
+                for backend in self.backends.all():
+                    await backend.current_revision()
+                    await backend.get("/health")
 
         async def store_readiness() -> None:
             """Ready means able to write too: a full disk leaves reads working but fails every write."""
             await store_check()
-            assert self.backend is not None
-            await self.backend.check_writes()
+            assert self.backends is not None
+            async with asyncio.timeout(self.options.etcd.readycheck_timeout):
+                for backend in self.backends.all():
+                    await backend.check_writes()
 
         async def started() -> None:
             if not self.ready:
@@ -297,17 +303,21 @@ class Server:
 
     async def _open_storage(self) -> None:
         make_private_dir(self.options.data_dir)
-        self.backend = SqliteBackend(self.options.data_dir / "state.db")
-        await self.backend.start()
-        self.objects = ObjectStore(self.backend, storage_codec(self.options.storage_media_type, self.profile))
+        self.backends = await open_backends(self.options)
+        self.backend = self.backends.default
+        codec = storage_codec(self.options.storage_media_type, self.profile)
+        self.objects = ObjectStore(self.backend, codec)
+        objects_of = {id(self.backend): self.objects}
         for resource in self.resources:
             if not resource.stored:
                 continue
+            backend = self.backends.for_resource(resource.upstream_group, resource.name)
+            objects = objects_of.setdefault(id(backend), ObjectStore(backend, codec))
             prefix = self.options.store_prefix + resource.storage_prefix
             cache = self.caches.get(prefix)
             if cache is None and self._cache_enabled(resource):
-                cache = self.caches[prefix] = WatchCache(self.objects, prefix)
-            store = GenericStore(strategy_for(resource, self.profile), self.objects, cache, self.options.store_prefix)
+                cache = self.caches[prefix] = WatchCache(objects, prefix)
+            store = GenericStore(strategy_for(resource, self.profile), objects, cache, self.options.store_prefix)
             self.stores[(resource.group, resource.version, resource.name)] = store
         self.service_allocation = service_allocation(self)
         for store in self.stores.values():
@@ -415,6 +425,7 @@ class Server:
             asyncio.create_task(default_service.default_service_loop(self, port, advertise), name="default-service"),
             asyncio.create_task(compaction_loop(self), name="compaction"),
             asyncio.create_task(status_loop(self), name="validating-admission-policy-status"),
+            asyncio.create_task(storage_size_loop(self), name="storage-size"),
         ]
         self.ready = True
 
@@ -444,8 +455,8 @@ class Server:
         await self.apiextensions.stop()
         for cache in self.caches.values():
             await cache.stop()
-        if self.backend is not None:
-            await self.backend.close()
+        if self.backends is not None:
+            await self.backends.close()
         self.watches.close()
         await self.kubelet_client.close()
         if self.http_server is not None:

@@ -200,6 +200,8 @@ class GenericStore:
                 if version not in ("", "0"):
                     await self._wait_for_store(int(version))
                 return await self._list_store(prefix, options, 0, "")
+            if version == "" and not self.cache.consistent_reads:
+                return await self._list_store(prefix, options, 0, "")
             if version == "":
                 if not await self.cache.fresh():
                     raise status.too_large_resource_version(
