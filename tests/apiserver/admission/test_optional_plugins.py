@@ -12,6 +12,7 @@ from typing import Any
 from svc.client.rest import RestClient
 from svc.testing.harness import RunningServer
 from tests.apiserver.admission.conftest import core_path, create, created, pod
+from tests.apiserver.admission.rbac_wait import wait_for_rule
 
 Obj = dict[str, Any]
 RBAC = "/apis/rbac.authorization.svc/v1"
@@ -55,6 +56,7 @@ def test_owner_reference_needs_delete_permission(
         "subjects": [{"kind": "User", "name": "bob"}],
     }
     assert admin.request("POST", f"{RBAC}/clusterrolebindings", body=binding).status == 201
+    wait_for_rule(admin, "bob", rules[0])
     bob = RestClient(dataclasses.replace(server.anonymous_client().config, token="bob-token"))
     owner = {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": "1234"}
     body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "owned", "ownerReferences": [owner]}}

@@ -18,6 +18,7 @@ from cryptography.x509.oid import NameOID
 from svc.client.rest import RestClient
 from svc.testing.harness import RunningServer
 from tests.apiserver.admission.conftest import core_path, create, created, pod
+from tests.apiserver.admission.rbac_wait import wait_for_rule
 
 Obj = dict[str, Any]
 CSRS = "/apis/certificates.svc/v1/certificatesigningrequests"
@@ -182,6 +183,7 @@ def _user_with_rules(server: RunningServer, rules: list[Obj]) -> RestClient:
         "subjects": [{"kind": "User", "name": "bob"}],
     }
     _post(admin, "/apis/rbac.authorization.svc/v1/clusterrolebindings", binding)
+    wait_for_rule(admin, "bob", rules[0])
     return RestClient(dataclasses.replace(server.anonymous_client().config, token="bob-token"))
 
 
