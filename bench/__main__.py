@@ -22,17 +22,24 @@ from typing import TypeVar
 import uvloop
 
 from bench import (
+    admission,
+    admission_policy,
+    authn,
     authz,
     cel,
     connections,
+    conversion,
+    crd,
     crud,
     encode,
+    etcd_server,
     lists,
     memory,
     patches,
     snapshots,
     watch,
     watch_memory,
+    webhooks,
     workloads,
 )
 from bench.anchors import etcd, http_ceiling
@@ -56,12 +63,19 @@ SCENARIOS = (
     "watchmem",
     "http",
     "etcd",
+    "etcdserver",
     "sqlite",
     "encode",
     "cel",
+    "conversion",
     "authz",
+    "admission",
+    "vap",
+    "authn",
     "snapshots",
     "workloads",
+    "webhooks",
+    "crd",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 # The bench's objects as the server returns them (its metadata included): the anchors' value sizes
@@ -161,7 +175,15 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
         if result is not None:
             sections["authz"], found = result
             facts.update(found)
-    for name, module in (("snapshots", snapshots), ("workloads", workloads)):
+    for name, module in (
+        ("admission", admission),
+        ("vap", admission_policy),
+        ("authn", authn),
+        ("snapshots", snapshots),
+        ("crd", crd),
+        ("webhooks", webhooks),
+        ("workloads", workloads),
+    ):
         if name in only:
             result = await _guarded(name, failed, module.run(workdir, plan))
             if result is not None:
@@ -178,6 +200,11 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
         if result is not None:
             sections["etcd"], found = result
             facts.update(found)
+    if "etcdserver" in only:
+        result = await _guarded("etcdserver", failed, etcd_server.run(workdir, plan))
+        if result is not None:
+            sections["etcdserver"], found = result
+            facts.update(found)
     if "encode" in only:
         result = await _guarded("encode", failed, encode.run_in_fresh_process())
         if result is not None:
@@ -186,6 +213,11 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
     if "cel" in only:
         sections["cel"], found = cel.run()
         facts.update(found)
+    if "conversion" in only:
+        result = await _guarded("conversion", failed, conversion.run())
+        if result is not None:
+            sections["conversion"], found = result
+            facts.update(found)
 
 
 async def run(plan: Plan, only: list[str]) -> str:
@@ -204,18 +236,25 @@ async def run(plan: Plan, only: list[str]) -> str:
         "crud",
         "http",
         "etcd",
+        "etcdserver",
         "sqlite",
         "patch",
         "lists",
         "encode",
         "cel",
+        "conversion",
         "watch",
         "watchmem",
         "memory",
         "start",
         "authz",
+        "admission",
+        "vap",
+        "authn",
         "snapshots",
         "workloads",
+        "webhooks",
+        "crd",
     )
     chosen = [sections[name] for name in order if name in sections]
     chosen += [ratios_section(facts), targets_section(facts)]

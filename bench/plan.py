@@ -31,6 +31,10 @@ class Plan:
     """Replicas of the one big Deployment of the workloads scenario."""
     rollout_deployments: int = 100
     """Deployments of 10 replicas updated at once in the workloads scenario."""
+    crd_installs: int = 10
+    """CRDs installed one after another, each timed from create to served."""
+    crd_batch: int = 100
+    """CRDs installed at once, timed until all are served."""
 
 
 FULL = Plan(
@@ -68,4 +72,5 @@ QUICK = Plan(
     snapshot_restores=3,
     rollout_replicas=200,
     rollout_deployments=20,
+    crd_installs=5,
 )

@@ -102,9 +102,15 @@ RATIOS = (
     Ratio("our create rate / etcd put rate (32 clients)", "create/32", "etcd put/32"),
     Ratio("our create rate / etcd put rate (1 client)", "create/1", "etcd put/1"),
     Ratio("our get rate / etcd range rate (32 clients)", "get/32", "etcd range/32"),
+    Ratio("our create rate on etcd / etcd put rate (32 clients)", "etcd-server create/1", "etcd put/32"),
+    Ratio("our get rate on etcd / our get rate on SQLite (32 clients)", "etcd-server get/1", "get/32"),
+    Ratio("create rate, 2 servers / 1 server on one etcd (32 clients)", "etcd-server create/2", "etcd-server create/1"),
+    Ratio("get rate, 2 servers / 1 server on one etcd (32 clients)", "etcd-server get/2", "etcd-server get/1"),
     Ratio("our get rate / etcd range rate (1 client)", "get/1", "etcd range/1"),
     Ratio("our get rate / HTTP ceiling (32 clients)", "get/32", "http ceiling/32"),
     Ratio("our create rate / SQLite single-row commits", "create/32", "sqlite commit/1"),
+    Ratio("custom resource create / ConfigMap create (32 clients)", "crd cr create/32", "crd cm create/32"),
+    Ratio("custom resource get / ConfigMap get (32 clients)", "crd cr get/32", "crd cm get/32"),
 )
 
 
@@ -247,12 +253,49 @@ TARGETS = (
         lambda v: f"{v * 1e6:.1f} µs",
     ),
     Target(
+        "one matching webhook, added to a ConfigMap create p50",
+        "< 2 ms",
+        _fact("webhook added p50"),
+        lambda v: v < 0.002,
+        millis,
+    ),
+    Target(
+        "a ValidatingAdmissionPolicy with 3 validations, added to ConfigMap create (server CPU, 32 clients)",
+        "< 15%",
+        _fact("vap create cost/32"),
+        lambda v: v < 0.15,
+        lambda v: f"{v:+.1%}",
+    ),
+    Target(
+        "GET with a service-account token vs a client certificate (32 clients, server CPU)",
+        "≥ 85%",
+        _fact("authn token vs cert/32"),
+        lambda v: v >= 0.85,
+        _percent,
+    ),
+    Target(
         "restore of a snapshot of {snapshot} objects (storage)",
         "< 100 ms",
         _fact("snapshot restore"),
         lambda v: v < 0.100,
         millis,
     ),
+    Target(
+        "custom resource create vs ConfigMap create (32 clients)",
+        "≥ 80%",
+        _ratio("crd cr create/32", "crd cm create/32"),
+        lambda v: v >= 0.80,
+        _percent,
+    ),
+    Target(
+        "custom resource get vs ConfigMap get (32 clients)",
+        "≥ 80%",
+        _ratio("crd cr get/32", "crd cm get/32"),
+        lambda v: v >= 0.80,
+        _percent,
+    ),
+    Target("a CRD from create to served (slowest)", "< 1 s", _fact("crd served max"), lambda v: v < 1.0, millis),
+    Target("100 CRDs at once until all served", "< 10 s", _fact("crd batch seconds"), lambda v: v < 10.0, millis),
 )
 
 

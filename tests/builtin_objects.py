@@ -21,6 +21,9 @@ _TIME = "2026-01-01T00:00:00Z"
 _MICRO_TIME = "2026-01-01T00:00:00.000000Z"
 _WEBHOOK_CLIENT: Obj = {"url": "https://example.com/hook"}
 _RULE: Obj = {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}
+# Webhook configurations are live: the samples select no object, so the other samples' writes never
+# reach their (unreachable) URL.
+_NO_OBJECT: Obj = {"matchLabels": {"demo.example.com/selected": "never"}}
 # A PEM certificate request for CN=demo, signed by its own P-256 key (validation checks the signature).
 _CSR: str = (
     "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIS01IRUNBUUF3RHpFTk1Bc0dBMVVFQXd3RVpHVnRiekJa"
@@ -79,6 +82,7 @@ OBJECTS: dict[tuple[str, str], Obj] = {
                 "name": "demo.example.com",
                 "clientConfig": _WEBHOOK_CLIENT,
                 "rules": [_RULE],
+                "objectSelector": _NO_OBJECT,
                 "sideEffects": "None",
                 "admissionReviewVersions": ["v1"],
             }
@@ -96,6 +100,7 @@ OBJECTS: dict[tuple[str, str], Obj] = {
                 "name": "demo.example.com",
                 "clientConfig": _WEBHOOK_CLIENT,
                 "rules": [_RULE],
+                "objectSelector": _NO_OBJECT,
                 "sideEffects": "None",
                 "admissionReviewVersions": ["v1"],
             }

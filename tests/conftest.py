@@ -6,9 +6,13 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from svc.testing.etcd import EtcdProcess
+from svc.testing.harness import ETCD_URL_VARIABLE
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ROOT / ".tools" / "bin"
@@ -81,3 +85,52 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
         return
     shutil.rmtree(suite_tmp, ignore_errors=True)
+
+
+# -- etcd ------------------------------------------------------------------------------------------
+# `SVC_TEST_STORE=etcd` runs every test server on one etcd per test process (each server under a key
+# prefix of its own); the etcd fixtures below give storage tests an etcd of their own.
+_STORE_VARIABLE = "SVC_TEST_STORE"
+
+
+def _etcd_binary() -> str:
+    from bench.anchors.etcd import ensure_etcd
+
+    binary, why = ensure_etcd()
+    if not binary:
+        pytest.skip(f"no etcd to test against: {why}")
+    return binary
+
+
+@pytest.fixture(scope="session")
+def etcd_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EtcdProcess]:
+    """One etcd for the session: tests on it must not depend on the keys or revisions of others."""
+    etcd = EtcdProcess(_etcd_binary(), tmp_path_factory.mktemp("etcd-session"))
+    etcd.start()
+    yield etcd
+    etcd.kill()
+
+
+@pytest.fixture
+def etcd_process(tmp_path: Path) -> Iterator[EtcdProcess]:
+    """An etcd of the test's own, which the test may kill and restart."""
+    etcd = EtcdProcess(_etcd_binary(), tmp_path / "etcd")
+    etcd.start()
+    yield etcd
+    etcd.kill()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _shared_test_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    store = os.environ.get(_STORE_VARIABLE, "sqlite")
+    if store == "sqlite":
+        yield
+        return
+    if store != "etcd":
+        pytest.exit(f"{_STORE_VARIABLE} must be sqlite or etcd, not {store!r}")
+    etcd = EtcdProcess(_etcd_binary(), tmp_path_factory.mktemp("etcd-shared"))
+    etcd.start()
+    os.environ[ETCD_URL_VARIABLE] = etcd.url
+    yield
+    del os.environ[ETCD_URL_VARIABLE]
+    etcd.kill()

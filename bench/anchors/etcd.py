@@ -83,7 +83,7 @@ def _launch(binary: str, workdir: Path, client_url: str, peer_url: str) -> subpr
         return subprocess.Popen([binary, *arguments], cwd=workdir, stdout=log, stderr=subprocess.STDOUT)
 
 
-async def _start(binary: str, workdir: Path) -> tuple[subprocess.Popen[bytes], int]:
+async def start_etcd(binary: str, workdir: Path) -> tuple[subprocess.Popen[bytes], int]:
     client_port, peer_port = free_port(), free_port()
     client_url = f"http://127.0.0.1:{client_port}"
     process = _launch(binary, workdir, client_url, f"http://127.0.0.1:{peer_port}")
@@ -173,7 +173,7 @@ async def run(workdir: Path, plan: Plan, *, value_bytes: int, list_value_bytes: 
         for name in ("etcd put", "etcd range (one key)", "etcd range (all values)"):
             not_measured(section, name, reason)
         return section, facts
-    process, port = await _start(binary, workdir)
+    process, port = await start_etcd(binary, workdir)
     try:
         progress(f"etcd {_version(binary)}: put, range and a {plan.list_objects:,}-value range")
         spawn = multiprocessing.get_context("spawn")

@@ -35,6 +35,7 @@ class Profile:
     cli_name: str
     label_domain: str
     root_ca_configmap: str
+    service_account_volume: str
 
     def label(self, upstream: str) -> str:
         """A label or annotation key in this profile's spelling (`ipaddress.kubernetes.io/ip-family` ->
@@ -85,6 +86,7 @@ SVC = Profile(
     cli_name="svcctl",
     label_domain="svc.io",
     root_ca_configmap="svc-root-ca.crt",
+    service_account_volume="svc-api-access",
 )
 
 KUBERNETES = Profile(
@@ -107,6 +109,7 @@ KUBERNETES = Profile(
     cli_name="kubectl",
     label_domain="kubernetes.io",
     root_ca_configmap="kube-root-ca.crt",
+    service_account_volume="kube-api-access",
 )
 
 PROFILES = {profile.name: profile for profile in (SVC, KUBERNETES)}

@@ -174,7 +174,6 @@ class ResourceSet:
         runtime_config = runtime_config or {}
         self._by_path: dict[tuple[str, str, str], Resource] = {}
         self._by_kind: dict[tuple[str, str, str], Resource] = {}
-        versions: dict[str, set[str]] = {}
         for row in _table():
             upstream_group, version = row["group"], row["version"]
             group = profile.group(upstream_group)
@@ -207,13 +206,37 @@ class ResourceSet:
             )
             self._by_path[(group, version, resource.name)] = resource
             self._by_kind.setdefault((group, version, resource.kind), resource)
+        self._order = {profile.group(name): index for index, name in enumerate(GROUP_ORDER)}
+        self._extra_versions: dict[str, tuple[str, ...]] = {}
+        self._regroup()
+
+    def _regroup(self) -> None:
+        versions: dict[str, set[str]] = {}
+        for group, version, _ in self._by_path:
             versions.setdefault(group, set()).add(version)
-        order = {profile.group(name): index for index, name in enumerate(GROUP_ORDER)}
         self.groups = [
-            Group(name, tuple(sorted(found, key=version_priority)))
-            for name, found in sorted(versions.items(), key=lambda item: (order.get(item[0], 999), item[0]))
+            Group(name, self._extra_versions.get(name) or tuple(sorted(found, key=version_priority)))
+            for name, found in sorted(versions.items(), key=lambda item: (self._order.get(item[0], 999), item[0]))
         ]
         self._groups = {group.name: group for group in self.groups}
+
+    def replace_group(self, group: str, resources: Iterable[Resource], version_order: Iterable[str]) -> None:
+        """Serve exactly `resources` in a group that is not built in (the resources of its CRDs), its
+        versions in `version_order` (upstream orders a CRD group's versions by kube-like priority)."""
+        for key in [key for key in self._by_path if key[0] == group]:
+            del self._by_path[key]
+        for key in [key for key in self._by_kind if key[0] == group]:
+            del self._by_kind[key]
+        for resource in resources:
+            self._by_path[(group, resource.version, resource.name)] = resource
+            self._by_kind.setdefault((group, resource.version, resource.kind), resource)
+        served = {version for g, version, _ in self._by_path if g == group}
+        order = tuple(version for version in version_order if version in served)
+        if order:
+            self._extra_versions[group] = order
+        else:
+            self._extra_versions.pop(group, None)
+        self._regroup()
 
     def get(self, group: str, version: str, resource: str) -> Resource | None:
         return self._by_path.get((group, version, resource))

@@ -10,6 +10,7 @@ lazily, so nothing is copied or pre-expanded at start-up.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from importlib import resources
 from typing import Any
 
@@ -147,3 +148,27 @@ class Schema:
 def schema_for(definition: str) -> Schema | None:
     """The schema of a definition name, cached (None when the name is empty or unknown)."""
     return Schema.named(definition) if definition else None
+
+
+_added: set[str] = set()
+"""The names `put_definitions` added: every other definition is a built-in one."""
+
+
+def is_built_in(name: str) -> bool:
+    return name in definitions() and name not in _added
+
+
+def put_definitions(found: dict[str, dict[str, Any]], gone: Iterable[str] = ()) -> None:
+    """Add, replace or remove definitions of served custom resources (their CRDs changed): every
+    reader of definitions (ownership, OpenAPI, explain) then sees them as it sees built-in ones.
+    Built-in definitions are never replaced or removed."""
+    every = definitions()
+    for name in gone:
+        if name in _added:
+            every.pop(name, None)
+            _added.discard(name)
+    for name, schema in found.items():
+        if not is_built_in(name):
+            every[name] = schema
+            _added.add(name)
+    schema_for.cache_clear()

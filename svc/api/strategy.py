@@ -15,6 +15,7 @@ from typing import Any
 from svc.api.brand import Profile
 from svc.api.defaults import apply_defaults
 from svc.api.resources import Resource
+from svc.api.scale_paths import ScalePaths
 from svc.api.zero_values import fill_status
 from svc.machinery.field_errors import FieldError
 from svc.machinery.validation import name_is_dns_subdomain
@@ -76,6 +77,11 @@ class Strategy:
     extra_subresource_updates: Mapping[str, Callable[[Obj, Obj], Obj]] = field(default_factory=dict)
     field_labels: Callable[[Obj], dict[str, str]] = default_field_labels
     field_label_names: frozenset[str] = frozenset({"metadata.name", "metadata.namespace"})
+    prune: Callable[[Obj], list[str]] | None = None
+    """Custom resources only: drop the fields their schema does not know and name them (the unknown
+    fields field validation reports); built-in kinds are checked against their Go types instead."""
+    scale_paths: ScalePaths | None = None
+    """Where the scale subresource reads and writes; None: a workload's `spec.replicas`."""
 
     @property
     def has_status(self) -> bool:

@@ -30,7 +30,7 @@ from svc.apiserver.responses import respond
 from svc.machinery import status
 from svc.storage import errors
 from svc.storage.backend import KeyValue
-from svc.storage.sqlite.backend import Change
+from svc.storage.sqlite.backend import Change, SqliteBackend
 
 PREFIX = "/testing/v1/"
 _NAME = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
@@ -65,7 +65,7 @@ async def _dispatch(ctx: RequestContext, path: str) -> web.StreamResponse:
     elif parts == ["compact"] and method == "POST":
         return await _compact(ctx, query)
     elif parts == ["vacuum"] and method == "POST":
-        before, after = await _backend(ctx).vacuum()
+        before, after = await _sqlite(ctx).vacuum()
         return _reply(ctx, {"bytesBefore": before, "bytesAfter": after})
     raise status.not_found_path()
 
@@ -84,6 +84,14 @@ def _backend(ctx: RequestContext) -> Any:
     backend = ctx.server.backend
     if backend is None:
         raise status.service_unavailable("storage is not ready")
+    return backend
+
+
+def _sqlite(ctx: RequestContext) -> SqliteBackend:
+    """Snapshots, the revision log and vacuum are the embedded store's; etcd has its own tools."""
+    backend = _backend(ctx)
+    if not isinstance(backend, SqliteBackend):
+        raise status.bad_request("this endpoint needs the embedded store (--storage-backend=sqlite)")
     return backend
 
 
@@ -108,7 +116,7 @@ def _reply(ctx: RequestContext, body: dict[str, Any], code: int = 200) -> web.St
 
 async def _save(ctx: RequestContext, name: str) -> web.StreamResponse:
     started = time.perf_counter()
-    revision = await _backend(ctx).save_snapshot(_snapshot_path(ctx, name))
+    revision = await _sqlite(ctx).save_snapshot(_snapshot_path(ctx, name))
     return _reply(ctx, {"name": name, "revision": revision, "seconds": time.perf_counter() - started}, 201)
 
 
@@ -118,7 +126,7 @@ async def _restore(ctx: RequestContext, name: str) -> web.StreamResponse:
         raise status.StatusError(404, "NotFound", f'snapshot "{name}" not found', {"name": name})
     started = time.perf_counter()
     try:
-        revision = await _backend(ctx).restore_snapshot(path)
+        revision = await _sqlite(ctx).restore_snapshot(path)
     except ValueError as error:
         raise status.bad_request(str(error)) from None
     stored = time.perf_counter()
@@ -142,7 +150,7 @@ def _integer(query: Mapping[str, str], name: str, default: int) -> int:
 
 
 async def _revisions(ctx: RequestContext, query: Mapping[str, str]) -> web.StreamResponse:
-    backend = _backend(ctx)
+    backend = _sqlite(ctx)
     current = await backend.current_revision()
     after = _integer(query, "from", 0)
     upto = _integer(query, "to", current)

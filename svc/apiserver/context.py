@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 
 from svc.apiserver.request_info import RequestInfo
-from svc.registry.admission import UserInfo
+from svc.registry.admission import UserInfo, request_warnings
 
 if TYPE_CHECKING:
     from svc.apiserver.server import Server
@@ -22,6 +22,10 @@ class RequestContext:
     user: UserInfo | None = None
     authenticated_user: UserInfo | None = None
     warnings: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        # The request's task serves this context only, so admission's warnings land in this list.
+        request_warnings.set(self.warnings)
 
     def warn(self, message: str) -> None:
         """Queue an upstream-style `Warning: 299 - "..."` response header item."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Callable
 from typing import Any
 
 from svc.api.conversion import storage_version
@@ -23,15 +24,26 @@ def _verbs(verbs: Any) -> list[str]:
     return [verb for verb in _VERB_ORDER if verb in verbs] + sorted(set(verbs) - set(_VERB_ORDER))
 
 
-def _storage_version_hash(resource: Resource) -> str:
-    group, version = storage_version(resource)
+StorageVersionOf = Callable[[Resource], tuple[str, str]]
+
+
+def _storage_version_hash(resource: Resource, storage_version_of: StorageVersionOf) -> str:
+    group, version = storage_version_of(resource)
     digest = hashlib.sha256(f"{group}/{version}/{resource.kind}".encode()).digest()
     return __import__("base64").b64encode(digest[:8]).decode()
 
 
 class Discovery:
-    def __init__(self, resources: ResourceSet, served_subresources: frozenset[str], server_address: str) -> None:
+    def __init__(
+        self,
+        resources: ResourceSet,
+        served_subresources: frozenset[str],
+        server_address: str,
+        storage_version_of: StorageVersionOf = storage_version,
+    ) -> None:
+        """`storage_version_of` names the version a resource is stored in (a CRD says it for its own)."""
         self.resources = resources
+        self.storage_version_of = storage_version_of
         self.served_subresources = served_subresources
         self.server_address = server_address
 
@@ -51,7 +63,7 @@ class Discovery:
         if resource.categories:
             entry["categories"] = list(resource.categories)
         if resource.stored:
-            entry["storageVersionHash"] = _storage_version_hash(resource)
+            entry["storageVersionHash"] = _storage_version_hash(resource, self.storage_version_of)
         entries = [entry]
         for sub in self._subresources(resource):
             sub_entry: dict[str, Any] = {

@@ -21,6 +21,23 @@ log = logging.getLogger(__name__)
 Sleep = Callable[[float], Awaitable[None]]
 
 
+async def storage_size_loop(server: Server, *, sleep: Sleep = asyncio.sleep) -> None:
+    """apiserver_storage_size_bytes, polled every `--store-db-metric-poll-interval`, one series per
+    store (etcd names its cluster; the embedded store is "sqlite")."""
+    interval = server.options.etcd.db_metric_poll_interval
+    if interval <= 0 or server.backends is None:
+        return
+    while True:
+        for backend in server.backends.all():
+            try:
+                cluster, size = await backend.storage_size()
+            except errors.StorageError as error:
+                log.debug("storage size poll failed: %s", error)
+                continue
+            server.metrics.child(server.metrics.storage_size, (cluster,)).set(size)
+        await sleep(interval)
+
+
 async def compaction_loop(server: Server, *, sleep: Sleep = asyncio.sleep) -> None:
     """Compact to the revision seen one interval ago, so history always spans at least one interval."""
     interval = server.options.store_compaction_interval

@@ -74,7 +74,12 @@ def main(argv: list[str] | None = None) -> None:
     except ImportError:
         pass
     try:
-        asyncio.run(_run(Server(options)))
+        server = Server(options)
+    except ValueError as error:  # a plugin's configuration (the admission configuration file)
+        print(f"Error: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
+    try:
+        asyncio.run(_run(server))
     except (OSError, StorageError) as error:
         print(f"svc-apiserver: {error}", file=sys.stderr)
         raise SystemExit(1) from None

@@ -67,6 +67,69 @@ class _ObjectCounts:
         yield family
 
 
+AUTHENTICATION_BUCKETS = tuple(0.001 * 2**power for power in range(15))
+_KNOWN_USERS = frozenset({"admin", "client", "kube_proxy", "kubelet", "system:serviceaccount:kube-system:default"})
+
+
+def compress_username(name: str) -> str:
+    """Upstream's label value for a user: a few known identities by name, emails as one, the rest `other`."""
+    if name in _KNOWN_USERS:
+        return name
+    return "email_id" if "@" in name else "other"
+
+
+class _ExactCounters:
+    """Counters whose upstream names lack the `_total` that prometheus-client appends to every
+    counter (`authentication_attempts`): rendered as text of their own, after the registry's."""
+
+    def __init__(self, name: str, documentation: str, label: str) -> None:
+        self._head = f"# HELP {name} {documentation}\n# TYPE {name} counter\n"
+        self._name = name
+        self._label = label
+        self.values: dict[str, int] = {}
+
+    def inc(self, value: str) -> None:
+        self.values[value] = self.values.get(value, 0) + 1
+
+    def render(self) -> str:
+        if not self.values:
+            return ""
+        lines = [f'{self._name}{{{self._label}="{value}"}} {count}\n' for value, count in sorted(self.values.items())]
+        return self._head + "".join(lines)
+
+
+class AuthenticationMetrics:
+    """`authentication_attempts`, `authentication_duration_seconds` and `authenticated_user_requests`,
+    recorded by the authentication filter for every request, as upstream's."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.attempts = _ExactCounters(
+            "authentication_attempts", "[ALPHA] Counter of authenticated attempts.", "result"
+        )
+        self.users = _ExactCounters(
+            "authenticated_user_requests",
+            "[ALPHA] Counter of authenticated requests broken out by username.",
+            "username",
+        )
+        self.duration = Histogram(
+            "authentication_duration_seconds",
+            "[ALPHA] Authentication duration in seconds broken out by result.",
+            ["result"],
+            buckets=AUTHENTICATION_BUCKETS,
+            registry=registry,
+        )
+        self._durations = {result: self.duration.labels(result) for result in ("success", "failure", "error")}
+
+    def record(self, result: str, seconds: float, user: str | None) -> None:
+        self.attempts.inc(result)
+        self._durations[result].observe(seconds)
+        if user is not None:
+            self.users.inc(compress_username(user))
+
+    def render(self) -> bytes:
+        return (self.attempts.render() + self.users.render()).encode()
+
+
 class Metrics:
     def __init__(self, object_counts: Callable[[], dict[str, int]]) -> None:
         self.registry = registry = CollectorRegistry()
@@ -99,6 +162,13 @@ class Metrics:
             ["verb", "group", "version", "resource", "subresource", "scope", "component"],
             registry=registry,
         )
+        self.authentication = AuthenticationMetrics(registry)
+        self.storage_size = Gauge(
+            "apiserver_storage_size_bytes",
+            "Size of the storage database file physically allocated in bytes.",
+            ["storage_cluster_id"],
+            registry=registry,
+        )
         registry.register(_ObjectCounts(object_counts))
         ProcessCollector(registry=registry)
         PlatformCollector(registry=registry)
@@ -113,4 +183,4 @@ class Metrics:
         return found
 
     def render(self) -> bytes:
-        return generate_latest(self.registry)
+        return generate_latest(self.registry) + self.authentication.render()

@@ -16,6 +16,11 @@ from typing import NoReturn
 from svc import __version__
 from svc.api.brand import PROFILES
 from svc.api.resources import parse_runtime_config
+from svc.apiserver.admission import options as admission_options
+from svc.apiserver.admission.options import AdmissionOptions
+from svc.apiserver.authn import external_options
+from svc.apiserver.authn import options as authn_options
+from svc.apiserver.authn.external_options import ExternalAuthnOptions
 from svc.apiserver.authn.token_file import TokenFile, TokenFileError
 from svc.apiserver.authn.x509 import load_client_cas
 from svc.apiserver.authz.abac import load_policy_file
@@ -30,6 +35,8 @@ from svc.registry.services.ranges import (
     parse_cluster_ip_range,
     parse_node_port_range,
 )
+from svc.storage.etcd import options as etcd_options
+from svc.storage.etcd.options import EtcdOptions
 from svc.wire.storage_codecs import storage_codec
 
 UPSTREAM_VERSION = "v1.36.0"
@@ -57,6 +64,7 @@ class Options:
     client_ca_file: str = ""
     token_auth_file: str = ""
     anonymous_auth: bool = True
+    external_authn: ExternalAuthnOptions = field(default_factory=ExternalAuthnOptions)
     authorization_mode: list[str] = field(default_factory=lambda: ["AlwaysAllow"])
     authorization_policy_file: str = ""
     storage_backend: str = "sqlite"
@@ -64,6 +72,7 @@ class Options:
     store_prefix: str = "/registry"
     storage_media_type: str = ""  # empty: the profile's Protobuf type, the spec's default
     store_compaction_interval: float = 300.0
+    etcd: EtcdOptions = field(default_factory=EtcdOptions)
     watch_cache: bool = True
     watch_cache_sizes: dict[str, int] = field(default_factory=dict)
     min_request_timeout: int = 1800
@@ -80,6 +89,8 @@ class Options:
         default_factory=lambda: parse_cluster_ip_range(DEFAULT_CLUSTER_IP_RANGE)
     )
     service_node_port_range: range = field(default_factory=lambda: parse_node_port_range(DEFAULT_NODE_PORT_RANGE))
+    admission: AdmissionOptions = field(default_factory=AdmissionOptions)
+    authentication: authn_options.AuthenticationOptions = field(default_factory=authn_options.AuthenticationOptions)
 
     @property
     def pki_dir(self) -> Path:
@@ -192,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=_duration,
         help="interval of store compaction; 0 disables (default 5m0s)",
     )
+    etcd_options.add_arguments(parser)
     _add_bool(parser, "--watch-cache", "serve lists and watches from a watch cache (default true)")
     add(
         "--watch-cache-sizes",
@@ -229,8 +241,11 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"CIDR (or two, one per IP family) of service cluster IPs (default {DEFAULT_CLUSTER_IP_RANGE})",
     )
     add("--service-node-port-range", help=f"N1-N2: node ports, inclusive (default {DEFAULT_NODE_PORT_RANGE})")
+    external_options.add_arguments(parser)
     add("--vmodule", help="pattern=N,...: verbosity per module (file name glob)")
     add("--logging-format", help="text (default) or json")
+    admission_options.add_arguments(parser)
+    authn_options.add_arguments(parser)
     return parser
 
 
@@ -301,8 +316,9 @@ def parse_options(argv: list[str]) -> Options:
     try:
         if options.storage_backend not in STORAGE_BACKENDS:
             raise ValueError(f'invalid --storage-backend "{options.storage_backend}": supported values: sqlite, store3')
-        if options.storage_backend == "store3":
-            raise ValueError("--storage-backend=store3 (etcd) is not available in this build yet; use sqlite")
+        if options.storage_backend == "store3" and not options.store_servers:
+            raise ValueError("--store-servers must be specified")
+        options.etcd = etcd_options.from_args(args)
         if args.authorization_mode is not None:
             for index, mode in enumerate(args.authorization_mode):
                 if mode not in AUTHORIZATION_MODES:
@@ -317,6 +333,7 @@ def parse_options(argv: list[str]) -> Options:
             TokenFile(options.token_auth_file)
         if options.client_ca_file:
             load_client_cas(options.client_ca_file)
+        options.external_authn = external_options.from_args(args)
         if bool(options.tls_cert_file) != bool(options.tls_private_key_file):
             raise ValueError("--tls-cert-file and --tls-private-key-file must be given together")
         if args.watch_cache_sizes:
@@ -326,10 +343,12 @@ def parse_options(argv: list[str]) -> Options:
         if args.feature_gates:
             options.feature_gates = FeatureGates(parse_feature_gates(args.feature_gates))
         options.logging = _log_settings(args)
+        options.authentication = authn_options.from_args(args, tls_private_key_file=options.tls_private_key_file)
         if args.service_cluster_ip_range is not None:
             options.service_cluster_ip_range = parse_cluster_ip_range(args.service_cluster_ip_range)
         if args.service_node_port_range is not None:
             options.service_node_port_range = parse_node_port_range(args.service_node_port_range)
+        options.admission = admission_options.from_args(args)
     except (ValueError, FeatureGateError, TokenFileError) as error:
         parser.error(str(error))
     _apply_authorization(options)

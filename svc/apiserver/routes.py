@@ -13,6 +13,7 @@ import orjson
 from aiohttp import web
 
 from svc.apiserver import admin_endpoints
+from svc.apiserver.authn import issuer_discovery
 from svc.apiserver.context import RequestContext
 from svc.apiserver.handlers.action import act, action_for
 from svc.apiserver.handlers.create import create
@@ -23,6 +24,7 @@ from svc.apiserver.handlers.patch import patch
 from svc.apiserver.handlers.pod_log import pod_log
 from svc.apiserver.handlers.review import REVIEWS, review
 from svc.apiserver.handlers.scope import Scope
+from svc.apiserver.handlers.token_request import token_request
 from svc.apiserver.handlers.update import update
 from svc.apiserver.handlers.watch import watch
 from svc.apiserver.metrics import CONTENT_TYPE
@@ -87,6 +89,8 @@ async def _resource(ctx: RequestContext) -> web.StreamResponse:
     scope = Scope(ctx, resource, store, namespace, info.path_name, info.subresource)
     if info.subresource == "log" and resource.name == "pods" and not resource.group:
         return await pod_log(scope)
+    if info.subresource == "token" and resource.upstream_group == "" and resource.name == "serviceaccounts":
+        return await token_request(scope)
     action = action_for(scope)
     if action is not None:
         return await act(scope, action)
@@ -99,6 +103,23 @@ async def _resource(ctx: RequestContext) -> web.StreamResponse:
 
 def _json(ctx: RequestContext, body: bytes, content_type: str = "application/json") -> web.StreamResponse:
     return respond(ctx, 200, body, content_type)
+
+
+def _issuer_discovery(ctx: RequestContext, path: str) -> web.StreamResponse:
+    server = ctx.server
+    tokens = server.tokens
+    if tokens is None or not issuer_discovery.serves_discovery(tokens.issuers[0]):
+        raise status.not_found_path()
+    if path == issuer_discovery.JWKS_PATH:
+        body, content_type = issuer_discovery.key_set(tokens.keys), issuer_discovery.JWKS_CONTENT_TYPE
+    else:
+        address = server.options.external_hostname or server.discovery.server_address
+        jwks_uri = tokens.options.service_account_jwks_uri
+        body = issuer_discovery.discovery_document(tokens.issuers[0], jwks_uri, address, tokens.keys)
+        content_type = issuer_discovery.DISCOVERY_CONTENT_TYPE
+    response = respond(ctx, 200, body, content_type)
+    response.headers["Cache-Control"] = issuer_discovery.CACHE_CONTROL
+    return response
 
 
 async def _non_resource(ctx: RequestContext) -> web.StreamResponse:
@@ -114,6 +135,8 @@ async def _non_resource(ctx: RequestContext) -> web.StreamResponse:
         return health
     if path == "/metrics":
         return respond(ctx, 200, server.metrics.render(), CONTENT_TYPE)
+    if path in (issuer_discovery.DISCOVERY_PATH, issuer_discovery.JWKS_PATH):
+        return _issuer_discovery(ctx, path)
     if path == "/version":
         return _json(ctx, orjson.dumps(server.version_info, option=orjson.OPT_INDENT_2))
     if path.startswith("/openapi/"):

@@ -27,11 +27,17 @@ from svc.api.resources import Resource, ResourceSet, version_priority
 from svc.apiserver import default_service
 from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
-from svc.apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
+from svc.apiserver.admission.plugins.policy.status_loop import status_loop
+from svc.apiserver.admission.plugins.priority import create_system_priority_classes
+from svc.apiserver.admission.plugins.webhook.build import close_webhooks
+from svc.apiserver.admission.registry import build_plugins
+from svc.apiserver.apiextensions.build import build_apiextensions
+from svc.apiserver.authn import extension_configmap
 from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
+from svc.apiserver.authn.build import Authentication, build_authenticator, build_tokens
 from svc.apiserver.authn.loopback import LoopbackToken
-from svc.apiserver.authn.token_file import TokenFile
-from svc.apiserver.authn.x509 import ClientCertificates, load_client_cas
+from svc.apiserver.authn.token_authentication import TokenAuthentication
+from svc.apiserver.authn.x509 import load_client_cas
 from svc.apiserver.authz.abac import AbacAuthorizer, load_policy_file
 from svc.apiserver.authz.modes import build_authorizer, build_rule_resolver
 from svc.apiserver.authz.node.policy import NodePolicy
@@ -43,7 +49,7 @@ from svc.apiserver.discovery import AGGREGATED_KIND, AGGREGATED_VERSIONS, Discov
 from svc.apiserver.health import HealthCheck
 from svc.apiserver.kubeconfig import admin_kubeconfig, write_kubeconfig
 from svc.apiserver.kubelet_client import KubeletClient
-from svc.apiserver.loops import compaction_loop
+from svc.apiserver.loops import compaction_loop, storage_size_loop
 from svc.apiserver.metrics import Metrics
 from svc.apiserver.openapi import OpenAPI
 from svc.apiserver.options import GIT_VERSION, Options
@@ -62,8 +68,9 @@ from svc.registry.services.cluster_ips import ClusterIPs
 from svc.registry.services.node_ports import NodePorts
 from svc.registry.store import GenericStore
 from svc.storage import errors as storage_errors
+from svc.storage.backend import Backend
+from svc.storage.backends import Backends, open_backends
 from svc.storage.objects import ObjectStore
-from svc.storage.sqlite.backend import SqliteBackend
 from svc.storage.watch_cache import WatchCache
 from svc.wire.cbor_format import CBOR
 from svc.wire.formats import JSON, YAML, Format
@@ -86,13 +93,14 @@ class Server:
         self.options = options
         self.profile = PROFILES[options.brand_profile]
         self.resources = ResourceSet(self.profile, options.runtime_config)
-        self.served_subresources = SERVED_SUBRESOURCES
+        self.served_subresources = SERVED_SUBRESOURCES | ({"token"} if options.authentication.issues_tokens else set())
         self.protobuf = protobuf_format(self.profile)
         self.cbor_enabled = options.feature_gates.enabled("CBORServingAndStorage")
         self.bookmark_interval = 60.0
         self.watches = Watches()
         self.kubelet_client = KubeletClient()
-        self.backend: SqliteBackend | None = None
+        self.backends: Backends | None = None
+        self.backend: Backend | None = None
         self.objects: ObjectStore | None = None
         self.stores: dict[tuple[str, str, str], GenericStore] = {}
         self.service_allocation: ServiceAllocation | None = None
@@ -110,7 +118,9 @@ class Server:
         self.http_server: ApiHttpServer | None = None
         self._listener: asyncio.base_events.Server | None = None
         # Rejects everything until start() builds the real one (the client CA is generated there).
-        self.authenticator = AuthenticatorUnion([], anonymous=False)
+        self.authentication = Authentication(AuthenticatorUnion([], anonymous=False))
+        self.authenticator = self.authentication.union
+        self.tokens: TokenAuthentication | None = None
         self.rbac = RbacPolicy(self.profile)
         modes = options.authorization_mode
         self.node_policy = NodePolicy(self.profile) if "Node" in modes else None
@@ -122,12 +132,12 @@ class Server:
             abac=abac,
         )
         self.rule_resolver = build_rule_resolver(modes, rbac=self.rbac.index, abac=abac)
-        immortal = frozenset({"default", self.profile.system_namespace, self.profile.public_namespace})
         self.admission = Chain(
-            [EscalationCheck(self.rbac.index, self.authorizer), NamespaceLifecycle(self._get_namespace, immortal)]
+            [EscalationCheck(self.rbac.index, self.authorizer), *build_plugins(options.admission, self)]
         )
         self.discovery = Discovery(self.resources, self.served_subresources, "")
         self.openapi = OpenAPI(self.resources, self.profile)
+        self.apiextensions = build_apiextensions(self)
         self.chain = build_handler_chain(endpoint)
         self.version_info = {
             "major": "1",
@@ -160,7 +170,11 @@ class Server:
         return (JSON, YAML, self.protobuf, CBOR) if self.cbor_enabled else (JSON, YAML, self.protobuf)
 
     def columns_for(self, resource: Resource) -> tuple[Column, ...]:
-        return columns_for(resource.upstream_group, resource.kind) or DEFAULT_COLUMNS
+        return (
+            self.apiextensions.columns_for(resource)
+            or columns_for(resource.upstream_group, resource.kind)
+            or DEFAULT_COLUMNS
+        )
 
     def row_conditions_for(self, resource: Resource) -> RowConditions | None:
         return row_conditions_for(resource.upstream_group, resource.kind)
@@ -224,16 +238,20 @@ class Server:
             return None
 
         async def store_check() -> None:
-            if self.backend is None:
+            if self.backends is None:
                 raise storage_errors.BackendUnavailableError("storage is not open")
-            await self.backend.current_revision()
-            await self.backend.get("/health")
+            async with asyncio.timeout(self.options.etcd.healthcheck_timeout):
+                for backend in self.backends.all():
+                    await backend.current_revision()
+                    await backend.get("/health")
 
         async def store_readiness() -> None:
             """Ready means able to write too: a full disk leaves reads working but fails every write."""
             await store_check()
-            assert self.backend is not None
-            await self.backend.check_writes()
+            assert self.backends is not None
+            async with asyncio.timeout(self.options.etcd.readycheck_timeout):
+                for backend in self.backends.all():
+                    await backend.check_writes()
 
         async def started() -> None:
             if not self.ready:
@@ -285,17 +303,21 @@ class Server:
 
     async def _open_storage(self) -> None:
         make_private_dir(self.options.data_dir)
-        self.backend = SqliteBackend(self.options.data_dir / "state.db")
-        await self.backend.start()
-        self.objects = ObjectStore(self.backend, storage_codec(self.options.storage_media_type, self.profile))
+        self.backends = await open_backends(self.options)
+        self.backend = self.backends.default
+        codec = storage_codec(self.options.storage_media_type, self.profile)
+        self.objects = ObjectStore(self.backend, codec)
+        objects_of = {id(self.backend): self.objects}
         for resource in self.resources:
             if not resource.stored:
                 continue
+            backend = self.backends.for_resource(resource.upstream_group, resource.name)
+            objects = objects_of.setdefault(id(backend), ObjectStore(backend, codec))
             prefix = self.options.store_prefix + resource.storage_prefix
             cache = self.caches.get(prefix)
             if cache is None and self._cache_enabled(resource):
-                cache = self.caches[prefix] = WatchCache(self.objects, prefix)
-            store = GenericStore(strategy_for(resource, self.profile), self.objects, cache, self.options.store_prefix)
+                cache = self.caches[prefix] = WatchCache(objects, prefix)
+            store = GenericStore(strategy_for(resource, self.profile), objects, cache, self.options.store_prefix)
             self.stores[(resource.group, resource.version, resource.name)] = store
         self.service_allocation = service_allocation(self)
         for store in self.stores.values():
@@ -316,6 +338,15 @@ class Server:
             obj = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
             with contextlib.suppress(status.StatusError):
                 await store.create("", obj, admission=NoAdmission(), user=system, options=WriteOptions())
+        await create_system_priority_classes(self, system)
+
+    async def _publish_authentication_configmap(self, client_cas: list[x509.Certificate]) -> None:
+        external = self.options.external_authn
+        request_header = self.authentication.request_header
+        data = extension_configmap.configmap_data(client_cas, request_header, external.request_header_cas())
+        system = UserInfo(self.profile.apiserver_name, groups=("system:masters",))
+        store = self.stores[("", "v1", "configmaps")]
+        await extension_configmap.publish(store, self.profile.system_namespace, data, system)
 
     def _ssl_context(self, client_cas: list[x509.Certificate]) -> ssl.SSLContext:
         """Requests a client certificate without verifying it in the handshake (upstream's
@@ -328,7 +359,7 @@ class Server:
             context.load_cert_chain(options.tls_cert_file, options.tls_private_key_file)
         else:
             context.load_cert_chain(self.pki.serving.cert, self.pki.serving.key)
-        for authority in client_cas:
+        for authority in [*client_cas, *options.external_authn.request_header_cas()]:
             context.load_verify_locations(cadata=authority.public_bytes(serialization.Encoding.DER))
         request_client_certificate(context)
         context.set_alpn_protocols(["http/1.1"])
@@ -338,14 +369,6 @@ class Server:
         """Those of `--client-ca-file` when given (they replace the generated one), else the generated one."""
         assert self.pki is not None
         return load_client_cas(self.options.client_ca_file or self.pki.client_ca.cert)
-
-    def _build_authenticator(self, client_cas: list[x509.Certificate]) -> AuthenticatorUnion:
-        authenticators: list[Any] = [ClientCertificates(client_cas)]
-        if self.loopback is not None:
-            authenticators.append(self.loopback)
-        if self.options.token_auth_file:
-            authenticators.append(TokenFile(self.options.token_auth_file))
-        return AuthenticatorUnion(authenticators, anonymous=self.options.anonymous_auth)
 
     async def start(self) -> None:
         options = self.options
@@ -361,7 +384,20 @@ class Server:
             ),
         )
         client_cas = self._client_cas()
-        self.authenticator = self._build_authenticator(client_cas)
+        self.tokens = await asyncio.get_running_loop().run_in_executor(
+            None,
+            lambda: build_tokens(
+                options,
+                loopback=self.loopback,
+                profile=self.profile,
+                store_for=self.store_for,
+                writer=UserInfo(self.profile.apiserver_name, groups=("system:masters",)),
+            ),
+        )
+        self.authentication = build_authenticator(
+            options, client_cas=client_cas, tokens=self.tokens, profile=self.profile
+        )
+        self.authenticator = self.authentication.union
         await self._open_storage()
         self.http_server = ApiHttpServer(self._handle, self.serving_limits, on_lost=self.watches.connection_lost)
         self._listener, port = await listen(self.http_server, host, options.secure_port, self._ssl_context(client_cas))
@@ -369,9 +405,12 @@ class Server:
         self.bound_url = f"https://{_host_port(host, port)}"
         self.discovery.server_address = _host_port(advertise, port)
         await self._bootstrap()
+        await self._publish_authentication_configmap(client_cas)
+        self.authentication.start()
         await self.rbac.start(self.store_for, UserInfo(self.profile.apiserver_name, groups=("system:masters",)))
         if self.node_policy is not None:
             await self.node_policy.start(self.store_for)
+        await self.apiextensions.start()
         self.kubeconfig_path = options.data_dir / "admin.kubeconfig"
         config = admin_kubeconfig(
             self.pki,
@@ -385,6 +424,8 @@ class Server:
         self._tasks = [
             asyncio.create_task(default_service.default_service_loop(self, port, advertise), name="default-service"),
             asyncio.create_task(compaction_loop(self), name="compaction"),
+            asyncio.create_task(status_loop(self), name="validating-admission-policy-status"),
+            asyncio.create_task(storage_size_loop(self), name="storage-size"),
         ]
         self.ready = True
 
@@ -409,10 +450,13 @@ class Server:
         await self.rbac.stop()
         if self.node_policy is not None:
             await self.node_policy.stop()
+        await self.authentication.close()
+        await close_webhooks(self)
+        await self.apiextensions.stop()
         for cache in self.caches.values():
             await cache.stop()
-        if self.backend is not None:
-            await self.backend.close()
+        if self.backends is not None:
+            await self.backends.close()
         self.watches.close()
         await self.kubelet_client.close()
         if self.http_server is not None:

@@ -45,8 +45,24 @@ class NodeRegistration:
             node = await self.client.update(
                 resource_path("", "v1", "nodes", name=name, subresource="status"), {**node, "status": wanted["status"]}
             )
+        node = await self._drop_not_ready_taint(node)
         await self._ensure_lease(node)
         return node
+
+    async def _drop_not_ready_taint(self, node: Obj) -> Obj:
+        """The API server's TaintNodesByCondition admission taints a new node `not-ready:NoSchedule`;
+        upstream's node lifecycle controller lifts it once the node reports Ready. The simulated node is
+        Ready from the start, so it lifts the taint itself: pods schedule whether or not a controller
+        manager runs beside it (the controller, when it runs, comes to the same answer)."""
+        not_ready = self.profile.label("node.kubernetes.io/not-ready")
+        taints = (node.get("spec") or {}).get("taints") or []
+        kept = [t for t in taints if not (t.get("key") == not_ready and t.get("effect") == "NoSchedule")]
+        if len(kept) == len(taints):
+            return node
+        spec = {**node["spec"], "taints": kept} if kept else {k: v for k, v in node["spec"].items() if k != "taints"}
+        return await self.client.update(
+            resource_path("", "v1", "nodes", name=node["metadata"]["name"]), {**node, "spec": spec}
+        )
 
     async def _ensure_lease(self, node: Obj) -> None:
         lease = lease_object(node, self.profile, self.clock.wall())

@@ -7,6 +7,7 @@ only calls `admit` (mutating) and `validate` at the points upstream's generic st
 from __future__ import annotations
 
 import enum
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -28,6 +29,21 @@ class UserInfo:
     extra: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
+# The warnings list of the request being served (set per request by the HTTP layer): plugins add
+# `Warning` header items without the registry having to carry them, as upstream's context does.
+request_warnings: ContextVar[list[str] | None] = ContextVar("request_warnings", default=None)
+
+
+@dataclass
+class Reinvocation:
+    """Upstream's reinvocation context: a mutating plugin that changed the object asks for a second
+    pass of the mutating chain (`should_reinvoke`); plugins keep their own state in `values`."""
+
+    is_reinvoke: bool = False
+    should_reinvoke: bool = False
+    values: dict[str, Any] = field(default_factory=dict)
+
+
 @dataclass
 class Attributes:
     operation: Operation
@@ -39,6 +55,20 @@ class Attributes:
     dry_run: bool = False
     object: dict[str, Any] | None = None
     old_object: dict[str, Any] | None = None
+    options: Any = None  # the request's WriteOptions or DeleteOptions
+    annotations: dict[str, str] = field(default_factory=dict)
+    """Audit annotations admission adds to the request's audit event."""
+    reinvocation: Reinvocation = field(default_factory=Reinvocation)
+
+    @property
+    def kind(self) -> str:
+        return self.resource.kind
+
+    def warn(self, message: str) -> None:
+        """Add a warning to the response of the current request (dropped outside a request)."""
+        warnings = request_warnings.get()
+        if warnings is not None and message not in warnings:
+            warnings.append(message)
 
 
 class Admission(Protocol):

@@ -6,6 +6,7 @@ import dataclasses
 from typing import Any
 
 from svc.api.resources import Resource
+from svc.api.scale_paths import ScalePaths, read_path, write_path
 from svc.machinery import status
 from svc.machinery.field_errors import aggregate_message, invalid
 from svc.machinery.labels import SelectorError, label_selector_from_dict
@@ -27,10 +28,24 @@ def _selector_text(selector: Any) -> str:
     return ",".join(f"{key}={value}" for key, value in sorted(selector.items()))
 
 
-def scale_of(resource: Resource, obj: Obj) -> Obj:
+def _custom_counts(obj: Obj, paths: ScalePaths) -> tuple[Any, Any, str]:
+    """Replicas and selector where a CRD's scale subresource names them (absent: zero, no selector)."""
+    selector = read_path(obj, paths.label_selector) if paths.label_selector else None
+    return (
+        read_path(obj, paths.spec_replicas) or 0,
+        read_path(obj, paths.status_replicas) or 0,
+        selector if isinstance(selector, str) else "",
+    )
+
+
+def scale_of(resource: Resource, obj: Obj, paths: ScalePaths | None = None) -> Obj:
     metadata = obj["metadata"]
     spec = obj.get("spec") or {}
     state = obj.get("status") or {}
+    if paths is None:
+        counts = (spec.get("replicas", 0), state.get("replicas", 0), _selector_text(spec.get("selector")))
+    else:
+        counts = _custom_counts(obj, paths)
     sub = resource.subresources["scale"]
     scale_metadata = {
         key: metadata[key]
@@ -41,12 +56,11 @@ def scale_of(resource: Resource, obj: Obj) -> Obj:
         "kind": "Scale",
         "apiVersion": f"{sub.group}/{sub.version}" if sub.group else sub.version,
         "metadata": scale_metadata,
-        "spec": {"replicas": spec.get("replicas", 0)},
-        "status": {"replicas": state.get("replicas", 0)},
+        "spec": {"replicas": counts[0]},
+        "status": {"replicas": counts[1]},
     }
-    selector = _selector_text(spec.get("selector"))
-    if selector:
-        result["status"]["selector"] = selector
+    if counts[2]:
+        result["status"]["selector"] = counts[2]
     return result
 
 
@@ -73,7 +87,11 @@ async def update_scale(
             raise status.stale_conflict(store.resource.group_resource, name)
         # A copy: the strategy compares it with `current` to decide whether the generation moves.
         scaled = store.objects.codec.copy(current)
-        scaled.setdefault("spec", {})["replicas"] = replicas
+        paths = store.strategy.scale_paths
+        if paths is None:
+            scaled.setdefault("spec", {})["replicas"] = replicas
+        else:
+            write_path(scaled, paths.spec_replicas, replicas)
         return scaled
 
     stored, _ = await store.update(

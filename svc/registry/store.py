@@ -22,6 +22,7 @@ from svc.api.conversion import Conversion, conversion_for
 from svc.api.resources import Resource
 from svc.api.strategy import Strategy
 from svc.machinery import status
+from svc.machinery.field_errors import aggregate_message, invalid
 from svc.registry import delete as deletion
 from svc.registry.admission import Admission, Attributes, Operation, UserInfo
 from svc.registry.create import before_create
@@ -148,6 +149,14 @@ class GenericStore:
         apiVersion and kind is enough."""
         return None if self.conversion is None else self.present
 
+    def _unconditional(self, name: str) -> status.StatusError:
+        """Upstream's 422 for an update without a resourceVersion where one is required (it names the
+        resource where the kind belongs, and the missing version as the number 0)."""
+        problems = [invalid("metadata.resourceVersion", 0, "must be specified for an update")]
+        group = self.resource.group
+        qualified = f"{self.resource.name}.{group}" if group else self.resource.name
+        return status.invalid(qualified, name, problems, aggregate_message(problems))
+
     def _not_found(self, name: str) -> status.StatusError:
         return status.not_found(self.resource.group_resource, name)
 
@@ -190,6 +199,8 @@ class GenericStore:
             if self.cache is None:
                 if version not in ("", "0"):
                     await self._wait_for_store(int(version))
+                return await self._list_store(prefix, options, 0, "")
+            if version == "" and not self.cache.consistent_reads:
                 return await self._list_store(prefix, options, 0, "")
             if version == "":
                 if not await self.cache.fresh():
@@ -349,7 +360,9 @@ class GenericStore:
     def _attributes(
         self, operation: Operation, namespace: str, name: str, user: UserInfo, options: WriteOptions
     ) -> Attributes:
-        return Attributes(operation, self.resource, namespace, name, user, options.subresource, options.dry_run)
+        return Attributes(
+            operation, self.resource, namespace, name, user, options.subresource, options.dry_run, options=options
+        )
 
     async def create(
         self, namespace: str, obj: Obj, *, admission: Admission, user: UserInfo, options: WriteOptions
@@ -439,7 +452,7 @@ class GenericStore:
             current_version = current["metadata"]["resourceVersion"]
             if not version:
                 if not self.strategy.allow_unconditional_update:
-                    raise status.bad_request("metadata.resourceVersion: must be specified for an update")
+                    raise self._unconditional(name)
                 metadata["resourceVersion"] = current_version
             elif version != current_version:
                 raise status.stale_conflict(self.resource.group_resource, name)
@@ -498,7 +511,9 @@ class GenericStore:
             self.present(current)
             deletion.check_preconditions(self.strategy, current, options)
             attributes = self._attributes(Operation.DELETE, namespace, name, user, write_options)
-            attributes.old_object = current
+            attributes.old_object, attributes.options = current, options
+            # as upstream's AdmissionToValidateObjectDeleteFunc: mutating admission sees a delete too
+            await admission.admit(attributes)
             await admission.validate(attributes)
             marked = self.objects.codec.copy(current)
             if not deletion.mark_for_deletion(self.strategy, marked, options):

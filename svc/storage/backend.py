@@ -60,6 +60,10 @@ class RangeResult:
 
 
 class Backend(Protocol):
+    progress_on_demand: bool
+    """Whether a `current_revision` call makes every progress-notifying watch report that revision as
+    soon as it has sent the events before it (a watch cache then serves consistent reads)."""
+
     async def start(self) -> None: ...
 
     async def close(self) -> None: ...
@@ -95,6 +99,10 @@ class Backend(Protocol):
     async def compact(self, revision: int) -> None: ...
 
     async def compacted_revision(self) -> int: ...
+
+    async def storage_size(self) -> tuple[str, int]:
+        """The store's cluster identity and the bytes its database takes on disk."""
+        ...
 
     async def check_writes(self) -> None:
         """Raises BackendUnavailableError while writes fail (a full disk), so readiness can say so."""

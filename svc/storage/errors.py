@@ -73,6 +73,10 @@ class BackendUnavailableError(StorageError):
     """The backend cannot serve (closed, disk failure, lost connection)."""
 
 
+class StoreUnreachableError(BackendUnavailableError):
+    """A remote store (etcd) does not answer; a retry may succeed once it is back, so the API says 503."""
+
+
 class RequestTooLargeError(StorageError):
     """A write bigger than the backend takes in one request (etcd's `--max-request-bytes`)."""
 

@@ -37,6 +37,8 @@ DEFAULT_HISTORY_SECONDS = 300.0
 DEFAULT_WATCHER_BUFFER = 1000
 FLUSH_INTERVAL = 0.05
 _LOAD_PAGE = 5000
+_RETRY_MIN = 0.1
+_RETRY_MAX = 2.0
 _SHARED_FLUSHES = 3
 
 
@@ -269,11 +271,18 @@ class WatchCache:
             watcher.end_with(errors.CompactedError(watcher.progress or 0, self.revision))
 
     async def _run(self) -> None:
+        """Load, then follow the backend's watch. A lost watch (etcd restarting) resumes from the
+        cache's revision, so no change is skipped; only when that history is compacted away does the
+        cache relist, and then its watches end as compacted (their clients relist too)."""
+        loaded, pause = False, _RETRY_MIN
         while True:
             try:
-                await self._load()
+                if not loaded:
+                    await self._load()
+                    loaded = True
                 events = self.objects.backend.watch(self.prefix, after_revision=self.revision, progress_notify=True)
                 async for event in events:
+                    pause = _RETRY_MIN
                     if isinstance(event, Progress):
                         self._advance(event.revision)
                         continue
@@ -283,9 +292,16 @@ class WatchCache:
                         self._apply_corrupt(event, error)
             except asyncio.CancelledError:
                 raise
+            except errors.CompactedError as error:
+                log.warning("watch cache %s relisting after: %s", self.prefix, error)
+                if loaded:
+                    loaded = False
+                    for watcher in list(self._watchers):
+                        watcher.end_with(errors.CompactedError(watcher.progress or 0, self.revision))
             except errors.StorageError as error:
-                log.warning("watch cache %s restarting after: %s", self.prefix, error)
-                await asyncio.sleep(0.1)
+                log.warning("watch cache %s resuming at %d after: %s", self.prefix, self.revision, error)
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, _RETRY_MAX)
 
     async def _load(self) -> None:
         """Read the whole prefix a page at a time (so the raw values of a large resource are never all
@@ -416,8 +432,17 @@ class WatchCache:
             return False
         return True
 
+    @property
+    def consistent_reads(self) -> bool:
+        """Whether the cache can serve a consistent read: the backend must say on demand how current
+        a quiet prefix is (else reads that must be current go to the backend, as upstream does)."""
+        return self.objects.backend.progress_on_demand
+
     async def fresh(self, limit: float = 3.0) -> bool:
-        """Catch up with the backend's current revision (a consistent read from the cache)."""
+        """Catch up with the backend's current revision (a consistent read from the cache); False at
+        once when the backend cannot tell how current the cache is."""
+        if not self.consistent_reads:
+            return False
         return await self.wait_for(await self.objects.backend.current_revision(), limit)
 
     def get(self, key: str) -> Obj | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import http.client
+import itertools
 import os
 import signal
 import socket
@@ -88,8 +89,31 @@ class RunningServer:
         self._clients.clear()
 
 
+_ADMISSION_FLAGS = ("--enable-admission-plugins", "--disable-admission-plugins", "--admission-control")
+ETCD_URL_VARIABLE = "SVC_TEST_ETCD_URL"
+_store_prefixes = itertools.count()
+
+
+def _store_arguments() -> list[str]:
+    """With a shared test etcd (`SVC_TEST_STORE=etcd`), the flags that put a server on it under a key
+    prefix of its own, so servers of different tests never see each other's objects."""
+    url = os.environ.get(ETCD_URL_VARIABLE)
+    if not url:
+        return []
+    prefix = f"/registry-{os.getpid()}-{next(_store_prefixes)}"
+    return ["--storage-backend=store3", f"--store-servers={url}", f"--store-prefix={prefix}"]
+
+
 def _arguments(data_dir: Path, port: int, extra: list[str]) -> list[str]:
-    return ["--data-dir", str(data_dir), "--bind-address", "127.0.0.1", "--secure-port", str(port), *extra]
+    """No controller creates the `default` service account beside a test server, so (as envtest
+    does) its ServiceAccount admission is off unless the test chooses the admission plugins itself."""
+    admission = (
+        []
+        if any(arg.partition("=")[0] in _ADMISSION_FLAGS for arg in extra)
+        else ["--disable-admission-plugins=ServiceAccount"]
+    )
+    base = ["--data-dir", str(data_dir), "--bind-address", "127.0.0.1", "--secure-port", str(port)]
+    return [*base, *_store_arguments(), *admission, *extra]
 
 
 @contextlib.contextmanager

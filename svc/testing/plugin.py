@@ -2,6 +2,8 @@
 
 Fixtures:
 - `svc_server`: an in-process server (svc brand profile) on a free port, with its own data dir.
+  Every server here runs without ServiceAccount admission (no controller creates the `default`
+  account beside it) unless the test passes admission plugin flags itself.
 - `svc_server_factory`: call it with extra `svc-apiserver` flags (e.g. `"--brand-profile=kubernetes"`)
   for servers with other options; every server it starts is stopped after the test.
 - `svc_server_process`: the real `svc-apiserver` program in a subprocess (for restart and kill tests).

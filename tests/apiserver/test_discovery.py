@@ -48,7 +48,14 @@ def test_resource_list_has_subresources_and_short_names(api) -> None:
 def test_discovery_lists_exactly_the_subresources_served(api) -> None:
     names = {entry["name"] for entry in api.request("GET", "/api/v1").json()["resources"]}
     pods = {name for name in names if name.startswith("pods/")}
-    assert pods == {"pods/binding", "pods/ephemeralcontainers", "pods/eviction", "pods/resize", "pods/status"}
+    assert pods == {
+        "pods/binding",
+        "pods/ephemeralcontainers",
+        "pods/eviction",
+        "pods/log",
+        "pods/resize",
+        "pods/status",
+    }
     assert "bindings" in names
     csrs = api.request("GET", "/apis/certificates.svc/v1").json()["resources"]
     assert {entry["name"] for entry in csrs} == {

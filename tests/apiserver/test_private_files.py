@@ -39,7 +39,7 @@ def test_server_files_are_owner_only_under_umask_000(svc_server_process, tmp_pat
         data_dir / "admin.kubeconfig",
         *(data_dir / "pki").iterdir(),
     ]
-    assert len(files) == 5 + 8
+    assert len(files) == 5 + 9  # the pki: 4 certificates with their keys, the service-account signing key
     assert {str(path): _mode(path) for path in directories} == {str(path): 0o700 for path in directories}
     assert {str(path): _mode(path) for path in files} == {str(path): 0o600 for path in files}
 

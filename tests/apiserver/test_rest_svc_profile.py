@@ -140,6 +140,7 @@ def test_cluster_scoped_and_all_namespaces_list(api) -> None:
     assert sorted((i["metadata"]["namespace"], i["metadata"]["name"]) for i in listed["items"]) == [
         ("default", "a"),
         ("other", "b"),
+        ("svc-system", "extension-apiserver-authentication"),
     ]
 
 

@@ -135,7 +135,10 @@ def test_watch_without_cache_behaves_the_same(svc_server_factory) -> None:
 
 
 def test_all_namespaces_watch(svc_server, api) -> None:
-    watch = WatchReader(svc_server.client(), "/api/v1/configmaps", {})
+    listed = api.request("GET", "/api/v1/configmaps").json()
+    watch = WatchReader(
+        svc_server.client(), "/api/v1/configmaps", {"resourceVersion": listed["metadata"]["resourceVersion"]}
+    )
     api.request(
         "POST", "/api/v1/namespaces", body={"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n2"}}
     )

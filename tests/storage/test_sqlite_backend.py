@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from svc.storage import errors
-from svc.storage.backend import EventType
 from svc.storage.sqlite.backend import SqliteBackend
 
 
@@ -24,114 +23,6 @@ async def _open(path: Path) -> SqliteBackend:
     backend = SqliteBackend(path / "state.db")
     await backend.start()
     return backend
-
-
-def test_revisions_grow_and_are_kept_per_key(tmp_path: Path) -> None:
-    async def scenario() -> None:
-        backend = await _open(tmp_path)
-        first = await backend.create("/a", b"1")
-        second = await backend.update("/a", b"2", expected_revision=first.mod_revision)
-        assert second.mod_revision == first.mod_revision + 1
-        assert second.create_revision == first.create_revision
-        assert await backend.current_revision() == second.mod_revision
-        await backend.close()
-
-    run(scenario())
-
-
-def test_stale_compare_and_swap_is_refused(tmp_path: Path) -> None:
-    async def scenario() -> None:
-        backend = await _open(tmp_path)
-        first = await backend.create("/a", b"1")
-        await backend.update("/a", b"2", expected_revision=first.mod_revision)
-        with pytest.raises(errors.RevisionConflictError):
-            await backend.update("/a", b"3", expected_revision=first.mod_revision)
-        with pytest.raises(errors.RevisionConflictError):
-            await backend.delete("/a", expected_revision=first.mod_revision)
-        assert (await backend.get("/a")).value == b"2"
-        await backend.close()
-
-    run(scenario())
-
-
-def test_create_of_live_key_is_refused(tmp_path: Path) -> None:
-    async def scenario() -> None:
-        backend = await _open(tmp_path)
-        await backend.create("/a", b"1")
-        with pytest.raises(errors.KeyExistsError):
-            await backend.create("/a", b"2")
-        await backend.close()
-
-    run(scenario())
-
-
-def test_range_at_old_revision_sees_old_values(tmp_path: Path) -> None:
-    async def scenario() -> None:
-        backend = await _open(tmp_path)
-        kv = await backend.create("/p/a", b"old")
-        await backend.update("/p/a", b"new", expected_revision=kv.mod_revision)
-        await backend.create("/p/b", b"later")
-        old = await backend.range("/p/", "/p0", revision=kv.mod_revision)
-        assert [(k.key, k.value) for k in old.kvs] == [("/p/a", b"old")]
-        await backend.close()
-
-    run(scenario())
-
-
-def test_range_limit_reports_more_and_count(tmp_path: Path) -> None:
-    async def scenario() -> None:
-        backend = await _open(tmp_path)
-        for index in range(5):
-            await backend.create(f"/p/{index}", b"x")
-        page = await backend.range("/p/", "/p0", limit=2)
-        assert [k.key for k in page.kvs] == ["/p/0", "/p/1"]
-        assert page.more and page.count == 5
-        await backend.close()
-
-    run(scenario())
-
-
-def test_compacted_revision_is_refused_for_range_and_watch(tmp_path: Path) -> None:
-    async def scenario() -> None:
-        backend = await _open(tmp_path)
-        kv = await backend.create("/a", b"1")
-        kv = await backend.update("/a", b"2", expected_revision=kv.mod_revision)
-        await backend.compact(kv.mod_revision)
-        with pytest.raises(errors.CompactedError):
-            await backend.range("/", "0", revision=kv.mod_revision - 1)
-        events = backend.watch("/", after_revision=kv.mod_revision - 2)
-        with pytest.raises(errors.CompactedError):
-            await anext(events)
-        assert (await backend.get("/a")).value == b"2"
-        await backend.close()
-
-    run(scenario())
-
-
-def test_watch_replays_history_then_follows_live_changes(tmp_path: Path) -> None:
-    async def scenario() -> None:
-        backend = await _open(tmp_path)
-        start = await backend.current_revision()
-        kv = await backend.create("/w/a", b"1")
-        seen = []
-
-        async def consume() -> None:
-            async for event in backend.watch("/w/", after_revision=start):
-                seen.append((event.type, event.kv.key, event.kv.value, event.revision))
-                if len(seen) == 3:
-                    return
-
-        task = asyncio.create_task(consume())
-        await asyncio.sleep(0.01)
-        kv = await backend.update("/w/a", b"2", expected_revision=kv.mod_revision)
-        await backend.create("/other", b"ignored")
-        deleted = await backend.delete("/w/a", expected_revision=kv.mod_revision)
-        await asyncio.wait_for(task, 5)
-        assert [s[0] for s in seen] == [EventType.PUT, EventType.PUT, EventType.DELETE]
-        assert seen[2][2] == b"2" and seen[2][3] == deleted.revision
-        await backend.close()
-
-    run(scenario())
 
 
 def test_data_and_revision_survive_reopen(tmp_path: Path) -> None:

@@ -6,7 +6,17 @@ import dataclasses
 from collections.abc import Callable
 
 from svc.api.brand import Profile
-from svc.api.kinds import certificates, jobs, namespaces, pods, rbac, secrets, services, simple_fields
+from svc.api.kinds import (
+    certificates,
+    custom_resource_definitions,
+    jobs,
+    namespaces,
+    pods,
+    rbac,
+    secrets,
+    services,
+    simple_fields,
+)
 from svc.api.resources import Resource
 from svc.api.strategy import Strategy
 from svc.api.validation import rules_for
@@ -63,6 +73,7 @@ _SPECIAL: dict[tuple[str, str], Callable[[Strategy], Strategy]] = {
     ("", "Secret"): secrets.strategy,
     ("batch", "Job"): jobs.strategy,
     ("certificates.k8s.io", "CertificateSigningRequest"): certificates.strategy,
+    ("apiextensions.k8s.io", "CustomResourceDefinition"): custom_resource_definitions.strategy,
     ("rbac.authorization.k8s.io", "Role"): rbac.strategy,
     ("rbac.authorization.k8s.io", "RoleBinding"): rbac.strategy,
     ("rbac.authorization.k8s.io", "ClusterRole"): rbac.strategy,

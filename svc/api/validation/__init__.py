@@ -10,6 +10,7 @@ from svc.api.brand import Profile
 from svc.api.validation import (
     admission_policies,
     admission_webhooks,
+    apiextensions,
     certificates,
     core,
     discovery_and_events,
@@ -40,6 +41,7 @@ _RULES: dict[tuple[str, str], KindRules] = {
     **flowcontrol.RULES,
     **volumes.RULES,
     **certificates.RULES,
+    **apiextensions.RULES,
 }
 
 

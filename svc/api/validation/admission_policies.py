@@ -2,8 +2,8 @@
 failure policy, param kind, match constraints and rules, the presence of validations or audit
 annotations, reasons, messages, audit annotation keys, param references and validation actions.
 
-Upstream also compiles every CEL expression here (type errors, cost limits); that belongs to the CEL
-environment (`machinery/cel/`) and is not done by these tables.
+Every CEL expression is compiled too (`policy_expressions`), so a policy that cannot run is refused
+when it is written.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from svc.api.validation.admission_webhooks import rule_errors
 from svc.api.validation.engine import Check, KindRules, items, lookup, mapping, text
+from svc.api.validation.policy_expressions import mutating_expression_errors, validating_expression_errors
 from svc.machinery.field_errors import FieldError, duplicate, forbidden, invalid, not_supported, required
 from svc.machinery.labels import validate_label_selector
 from svc.machinery.validation import (
@@ -135,8 +136,8 @@ def _audit_annotations(spec: Any, policy_name: str) -> list[FieldError]:
     return errors
 
 
-def _policy(obj: Any, _: str) -> list[FieldError]:
-    spec = mapping(obj, "spec")
+def _common_spec(spec: dict[str, Any]) -> list[FieldError]:
+    """Failure policy, param kind and match constraints: the same for both policy kinds."""
     errors: list[FieldError] = []
     failure = spec.get("failurePolicy")
     if failure is None:
@@ -152,6 +153,12 @@ def _policy(obj: Any, _: str) -> list[FieldError]:
         errors += match_resources_errors(constraints, "spec.matchConstraints")
         if not items(constraints.get("resourceRules")):
             errors.append(required("spec.matchConstraints.resourceRules"))
+    return errors
+
+
+def _policy(obj: Any, _: str) -> list[FieldError]:
+    spec = mapping(obj, "spec")
+    errors = _common_spec(spec)
     for index, variable in enumerate(items(spec.get("variables"))):
         path = f"spec.variables[{index}]"
         if not text(variable, "name").strip():
@@ -163,7 +170,58 @@ def _policy(obj: Any, _: str) -> list[FieldError]:
         return [*errors, required("spec.validations", _ONE_REQUIRED), required("spec.auditAnnotations", _ONE_REQUIRED)]
     for index, entry in enumerate(validations):
         errors += _validation(entry, f"spec.validations[{index}]")
-    return errors + _audit_annotations(spec, text(obj, "metadata.name"))
+    return errors + _audit_annotations(spec, text(obj, "metadata.name")) + validating_expression_errors(spec)
+
+
+_PATCH_TYPES: Final = ("ApplyConfiguration", "JSONPatch")
+_REINVOCATION: Final = ("IfNeeded", "Never")
+_PATCH_SOURCES: Final = {"ApplyConfiguration": "applyConfiguration", "JSONPatch": "jsonPatch"}
+
+
+def _mutation(entry: Any, path: str) -> list[FieldError]:
+    patch_type = lookup(entry, "patchType")
+    if not patch_type:
+        return [required(f"{path}.patchType")]
+    if patch_type not in _PATCH_TYPES:
+        return [not_supported(f"{path}.patchType", patch_type, _PATCH_TYPES)]
+    errors: list[FieldError] = []
+    for kind, key in _PATCH_SOURCES.items():
+        present = isinstance(lookup(entry, key), dict)
+        if kind == patch_type and not present:
+            errors.append(required(f"{path}.{key}", f"must be specified when patchType is {patch_type}"))
+        elif kind != patch_type and present:
+            errors.append(forbidden(f"{path}.{key}", f"must not be specified when patchType is {patch_type}"))
+        elif present and not text(entry, f"{key}.expression").strip():
+            errors.append(required(f"{path}.{key}.expression"))
+    return errors
+
+
+def _mutating_policy(obj: Any, _: str) -> list[FieldError]:
+    """What MutatingAdmissionPolicy shares with the validating kind, then its mutations."""
+    spec = mapping(obj, "spec")
+    errors = _common_spec(spec)
+    mutations = items(spec.get("mutations"))
+    if not mutations:
+        errors.append(required("spec.mutations", "mutations must contain at least one item"))
+    for index, entry in enumerate(mutations):
+        errors += _mutation(entry, f"spec.mutations[{index}]")
+    reinvocation = spec.get("reinvocationPolicy")
+    if not reinvocation:
+        errors.append(required("spec.reinvocationPolicy"))
+    elif reinvocation not in _REINVOCATION:
+        errors.append(not_supported("spec.reinvocationPolicy", reinvocation, _REINVOCATION))
+    return errors + mutating_expression_errors(spec)
+
+
+def _mutating_binding(obj: Any, _: str) -> list[FieldError]:
+    """A MutatingAdmissionPolicyBinding; a validating binding adds its validation actions."""
+    spec = mapping(obj, "spec")
+    policy = text(spec, "policyName")
+    errors = [] if policy else [required("spec.policyName")]
+    errors += [invalid("spec.policyName", policy, message) for message in is_dns1123_subdomain(policy) if policy]
+    if isinstance(spec.get("paramRef"), dict):
+        errors += _param_ref(spec["paramRef"], "spec.paramRef")
+    return errors + match_resources_errors(spec.get("matchResources"), "spec.matchResources")
 
 
 def _param_ref(ref: Any, path: str) -> list[FieldError]:
@@ -207,18 +265,14 @@ def _actions(actions: list[Any], path: str) -> list[FieldError]:
     return errors
 
 
-def _binding(obj: Any, _: str) -> list[FieldError]:
+def _binding(obj: Any, path: str) -> list[FieldError]:
     spec = mapping(obj, "spec")
-    policy = text(spec, "policyName")
-    errors = [] if policy else [required("spec.policyName")]
-    errors += [invalid("spec.policyName", policy, message) for message in is_dns1123_subdomain(policy) if policy]
-    if isinstance(spec.get("paramRef"), dict):
-        errors += _param_ref(spec["paramRef"], "spec.paramRef")
-    errors += match_resources_errors(spec.get("matchResources"), "spec.matchResources")
-    return errors + _actions(items(spec.get("validationActions")), "spec.validationActions")
+    return _mutating_binding(obj, path) + _actions(items(spec.get("validationActions")), "spec.validationActions")
 
 
 RULES: Final[dict[tuple[str, str], KindRules]] = {
     ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"): KindRules(create=(Check(_policy),)),
     ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"): KindRules(create=(Check(_binding),)),
+    ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"): KindRules(create=(Check(_mutating_policy),)),
+    ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"): KindRules(create=(Check(_mutating_binding),)),
 }

@@ -1,6 +1,8 @@
 """Validating and MutatingWebhookConfiguration, as `pkg/apis/admissionregistration/validation` checks them
 on create: fully qualified and unique webhook names, exactly one of url or service, rules, enums for the
-policies, side effects that are safe for dry runs, and a recognised AdmissionReview version.
+policies, side effects that are safe for dry runs, a recognised AdmissionReview version, and
+matchConditions (at most 64, qualified unique names, expressions that compile in the environment the
+webhook plugins evaluate them in).
 """
 
 from __future__ import annotations
@@ -9,9 +11,10 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from svc.api.validation.engine import Check, KindRules, items, lookup
-from svc.machinery.field_errors import FieldError, duplicate, invalid, not_supported, required
+from svc.machinery.cel import CelError, environment
+from svc.machinery.field_errors import FieldError, duplicate, invalid, not_supported, required, too_many
 from svc.machinery.labels import validate_label_selector
-from svc.machinery.validation import is_dns1035_label, is_dns1123_subdomain
+from svc.machinery.validation import is_dns1035_label, is_dns1123_subdomain, is_qualified_name
 
 REVIEW_VERSIONS: Final = ("v1", "v1beta1")
 _FAILURE_POLICIES: Final = ("Fail", "Ignore")
@@ -21,6 +24,37 @@ _OPERATIONS: Final = ("*", "CONNECT", "CREATE", "DELETE", "UPDATE")
 _SCOPES: Final = ("*", "Cluster", "Namespaced")
 _REINVOCATION: Final = ("IfNeeded", "Never")
 _URL_FORM: Final = "; desired format: https://host[/path]"
+MATCH_CONDITION_VARIABLES: Final = frozenset(
+    {"object", "oldObject", "request", "params", "authorizer", "authorizer.requestResource"}
+)
+_MAX_MATCH_CONDITIONS: Final = 64
+
+
+def match_condition_errors(conditions: list[Any], path: str) -> list[FieldError]:
+    """Upstream's validateMatchConditions: count, names, and expressions that compile."""
+    errors: list[FieldError] = []
+    if len(conditions) > _MAX_MATCH_CONDITIONS:
+        errors.append(too_many(path, len(conditions), _MAX_MATCH_CONDITIONS))
+    names: set[str] = set()
+    for index, condition in enumerate(conditions):
+        where = f"{path}[{index}]"
+        expression = str(lookup(condition, "expression") or "").strip()
+        if not expression:
+            errors.append(required(f"{where}.expression", ""))
+        else:
+            try:
+                environment(MATCH_CONDITION_VARIABLES).compile(expression)
+            except CelError as error:
+                errors.append(invalid(f"{where}.expression", expression, f"compilation failed: {error}"))
+        name = str(lookup(condition, "name") or "")
+        if not name:
+            errors.append(required(f"{where}.name", ""))
+            continue
+        errors += [invalid(f"{where}.name", name, message) for message in is_qualified_name(name)]
+        if name in names:
+            errors.append(duplicate(f"{where}.name", name))
+        names.add(name)
+    return errors
 
 
 def _fully_qualified_name(name: str, path: str) -> list[FieldError]:
@@ -163,6 +197,7 @@ def _webhook(hook: Any, path: str, *, mutating: bool) -> list[FieldError]:
     for key in ("namespaceSelector", "objectSelector"):
         if lookup(hook, key) is not None:
             errors += validate_label_selector(lookup(hook, key), f"{path}.{key}")
+    errors += match_condition_errors(items(lookup(hook, "matchConditions")), f"{path}.matchConditions")
     if mutating:
         errors += _enum(hook, "reinvocationPolicy", _REINVOCATION, path)
     return errors + _client_config(hook, path)

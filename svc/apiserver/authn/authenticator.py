@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from typing import Protocol, runtime_checkable
 
 from aiohttp import web
@@ -31,11 +31,19 @@ AuthenticatorFunc = Callable[[web.BaseRequest], Awaitable[UserInfo | None]]
 class Union:
     """Tries each authenticator in order; the first to name a user wins. Credentials that one
     rejected and none accepted fail the request (401); a request without any is anonymous when that
-    is allowed, else rejected."""
+    is allowed (for every path, or only for `anonymous_paths` as the authentication configuration's
+    anonymous conditions have it), else rejected."""
 
-    def __init__(self, authenticators: list[Authenticator | AuthenticatorFunc], *, anonymous: bool) -> None:
+    def __init__(
+        self,
+        authenticators: list[Authenticator | AuthenticatorFunc],
+        *,
+        anonymous: bool,
+        anonymous_paths: Collection[str] | None = None,
+    ) -> None:
         self._authenticators = [a.authenticate if isinstance(a, Authenticator) else a for a in authenticators]
         self._anonymous = anonymous
+        self._anonymous_paths = frozenset(anonymous_paths) if anonymous_paths is not None else None
 
     async def authenticate(self, request: web.BaseRequest) -> UserInfo | None:
         failure: AuthenticationError | None = None
@@ -51,6 +59,6 @@ class Union:
                 return user
         if failure is not None:
             raise failure
-        if self._anonymous:
+        if self._anonymous and (self._anonymous_paths is None or request.path in self._anonymous_paths):
             return UserInfo(ANONYMOUS_USER, "", (UNAUTHENTICATED_GROUP,))
         return None

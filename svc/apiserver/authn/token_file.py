@@ -39,6 +39,9 @@ class TokenFile:
             groups = tuple(group.strip() for group in row[3].split(",") if group.strip()) if len(row) > 3 else ()
             self.users[row[0]] = UserInfo(row[1], row[2], groups)
 
+    async def user_for_token(self, token: str) -> UserInfo | None:
+        return self.users.get(token)
+
     async def authenticate(self, request: web.BaseRequest) -> UserInfo | None:
         token = bearer_token(request)
         if token is None:

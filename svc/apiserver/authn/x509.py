@@ -30,6 +30,8 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from svc.apiserver.authn.authenticator import AuthenticationError
 from svc.registry.admission import UserInfo
 
+UID_OID = x509.ObjectIdentifier("1.3.6.1.4.1.57683.2")
+
 
 class ClientCAError(ValueError):
     pass
@@ -83,8 +85,9 @@ class _Verified:
 class ClientCertificates:
     """The authenticator over the client CAs: the generated one and those of `--client-ca-file`."""
 
-    def __init__(self, authorities: Iterable[x509.Certificate]) -> None:
+    def __init__(self, authorities: Iterable[x509.Certificate], *, parse_uid: bool = True) -> None:
         self._store = verification.Store(list(authorities))
+        self._parse_uid = parse_uid
         # The verdict per connection: a verified certificate, or why it failed (a fresh exception
         # is raised each time; re-raising one instance would grow its traceback).
         self._connections: weakref.WeakKeyDictionary[Any, _Verified | str] = weakref.WeakKeyDictionary()
@@ -118,7 +121,11 @@ class ClientCertificates:
             verifier.verify(certificate, intermediates)
         except (ValueError, verification.VerificationError) as error:
             return f"verifying client certificate failed: {error}"
-        return _Verified(_user_of(certificate), certificate.not_valid_after_utc.timestamp())
+        try:
+            user = _user_of(certificate, parse_uid=self._parse_uid)
+        except ValueError as error:
+            return str(error)
+        return _Verified(user, certificate.not_valid_after_utc.timestamp())
 
 
 def _peer_chain(ssl_object: ssl.SSLObject | ssl.SSLSocket) -> list[bytes]:
@@ -129,9 +136,20 @@ def _peer_chain(ssl_object: ssl.SSLObject | ssl.SSLSocket) -> list[bytes]:
     return [certificate.public_bytes(_ssl.ENCODING_DER) for certificate in chain if certificate is not None]
 
 
-def _user_of(certificate: x509.Certificate) -> UserInfo | None:
+def _user_of(certificate: x509.Certificate, *, parse_uid: bool) -> UserInfo | None:
     common_names = certificate.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
     if not common_names or not common_names[-1].value:
         return None
     organizations = certificate.subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)
-    return UserInfo(str(common_names[-1].value), "", tuple(str(org.value) for org in organizations))
+    uid = _uid_of(certificate) if parse_uid else ""
+    return UserInfo(str(common_names[-1].value), uid, tuple(str(org.value) for org in organizations))
+
+
+def _uid_of(certificate: x509.Certificate) -> str:
+    """The subject's UID attribute (`AllowParsingUserUIDFromCertAuth`): at most one, and not empty."""
+    uids = certificate.subject.get_attributes_for_oid(UID_OID)
+    if len(uids) > 1:
+        raise ValueError(f"expected 1 UID, but found multiple: {[str(uid.value) for uid in uids]}")
+    if uids and not str(uids[0].value):
+        raise ValueError("UID cannot be an empty string")
+    return str(uids[0].value) if uids else ""

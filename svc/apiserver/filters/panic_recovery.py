@@ -14,7 +14,7 @@ from svc.apiserver.context import RequestContext
 from svc.apiserver.filters import Handler
 from svc.apiserver.responses import status_response
 from svc.machinery import status
-from svc.storage.errors import StorageError
+from svc.storage.errors import StorageError, StoreUnreachableError
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +26,9 @@ async def recover(ctx: RequestContext, next_handler: Handler) -> web.StreamRespo
         return status_response(ctx, error)
     except web.HTTPException:
         raise
+    except StoreUnreachableError as error:
+        # The store is unreachable (etcd down, a lost leader): a retry may succeed, so 503, not 500.
+        return status_response(ctx, status.service_unavailable(str(error)))
     except StorageError as error:
         log.error("apiserver received an error that is not an metav1.Status: %s", error)
         return status_response(ctx, status.unconverted(str(error)))

@@ -1,12 +1,14 @@
 """POST to a subresource that acts (`pods/binding`, `bindings`, `pods/eviction`): 201 with a Status.
 
-The body is read as the subresource's kind with the same checks as any create; the action itself lives
-in the registry (`svc/registry/pods/`). Upstream answers each with a Status of success.
+The body is read as the subresource's kind with the same checks as any create, and admitted as the
+create of that subresource (a Binding, an Eviction), as upstream admits it; the action itself lives in
+the registry (`svc/registry/pods/`). Upstream answers each with a Status of success.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from aiohttp import web
 
@@ -14,8 +16,11 @@ from svc.apiserver.handlers.delete import delete_options_from
 from svc.apiserver.handlers.scope import Scope
 from svc.machinery import status
 from svc.registry.actions import ActionRequest, success
+from svc.registry.admission import Attributes, Operation
 from svc.registry.pods.binding import bind
 from svc.registry.pods.eviction import evict
+
+Obj = dict[str, Any]
 
 
 async def _bind(scope: Scope, request: ActionRequest) -> None:
@@ -38,6 +43,15 @@ ACTIONS: dict[tuple[str, str, str], Callable[[Scope, ActionRequest], Awaitable[N
 }
 
 
+async def read_posted_object(scope: Scope) -> Obj:
+    """The body of a POST: an object of the subresource's kind when the path names one."""
+    sub = scope.resource.subresources.get(scope.subresource)
+    if sub is None:
+        return await scope.read_object()
+    api_version = f"{sub.group}/{sub.version}" if sub.group else sub.version
+    return await scope.read_object(sub.kind, api_version, sub.definition)
+
+
 def action_for(scope: Scope) -> Callable[[Scope, ActionRequest], Awaitable[None]] | None:
     if scope.ctx.request.method != "POST":
         return None
@@ -46,14 +60,16 @@ def action_for(scope: Scope) -> Callable[[Scope, ActionRequest], Awaitable[None]
 
 async def act(scope: Scope, action: Callable[[Scope, ActionRequest], Awaitable[None]]) -> web.StreamResponse:
     negotiated = scope.negotiate(allow_views=False)
-    sub = scope.resource.subresources.get(scope.subresource)
-    if sub is not None:
-        api_version = f"{sub.group}/{sub.version}" if sub.group else sub.version
-        body = await scope.read_object(sub.kind, api_version, sub.definition)
-    else:
-        body = await scope.read_object()
+    body = await read_posted_object(scope)
     if scope.namespace:
         body["metadata"].setdefault("namespace", scope.namespace)
+    name = scope.name or body["metadata"].get("name", "")
+    attributes = Attributes(
+        Operation.CREATE, scope.resource, scope.namespace, name, scope.ctx.user, scope.subresource, scope.dry_run()
+    )
+    attributes.object = body
+    await scope.server.admission.admit(attributes)
+    await scope.server.admission.validate(attributes)
     request = ActionRequest(
         namespace=scope.namespace,
         name=scope.name,

@@ -12,5 +12,5 @@ async def get(scope: Scope) -> web.StreamResponse:
     negotiated = scope.negotiate()
     obj = await scope.store.get(scope.namespace, scope.name)
     if scope.subresource == "scale":
-        obj = scale.scale_of(scope.resource, obj)
+        obj = scale.scale_of(scope.resource, obj, scope.store.strategy.scale_paths)
     return scope.respond(200, obj, negotiated)

@@ -7,10 +7,9 @@ the `Apply` rules (conflicts, force, removal of fields the applier stopped sendi
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
-from svc.api.schemas import Schema
+from svc.api.schemas import schema_for
 from svc.apiserver.handlers.scope import Scope
 from svc.machinery import status
 from svc.machinery.apply import ApplyConflict, ManagedFieldsError, TypedError, default_ignored
@@ -20,11 +19,6 @@ from svc.registry.create import now_rfc3339
 
 Obj = dict[str, Any]
 _MAX_MANAGER = 128
-
-
-@functools.cache
-def _schema(definition: str) -> Schema | None:
-    return Schema.named(definition) if definition else None
 
 
 def manager_name(scope: Scope) -> str:
@@ -52,7 +46,7 @@ def track(scope: Scope, live: Obj | None, new: Obj) -> Obj:
         manager=manager_name(scope),
         operation_time=now_rfc3339(),
         subresource=scope.subresource,
-        schema=_schema(scope.resource.definition),
+        schema=schema_for(scope.resource.definition),
         ignored=_ignored(scope),
     )
 
@@ -67,7 +61,7 @@ def apply_configuration(scope: Scope, live: Obj | None, config: Obj, *, manager:
             annotation=scope.server.profile.last_applied_annotation,
             operation_time=now_rfc3339(),
             subresource=scope.subresource,
-            schema=_schema(scope.resource.definition),
+            schema=schema_for(scope.resource.definition),
             ignored=_ignored(scope),
         )
     except ApplyConflict as conflict:

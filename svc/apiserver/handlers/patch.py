@@ -62,6 +62,9 @@ def _patch_failure(error: PatchError) -> status.StatusError:
 
 def _patch_type(scope: Scope) -> str:
     supported = (*PATCH_TYPES, APPLY_CBOR_PATCH) if scope.server.cbor_enabled else PATCH_TYPES
+    if scope.custom_prune() is not None:
+        # Custom resources have no Go struct to carry patch strategies: upstream does not offer it.
+        supported = tuple(kind for kind in supported if kind != STRATEGIC_MERGE_PATCH)
     content_type = scope.ctx.request.headers.get("Content-Type", "").split(";")[0].strip().lower()
     if content_type not in supported:
         raise status.unsupported_media_type(supported)
@@ -133,10 +136,12 @@ def _validate_patched(scope: Scope, patch: _Patch, patched: Obj, level: str, def
         error = invalid("patch", json.dumps(patched, separators=(",", ":")), cause)
         return status.invalid("", "", [error], aggregate_message([error]))
 
-    check = check_fields(patched, schema_for(definition), duplicates=patch.duplicates, sort_keys=patch.sorted_result)
+    custom = definition == scope.resource.definition and scope.custom_prune() is not None
+    schema = None if custom else schema_for(definition)
+    check = check_fields(patched, schema, duplicates=patch.duplicates, sort_keys=patch.sorted_result)
     if check.fatal:
         raise reject(check.fatal)
-    scope.report_field_problems(check.problems, level, reject)
+    scope.report_field_problems(check.problems + (scope.pruned(patched) if custom else []), level, reject)
     check.retype()
 
 
@@ -197,7 +202,8 @@ def _apply_transform(scope: Scope, patch_type: str, body: bytes, force: bool) ->
         result = _check_result(scope, applied, resource.kind, resource.api_version)
         # Upstream converts the merged result into the kind's struct: a null is left unset (or its
         # type's zero value in a list or map), as for any other write.
-        check_fields(result, schema_for(resource.definition)).retype()
+        if scope.custom_prune() is None:
+            check_fields(result, schema_for(resource.definition)).retype()
         return result
 
     return apply_config
@@ -235,13 +241,13 @@ async def patch(scope: Scope) -> web.StreamResponse:
         current = await scope.store.get(scope.namespace, scope.name)
         sub = scope.resource.subresources["scale"]
         scale_version = f"{sub.group}/{sub.version}"
-        scaled = patch_.transform(scale.scale_of(scope.resource, current))
+        scaled = patch_.transform(scale.scale_of(scope.resource, current, scope.store.strategy.scale_paths))
         patched = _check_result(scope, scaled, "Scale", scale_version)
         _validate_patched(scope, patch_, patched, level, SCALE_DEFINITION)
         stored = await scale.update_scale(
             scope.store, scope.namespace, scope.name, patched, admission=admission, user=user, options=options
         )
-        return scope.respond(200, scale.scale_of(scope.resource, stored), negotiated)
+        return scope.respond(200, scale.scale_of(scope.resource, stored, scope.store.strategy.scale_paths), negotiated)
 
     async def updated(current: Obj | None) -> Obj:
         if current is None:

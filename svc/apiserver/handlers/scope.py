@@ -126,7 +126,8 @@ class Scope:
             raise status.bad_request(
                 f"the API version in the data ({given_version}) does not match the expected API version ({api_version})"
             )
-        schema = schema_for(definition or self.resource.definition)
+        custom = not definition and self.custom_prune() is not None
+        schema = None if custom else schema_for(definition or self.resource.definition)
         check = check_fields(obj, schema, duplicates=duplicates)
 
         def reject(cause: str) -> status.StatusError:
@@ -136,12 +137,22 @@ class Scope:
 
         if check.fatal:
             raise reject(check.fatal)
-        self.report_field_problems(check.problems, level, reject)
+        self.report_field_problems(check.problems + (self.pruned(obj) if custom else []), level, reject)
         check.retype()
         obj["kind"], obj["apiVersion"] = kind, api_version
         if obj.get("metadata") is None:
             obj["metadata"] = {}
         return obj
+
+    def custom_prune(self) -> Callable[[Obj], list[str]] | None:
+        """A custom resource's pruning (its schema decides which fields are unknown), else None."""
+        return self.store.strategy.prune if self.store is not None else None
+
+    def pruned(self, obj: Obj) -> list[str]:
+        """Drop the fields a custom resource's schema does not know; upstream's field validation
+        reports each as an unknown field."""
+        prune = self.custom_prune()
+        return [f'unknown field "{path}"' for path in prune(obj)] if prune is not None else []
 
     # -- response ----------------------------------------------------------------------------
     def negotiate(self, *, allow_views: bool = True) -> Negotiated:

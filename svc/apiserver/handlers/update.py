@@ -34,7 +34,7 @@ async def update(scope: Scope) -> web.StreamResponse:
             user=scope.ctx.user,
             options=scope.write_options(),
         )
-        return scope.respond(200, scale.scale_of(scope.resource, stored), negotiated)
+        return scope.respond(200, scale.scale_of(scope.resource, stored, scope.store.strategy.scale_paths), negotiated)
 
     async def replace(current: dict[str, Any] | None) -> dict[str, Any]:
         return track(scope, current, scope.store.objects.codec.copy(body))

@@ -21,7 +21,7 @@ from typing import Any
 from svc.cli.printers.errors import TemplateError
 from svc.machinery import gotext
 
-__all__ = ["JSONPath", "TemplateError", "parse_jsonpath"]
+__all__ = ["JSONPath", "TemplateError", "parse_jsonpath", "text_of"]
 
 _DICT_KEY = re.compile(r"^'([^']*)'$")
 _SLICE = re.compile(r"^(-?[0-9]*)(:-?[0-9]*)?(:-?[0-9]*)?$")
@@ -589,7 +589,8 @@ class _Run:
         return results
 
 
-def _text_of(value: Any) -> str:
+def text_of(value: Any) -> str:
+    """A value as the template prints it (Go formatting; objects and lists as JSON)."""
     if isinstance(value, (dict, list)):
         return gotext.json_marshal(value)
     if value is None:
@@ -607,12 +608,16 @@ class JSONPath:
     def execute(self, data: Any, *, allow_missing_keys: bool) -> str:
         """The text kubectl prints for `-o jsonpath=<template>`."""
         results = self._results(data, allow_missing_keys)
-        return "".join(" ".join(_text_of(value) for value in values) for values in results)
+        return "".join(" ".join(text_of(value) for value in values) for values in results)
 
     def execute_as_json(self, data: Any, *, allow_missing_keys: bool) -> str:
         """The text kubectl prints for `-o jsonpath-as-json=<template>`: one JSON array per action."""
         results = self._results(data, allow_missing_keys)
         return "".join(gotext.json_marshal(values, "    ") + "\n" for values in results)
+
+    def find(self, data: Any, *, allow_missing_keys: bool) -> list[list[Any]]:
+        """The values each action selects (the server's Table columns of custom resources use them)."""
+        return self._results(data, allow_missing_keys)
 
     def _results(self, data: Any, allow_missing_keys: bool) -> list[list[Any]]:
         try:

@@ -71,6 +71,7 @@ _GLOBALS: Final[dict[str, Type]] = {
     "isCIDR": BOOL,
     "isSemver": BOOL,
     "ip.isCanonical": BOOL,
+    "jsonpatch.escapeKey": STRING,
     "sets.contains": BOOL,
     "sets.equivalent": BOOL,
     "sets.intersects": BOOL,
@@ -226,6 +227,12 @@ class _Checker:
                 item_type = item_type.params[0]
             element = item_type if element is None else types.join(element, item_type)
         return types.list_of(element or DYN)
+
+    def _struct(self, node: Node) -> Type:
+        """A constructed message has the type its name says (`Object.spec`, `JSONPatch`)."""
+        for _, value, _ in node[2]:
+            self.check(value)
+        return Type(node[1].lstrip("."))
 
     def _map(self, node: Node) -> Type:
         key: Type | None = None

@@ -27,7 +27,7 @@ from svc.machinery.cel.access import (
     select,
     select_optional,
 )
-from svc.machinery.cel.cost import CALL_COSTS, LIST_CREATE, MAP_CREATE, call_cost
+from svc.machinery.cel.cost import CALL_COSTS, LIST_CREATE, MAP_CREATE, STRUCT_CREATE, call_cost
 from svc.machinery.cel.macros import MACROS
 from svc.machinery.cel.operators import BINARY, ORDERED, UNARY, lookup
 from svc.machinery.cel.parser import Node, Parsed
@@ -264,6 +264,31 @@ class Compiler:
                         continue
                     value = value.value
                 out[key] = value
+            return out
+
+        return build
+
+    def _struct(self, type_name: str, fields: list[tuple[str, Node, bool]]) -> Closure:
+        """Message construction builds a plain dict. The root of the type name must be declared in
+        the environment (admission policies declare `Object` and `JSONPatch`); elsewhere it is an
+        undeclared reference, as in cel-go without those types."""
+        root = type_name.lstrip(".").split(".")[0]
+        if root not in self.variables:
+            return self._undeclared(type_name.lstrip("."), self.current)
+        parts = [(name, self.compile(value), optional) for name, value, optional in fields]
+
+        def build(act: dict[str, Any]) -> dict[str, Any]:
+            act[COST].charge(STRUCT_CREATE)
+            out: dict[str, Any] = {}
+            for name, value_of, optional in parts:
+                value = value_of(act)
+                if optional:
+                    if type(value) is not Optional:
+                        raise NoSuchOverload("optional field")
+                    if not value.has_value():
+                        continue
+                    value = value.value
+                out[name] = value
             return out
 
         return build

@@ -19,6 +19,7 @@ COST_EXCEEDED: Final = "operation cancelled: actual cost limit exceeded"
 SELECT_AND_IDENT: Final = 1
 LIST_CREATE: Final = 10
 MAP_CREATE: Final = 30
+STRUCT_CREATE: Final = 40
 ITERATION: Final = 2
 STRING_TRAVERSAL: Final = 0.1
 REGEX_LENGTH: Final = 0.25

@@ -8,6 +8,7 @@ closure compiler walks once per expression. Nodes are tuples whose first item na
 ``("index", operand, key, optional)`` ``("call", name, target | None, args)``
 ``("list", [(item, optional)])`` ``("map", [(key, value, optional)])``
 ``("cond", test, then, else)`` ``("and", left, right)`` ``("or", left, right)``
+``("struct", type_name, [(field, value, optional)])`` (message construction, `Object.spec{replicas: 1}`)
 """
 
 from __future__ import annotations
@@ -231,6 +232,8 @@ class _Parser:
                     raise self.fail("no viable alternative")
                 if op == "." and self.peek() == "(":
                     node = self.at(self.position(), ("call", name[1], node, self.args(")")))
+                elif op == "." and self.peek() in ("{", "{?") and _qualified_name(node) is not None:
+                    node = self.at(where, self.struct_literal(f"{_qualified_name(node)}.{name[1]}"))
                 else:
                     node = self.at(where, ("select", node, name[1], op == ".?"))
             elif op in ("[", "[?"):
@@ -308,9 +311,29 @@ class _Parser:
             return ("lit", literals[name])
         if self.peek() == "(":
             return self.at(self.toks[self.i - 1][2], ("call", name, None, self.args(")")))
-        if self.peek() == "{":
-            raise ParseError(f"message construction is not supported: {name}")
+        if self.peek() in ("{", "{?"):
+            return self.struct_literal("." + name if leading_dot else name)
         return ("ident", "." + name if leading_dot else name)
+
+    def struct_literal(self, type_name: str) -> Node:
+        """`Type{field: value, ?optional: value}`; which types exist is the compiler's business."""
+        fields = []
+        optional = self.take()[1] == "{?"
+        while self.peek() != "}":
+            if self.peek() == "?":
+                self.take()
+                optional = True
+            kind, field, _ = self.take()
+            if kind != "ident":
+                raise self.fail()
+            self.take(":")
+            fields.append((field, self.expr(), optional))
+            optional = False
+            if self.peek() != ",":
+                break
+            self.take()
+        self.take("}")
+        return ("struct", type_name, fields)
 
     def list_literal(self) -> Node:
         optional = self.take()[1] == "[?"
@@ -344,6 +367,17 @@ class _Parser:
             self.take()
         self.take("}")
         return ("map", entries)
+
+
+def _qualified_name(node: Node) -> str | None:
+    """`a.b.c` when `node` is a chain of plain selections on an identifier (a qualified type name)."""
+    parts = []
+    while node[0] == "select" and not node[3]:
+        parts.append(node[2])
+        node = node[1]
+    if node[0] != "ident":
+        return None
+    return ".".join([node[1], *reversed(parts)])
 
 
 @dataclass(frozen=True)

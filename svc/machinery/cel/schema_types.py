@@ -23,38 +23,48 @@ _STRING_FORMATS: Final = {
 _SCALARS: Final = {"integer": types.INT, "number": types.DOUBLE, "boolean": types.BOOL}
 
 
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _size(value: Any) -> int | None:
+    """A maxLength/maxItems/maxProperties; another JSON type (refused by CRD validation) is no limit."""
+    return value if type(value) is int else None
+
+
 def schema_type(schema: Mapping[str, Any], name: str = "object") -> Type:
     """The type of values of `schema`; `name` names object types in error messages."""
     if schema.get("x-kubernetes-int-or-string"):
         return types.DYN
-    kind = schema.get("type")
+    kind = _text(schema.get("type"))
     if kind in _SCALARS:
         return _SCALARS[kind]
     if kind == "string":
-        found = _STRING_FORMATS.get(schema.get("format", ""), types.STRING)
-        return types.sized(found, schema.get("maxLength")) if found in (types.STRING, types.BYTES) else found
+        found = _STRING_FORMATS.get(_text(schema.get("format")), types.STRING)
+        return types.sized(found, _size(schema.get("maxLength"))) if found in (types.STRING, types.BYTES) else found
     if kind == "array":
         items = schema.get("items")
         element = schema_type(items, f"{name}.@idx") if isinstance(items, Mapping) else types.DYN
-        return types.list_of(element, schema.get("maxItems"))
+        return types.list_of(element, _size(schema.get("maxItems")))
     if kind == "object":
         return _object(schema, name)
     return types.DYN
 
 
 def _object(schema: Mapping[str, Any], name: str) -> Type:
-    properties = schema.get("properties") or {}
+    properties = schema.get("properties")
+    properties = properties if isinstance(properties, Mapping) else {}
     additional = schema.get("additionalProperties")
     if not properties:
         if isinstance(additional, Mapping):
             value = schema_type(additional, f"{name}.@elem")
-            return types.map_of(types.STRING, value, schema.get("maxProperties"))
+            return types.map_of(types.STRING, value, _size(schema.get("maxProperties")))
         if schema.get("x-kubernetes-preserve-unknown-fields") or additional is True:
             return types.DYN
     fields = {}
     for prop, sub in properties.items():
         escaped = escape_property_name(prop)
-        if escaped is not None:
+        if escaped is not None and isinstance(sub, Mapping):
             fields[escaped] = schema_type(sub, f"{name}.{prop}")
     if schema.get("x-kubernetes-embedded-resource"):
         fields.setdefault("apiVersion", types.STRING)

@@ -64,7 +64,8 @@ def converter(schema: Mapping[str, Any]) -> Converter | None:
         return None
     kind = schema.get("type")
     if kind == "string":
-        return _string_format(schema.get("format", ""))
+        fmt = schema.get("format")
+        return _string_format(fmt) if isinstance(fmt, str) else None
     if kind == "array" and isinstance(schema.get("items"), Mapping):
         item = converter(schema["items"])
         if item is None:
@@ -76,11 +77,12 @@ def converter(schema: Mapping[str, Any]) -> Converter | None:
 
 
 def _object_converter(schema: Mapping[str, Any]) -> Converter | None:
-    properties = schema.get("properties") or {}
+    properties = schema.get("properties")
+    properties = properties if isinstance(properties, Mapping) else {}
     fields: dict[str, tuple[str, Converter | None]] = {}
     for name, sub in properties.items():
         escaped = escape_property_name(name)
-        if escaped is not None:
+        if escaped is not None and isinstance(sub, Mapping):
             fields[name] = (escaped, converter(sub))
     additional = schema.get("additionalProperties")
     values = converter(additional) if isinstance(additional, Mapping) else None

@@ -13,6 +13,7 @@ from typing import Any
 from svc.machinery import status
 from svc.machinery.field_errors import FieldError, aggregate_message, not_supported, required
 from svc.registry.actions import ActionRequest
+from svc.registry.admission import NoAdmission
 from svc.registry.create import now_rfc3339
 from svc.registry.options import WriteOptions
 
@@ -74,9 +75,12 @@ async def bind(request: ActionRequest) -> None:
         pod["spec"]["nodeName"] = node
         if metadata.get("annotations"):
             pod_metadata["annotations"] = {**(pod_metadata.get("annotations") or {}), **metadata["annotations"]}
+        if metadata.get("labels"):  # the topology labels admission copied from the node (PodTopologyLabels)
+            pod_metadata["labels"] = {**(pod_metadata.get("labels") or {}), **metadata["labels"]}
         scheduled(pod, now_rfc3339())
         return pod
 
     pods = request.store_for("", "pods")
     options = WriteOptions(dry_run=request.dry_run, subresource="binding")
-    await pods.update(request.namespace, name, assign, admission=request.admission, user=request.user, options=options)
+    # admitted as the Binding's create already (upstream assigns the pod without admitting it again)
+    await pods.update(request.namespace, name, assign, admission=NoAdmission(), user=request.user, options=options)

@@ -17,6 +17,7 @@ from typing import Any
 from svc.machinery import status
 from svc.machinery.labels import SelectorError, label_selector_from_dict
 from svc.registry.actions import ActionRequest
+from svc.registry.admission import NoAdmission
 from svc.registry.create import now_rfc3339
 from svc.registry.options import DeleteOptions, ListOptions, Preconditions, WriteOptions
 
@@ -135,4 +136,5 @@ async def evict(request: ActionRequest, delete_options: DeleteOptions) -> None:
                 user=request.user,
                 options=options,
             )
-    await pods.delete(request.namespace, name, delete_options, admission=request.admission, user=request.user)
+    # admitted as the Eviction's create already (upstream deletes the pod without admitting it again)
+    await pods.delete(request.namespace, name, delete_options, admission=NoAdmission(), user=request.user)

@@ -99,6 +99,8 @@ class _Op:
 
 
 class SqliteBackend:
+    progress_on_demand = True
+
     def __init__(self, path: str | Path, *, max_request_bytes: int = MAX_REQUEST_BYTES) -> None:
         self._path = str(path)
         self._max_request_bytes = max_request_bytes
@@ -477,6 +479,9 @@ class SqliteBackend:
         conn.execute("VACUUM")
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return before, self._disk_bytes()
+
+    async def storage_size(self) -> tuple[str, int]:
+        return "sqlite", await asyncio.get_running_loop().run_in_executor(self._readers, self._disk_bytes)
 
     def _disk_bytes(self) -> int:
         files = (Path(self._path + suffix) for suffix in ("", "-wal"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from svc.apiserver.admission.registry import PluginContext
 from svc.machinery import status
 from svc.machinery.status import GroupResource
 from svc.registry.admission import Attributes, Operation
@@ -44,3 +45,13 @@ class NamespaceLifecycle:
                 }
             ]
             raise error
+
+
+def build(context: PluginContext) -> NamespaceLifecycle:
+    profile = context.profile
+    immortal = frozenset({"default", profile.system_namespace, profile.public_namespace})
+
+    async def get_namespace(name: str) -> dict[str, Any] | None:
+        return await context.get("", "namespaces", "", name)
+
+    return NamespaceLifecycle(get_namespace, immortal)

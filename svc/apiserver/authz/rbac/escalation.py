@@ -48,6 +48,8 @@ def only_gc_fields_changed(new: Obj, old: Obj) -> bool:
 
 
 class EscalationCheck:
+    resources = frozenset((RBAC_GROUP, resource) for resource in _ROLES | _BINDINGS)
+
     def __init__(self, index: PolicyIndex, authorizer: Union) -> None:
         self.index = index
         self.authorizer = authorizer

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from svc.machinery.cel.library import authz, formats, ip, lists, quantity, regex, semver, urls
+from svc.machinery.cel.library import authz, formats, ip, jsonpatch, lists, quantity, regex, semver, urls
 from svc.machinery.cel.values import NoSuchOverload
 
 Function = Callable[..., Any]
@@ -46,4 +46,5 @@ FUNCTIONS: Final[dict[str, Function]] = overloads(
     semver.FUNCTIONS,
     formats.FUNCTIONS,
     authz.FUNCTIONS,
+    jsonpatch.FUNCTIONS,
 )

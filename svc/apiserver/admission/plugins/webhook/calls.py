@@ -1,0 +1,133 @@
+"""Whether to call one webhook for one request, and the call itself, as upstream's generic webhook
+and its dispatchers do it.
+
+Errors come in upstream's three kinds, because the failure policy treats them differently:
+`CallError` (no usable answer: transport, timeout, a protocol violation) obeys `failurePolicy`;
+a denial is the webhook's verdict (`review.denial`); a `StatusError` raised here (a dry run the
+webhook cannot take, a namespace that does not exist, match conditions that failed to evaluate)
+rejects the request whatever the policy says.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from svc.api.brand import Profile
+from svc.apiserver.admission.matching import Matched, RequestMatcher
+from svc.apiserver.admission.plugins.webhook.conditions import AsyncDecide, ConditionError, ConditionInput
+from svc.apiserver.admission.plugins.webhook.hooks import Hook
+from svc.apiserver.admission.plugins.webhook.review import (
+    UPSTREAM_GROUP,
+    Answer,
+    InvalidResponse,
+    read_answer,
+    request_fields,
+    review,
+    review_version,
+)
+from svc.apiserver.admission.plugins.webhook.versions import carries_parent_kind, convert
+from svc.apiserver.webhook_client import WebhookCallError, WebhookClient
+from svc.machinery import status
+from svc.registry.admission import Attributes
+
+Obj = dict[str, Any]
+_NO_SIDE_EFFECTS_ON_DRY_RUN = frozenset({"None", "NoneOnDryRun"})
+
+
+class CallError(Exception):
+    """upstream's ErrCallingWebhook: `failed calling webhook "<name>": <reason>`."""
+
+    def __init__(self, webhook: str, reason: str) -> None:
+        super().__init__(f'failed calling webhook "{webhook}": {reason}')
+
+
+@dataclass
+class Invocation:
+    """A webhook to call and the request as it sees it (objects in the version its rule matched)."""
+
+    hook: Hook
+    matched: Matched
+    object: Obj | None
+    old_object: Obj | None
+
+
+class Caller:
+    def __init__(
+        self,
+        *,
+        matcher: RequestMatcher,
+        client: WebhookClient,
+        profile: Profile,
+        authorize: AsyncDecide | None = None,
+    ) -> None:
+        self._matcher = matcher
+        self._client = client
+        self._profile = profile
+        self._authorize = authorize
+
+    def versioned(self, attributes: Attributes, matched: Matched, obj: Obj | None) -> Obj | None:
+        """`obj` as the matched version serves it."""
+        if not carries_parent_kind(attributes):
+            return obj
+        return convert(obj, attributes.resource, matched.resource, self._profile)
+
+    async def invocation(self, hook: Hook, attributes: Attributes) -> Invocation | None:
+        """The call to make, None when the webhook does not apply; raises StatusError when its
+        namespace or object selector or its match conditions cannot be evaluated."""
+        matched = await self._matcher.matches(hook.criteria, attributes)
+        if matched is None:
+            return None
+        obj = self.versioned(attributes, matched, attributes.object)
+        old = self.versioned(attributes, matched, attributes.old_object)
+        if hook.conditions:
+            facts = ConditionInput(
+                object=obj,
+                old_object=old,
+                request=request_fields(attributes, matched, self._profile.meta_group),
+                user=attributes.user.name,
+                groups=attributes.user.groups,
+                group=attributes.resource.group,
+                resource=attributes.resource.name,
+                subresource=attributes.subresource,
+                namespace=attributes.namespace,
+                name=attributes.name,
+            )
+            try:
+                if not await hook.conditions.matches(facts, self._authorize):
+                    return None
+            except ConditionError as error:
+                raise status.forbidden(attributes.resource.group_resource, attributes.name, str(error)) from None
+        return Invocation(hook, matched, obj, old)
+
+    async def call(self, invocation: Invocation, attributes: Attributes, *, mutating: bool) -> Answer:
+        """POST an AdmissionReview and read the answer; raises CallError or a StatusError."""
+        hook = invocation.hook
+        if attributes.dry_run:
+            if hook.side_effects is None:
+                raise CallError(hook.name, "Webhook SideEffects is nil")
+            if hook.side_effects not in _NO_SIDE_EFFECTS_ON_DRY_RUN:
+                raise status.bad_request(f'admission webhook "{hook.name}" does not support dry run')
+        version = review_version(hook.review_versions)
+        if version is None:
+            reason = f"webhook does not accept known AdmissionReview versions: {list(hook.review_versions)}"
+            raise CallError(hook.name, f"could not create admission objects: {reason}")
+        uid = str(uuid.uuid4())
+        group = self._profile.group(UPSTREAM_GROUP)
+        body = review(
+            group,
+            version,
+            uid,
+            request_fields(attributes, invocation.matched, self._profile.meta_group),
+            invocation.object,
+            invocation.old_object,
+        )
+        try:
+            answer = await self._client.post_json(hook.client, body, timeout_seconds=hook.timeout)
+        except WebhookCallError as error:
+            raise CallError(hook.name, f"failed to call webhook: {error}") from None
+        try:
+            return read_answer(answer, group=group, uid=uid, version=version, mutating=mutating)
+        except InvalidResponse as error:
+            raise CallError(hook.name, f"received invalid webhook response: {error}") from None

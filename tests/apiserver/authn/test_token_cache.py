@@ -1,0 +1,89 @@
+"""The outcome cache of bound tokens never outlives the token's time window or the objects it names."""
+
+from __future__ import annotations
+
+import asyncio
+
+import jwt
+import pytest
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from svc.api.brand import SVC
+from svc.apiserver.authn.authenticator import AuthenticationError
+from svc.apiserver.authn.object_lookup import Identity
+from svc.apiserver.authn.service_account_jwt import Verifier
+from svc.apiserver.authn.service_account_keys import PublicKey
+from svc.apiserver.authn.service_account_tokens import LEEWAY, ServiceAccountTokens
+
+ISSUER = "https://issuer.example"
+NOW = 1_800_000_000.0
+
+
+class Objects:
+    """The watch cache as the authenticator sees it: one Identity per object, replaced on change."""
+
+    def __init__(self) -> None:
+        self.found: dict[tuple[str, str, str], Identity] = {}
+
+    async def identity(self, resource: str, namespace: str, name: str) -> Identity | None:
+        return self.found.get((resource, namespace, name))
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = NOW
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def setup():
+    key = ec.generate_private_key(ec.SECP256R1())
+    objects, clock = Objects(), Clock()
+    objects.found[("serviceaccounts", "ns", "robot")] = Identity("uid-1", None, {})
+    tokens = ServiceAccountTokens(
+        profile=SVC,
+        issuers=[ISSUER],
+        verifier=Verifier([PublicKey.of(key.public_key())]),
+        implicit_audiences=(ISSUER,),
+        lookup=objects,  # type: ignore[arg-type]
+        clock=clock,
+    )
+    claims = {
+        "iss": ISSUER,
+        "aud": [ISSUER],
+        "sub": "system:serviceaccount:ns:robot",
+        "iat": int(NOW),
+        "nbf": int(NOW),
+        "exp": int(NOW) + 600,
+        "svc.io": {"namespace": "ns", "serviceaccount": {"name": "robot", "uid": "uid-1"}},
+    }
+    return tokens, objects, clock, jwt.encode(claims, key, algorithm="ES256")
+
+
+def _check(tokens: ServiceAccountTokens, token: str):
+    return asyncio.run(tokens.authenticate_token(token, (ISSUER,)))
+
+
+def test_a_cached_token_expires_on_time(setup) -> None:
+    tokens, _, clock, token = setup
+    assert _check(tokens, token).user.name == "system:serviceaccount:ns:robot"
+    clock.now = NOW + 600 + LEEWAY + 1
+    with pytest.raises(AuthenticationError, match="service account token has expired"):
+        _check(tokens, token)
+
+
+def test_a_cached_token_fails_once_its_service_account_is_replaced(setup) -> None:
+    tokens, objects, _, token = setup
+    assert _check(tokens, token) is not None
+    objects.found[("serviceaccounts", "ns", "robot")] = Identity("uid-2", None, {})
+    with pytest.raises(AuthenticationError, match="does not match claim"):
+        _check(tokens, token)
+
+
+def test_a_cached_outcome_is_for_the_audiences_it_was_checked_for(setup) -> None:
+    tokens, _, _, token = setup
+    assert _check(tokens, token) is not None
+    with pytest.raises(AuthenticationError, match="invalid for the target audiences"):
+        asyncio.run(tokens.authenticate_token(token, ("vault",)))

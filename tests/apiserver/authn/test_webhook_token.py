@@ -1,0 +1,120 @@
+"""Webhook token authentication against a real HTTPS TokenReview service on loopback."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from svc.apiserver.authn import webhook_token
+from tests.apiserver.authn.peers import Authority, Webhook, serve_https, token_client, whoami
+
+USERS = {
+    "good-token": {"username": "carol", "uid": "u-7", "groups": ["qa"], "extra": {"example.com/team": ["blue"]}},
+}
+
+
+@pytest.fixture
+def webhook(tmp_path: Path) -> Iterator[tuple[Webhook, str]]:
+    authority = Authority.create("webhook-ca")
+    hook = Webhook(USERS)
+    with serve_https(hook.app, authority, tmp_path) as url:
+        kubeconfig = {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": "hook", "cluster": {"server": f"{url}/review", "certificate-authority": "ca.crt"}}],
+            "users": [{"name": "apiserver", "user": {"token": "shared-secret"}}],
+            "contexts": [{"name": "hook", "context": {"cluster": "hook", "user": "apiserver"}}],
+            "current-context": "hook",
+        }
+        (tmp_path / "ca.crt").write_text(authority.pem)
+        path = tmp_path / "webhook.kubeconfig"
+        path.write_text(yaml.safe_dump(kubeconfig))
+        yield hook, str(path)
+
+
+def test_webhook_names_the_user(svc_server_factory, webhook) -> None:
+    hook, config = webhook
+    server = svc_server_factory(f"--authentication-token-webhook-config-file={config}")
+    status, user = whoami(token_client(server, "good-token"))
+    assert status == 201
+    assert user == {
+        "username": "carol",
+        "uid": "u-7",
+        "groups": ["qa", "system:authenticated"],
+        "extra": {"example.com/team": ["blue"]},
+    }
+    (review,) = hook.reviews
+    assert review["apiVersion"] == "authentication.svc/v1beta1"
+    assert review["spec"]["token"] == "good-token"
+
+
+def test_version_flag_chooses_the_review_version(svc_server_factory, webhook) -> None:
+    hook, config = webhook
+    server = svc_server_factory(
+        f"--authentication-token-webhook-config-file={config}", "--authentication-token-webhook-version=v1"
+    )
+    whoami(token_client(server, "good-token"))
+    assert hook.reviews[0]["apiVersion"] == "authentication.svc/v1"
+
+
+def test_rejected_token_is_401(svc_server_factory, webhook) -> None:
+    _, config = webhook
+    server = svc_server_factory(f"--authentication-token-webhook-config-file={config}")
+    assert whoami(token_client(server, "bad-token"))[0] == 401
+
+
+def test_answers_are_cached_both_ways(svc_server_factory, webhook) -> None:
+    hook, config = webhook
+    server = svc_server_factory(f"--authentication-token-webhook-config-file={config}")
+    for _ in range(3):
+        assert whoami(token_client(server, "good-token"))[0] == 201
+        assert whoami(token_client(server, "bad-token"))[0] == 401
+    assert len(hook.reviews) == 2
+
+
+def test_zero_ttl_disables_the_cache(svc_server_factory, webhook) -> None:
+    hook, config = webhook
+    server = svc_server_factory(
+        f"--authentication-token-webhook-config-file={config}", "--authentication-token-webhook-cache-ttl=0s"
+    )
+    for _ in range(2):
+        whoami(token_client(server, "good-token"))
+    assert len(hook.reviews) == 2
+
+
+def test_failing_webhook_is_retried_then_401_not_500_and_is_not_cached(
+    svc_server_factory, webhook, monkeypatch
+) -> None:
+    monkeypatch.setattr(webhook_token, "RETRY_DELAY", 0.01)
+    hook, config = webhook
+    server = svc_server_factory(f"--authentication-token-webhook-config-file={config}")
+    hook.fail = True
+    assert whoami(token_client(server, "good-token"))[0] == 401
+    assert len(hook.reviews) == webhook_token.RETRY_STEPS
+    hook.fail = False
+    assert whoami(token_client(server, "good-token"))[0] == 201
+
+
+def test_webhook_is_called_with_the_kubeconfig_credentials(svc_server_factory, webhook) -> None:
+    hook, config = webhook
+    server = svc_server_factory(f"--authentication-token-webhook-config-file={config}")
+    whoami(token_client(server, "good-token"))
+    assert hook.authorizations == ["Bearer shared-secret"]
+
+
+def test_unreachable_webhook_is_401(svc_server_factory, tmp_path) -> None:
+    kubeconfig = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "hook", "cluster": {"server": "https://127.0.0.1:1/review"}}],
+        "users": [{"name": "apiserver", "user": {}}],
+        "contexts": [{"name": "hook", "context": {"cluster": "hook", "user": "apiserver"}}],
+        "current-context": "hook",
+    }
+    path = tmp_path / "webhook.kubeconfig"
+    path.write_text(yaml.safe_dump(kubeconfig))
+    server = svc_server_factory(f"--authentication-token-webhook-config-file={path}")
+    assert whoami(token_client(server, "good-token"))[0] == 401

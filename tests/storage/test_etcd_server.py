@@ -1,0 +1,237 @@
+"""An API server on a real etcd: the slice of behaviour that depends on the store (CRUD, paging,
+resourceVersions, watch), upstream's key layout, etcd going away and coming back, and two API servers
+sharing one etcd. `SVC_TEST_STORE=etcd` runs the rest of the suite on etcd as well."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+
+from svc.storage.errors import StorageError
+from svc.storage.etcd.backend import EtcdBackend
+from svc.testing.etcd import EtcdProcess
+from svc.testing.harness import RunningServer
+from tests.e2e.kubectl_runner import Kubectl
+
+CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
+Factory = Callable[..., RunningServer]
+
+
+def _on(etcd: EtcdProcess, prefix: str = "/registry") -> tuple[str, ...]:
+    return ("--storage-backend=store3", f"--store-servers={etcd.url}", f"--store-prefix={prefix}")
+
+
+def _configmap(name: str, **data: str) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}
+
+
+def _keys(etcd: EtcdProcess, start: str, end: str) -> list[str]:
+    async def read() -> list[str]:
+        backend = EtcdBackend([etcd.url])
+        await backend.start()
+        try:
+            return [kv.key for kv in (await backend.range(start, end)).kvs]
+        finally:
+            await backend.close()
+
+    return asyncio.run(read())
+
+
+def _wait_status(client, path: str, wanted: int, timeout: float = 30.0) -> int:
+    deadline = time.monotonic() + timeout
+    code = 0
+    while time.monotonic() < deadline:
+        try:
+            code = client.request("GET", path).status
+        except OSError:
+            code = 0
+        if code == wanted:
+            return code
+        time.sleep(0.1)
+    return code
+
+
+def test_crud_with_resource_versions_that_are_etcd_revisions(
+    svc_server_factory: Factory, etcd_process: EtcdProcess
+) -> None:
+    client = svc_server_factory(*_on(etcd_process)).client()
+    created = client.request("POST", CONFIGMAPS, body=_configmap("a", x="1"))
+    assert created.status == 201
+    version = created.json()["metadata"]["resourceVersion"]
+    updated = client.request("PUT", f"{CONFIGMAPS}/a", body={**created.json(), "data": {"x": "2"}})
+    assert updated.status == 200
+    assert int(updated.json()["metadata"]["resourceVersion"]) > int(version)
+    stale = client.request("PUT", f"{CONFIGMAPS}/a", body={**created.json(), "data": {"x": "3"}})
+    assert stale.status == 409
+    assert stale.json()["reason"] == "Conflict"
+    assert client.request("GET", f"{CONFIGMAPS}/a").json()["data"] == {"x": "2"}
+    assert client.request("DELETE", f"{CONFIGMAPS}/a").status == 200
+    assert client.request("GET", f"{CONFIGMAPS}/a").status == 404
+    assert client.request("POST", CONFIGMAPS, body=_configmap("a")).status == 201
+    assert client.request("POST", CONFIGMAPS, body=_configmap("a")).json()["reason"] == "AlreadyExists"
+
+
+def test_objects_are_stored_under_the_prefix_one_key_each(
+    svc_server_factory: Factory, etcd_process: EtcdProcess
+) -> None:
+    client = svc_server_factory(*_on(etcd_process, "/mine")).client()
+    assert client.request("POST", CONFIGMAPS, body=_configmap("stored")).status == 201
+    keys = _keys(etcd_process, "/mine/", "/mine0")
+    assert [key for key in keys if key.endswith("/default/stored")] == ["/mine/core/configmaps/default/stored"]
+
+
+def test_paging_reads_one_revision_and_an_exact_old_revision(
+    svc_server_factory: Factory, etcd_process: EtcdProcess
+) -> None:
+    client = svc_server_factory(*_on(etcd_process)).client()
+    for index in range(5):
+        assert client.request("POST", CONFIGMAPS, body=_configmap(f"p{index}")).status == 201
+    first = client.request("GET", CONFIGMAPS, params={"limit": 2}).json()
+    listed_at = first["metadata"]["resourceVersion"]
+    assert client.request("POST", CONFIGMAPS, body=_configmap("p9")).status == 201
+    names = [item["metadata"]["name"] for item in first["items"]]
+    page = first
+    for _ in range(5):
+        token = page["metadata"].get("continue")
+        if not token:
+            break
+        page = client.request("GET", CONFIGMAPS, params={"limit": 2, "continue": token}).json()
+        assert page["metadata"]["resourceVersion"] == listed_at
+        names += [item["metadata"]["name"] for item in page["items"]]
+    assert names == [f"p{index}" for index in range(5)]
+    exact = client.request("GET", CONFIGMAPS, params={"resourceVersion": listed_at, "resourceVersionMatch": "Exact"})
+    assert [item["metadata"]["name"] for item in exact.json()["items"]] == names
+
+
+def test_watch_from_a_resource_version_sees_later_changes(
+    svc_server_factory: Factory, etcd_process: EtcdProcess
+) -> None:
+    client = svc_server_factory(*_on(etcd_process)).client()
+    version = client.request("GET", CONFIGMAPS).json()["metadata"]["resourceVersion"]
+    assert client.request("POST", CONFIGMAPS, body=_configmap("w")).status == 201
+    stream = client.stream(CONFIGMAPS, params={"watch": "1", "resourceVersion": version, "timeoutSeconds": 10})
+    assert client.request("DELETE", f"{CONFIGMAPS}/w").status == 200
+    seen = []
+    for line in stream:
+        seen.append(json.loads(line)["type"])
+        if len(seen) == 2:
+            break
+    stream.close()
+    assert seen == ["ADDED", "DELETED"]
+
+
+def test_kubectl_apply_and_get_on_etcd(svc_server_factory: Factory, etcd_process: EtcdProcess) -> None:
+    from tests.conftest import TOOLS
+
+    server = svc_server_factory("--brand-profile=kubernetes", *_on(etcd_process))
+    kubectl = Kubectl(str(TOOLS / "kubectl"), server.kubeconfig)
+    manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  k: v\n"
+    assert kubectl.run("apply", "-f", "-", stdin=manifest).stdout.strip() == "configmap/applied created"
+    assert kubectl.run("get", "configmap", "applied", "-o", "jsonpath={.data.k}").stdout == "v"
+    keys = _keys(etcd_process, "/registry/", "/registry0")
+    assert "/registry/core/configmaps/default/applied" in keys
+
+
+def test_etcd_down_gives_503_and_readyz_fails_then_recovers_with_every_write(
+    svc_server_factory: Factory, etcd_process: EtcdProcess
+) -> None:
+    client = svc_server_factory(*_on(etcd_process), "--request-timeout=3s").client()
+    acknowledged = []
+    for index in range(20):
+        if client.request("POST", CONFIGMAPS, body=_configmap(f"before-{index}")).status == 201:
+            acknowledged.append(f"before-{index}")
+    etcd_process.kill()
+    down = client.request("POST", CONFIGMAPS, body=_configmap("while-down"))
+    assert down.status == 503
+    assert down.json()["reason"] == "ServiceUnavailable"
+    assert _wait_status(client, "/readyz", 500) == 500
+    etcd_process.start()
+    assert _wait_status(client, "/readyz", 200) == 200
+    after = client.request("POST", CONFIGMAPS, body=_configmap("after"))
+    assert after.status == 201
+    acknowledged.append("after")
+    names = {item["metadata"]["name"] for item in client.request("GET", CONFIGMAPS).json()["items"]}
+    assert set(acknowledged) <= names
+    assert "while-down" not in names
+
+
+def test_a_watch_on_one_api_server_sees_a_write_through_another(
+    svc_server_factory: Factory, etcd_process: EtcdProcess
+) -> None:
+    first = svc_server_factory(*_on(etcd_process)).client()
+    second = svc_server_factory(*_on(etcd_process)).client()
+    version = second.request("GET", CONFIGMAPS).json()["metadata"]["resourceVersion"]
+    stream = second.stream(CONFIGMAPS, params={"watch": "1", "resourceVersion": version, "timeoutSeconds": 10})
+    seen: list[dict] = []
+
+    def read() -> None:
+        for line in stream:
+            event = json.loads(line)
+            if event["object"]["metadata"]["name"] == "shared":
+                seen.append(event)
+                return
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    created = first.request("POST", CONFIGMAPS, body=_configmap("shared"))
+    assert created.status == 201
+    reader.join(timeout=15)
+    stream.close()
+    assert [event["type"] for event in seen] == ["ADDED"]
+    assert seen[0]["object"]["metadata"]["resourceVersion"] == created.json()["metadata"]["resourceVersion"]
+    assert second.request("GET", f"{CONFIGMAPS}/shared").status == 200
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--storage-backend=store3"], "--store-servers must be specified"),
+        (["--store-servers=http://127.0.0.1:1", "--store-servers-overrides=events#x"], "group/resource#servers"),
+    ],
+)
+def test_bad_store_flags_are_refused(flags: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from svc.apiserver.options import parse_options
+
+    with pytest.raises(SystemExit):
+        parse_options(flags)
+    assert message in capsys.readouterr().err
+
+
+def test_metrics_report_the_etcd_database_size_and_object_counts(
+    svc_server_factory: Factory, etcd_process: EtcdProcess
+) -> None:
+    client = svc_server_factory(*_on(etcd_process)).client()
+    assert client.request("POST", CONFIGMAPS, body=_configmap("counted")).status == 201
+    lines = client.request("GET", "/metrics").body.decode().splitlines()
+    sizes = [line for line in lines if line.startswith("apiserver_storage_size_bytes{storage_cluster_id=")]
+    assert len(sizes) == 1
+    assert float(sizes[0].split()[-1]) > 0
+    assert any(line.startswith('apiserver_storage_objects{resource="configmaps"}') for line in lines)
+
+
+def test_an_unreachable_etcd_at_start_is_a_clear_error(svc_server_factory: Factory) -> None:
+    from svc.testing.harness import free_port
+
+    url = f"http://127.0.0.1:{free_port()}"
+    with pytest.raises(StorageError, match=f"cannot reach etcd at {url} within 1s"):
+        svc_server_factory("--storage-backend=store3", f"--store-servers={url}", "--storage-initialization-timeout=1s")
+
+
+def test_an_overridden_resource_is_stored_on_its_own_etcd(
+    svc_server_factory: Factory, etcd_process: EtcdProcess, etcd_session: EtcdProcess
+) -> None:
+    override = f"--store-servers-overrides=/configmaps#{etcd_session.url}"
+    client = svc_server_factory(*_on(etcd_process, "/split"), override).client()
+    assert client.request("POST", CONFIGMAPS, body=_configmap("elsewhere")).status == 201
+    assert (
+        client.request("POST", "/api/v1/namespaces/default/secrets", body={"metadata": {"name": "here"}}).status == 201
+    )
+    assert "/split/core/configmaps/default/elsewhere" in _keys(etcd_session, "/split/", "/split0")
+    assert "/split/core/configmaps/default/elsewhere" not in _keys(etcd_process, "/split/", "/split0")
+    assert "/split/core/secrets/default/here" in _keys(etcd_process, "/split/", "/split0")
+    assert client.request("GET", f"{CONFIGMAPS}/elsewhere").status == 200
