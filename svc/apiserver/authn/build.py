@@ -1,9 +1,10 @@
 """The server's authenticator union, in upstream's order, built from the options in one place.
 
 Order (upstream `pkg/kubeapiserver/authenticator/config.go`): front proxy first, then client
-certificates, the bearer tokens of `token_authentication` (loopback, static token file, legacy and bound
-service-account tokens, bootstrap tokens), OIDC / structured JWT, the token webhook; anonymous last,
-when nothing named the user and no credential was rejected.
+certificates, then one union of bearer-token authenticators — those of `token_authentication`
+(loopback, static token file, legacy and bound service-account tokens, bootstrap tokens), then OIDC /
+structured JWT and the token webhook, each taking the API's audiences as upstream wraps them — which
+TokenReview asks as well; anonymous last, when nothing named the user and no credential was rejected.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from svc.apiserver.authn.request_header import RequestHeaderAuthenticator, Reque
 from svc.apiserver.authn.structured import StructuredJWT
 from svc.apiserver.authn.token_authentication import TokenAuthentication, build_token_authentication
 from svc.apiserver.authn.token_file import TokenFile
+from svc.apiserver.authn.tokens import AudienceAgnostic
 from svc.apiserver.authn.webhook_token import WebhookTokenAuthenticator, load_webhook_config
 from svc.apiserver.authn.x509 import ClientCertificates
 from svc.registry.admission import UserInfo
@@ -110,7 +112,7 @@ def build_authenticator(
     structured = None
     if external.jwt is not None and (external.jwt.jwt or external.authentication_config_file):
         structured = StructuredJWT(external.jwt, disallowed_issuers=external.disallowed_issuers)
-        authenticators.append(structured)
+        tokens.union.authenticators.append(AudienceAgnostic(structured, tokens.api_audiences))
         closers.append(structured)
     if external.webhook_config_file:
         webhook = WebhookTokenAuthenticator(
@@ -119,7 +121,7 @@ def build_authenticator(
             version=external.webhook_version,
             cache_ttl=external.webhook_cache_ttl,
         )
-        authenticators.append(webhook)
+        tokens.union.authenticators.append(AudienceAgnostic(webhook, tokens.api_audiences))
         closers.append(webhook)
     anonymous = external.anonymous
     if anonymous is not None:

@@ -118,3 +118,12 @@ def test_unreachable_webhook_is_401(svc_server_factory, tmp_path) -> None:
     path.write_text(yaml.safe_dump(kubeconfig))
     server = svc_server_factory(f"--authentication-token-webhook-config-file={path}")
     assert whoami(token_client(server, "good-token"))[0] == 401
+
+
+def test_a_token_review_asks_the_webhook_too(svc_server_factory, webhook) -> None:
+    _, config = webhook
+    server = svc_server_factory(f"--authentication-token-webhook-config-file={config}")
+    review = {"apiVersion": "authentication.svc/v1", "kind": "TokenReview", "spec": {"token": "good-token"}}
+    answer = server.client().request("POST", "/apis/authentication.svc/v1/tokenreviews", body=review).json()
+    assert answer["status"]["authenticated"] is True
+    assert answer["status"]["user"]["username"] == "carol"
