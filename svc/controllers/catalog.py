@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from svc.controllers import (
+    clusterroleaggregation,
     cronjob,
     daemonset,
     deployment,
@@ -146,6 +147,9 @@ BUILT: dict[str, Constructor] = {
     ),
     statefulset.NAME: lambda context, options: statefulset.StatefulSetController(
         context, workers=options.concurrent_statefulset_syncs
+    ),
+    clusterroleaggregation.NAME: lambda context, _options: clusterroleaggregation.ClusterRoleAggregationController(
+        context
     ),
 }
 

@@ -26,6 +26,7 @@ BUILT = [
     "cronjob-controller",
     "daemonset-controller",
     "statefulset-controller",
+    "clusterrole-aggregation-controller",
 ]
 
 
