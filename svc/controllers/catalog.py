@@ -18,10 +18,13 @@ from svc.controllers import (
     deployment,
     endpoints,
     endpointslice,
+    ephemeralvolume,
     garbagecollector,
     job,
     namespace,
     podgc,
+    pvcprotection,
+    pvprotection,
     replicaset,
     resourcequota,
     rootcacert,
@@ -150,6 +153,11 @@ BUILT: dict[str, Constructor] = {
     ),
     clusterroleaggregation.NAME: lambda context, _options: clusterroleaggregation.ClusterRoleAggregationController(
         context
+    ),
+    pvprotection.NAME: lambda context, _options: pvprotection.PVProtectionController(context),
+    pvcprotection.NAME: lambda context, _options: pvcprotection.PVCProtectionController(context),
+    ephemeralvolume.NAME: lambda context, options: ephemeralvolume.EphemeralVolumeController(
+        context, workers=options.concurrent_ephemeralvolume_syncs
     ),
 }
 

@@ -62,6 +62,7 @@ class Options:
     concurrent_cron_job_syncs: int = 5
     concurrent_daemonset_syncs: int = 2
     concurrent_statefulset_syncs: int = 5
+    concurrent_ephemeralvolume_syncs: int = 5
     terminated_pod_gc_threshold: int = 12500
     enable_garbage_collector: bool = True
     namespace_sync_period: float = 300.0
@@ -172,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--concurrent-cron-job-syncs", type=_int, default=5, help="cronjob workers (default 5)")
     add("--concurrent-daemonset-syncs", type=_int, default=2, help="daemonset workers (default 2)")
     add("--concurrent-statefulset-syncs", type=_int, default=5, help="statefulset workers (default 5)")
+    add("--concurrent-ephemeralvolume-syncs", type=_int, default=5, help="ephemeral-volume workers (default 5)")
     add(
         "--terminated-pod-gc-threshold",
         type=_int,
@@ -226,6 +228,7 @@ def parse_options(argv: list[str]) -> Options:
                 "concurrent_cron_job_syncs",
                 "concurrent_daemonset_syncs",
                 "concurrent_statefulset_syncs",
+                "concurrent_ephemeralvolume_syncs",
                 "terminated_pod_gc_threshold",
                 "enable_garbage_collector",
                 "namespace_sync_period",
@@ -279,6 +282,7 @@ def _validate(options: Options) -> list[str]:
         ("--concurrent-cron-job-syncs", options.concurrent_cron_job_syncs),
         ("--concurrent-daemonset-syncs", options.concurrent_daemonset_syncs),
         ("--concurrent-statefulset-syncs", options.concurrent_statefulset_syncs),
+        ("--concurrent-ephemeralvolume-syncs", options.concurrent_ephemeralvolume_syncs),
     ):
         if workers < 1:
             problems.append(f"{flag} must be at least 1")

@@ -27,6 +27,9 @@ BUILT = [
     "daemonset-controller",
     "statefulset-controller",
     "clusterrole-aggregation-controller",
+    "persistentvolume-protection-controller",
+    "persistentvolumeclaim-protection-controller",
+    "ephemeral-volume-controller",
 ]
 
 
