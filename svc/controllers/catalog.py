@@ -22,6 +22,7 @@ from svc.controllers import (
     garbagecollector,
     job,
     namespace,
+    nodelifecycle,
     podgc,
     pvcprotection,
     pvprotection,
@@ -158,6 +159,16 @@ BUILT: dict[str, Constructor] = {
     pvcprotection.NAME: lambda context, _options: pvcprotection.PVCProtectionController(context),
     ephemeralvolume.NAME: lambda context, options: ephemeralvolume.EphemeralVolumeController(
         context, workers=options.concurrent_ephemeralvolume_syncs
+    ),
+    nodelifecycle.NAME: lambda context, options: nodelifecycle.NodeLifecycleController(
+        context,
+        monitor_period=options.node_monitor_period,
+        grace_period=options.node_monitor_grace_period,
+        startup_grace_period=options.node_startup_grace_period,
+        eviction_rate=options.node_eviction_rate,
+        secondary_eviction_rate=options.secondary_node_eviction_rate,
+        large_cluster_threshold=options.large_cluster_size_threshold,
+        unhealthy_zone_threshold=options.unhealthy_zone_threshold,
     ),
 }
 

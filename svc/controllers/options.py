@@ -63,6 +63,13 @@ class Options:
     concurrent_daemonset_syncs: int = 2
     concurrent_statefulset_syncs: int = 5
     concurrent_ephemeralvolume_syncs: int = 5
+    node_monitor_period: float = 5.0
+    node_monitor_grace_period: float = 50.0
+    node_startup_grace_period: float = 60.0
+    node_eviction_rate: float = 0.1
+    secondary_node_eviction_rate: float = 0.01
+    large_cluster_size_threshold: int = 50
+    unhealthy_zone_threshold: float = 0.55
     terminated_pod_gc_threshold: int = 12500
     enable_garbage_collector: bool = True
     namespace_sync_period: float = 300.0
@@ -174,6 +181,43 @@ def build_parser() -> argparse.ArgumentParser:
     add("--concurrent-daemonset-syncs", type=_int, default=2, help="daemonset workers (default 2)")
     add("--concurrent-statefulset-syncs", type=_int, default=5, help="statefulset workers (default 5)")
     add("--concurrent-ephemeralvolume-syncs", type=_int, default=5, help="ephemeral-volume workers (default 5)")
+    add("--node-monitor-period", type=_duration, default=5.0, help="node health check period (default 5s)")
+    add(
+        "--node-monitor-grace-period",
+        type=_duration,
+        default=50.0,
+        help="silence after which a node is marked Unknown (default 50s)",
+    )
+    add(
+        "--node-startup-grace-period",
+        type=_duration,
+        default=60.0,
+        help="silence allowed to a node that never posted Ready (default 1m0s)",
+    )
+    add(
+        "--node-eviction-rate",
+        type=_float,
+        default=0.1,
+        help="nodes tainted per second in a healthy zone (default 0.1)",
+    )
+    add(
+        "--secondary-node-eviction-rate",
+        type=_float,
+        default=0.01,
+        help="nodes tainted per second in an unhealthy zone of a large cluster (default 0.01)",
+    )
+    add(
+        "--large-cluster-size-threshold",
+        type=_int,
+        default=50,
+        help="nodes above which a cluster is large (default 50)",
+    )
+    add(
+        "--unhealthy-zone-threshold",
+        type=_float,
+        default=0.55,
+        help="fraction of not-ready nodes (at least 3) making a zone unhealthy (default 0.55)",
+    )
     add(
         "--terminated-pod-gc-threshold",
         type=_int,
@@ -229,6 +273,13 @@ def parse_options(argv: list[str]) -> Options:
                 "concurrent_daemonset_syncs",
                 "concurrent_statefulset_syncs",
                 "concurrent_ephemeralvolume_syncs",
+                "node_monitor_period",
+                "node_monitor_grace_period",
+                "node_startup_grace_period",
+                "node_eviction_rate",
+                "secondary_node_eviction_rate",
+                "large_cluster_size_threshold",
+                "unhealthy_zone_threshold",
                 "terminated_pod_gc_threshold",
                 "enable_garbage_collector",
                 "namespace_sync_period",

@@ -30,6 +30,7 @@ BUILT = [
     "persistentvolume-protection-controller",
     "persistentvolumeclaim-protection-controller",
     "ephemeral-volume-controller",
+    "node-lifecycle-controller",
 ]
 
 
