@@ -31,6 +31,7 @@ from svc.controllers import (
     rootcacert,
     serviceaccount,
     statefulset,
+    tainteviction,
     ttlafterfinished,
 )
 from svc.controllers.context import ControllerContext
@@ -170,6 +171,7 @@ BUILT: dict[str, Constructor] = {
         large_cluster_threshold=options.large_cluster_size_threshold,
         unhealthy_zone_threshold=options.unhealthy_zone_threshold,
     ),
+    tainteviction.NAME: lambda context, _options: tainteviction.TaintEvictionController(context),
 }
 
 

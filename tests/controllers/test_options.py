@@ -31,6 +31,7 @@ BUILT = [
     "persistentvolumeclaim-protection-controller",
     "ephemeral-volume-controller",
     "node-lifecycle-controller",
+    "taint-eviction-controller",
 ]
 
 
