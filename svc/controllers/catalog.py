@@ -16,6 +16,7 @@ from svc.controllers import (
     cronjob,
     daemonset,
     deployment,
+    disruption,
     endpoints,
     endpointslice,
     ephemeralvolume,
@@ -172,6 +173,7 @@ BUILT: dict[str, Constructor] = {
         unhealthy_zone_threshold=options.unhealthy_zone_threshold,
     ),
     tainteviction.NAME: lambda context, _options: tainteviction.TaintEvictionController(context),
+    disruption.NAME: lambda context, _options: disruption.DisruptionController(context),
 }
 
 

@@ -32,6 +32,7 @@ BUILT = [
     "ephemeral-volume-controller",
     "node-lifecycle-controller",
     "taint-eviction-controller",
+    "disruption-controller",
 ]
 
 
