@@ -14,6 +14,8 @@ from typing import Any
 from svc.controllers import (
     clusterroleaggregation,
     cronjob,
+    csr_rules,
+    csrsigning,
     daemonset,
     deployment,
     disruption,
@@ -174,7 +176,23 @@ BUILT: dict[str, Constructor] = {
     ),
     tainteviction.NAME: lambda context, _options: tainteviction.TaintEvictionController(context),
     disruption.NAME: lambda context, _options: disruption.DisruptionController(context),
+    csrsigning.NAME: lambda context, options: csrsigning.CSRSigningController(
+        context, _signing_authorities(context, options), ttl=options.cluster_signing_duration
+    ),
 }
+
+
+def _signing_authorities(context: ControllerContext, options: Any) -> dict[str, Any]:
+    signers = csr_rules.SignerNames.of(context.profile)
+    by_flag = {
+        "apiserver-client": signers.apiserver_client,
+        "kubelet-client": signers.kubelet_client,
+        "kubelet-serving": signers.kubelet_serving,
+        "legacy-unknown": signers.legacy_unknown,
+    }
+    specific = {by_flag[flag]: pair for flag, pair in options.cluster_signing_pairs.items() if pair[0] and pair[1]}
+    generic = (options.cluster_signing_cert_file, options.cluster_signing_key_file)
+    return csrsigning.load_authorities(signers, generic, specific)
 
 
 def upstream_controllers(apiserver_name: str) -> list[str]:

@@ -33,6 +33,7 @@ BUILT = [
     "node-lifecycle-controller",
     "taint-eviction-controller",
     "disruption-controller",
+    "certificatesigningrequest-signing-controller",
 ]
 
 
