@@ -15,6 +15,8 @@ from svc.controllers import (
     clusterroleaggregation,
     cronjob,
     csr_rules,
+    csrapproving,
+    csrcleaner,
     csrsigning,
     daemonset,
     deployment,
@@ -179,6 +181,8 @@ BUILT: dict[str, Constructor] = {
     csrsigning.NAME: lambda context, options: csrsigning.CSRSigningController(
         context, _signing_authorities(context, options), ttl=options.cluster_signing_duration
     ),
+    csrapproving.NAME: lambda context, _options: csrapproving.CSRApprovingController(context),
+    csrcleaner.NAME: lambda context, _options: csrcleaner.CSRCleanerController(context),
 }
 
 

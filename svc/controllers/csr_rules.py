@@ -101,7 +101,7 @@ def _subject(request: x509.CertificateSigningRequest, oid: ObjectIdentifier) -> 
     return [str(attribute.value) for attribute in request.subject.get_attributes_for_oid(oid)]
 
 
-def _common_name(request: x509.CertificateSigningRequest) -> str:
+def common_name(request: x509.CertificateSigningRequest) -> str:
     names = _subject(request, x509.NameOID.COMMON_NAME)
     return names[0] if names else ""
 
@@ -118,7 +118,7 @@ def kubelet_client_error(request: x509.CertificateSigningRequest, usages: set[st
     for kind, label in (("dns", "DNS"), ("email", "Email"), ("ip", "IP"), ("uri", "URI")):
         if names[kind]:
             return f"{label} subjectAltNames are not allowed"
-    if not _common_name(request).startswith(NODE_PREFIX):
+    if not common_name(request).startswith(NODE_PREFIX):
         return f"subject common name does not begin with {NODE_PREFIX}"
     if usages not in _CLIENT_USAGES:
         return _usage_mismatch(_CLIENT_USAGES)
@@ -138,7 +138,7 @@ def kubelet_serving_error(request: x509.CertificateSigningRequest, usages: set[s
         return "URI subjectAltNames are not allowed"
     if usages not in _SERVING_USAGES:
         return _usage_mismatch(_SERVING_USAGES)
-    if not _common_name(request).startswith(NODE_PREFIX):
+    if not common_name(request).startswith(NODE_PREFIX):
         return f"subject common name does not begin with {NODE_PREFIX}"
     return None
 

@@ -34,6 +34,8 @@ BUILT = [
     "taint-eviction-controller",
     "disruption-controller",
     "certificatesigningrequest-signing-controller",
+    "certificatesigningrequest-approving-controller",
+    "certificatesigningrequest-cleaner-controller",
 ]
 
 
@@ -113,3 +115,27 @@ def test_the_daemon_without_a_server_to_talk_to_exits_1_saying_so() -> None:
     )
     assert result.returncode == 1
     assert result.stderr == "Error: no configuration has been provided: give --svcconfig (--kubeconfig) or --master\n"
+
+
+def test_signing_pairs_must_be_whole_and_a_specific_pair_excludes_the_generic_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        parse_options(["--cluster-signing-key-file=ca.key"])
+    assert "cannot specify key without cert" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parse_options(
+            [
+                "--cluster-signing-cert-file=a",
+                "--cluster-signing-key-file=b",
+                "--cluster-signing-kubelet-client-cert-file=c",
+            ]
+        )
+    error = capsys.readouterr().err
+    assert "cannot specify --cluster-signing-{cert,key}-file and other --cluster-signing-*-file flags" in error
+    assert "cannot specify cert without key" in error
+    options = parse_options(
+        ["--cluster-signing-svclet-serving-cert-file=c", "--cluster-signing-kubelet-serving-key-file=k"]
+    )
+    assert options.cluster_signing_pairs["kubelet-serving"] == ("c", "k")
+    assert options.cluster_signing_duration == 8760 * 3600.0
