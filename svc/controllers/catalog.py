@@ -37,6 +37,7 @@ from svc.controllers import (
     serviceaccount,
     statefulset,
     tainteviction,
+    ttl,
     ttlafterfinished,
 )
 from svc.controllers.context import ControllerContext
@@ -183,6 +184,7 @@ BUILT: dict[str, Constructor] = {
     ),
     csrapproving.NAME: lambda context, _options: csrapproving.CSRApprovingController(context),
     csrcleaner.NAME: lambda context, _options: csrcleaner.CSRCleanerController(context),
+    ttl.NAME: lambda context, _options: ttl.TTLController(context),
 }
 
 
