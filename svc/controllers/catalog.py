@@ -37,6 +37,7 @@ from svc.controllers import (
     serviceaccount,
     statefulset,
     tainteviction,
+    tokencleaner,
     ttl,
     ttlafterfinished,
 )
@@ -185,6 +186,7 @@ BUILT: dict[str, Constructor] = {
     csrapproving.NAME: lambda context, _options: csrapproving.CSRApprovingController(context),
     csrcleaner.NAME: lambda context, _options: csrcleaner.CSRCleanerController(context),
     ttl.NAME: lambda context, _options: ttl.TTLController(context),
+    tokencleaner.NAME: lambda context, _options: tokencleaner.TokenCleaner(context),
 }
 
 

@@ -88,6 +88,11 @@ def test_leader_election_timing_is_checked(capsys: pytest.CaptureFixture[str]) -
     assert parse_options(["--leader-elect=false", "--leader-elect-lease-duration=1s"]).leader_elect is False
 
 
+def test_controllers_off_by_default_are_enabled_only_by_name() -> None:
+    assert "token-cleaner-controller" not in parse_options([]).enabled
+    assert parse_options(["--controllers=*,tokencleaner"]).enabled == [*BUILT, "token-cleaner-controller"]
+
+
 def test_the_garbage_collector_follows_enable_garbage_collector() -> None:
     assert "garbage-collector-controller" not in parse_options(["--enable-garbage-collector=false"]).enabled
 
@@ -103,7 +108,8 @@ def test_help_names_the_built_controllers(capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(SystemExit):
         parse_options(["--help"])
     out = " ".join(capsys.readouterr().out.split())
-    assert f"Controllers built in this release: {', '.join(BUILT)}." in out
+    built = [*BUILT, "token-cleaner-controller"]
+    assert f"Controllers built in this release: {', '.join(built)}." in out
 
 
 def test_the_daemon_without_a_server_to_talk_to_exits_1_saying_so() -> None:
