@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from svc.controllers import (
+    bootstrapsigner,
     clusterroleaggregation,
     cronjob,
     csr_rules,
@@ -187,6 +188,7 @@ BUILT: dict[str, Constructor] = {
     csrcleaner.NAME: lambda context, _options: csrcleaner.CSRCleanerController(context),
     ttl.NAME: lambda context, _options: ttl.TTLController(context),
     tokencleaner.NAME: lambda context, _options: tokencleaner.TokenCleaner(context),
+    bootstrapsigner.NAME: lambda context, _options: bootstrapsigner.BootstrapSigner(context),
 }
 
 

@@ -123,7 +123,7 @@ class NodeLifecycleController:
         while True:
             try:
                 await step()
-            except ApiError as error:
+            except (ApiError, ConnectionError) as error:
                 log.warning("%s: %s", NAME, error)
             await self.context.clock.sleep(period)
 

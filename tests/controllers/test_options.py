@@ -89,7 +89,7 @@ def test_leader_election_timing_is_checked(capsys: pytest.CaptureFixture[str]) -
 
 
 def test_controllers_off_by_default_are_enabled_only_by_name() -> None:
-    assert "token-cleaner-controller" not in parse_options([]).enabled
+    assert {"token-cleaner-controller", "bootstrap-signer-controller"}.isdisjoint(parse_options([]).enabled)
     assert parse_options(["--controllers=*,tokencleaner"]).enabled == [*BUILT, "token-cleaner-controller"]
 
 
@@ -108,7 +108,7 @@ def test_help_names_the_built_controllers(capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(SystemExit):
         parse_options(["--help"])
     out = " ".join(capsys.readouterr().out.split())
-    built = [*BUILT, "token-cleaner-controller"]
+    built = [*BUILT, "token-cleaner-controller", "bootstrap-signer-controller"]
     assert f"Controllers built in this release: {', '.join(built)}." in out
 
 
