@@ -12,20 +12,34 @@ from collections.abc import Callable
 from typing import Any
 
 from svc.controllers import (
+    bootstrapsigner,
+    clusterroleaggregation,
     cronjob,
+    csr_rules,
+    csrapproving,
+    csrcleaner,
+    csrsigning,
     daemonset,
     deployment,
+    disruption,
     endpoints,
     endpointslice,
+    ephemeralvolume,
     garbagecollector,
     job,
     namespace,
+    nodelifecycle,
     podgc,
+    pvcprotection,
+    pvprotection,
     replicaset,
     resourcequota,
     rootcacert,
     serviceaccount,
     statefulset,
+    tainteviction,
+    tokencleaner,
+    ttl,
     ttlafterfinished,
 )
 from svc.controllers.context import ControllerContext
@@ -147,7 +161,48 @@ BUILT: dict[str, Constructor] = {
     statefulset.NAME: lambda context, options: statefulset.StatefulSetController(
         context, workers=options.concurrent_statefulset_syncs
     ),
+    clusterroleaggregation.NAME: lambda context, _options: clusterroleaggregation.ClusterRoleAggregationController(
+        context
+    ),
+    pvprotection.NAME: lambda context, _options: pvprotection.PVProtectionController(context),
+    pvcprotection.NAME: lambda context, _options: pvcprotection.PVCProtectionController(context),
+    ephemeralvolume.NAME: lambda context, options: ephemeralvolume.EphemeralVolumeController(
+        context, workers=options.concurrent_ephemeralvolume_syncs
+    ),
+    nodelifecycle.NAME: lambda context, options: nodelifecycle.NodeLifecycleController(
+        context,
+        monitor_period=options.node_monitor_period,
+        grace_period=options.node_monitor_grace_period,
+        startup_grace_period=options.node_startup_grace_period,
+        eviction_rate=options.node_eviction_rate,
+        secondary_eviction_rate=options.secondary_node_eviction_rate,
+        large_cluster_threshold=options.large_cluster_size_threshold,
+        unhealthy_zone_threshold=options.unhealthy_zone_threshold,
+    ),
+    tainteviction.NAME: lambda context, _options: tainteviction.TaintEvictionController(context),
+    disruption.NAME: lambda context, _options: disruption.DisruptionController(context),
+    csrsigning.NAME: lambda context, options: csrsigning.CSRSigningController(
+        context, _signing_authorities(context, options), ttl=options.cluster_signing_duration
+    ),
+    csrapproving.NAME: lambda context, _options: csrapproving.CSRApprovingController(context),
+    csrcleaner.NAME: lambda context, _options: csrcleaner.CSRCleanerController(context),
+    ttl.NAME: lambda context, _options: ttl.TTLController(context),
+    tokencleaner.NAME: lambda context, _options: tokencleaner.TokenCleaner(context),
+    bootstrapsigner.NAME: lambda context, _options: bootstrapsigner.BootstrapSigner(context),
 }
+
+
+def _signing_authorities(context: ControllerContext, options: Any) -> dict[str, Any]:
+    signers = csr_rules.SignerNames.of(context.profile)
+    by_flag = {
+        "apiserver-client": signers.apiserver_client,
+        "kubelet-client": signers.kubelet_client,
+        "kubelet-serving": signers.kubelet_serving,
+        "legacy-unknown": signers.legacy_unknown,
+    }
+    specific = {by_flag[flag]: pair for flag, pair in options.cluster_signing_pairs.items() if pair[0] and pair[1]}
+    generic = (options.cluster_signing_cert_file, options.cluster_signing_key_file)
+    return csrsigning.load_authorities(signers, generic, specific)
 
 
 def upstream_controllers(apiserver_name: str) -> list[str]:

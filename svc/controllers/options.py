@@ -22,6 +22,13 @@ from svc.machinery.duration import parse_duration
 from svc.machinery.gotext import parse_bool
 
 UPSTREAM_VERSION = "v1.36.0"
+# Each built-in signer's own CA flags, in the svc spelling and upstream's.
+SIGNING_FLAGS = {
+    "apiserver-client": ("svc-apiserver-client", "kube-apiserver-client"),
+    "kubelet-client": ("svclet-client", "kubelet-client"),
+    "kubelet-serving": ("svclet-serving", "kubelet-serving"),
+    "legacy-unknown": ("legacy-unknown",),
+}
 
 
 @dataclass
@@ -62,6 +69,19 @@ class Options:
     concurrent_cron_job_syncs: int = 5
     concurrent_daemonset_syncs: int = 2
     concurrent_statefulset_syncs: int = 5
+    concurrent_ephemeralvolume_syncs: int = 5
+    node_monitor_period: float = 5.0
+    node_monitor_grace_period: float = 50.0
+    node_startup_grace_period: float = 60.0
+    node_eviction_rate: float = 0.1
+    secondary_node_eviction_rate: float = 0.01
+    large_cluster_size_threshold: int = 50
+    unhealthy_zone_threshold: float = 0.55
+    cluster_signing_cert_file: str = ""
+    cluster_signing_key_file: str = ""
+    cluster_signing_duration: float = 8760 * 3600.0
+    # signer (apiserver-client, kubelet-client, kubelet-serving, legacy-unknown) -> (cert file, key file)
+    cluster_signing_pairs: dict[str, tuple[str, str]] = field(default_factory=dict)
     terminated_pod_gc_threshold: int = 12500
     enable_garbage_collector: bool = True
     namespace_sync_period: float = 300.0
@@ -172,6 +192,44 @@ def build_parser() -> argparse.ArgumentParser:
     add("--concurrent-cron-job-syncs", type=_int, default=5, help="cronjob workers (default 5)")
     add("--concurrent-daemonset-syncs", type=_int, default=2, help="daemonset workers (default 2)")
     add("--concurrent-statefulset-syncs", type=_int, default=5, help="statefulset workers (default 5)")
+    add("--concurrent-ephemeralvolume-syncs", type=_int, default=5, help="ephemeral-volume workers (default 5)")
+    add("--node-monitor-period", type=_duration, default=5.0, help="node health check period (default 5s)")
+    add(
+        "--node-monitor-grace-period",
+        type=_duration,
+        default=50.0,
+        help="silence after which a node is marked Unknown (default 50s)",
+    )
+    add(
+        "--node-startup-grace-period",
+        type=_duration,
+        default=60.0,
+        help="silence allowed to a node that never posted Ready (default 1m0s)",
+    )
+    add(
+        "--node-eviction-rate",
+        type=_float,
+        default=0.1,
+        help="nodes tainted per second in a healthy zone (default 0.1)",
+    )
+    add(
+        "--secondary-node-eviction-rate",
+        type=_float,
+        default=0.01,
+        help="nodes tainted per second in an unhealthy zone of a large cluster (default 0.01)",
+    )
+    add(
+        "--large-cluster-size-threshold",
+        type=_int,
+        default=50,
+        help="nodes above which a cluster is large (default 50)",
+    )
+    add(
+        "--unhealthy-zone-threshold",
+        type=_float,
+        default=0.55,
+        help="fraction of not-ready nodes (at least 3) making a zone unhealthy (default 0.55)",
+    )
     add(
         "--terminated-pod-gc-threshold",
         type=_int,
@@ -179,6 +237,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="terminated pods kept before the oldest are deleted; 0 keeps all (default 12500)",
     )
     add("--namespace-sync-period", type=_duration, default=300.0, help="namespace resync (default 5m0s)")
+    add("--cluster-signing-cert-file", default="", help="CA certificate of the built-in signers")
+    add("--cluster-signing-key-file", default="", help="CA key (RSA or ECDSA) of the built-in signers")
+    add(
+        "--cluster-signing-duration",
+        type=_duration,
+        default=8760 * 3600.0,
+        help="longest certificate life (default 8760h0m0s)",
+    )
+    for signer, spellings in SIGNING_FLAGS.items():
+        for part in ("cert", "key"):
+            names = [f"--cluster-signing-{spelling}-{part}-file" for spelling in spellings]
+            add(
+                *names, dest=f"signing_{signer.replace('-', '_')}_{part}", default="", help=f"{part} of signer {signer}"
+            )
     add("--brand-profile", choices=sorted(PROFILES), default="svc", help="identifier spelling of the API server")
     add("-v", "--v", dest="verbosity", type=_int, default=0, help="log level number")
     add("--version", action="store_true", help="print the version and exit")
@@ -226,6 +298,17 @@ def parse_options(argv: list[str]) -> Options:
                 "concurrent_cron_job_syncs",
                 "concurrent_daemonset_syncs",
                 "concurrent_statefulset_syncs",
+                "concurrent_ephemeralvolume_syncs",
+                "node_monitor_period",
+                "node_monitor_grace_period",
+                "node_startup_grace_period",
+                "node_eviction_rate",
+                "secondary_node_eviction_rate",
+                "large_cluster_size_threshold",
+                "unhealthy_zone_threshold",
+                "cluster_signing_cert_file",
+                "cluster_signing_key_file",
+                "cluster_signing_duration",
                 "terminated_pod_gc_threshold",
                 "enable_garbage_collector",
                 "namespace_sync_period",
@@ -238,6 +321,13 @@ def parse_options(argv: list[str]) -> Options:
         retry_period=args.leader_elect_retry_period,
         resource_lock=args.leader_elect_resource_lock,
     )
+    options.cluster_signing_pairs = {
+        signer: (
+            getattr(args, f"signing_{signer.replace('-', '_')}_cert"),
+            getattr(args, f"signing_{signer.replace('-', '_')}_key"),
+        )
+        for signer in SIGNING_FLAGS
+    }
     profile = PROFILES[options.brand_profile]
     default_name = profile.apiserver_name.removesuffix("-apiserver") + "-controller-manager"
     options.resource_name = args.leader_elect_resource_name or default_name
@@ -252,6 +342,27 @@ def parse_options(argv: list[str]) -> Options:
             sys.stderr.write(f"Error: {problem}\n")
         raise SystemExit(1)
     return options
+
+
+def _signing_problems(options: Options) -> list[str]:
+    """Upstream's checks of the CSR signing flags: pairs are whole, and a specific pair excludes the
+    generic one."""
+    problems = []
+    pairs = [
+        (options.cluster_signing_cert_file, options.cluster_signing_key_file),
+        *options.cluster_signing_pairs.values(),
+    ]
+    for cert_file, key_file in pairs:
+        if key_file and not cert_file:
+            problems.append("cannot specify key without cert")
+        elif cert_file and not key_file:
+            problems.append("cannot specify cert without key")
+    specific = any(cert or key for cert, key in options.cluster_signing_pairs.values())
+    if specific and (options.cluster_signing_cert_file or options.cluster_signing_key_file):
+        problems.append(
+            "cannot specify --cluster-signing-{cert,key}-file and other --cluster-signing-*-file flags at the same time"
+        )
+    return problems
 
 
 def _validate(options: Options) -> list[str]:
@@ -279,9 +390,11 @@ def _validate(options: Options) -> list[str]:
         ("--concurrent-cron-job-syncs", options.concurrent_cron_job_syncs),
         ("--concurrent-daemonset-syncs", options.concurrent_daemonset_syncs),
         ("--concurrent-statefulset-syncs", options.concurrent_statefulset_syncs),
+        ("--concurrent-ephemeralvolume-syncs", options.concurrent_ephemeralvolume_syncs),
     ):
         if workers < 1:
             problems.append(f"{flag} must be at least 1")
+    problems += _signing_problems(options)
     if not 1 <= options.max_endpoints_per_slice <= 1000:
         problems.append("--max-endpoints-per-slice must be between 1 and 1000")
     if not options.leader_elect:

@@ -26,6 +26,17 @@ BUILT = [
     "cronjob-controller",
     "daemonset-controller",
     "statefulset-controller",
+    "clusterrole-aggregation-controller",
+    "persistentvolume-protection-controller",
+    "persistentvolumeclaim-protection-controller",
+    "ephemeral-volume-controller",
+    "node-lifecycle-controller",
+    "taint-eviction-controller",
+    "disruption-controller",
+    "certificatesigningrequest-signing-controller",
+    "certificatesigningrequest-approving-controller",
+    "certificatesigningrequest-cleaner-controller",
+    "ttl-controller",
 ]
 
 
@@ -49,7 +60,7 @@ def test_controllers_by_name_alias_and_exclusion() -> None:
     assert parse_options(["--controllers=*,-root-ca-cert-publisher"]).enabled == [BUILT[0], *BUILT[2:]]
     assert parse_options(["--controllers=-serviceaccount-controller,*"]).enabled == BUILT[1:]
     assert parse_options(["--controllers=namespace,garbagecollector"]).enabled == BUILT[2:4]
-    assert parse_options(["--controllers=*,-ttl-controller"]).enabled == BUILT
+    assert parse_options(["--controllers=*,-node-ipam-controller"]).enabled == BUILT
 
 
 def test_an_unknown_controller_is_refused_with_upstreams_message(capsys: pytest.CaptureFixture[str]) -> None:
@@ -61,9 +72,9 @@ def test_an_unknown_controller_is_refused_with_upstreams_message(capsys: pytest.
 
 def test_a_known_but_unbuilt_controller_is_refused_not_ignored(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
-        parse_options(["--controllers=ttl-controller"])
+        parse_options(["--controllers=node-ipam-controller"])
     error = capsys.readouterr().err
-    assert '"ttl-controller" is not built in this release' in error
+    assert '"node-ipam-controller" is not built in this release' in error
     assert "serviceaccount-controller" in error
 
 
@@ -75,6 +86,11 @@ def test_leader_election_timing_is_checked(capsys: pytest.CaptureFixture[str]) -
         parse_options(["--leader-elect-resource-lock=endpoints"])
     assert 'resourceLock value must be "leases"' in capsys.readouterr().err
     assert parse_options(["--leader-elect=false", "--leader-elect-lease-duration=1s"]).leader_elect is False
+
+
+def test_controllers_off_by_default_are_enabled_only_by_name() -> None:
+    assert {"token-cleaner-controller", "bootstrap-signer-controller"}.isdisjoint(parse_options([]).enabled)
+    assert parse_options(["--controllers=*,tokencleaner"]).enabled == [*BUILT, "token-cleaner-controller"]
 
 
 def test_the_garbage_collector_follows_enable_garbage_collector() -> None:
@@ -92,7 +108,8 @@ def test_help_names_the_built_controllers(capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(SystemExit):
         parse_options(["--help"])
     out = " ".join(capsys.readouterr().out.split())
-    assert f"Controllers built in this release: {', '.join(BUILT)}." in out
+    built = [*BUILT, "token-cleaner-controller", "bootstrap-signer-controller"]
+    assert f"Controllers built in this release: {', '.join(built)}." in out
 
 
 def test_the_daemon_without_a_server_to_talk_to_exits_1_saying_so() -> None:
@@ -105,3 +122,27 @@ def test_the_daemon_without_a_server_to_talk_to_exits_1_saying_so() -> None:
     )
     assert result.returncode == 1
     assert result.stderr == "Error: no configuration has been provided: give --svcconfig (--kubeconfig) or --master\n"
+
+
+def test_signing_pairs_must_be_whole_and_a_specific_pair_excludes_the_generic_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        parse_options(["--cluster-signing-key-file=ca.key"])
+    assert "cannot specify key without cert" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parse_options(
+            [
+                "--cluster-signing-cert-file=a",
+                "--cluster-signing-key-file=b",
+                "--cluster-signing-kubelet-client-cert-file=c",
+            ]
+        )
+    error = capsys.readouterr().err
+    assert "cannot specify --cluster-signing-{cert,key}-file and other --cluster-signing-*-file flags" in error
+    assert "cannot specify cert without key" in error
+    options = parse_options(
+        ["--cluster-signing-svclet-serving-cert-file=c", "--cluster-signing-kubelet-serving-key-file=k"]
+    )
+    assert options.cluster_signing_pairs["kubelet-serving"] == ("c", "k")
+    assert options.cluster_signing_duration == 8760 * 3600.0

@@ -1,0 +1,273 @@
+"""The disruption controller: a PodDisruptionBudget's status says how many of its pods may go.
+
+Upstream `pkg/controller/disruption`. The budget's pods are those its selector matches in its
+namespace. `minAvailable` as a number needs that many healthy pods out of the pods found; a
+percentage, or `maxUnavailable`, is taken of the pods expected, which is the sum of the scales of
+the pods' controllers (a ReplicaSet's owning Deployment counts instead of it), read from each
+controller's `scale` subresource. A healthy pod is Ready, not being deleted, and not recently evicted
+(the eviction subresource records it under `disruptedPods`, trusted for two minutes).
+`disruptionsAllowed` is healthy minus desired, never negative and zero while no pod is expected;
+the `DisruptionAllowed` condition and `observedGeneration` follow. When the count cannot be made
+(a pod without a scalable controller), the budget fails safe: no disruptions, reason `SyncFailed`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from svc.client.aio import ApiError, resource_path
+from svc.client.discovery import ApiResource, server_resources
+from svc.client.informer import NAMESPACE_INDEX, Handler, key_of
+from svc.client.workqueue import RateLimitingQueue
+from svc.controllers.context import ControllerContext
+from svc.controllers.controller_ref import controller_of
+from svc.controllers.deployment_math import rfc3339, scaled_value
+from svc.controllers.node_health import parse_time
+from svc.controllers.workers import RequeueAfter, run_workers
+from svc.machinery.labels import SelectorError, label_selector_from_dict
+
+NAME = "disruption-controller"
+DELETION_TIMEOUT = 120.0
+
+Obj = dict[str, Any]
+
+
+class NoController(Exception):
+    """A selected pod whose controller's scale cannot be found."""
+
+
+def is_ready(pod: Obj) -> bool:
+    return any(
+        c.get("type") == "Ready" and c.get("status") == "True"
+        for c in (pod.get("status") or {}).get("conditions") or []
+    )
+
+
+def selected_pods(budget: Obj, pods: list[Obj]) -> list[Obj]:
+    selector = (budget.get("spec") or {}).get("selector")
+    if selector is None:
+        return []
+    try:
+        parsed = label_selector_from_dict(selector)
+    except SelectorError:
+        return []
+    return [pod for pod in pods if parsed.matches(pod["metadata"].get("labels") or {})]
+
+
+def disrupted_pods(budget: Obj, pods: list[Obj], wall: float) -> tuple[dict[str, str], float | None]:
+    """The recorded evictions still awaited (pod present, not yet deleting, under two minutes old)
+    and when the earliest of them expires."""
+    recorded = (budget.get("status") or {}).get("disruptedPods") or {}
+    kept: dict[str, str] = {}
+    recheck: float | None = None
+    for pod in pods:
+        name = pod["metadata"]["name"]
+        if pod["metadata"].get("deletionTimestamp") or name not in recorded:
+            continue
+        expires = parse_time(recorded[name]) + DELETION_TIMEOUT
+        if expires >= wall:
+            kept[name] = recorded[name]
+            recheck = expires if recheck is None else min(recheck, expires)
+    return kept, recheck
+
+
+def count_healthy(pods: list[Obj], disrupted: dict[str, str]) -> int:
+    return sum(
+        1
+        for pod in pods
+        if not pod["metadata"].get("deletionTimestamp") and pod["metadata"]["name"] not in disrupted and is_ready(pod)
+    )
+
+
+def allowed_condition(previous: list[Obj], allowed: int, generation: int, wall: float, message: str = "") -> list[Obj]:
+    """Upstream's `SetStatusCondition` of `DisruptionAllowed`: the transition time moves only when the
+    status does."""
+    status, reason = ("True", "SufficientPods") if allowed > 0 else ("False", "InsufficientPods")
+    if message:
+        reason = "SyncFailed"
+    old = next((c for c in previous if c.get("type") == "DisruptionAllowed"), None)
+    since = (
+        old["lastTransitionTime"]
+        if old and old.get("status") == status and old.get("lastTransitionTime")
+        else rfc3339(wall)
+    )
+    condition = {
+        "type": "DisruptionAllowed",
+        "status": status,
+        "observedGeneration": generation,
+        "lastTransitionTime": since,
+        "reason": reason,
+        "message": message,
+    }
+    return [c for c in previous if c.get("type") != "DisruptionAllowed"] + [condition]
+
+
+class DisruptionController:
+    def __init__(self, context: ControllerContext, *, workers: int = 1) -> None:
+        self.context = context
+        self.workers = workers
+        self.queue: RateLimitingQueue[str] = RateLimitingQueue(NAME, clock=context.clock)
+        self.budgets = context.informers.informer("policy", "v1", "poddisruptionbudgets")
+        self.pods = context.informers.informer("", "v1", "pods")
+        self.budgets.add_handler(
+            Handler(
+                on_add=lambda budget: self.queue.add(key_of(budget)),
+                on_update=lambda _old, budget: self.queue.add(key_of(budget)),
+            )
+        )
+        self.pods.add_handler(
+            Handler(
+                on_add=self._pod_changed,
+                on_update=lambda _old, pod: self._pod_changed(pod),
+                on_delete=self._pod_changed,
+            )
+        )
+        self._resources: list[ApiResource] | None = None
+
+    def _pod_changed(self, pod: Obj) -> None:
+        namespace = pod["metadata"].get("namespace", "")
+        for budget in self.budgets.by_index(NAMESPACE_INDEX, namespace):
+            if selected_pods(budget, [pod]):
+                self.queue.add(key_of(budget))
+
+    async def run(self) -> None:
+        await run_workers(self.queue, self.sync, workers=self.workers, name=NAME)
+
+    async def sync(self, key: str) -> None:
+        budget = self.budgets.get(key)
+        if budget is None:
+            return
+        namespace = budget["metadata"].get("namespace", "")
+        pods = selected_pods(budget, self.pods.by_index(NAMESPACE_INDEX, namespace))
+        wall = self.context.clock.wall()
+        try:
+            expected, desired = await self._expected(budget, pods)
+        except NoController as error:
+            await self._fail_safe(budget, str(error), wall)
+            return
+        disrupted, recheck = disrupted_pods(budget, pods, wall)
+        await self._update(budget, count_healthy(pods, disrupted), desired, expected, disrupted, wall)
+        if recheck is not None:
+            raise RequeueAfter(max(0.0, recheck - wall), "awaiting evicted pods")
+
+    async def _expected(self, budget: Obj, pods: list[Obj]) -> tuple[int, int]:
+        """(expected pods, desired healthy pods), upstream's `getExpectedPodCount`."""
+        spec = budget.get("spec") or {}
+        if spec.get("maxUnavailable") is not None:
+            expected = await self._expected_scale(pods)
+            return expected, max(0, expected - scaled_value(spec["maxUnavailable"], expected, True))
+        minimum = spec.get("minAvailable")
+        if isinstance(minimum, int):
+            return len(pods), minimum
+        if minimum is not None:
+            expected = await self._expected_scale(pods)
+            return expected, scaled_value(minimum, expected, True)
+        return 0, 0
+
+    async def _expected_scale(self, pods: list[Obj]) -> int:
+        scales: dict[str, int] = {}
+        for pod in pods:
+            ref = controller_of(pod)
+            if ref is None or ref.get("uid") in scales:
+                continue
+            owner = await self._scaled_owner(pod["metadata"].get("namespace", ""), ref)
+            if owner is None:
+                raise NoController(f'found no controllers for pod "{pod["metadata"]["name"]}"')
+            scales.setdefault(owner[0], owner[1])
+        return sum(scales.values())
+
+    async def _scaled_owner(self, namespace: str, ref: Obj) -> tuple[str, int] | None:
+        """(uid, replicas) of the controller whose scale governs pods of `ref`'s controller."""
+        if ref.get("kind") == "ReplicaSet" and str(ref.get("apiVersion", "")).startswith("apps/"):
+            try:
+                replica_set = await self.context.client.get(
+                    resource_path("apps", "v1", "replicasets", namespace=namespace, name=ref["name"])
+                )
+            except ApiError as error:
+                if error.reason == "NotFound":
+                    return None
+                raise
+            parent = controller_of(replica_set)
+            if parent is not None and parent.get("kind") == "Deployment":
+                ref = parent
+        group, _, version = str(ref.get("apiVersion", "")).rpartition("/")
+        resource = await self._resource_of(group, version, ref.get("kind", ""))
+        if resource is None:
+            return None
+        path = resource_path(
+            group, version, resource, namespace=namespace, name=ref.get("name", ""), subresource="scale"
+        )
+        try:
+            scale = await self.context.client.get(path)
+        except ApiError as error:
+            if error.reason == "NotFound":
+                return None
+            raise
+        if scale["metadata"].get("uid") != ref.get("uid"):
+            return None
+        return ref["uid"], (scale.get("spec") or {}).get("replicas") or 0
+
+    async def _resource_of(self, group: str, version: str, kind: str) -> str | None:
+        for attempt in range(2):
+            if self._resources is None or attempt:
+                self._resources = await server_resources(self.context.client, self.context.profile.discovery_group)
+            for found in self._resources:
+                if (found.group, found.version, found.kind) == (group, version, kind) and found.namespaced:
+                    return found.resource
+        return None
+
+    async def _update(
+        self, budget: Obj, healthy: int, desired: int, expected: int, disrupted: dict[str, str], wall: float
+    ) -> None:
+        allowed = healthy - desired if expected > 0 and healthy > desired else 0
+        generation = budget["metadata"].get("generation", 0)
+        old = budget.get("status") or {}
+        conditions = allowed_condition(old.get("conditions") or [], allowed, generation, wall)
+        status = {
+            "currentHealthy": healthy,
+            "desiredHealthy": desired,
+            "expectedPods": expected,
+            "disruptionsAllowed": allowed,
+            "observedGeneration": generation,
+            "conditions": conditions,
+        }
+        if disrupted:
+            status["disruptedPods"] = disrupted
+        unchanged = {k: old.get(k, 0) for k in status if k not in ("conditions", "disruptedPods")} == {
+            k: v for k, v in status.items() if k not in ("conditions", "disruptedPods")
+        }
+        if unchanged and (old.get("disruptedPods") or {}) == disrupted and self._conditions_current(old, allowed):
+            return
+        await self._write(budget, status)
+
+    @staticmethod
+    def _conditions_current(old: Obj, allowed: int) -> bool:
+        condition = next((c for c in old.get("conditions") or [] if c.get("type") == "DisruptionAllowed"), None)
+        if condition is None:
+            return False
+        if allowed > 0:
+            return (condition.get("status"), condition.get("reason")) == ("True", "SufficientPods")
+        return condition.get("status") == "False" and condition.get("reason") in ("InsufficientPods", "SyncFailed")
+
+    async def _fail_safe(self, budget: Obj, message: str, wall: float) -> None:
+        old = dict(budget.get("status") or {})
+        generation = old.get("observedGeneration", 0)
+        old["disruptionsAllowed"] = 0
+        old["conditions"] = allowed_condition(old.get("conditions") or [], 0, generation, wall, message)
+        await self._write(budget, old)
+
+    async def _write(self, budget: Obj, status: Obj) -> None:
+        metadata = budget["metadata"]
+        path = resource_path(
+            "policy",
+            "v1",
+            "poddisruptionbudgets",
+            namespace=metadata["namespace"],
+            name=metadata["name"],
+            subresource="status",
+        )
+        try:
+            await self.context.client.update(path, {**budget, "status": status})
+        except ApiError as error:
+            if error.reason != "NotFound":
+                raise

@@ -1,0 +1,78 @@
+"""The CSR signing controller in the real daemon beside a real API server."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+from pathlib import Path
+
+from cryptography import x509
+
+from svc.testing.harness import RunningControllerManager, RunningServer
+from tests.controllers.csr_fixtures import make_ca, make_request
+from tests.controllers.test_daemon import wait_for
+
+CSRS = "/apis/certificates.svc/v1/certificatesigningrequests"
+
+
+def test_an_approved_request_gets_a_certificate_signed_by_the_cluster_ca(
+    tmp_path: Path, svc_server: RunningServer, svc_controller_manager: Callable[..., RunningControllerManager]
+) -> None:
+    cert_file, key_file, ca = make_ca(tmp_path)
+    svc_controller_manager(
+        svc_server,
+        "--controllers=csrsigning",
+        f"--cluster-signing-cert-file={cert_file}",
+        f"--cluster-signing-key-file={key_file}",
+    )
+    rest = svc_server.client()
+    spec = {
+        "request": make_request("alice", ("dev",)),
+        "signerName": "svc.io/svc-apiserver-client",
+        "usages": ["client auth"],
+    }
+    assert rest.request("POST", CSRS, body={"metadata": {"name": "alice"}, "spec": spec}).status == 201
+    current = rest.request("GET", f"{CSRS}/alice").json()
+    approved = {"type": "Approved", "status": "True", "reason": "ByTest", "message": "approved by the test"}
+    current["status"] = {"conditions": [approved]}
+    assert rest.request("PUT", f"{CSRS}/alice/approval", body=current).status == 200
+
+    def issued() -> str:
+        return (rest.request("GET", f"{CSRS}/alice").json().get("status") or {}).get("certificate") or ""
+
+    assert wait_for(issued, timeout=10)
+    certificate = x509.load_pem_x509_certificate(base64.b64decode(issued()))
+    assert certificate.issuer == ca.subject
+    assert certificate.subject.rfc4514_string() == "CN=alice,O=dev"
+    certificate.verify_directly_issued_by(ca)
+
+
+def test_a_kubelet_client_request_is_auto_approved_and_signed(
+    tmp_path: Path, svc_server: RunningServer, svc_controller_manager: Callable[..., RunningControllerManager]
+) -> None:
+    cert_file, key_file, ca = make_ca(tmp_path)
+    svc_controller_manager(
+        svc_server,
+        "--controllers=csrapproving,csrsigning",
+        f"--cluster-signing-svclet-client-cert-file={cert_file}",
+        f"--cluster-signing-svclet-client-key-file={key_file}",
+    )
+    rest = svc_server.client()
+    spec = {
+        "request": make_request("system:node:n1", ("system:nodes",)),
+        "signerName": "svc.io/svc-apiserver-client-svclet",
+        "usages": ["digital signature", "key encipherment", "client auth"],
+        # Upstream's API server stamps the requester here; this one keeps what the client sends.
+        "username": "system:node:n1",
+        "groups": ["system:nodes", "system:authenticated"],
+    }
+    assert rest.request("POST", CSRS, body={"metadata": {"name": "node-n1"}, "spec": spec}).status == 201
+
+    def status() -> dict:
+        return rest.request("GET", f"{CSRS}/node-n1").json().get("status") or {}
+
+    assert wait_for(lambda: status().get("certificate"), timeout=10), status()
+    [approved] = status()["conditions"]
+    assert (approved["type"], approved["reason"]) == ("Approved", "AutoApproved")
+    certificate = x509.load_pem_x509_certificate(base64.b64decode(status()["certificate"]))
+    certificate.verify_directly_issued_by(ca)

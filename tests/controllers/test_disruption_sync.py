@@ -1,0 +1,137 @@
+"""The disruption controller's sync over seeded caches."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from svc.client.discovery import ApiResource
+from svc.controllers.deployment_math import rfc3339
+from svc.controllers.disruption import DisruptionController
+from svc.controllers.workers import RequeueAfter
+from tests.controllers.fakes import make_context
+
+Obj = dict[str, Any]
+STATUS_PATH = "/apis/policy/v1/namespaces/team/poddisruptionbudgets/pdb/status"
+NOW = rfc3339(1000.0)
+
+
+def budget(spec: Obj, status: Obj | None = None) -> Obj:
+    spec = {"selector": {"matchLabels": {"app": "web"}}, **spec}
+    return {"metadata": {"name": "pdb", "namespace": "team", "generation": 2}, "spec": spec, "status": status or {}}
+
+
+def pod(name: str, *, ready: bool = True, owner: str = "rs-uid", **metadata: Any) -> Obj:
+    ref = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-rs", "uid": owner, "controller": True}
+    meta = {"name": name, "namespace": "team", "labels": {"app": "web"}, "ownerReferences": [ref], **metadata}
+    condition = {"type": "Ready", "status": "True" if ready else "False"}
+    return {"metadata": meta, "status": {"conditions": [condition]}}
+
+
+def setup(budgets: list[Obj], pods: list[Obj]) -> tuple[DisruptionController, Any]:
+    context, client = make_context()
+    controller = DisruptionController(context)
+    controller._resources = [
+        ApiResource("apps", "v1", "replicasets", "ReplicaSet", True, frozenset(), True),
+        ApiResource("apps", "v1", "deployments", "Deployment", True, frozenset(), True),
+    ]
+    controller.pods.replace(pods)
+    controller.budgets.replace(budgets)
+    return controller, client
+
+
+def written(client: Any) -> Obj:
+    [(_verb, path, body)] = [call for call in client.calls if call[0] == "update"]
+    assert path == STATUS_PATH
+    return body["status"]
+
+
+def test_min_available_as_a_number_counts_ready_pods_against_it() -> None:
+    async def scenario() -> None:
+        controller, client = setup([budget({"minAvailable": 2})], [pod("a"), pod("b"), pod("c"), pod("d", ready=False)])
+        await controller.sync("team/pdb")
+        assert written(client) == {
+            "currentHealthy": 3,
+            "desiredHealthy": 2,
+            "expectedPods": 4,
+            "disruptionsAllowed": 1,
+            "observedGeneration": 2,
+            "conditions": [
+                {
+                    "type": "DisruptionAllowed",
+                    "status": "True",
+                    "observedGeneration": 2,
+                    "lastTransitionTime": NOW,
+                    "reason": "SufficientPods",
+                    "message": "",
+                }
+            ],
+        }
+
+    asyncio.run(scenario())
+
+
+def test_max_unavailable_is_taken_of_the_owning_deployments_scale() -> None:
+    async def scenario() -> None:
+        controller, client = setup([budget({"maxUnavailable": "25%"})], [pod("a"), pod("b")])
+        deployment = {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "name": "web",
+            "uid": "dep-uid",
+            "controller": True,
+        }
+        client.objects["/apis/apps/v1/namespaces/team/replicasets/web-rs"] = {
+            "metadata": {"ownerReferences": [deployment]}
+        }
+        client.objects["/apis/apps/v1/namespaces/team/deployments/web/scale"] = {
+            "metadata": {"uid": "dep-uid"},
+            "spec": {"replicas": 4},
+        }
+        await controller.sync("team/pdb")
+        status = written(client)
+        assert (status["expectedPods"], status["desiredHealthy"], status["currentHealthy"]) == (4, 3, 2)
+        assert status["disruptionsAllowed"] == 0
+        assert status["conditions"][0]["reason"] == "InsufficientPods"
+
+    asyncio.run(scenario())
+
+
+def test_a_pod_without_a_scalable_controller_fails_safe() -> None:
+    async def scenario() -> None:
+        controller, client = setup([budget({"maxUnavailable": 1}, {"disruptionsAllowed": 3})], [pod("a")])
+        await controller.sync("team/pdb")
+        status = written(client)
+        assert status["disruptionsAllowed"] == 0
+        condition = status["conditions"][0]
+        assert (condition["status"], condition["reason"]) == ("False", "SyncFailed")
+        assert condition["message"] == 'found no controllers for pod "a"'
+
+    asyncio.run(scenario())
+
+
+def test_recently_evicted_pods_are_not_healthy_and_expired_records_are_dropped() -> None:
+    async def scenario() -> None:
+        recorded = {"a": rfc3339(990.0), "b": rfc3339(800.0)}
+        controller, client = setup([budget({"minAvailable": 1}, {"disruptedPods": recorded})], [pod("a"), pod("b")])
+        with pytest.raises(RequeueAfter) as requeue:
+            await controller.sync("team/pdb")
+        assert requeue.value.seconds == 110.0
+        status = written(client)
+        assert status["disruptedPods"] == {"a": rfc3339(990.0)}
+        assert (status["currentHealthy"], status["disruptionsAllowed"]) == (1, 0)
+
+    asyncio.run(scenario())
+
+
+def test_an_up_to_date_status_is_not_rewritten() -> None:
+    async def scenario() -> None:
+        controller, client = setup([budget({"minAvailable": 1})], [pod("a")])
+        await controller.sync("team/pdb")
+        controller.budgets.replace([budget({"minAvailable": 1}, written(client))])
+        await controller.sync("team/pdb")
+        assert len(client.calls) == 1
+
+    asyncio.run(scenario())
