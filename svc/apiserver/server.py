@@ -32,8 +32,7 @@ from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
 from svc.apiserver.authn.loopback import LoopbackToken
 from svc.apiserver.authn.token_file import TokenFile
 from svc.apiserver.authn.x509 import ClientCertificates, load_client_cas
-from svc.apiserver.authz.abac import AbacAuthorizer, load_policy_file
-from svc.apiserver.authz.modes import build_authorizer, build_rule_resolver
+from svc.apiserver.authz.build import Authorization
 from svc.apiserver.authz.node.policy import NodePolicy
 from svc.apiserver.authz.rbac.escalation import EscalationCheck
 from svc.apiserver.authz.rbac.policy import RbacPolicy
@@ -112,16 +111,16 @@ class Server:
         # Rejects everything until start() builds the real one (the client CA is generated there).
         self.authenticator = AuthenticatorUnion([], anonymous=False)
         self.rbac = RbacPolicy(self.profile)
-        modes = options.authorization_mode
-        self.node_policy = NodePolicy(self.profile) if "Node" in modes else None
-        abac = AbacAuthorizer(load_policy_file(options.authorization_policy_file)) if "ABAC" in modes else None
-        self.authorizer = build_authorizer(
-            modes,
+        self.node_policy = NodePolicy(self.profile) if "Node" in options.authorization.modes else None
+        self.authorizer = Authorization(
+            options.authorization,
+            profile=self.profile,
             rbac=self.rbac.authorizer,
+            rbac_index=self.rbac.index,
             node=self.node_policy.authorizer if self.node_policy is not None else None,
-            abac=abac,
+            registry=self.metrics.registry,
         )
-        self.rule_resolver = build_rule_resolver(modes, rbac=self.rbac.index, abac=abac)
+        self.rule_resolver = self.authorizer.rules_for
         immortal = frozenset({"default", self.profile.system_namespace, self.profile.public_namespace})
         self.admission = Chain(
             [EscalationCheck(self.rbac.index, self.authorizer), NamespaceLifecycle(self._get_namespace, immortal)]
@@ -385,6 +384,7 @@ class Server:
         self._tasks = [
             asyncio.create_task(default_service.default_service_loop(self, port, advertise), name="default-service"),
             asyncio.create_task(compaction_loop(self), name="compaction"),
+            asyncio.create_task(self.authorizer.run_reloads(), name="authorization-config"),
         ]
         self.ready = True
 
@@ -407,6 +407,7 @@ class Server:
         if self._listener is not None:
             self._listener.close()
         await self.rbac.stop()
+        await self.authorizer.close()
         if self.node_policy is not None:
             await self.node_policy.stop()
         for cache in self.caches.values():
