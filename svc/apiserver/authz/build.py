@@ -26,7 +26,7 @@ from svc.apiserver.authz.abac import AbacAuthorizer, load_policy_file
 from svc.apiserver.authz.authorizer import Attributes, Authorizer, Decision, Union
 from svc.apiserver.authz.config import AuthorizerEntry, parse_authorization_config
 from svc.apiserver.authz.modes import RuleResolver, Rules, build_authorizer, build_rule_resolver
-from svc.apiserver.authz.options import AuthorizationOptions
+from svc.apiserver.authz.options import IN_CLUSTER_UNAVAILABLE, AuthorizationOptions
 from svc.apiserver.authz.rbac.index import PolicyIndex
 from svc.apiserver.authz.webhook import WebhookAuthorizer, WebhookSettings
 from svc.apiserver.webhook_kubeconfig import KubeconfigWebhook, load_webhook_kubeconfig
@@ -115,10 +115,7 @@ class Authorization:
             )
             return WebhookAuthorizer(KubeconfigWebhook(config), settings, profile=self._profile)
         if entry.webhook.connection != "KubeConfigFile":
-            raise ValueError(
-                "unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT "
-                "must be defined"
-            )
+            raise ValueError(IN_CLUSTER_UNAVAILABLE)
         config = load_webhook_kubeconfig(entry.webhook.kubeconfig_file)
         client = KubeconfigWebhook(config, timeout=entry.webhook.timeout)
         return WebhookAuthorizer(client, entry.webhook.settings, profile=self._profile)

@@ -18,6 +18,10 @@ from svc.apiserver.webhook_kubeconfig import load_webhook_kubeconfig
 from svc.machinery.duration import parse_duration
 
 MODES = ("AlwaysAllow", "AlwaysDeny", "ABAC", "Node", "RBAC", "Webhook")
+IN_CLUSTER_UNAVAILABLE = (
+    "unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined"
+)
+"""client-go's answer outside a cluster: this server never runs as a pod, so InClusterConfig cannot work."""
 _CONFIG_EXCLUDES = (
     "authorization-mode",
     "authorization-webhook-config-file",
@@ -79,8 +83,11 @@ def from_args(args: argparse.Namespace, profile: Profile) -> AuthorizationOption
         options.config = load_authorization_config(options.config_file, profile)
         options.modes = [entry.type for entry in options.config]
         for entry in options.config:
-            if entry.webhook is not None and entry.webhook.connection == "KubeConfigFile":
-                _load_kubeconfig(entry.webhook.kubeconfig_file)
+            if entry.webhook is None:
+                continue
+            if entry.webhook.connection != "KubeConfigFile":
+                raise ValueError(IN_CLUSTER_UNAVAILABLE)
+            _load_kubeconfig(entry.webhook.kubeconfig_file)
         _check_policy_file(options)
         return options
     if args.authorization_mode is not None:

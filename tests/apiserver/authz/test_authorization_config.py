@@ -193,3 +193,14 @@ def test_bad_webhook_settings_are_all_reported(tmp_path):
         'authorizers[0].webhook.matchConditions[0].expression: Invalid value: "request.user ==": compilation failed',
     ):
         assert part in line
+
+
+def test_an_in_cluster_connection_is_refused_at_start(tmp_path):
+    webhook = _webhook("w", "/unused")
+    webhook["webhook"]["connectionInfo"] = {"type": "InClusterConfig"}
+    result = _parse(f"--authorization-config={_write(tmp_path / 'authz.yaml', webhook)}")
+    assert result.returncode == 2
+    assert result.stderr == (
+        "Error: unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT "
+        "must be defined\n"
+    )

@@ -177,6 +177,15 @@ def test_a_webhook_config_file_without_webhook_mode_stops_start_up(tmp_path):
     assert result.stderr == "Error: cannot specify --authorization-webhook-config-file without mode Webhook\n"
 
 
+def test_an_unusable_webhook_kubeconfig_stops_start_up(tmp_path):
+    kubeconfig = tmp_path / "sar.kubeconfig"
+    kubeconfig.write_text("clusters: []\n")
+    result = _parse("--authorization-mode=Webhook", f"--authorization-webhook-config-file={kubeconfig}")
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"Error: invalid authorization webhook config file {kubeconfig}: ")
+    assert result.stderr.count("\n") == 1
+
+
 @pytest.mark.parametrize(
     ("flag", "message"),
     [
