@@ -32,6 +32,7 @@ from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
 from svc.apiserver.authn.loopback import LoopbackToken
 from svc.apiserver.authn.token_file import TokenFile
 from svc.apiserver.authn.x509 import ClientCertificates, load_client_cas
+from svc.apiserver.authz.authorizer import Authorizer
 from svc.apiserver.authz.build import Authorization
 from svc.apiserver.authz.node.policy import NodePolicy
 from svc.apiserver.authz.rbac.escalation import EscalationCheck
@@ -112,7 +113,7 @@ class Server:
         self.authenticator = AuthenticatorUnion([], anonymous=False)
         self.rbac = RbacPolicy(self.profile)
         self.node_policy = NodePolicy(self.profile) if "Node" in options.authorization.modes else None
-        self.authorizer = Authorization(
+        self.authorization = Authorization(
             options.authorization,
             profile=self.profile,
             rbac=self.rbac.authorizer,
@@ -120,7 +121,9 @@ class Server:
             node=self.node_policy.authorizer if self.node_policy is not None else None,
             registry=self.metrics.registry,
         )
-        self.rule_resolver = self.authorizer.rules_for
+        # `authorizer` is what requests ask; `authorization` owns the configured chain (reloads, webhook clients).
+        self.authorizer: Authorizer = self.authorization
+        self.rule_resolver = self.authorization.rules_for
         immortal = frozenset({"default", self.profile.system_namespace, self.profile.public_namespace})
         self.admission = Chain(
             [EscalationCheck(self.rbac.index, self.authorizer), NamespaceLifecycle(self._get_namespace, immortal)]
@@ -384,7 +387,7 @@ class Server:
         self._tasks = [
             asyncio.create_task(default_service.default_service_loop(self, port, advertise), name="default-service"),
             asyncio.create_task(compaction_loop(self), name="compaction"),
-            asyncio.create_task(self.authorizer.run_reloads(), name="authorization-config"),
+            asyncio.create_task(self.authorization.run_reloads(), name="authorization-config"),
         ]
         self.ready = True
 
@@ -407,7 +410,7 @@ class Server:
         if self._listener is not None:
             self._listener.close()
         await self.rbac.stop()
-        await self.authorizer.close()
+        await self.authorization.close()
         if self.node_policy is not None:
             await self.node_policy.stop()
         for cache in self.caches.values():

@@ -78,7 +78,7 @@ def test_failure_policy_deny_denies_when_the_webhook_fails(svc_server_factory, t
             _webhook("lenient", kubeconfig, failurePolicy="NoOpinion"),
             {"type": "AlwaysAllow", "name": "allow"},
         )
-        assert server.call(server.server.authorizer.reload()) is True
+        assert server.call(server.server.authorization.reload()) is True
         assert _get(server, "alice-token").status == 200
 
 
@@ -106,12 +106,12 @@ def test_a_changed_file_is_reloaded_and_a_bad_one_keeps_the_old_chain(svc_server
     config = _write(tmp_path / "authz.yaml", {"type": "AlwaysDeny", "name": "deny"})
     server = _start(svc_server_factory, tmp_path, config)
     assert _get(server, "alice-token").status == 403
-    assert server.call(server.server.authorizer.reload()) is False  # unchanged
+    assert server.call(server.server.authorization.reload()) is False  # unchanged
     _write(config, {"type": "AlwaysAllow", "name": "allow"})
-    assert server.call(server.server.authorizer.reload()) is True
+    assert server.call(server.server.authorization.reload()) is True
     assert _get(server, "alice-token").status == 200
     _write(config, {"type": "Nope", "name": "allow"})
-    assert server.call(server.server.authorizer.reload()) is False
+    assert server.call(server.server.authorization.reload()) is False
     assert _get(server, "alice-token").status == 200
     assert _reload_metrics(server) == {"success": 1.0, "failure": 1.0}
 
