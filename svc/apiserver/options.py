@@ -23,7 +23,8 @@ from svc.apiserver.authn import options as authn_options
 from svc.apiserver.authn.external_options import ExternalAuthnOptions
 from svc.apiserver.authn.token_file import TokenFile, TokenFileError
 from svc.apiserver.authn.x509 import load_client_cas
-from svc.apiserver.authz.abac import load_policy_file
+from svc.apiserver.authz import options as authz_options
+from svc.apiserver.authz.options import AuthorizationOptions
 from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
 from svc.apiserver.logs import FORMATS, LogSettings, parse_vmodule
 from svc.machinery.duration import parse_duration
@@ -41,7 +42,6 @@ from svc.wire.storage_codecs import storage_codec
 
 UPSTREAM_VERSION = "v1.36.0"
 GIT_VERSION = f"{UPSTREAM_VERSION}+svc.{__version__}"
-AUTHORIZATION_MODES = ("AlwaysAllow", "AlwaysDeny", "ABAC", "Node", "RBAC")
 STORAGE_BACKENDS = ("sqlite", "store3")
 ANONYMOUS_WITH_ALWAYS_ALLOW = (
     "AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. "
@@ -65,8 +65,7 @@ class Options:
     token_auth_file: str = ""
     anonymous_auth: bool = True
     external_authn: ExternalAuthnOptions = field(default_factory=ExternalAuthnOptions)
-    authorization_mode: list[str] = field(default_factory=lambda: ["AlwaysAllow"])
-    authorization_policy_file: str = ""
+    authorization: AuthorizationOptions = field(default_factory=AuthorizationOptions)
     storage_backend: str = "sqlite"
     store_servers: list[str] = field(default_factory=list)
     store_prefix: str = "/registry"
@@ -182,15 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
         "serve requests not rejected by another method as system:anonymous (default true; "
         "always off with the AlwaysAllow authorizer)",
     )
-    add(
-        "--authorization-mode",
-        type=_list,
-        help="ordered authorizers: AlwaysAllow, AlwaysDeny, ABAC, Node, RBAC (default AlwaysAllow)",
-    )
-    add(
-        "--authorization-policy-file",
-        help="ABAC policies, one JSON object a line, used with --authorization-mode=ABAC",
-    )
+    authz_options.add_arguments(parser)
     add("--storage-backend", help="sqlite (embedded, default) or store3 (etcd, needs --store-servers)")
     add("--store-servers", type=_list, help="etcd servers, scheme://ip:port")
     add("--store-prefix", help="prefix of every key in the store (default /registry)")
@@ -288,7 +279,6 @@ def parse_options(argv: list[str]) -> Options:
         "storage_media_type",
         "client_ca_file",
         "token_auth_file",
-        "authorization_policy_file",
         "anonymous_auth",
         "store_prefix",
         "store_compaction_interval",
@@ -319,15 +309,7 @@ def parse_options(argv: list[str]) -> Options:
         if options.storage_backend == "store3" and not options.store_servers:
             raise ValueError("--store-servers must be specified")
         options.etcd = etcd_options.from_args(args)
-        if args.authorization_mode is not None:
-            for index, mode in enumerate(args.authorization_mode):
-                if mode not in AUTHORIZATION_MODES:
-                    supported = ", ".join(AUTHORIZATION_MODES)
-                    raise ValueError(f'authorization-mode "{mode}" is not a valid mode (supported: {supported})')
-                if mode in args.authorization_mode[:index]:
-                    raise ValueError(f'authorization-mode "{mode}" has mode specified more than once')
-            options.authorization_mode = args.authorization_mode
-        _check_authorization_files(options)
+        options.authorization = authz_options.from_args(args, PROFILES[options.brand_profile])
         storage_codec(options.storage_media_type, PROFILES[options.brand_profile])
         if options.token_auth_file:
             TokenFile(options.token_auth_file)
@@ -355,20 +337,10 @@ def parse_options(argv: list[str]) -> Options:
     return options
 
 
-def _check_authorization_files(options: Options) -> None:
-    """The files the modes need are given, readable and valid (upstream's messages)."""
-    if "ABAC" in options.authorization_mode:
-        if not options.authorization_policy_file:
-            raise ValueError("authorization-mode ABAC's authorization policy file not passed")
-        load_policy_file(options.authorization_policy_file)
-    elif options.authorization_policy_file:
-        raise ValueError("cannot specify --authorization-policy-file without mode ABAC")
-
-
 def _apply_authorization(options: Options) -> None:
     """Anonymous requests under AlwaysAllow would let anyone who reaches the port do anything, so
     anonymous authentication is turned off there, with a warning (as upstream does, even when
     `--anonymous-auth=true` is given explicitly)."""
-    if options.anonymous_auth and "AlwaysAllow" in options.authorization_mode:
+    if options.anonymous_auth and "AlwaysAllow" in options.authorization.modes:
         log.warning(ANONYMOUS_WITH_ALWAYS_ALLOW)
         options.anonymous_auth = False

@@ -38,8 +38,8 @@ from svc.apiserver.authn.build import Authentication, build_authenticator, build
 from svc.apiserver.authn.loopback import LoopbackToken
 from svc.apiserver.authn.token_authentication import TokenAuthentication
 from svc.apiserver.authn.x509 import load_client_cas
-from svc.apiserver.authz.abac import AbacAuthorizer, load_policy_file
-from svc.apiserver.authz.modes import build_authorizer, build_rule_resolver
+from svc.apiserver.authz.authorizer import Authorizer
+from svc.apiserver.authz.build import Authorization
 from svc.apiserver.authz.node.policy import NodePolicy
 from svc.apiserver.authz.rbac.escalation import EscalationCheck
 from svc.apiserver.authz.rbac.policy import RbacPolicy
@@ -122,16 +122,18 @@ class Server:
         self.authenticator = self.authentication.union
         self.tokens: TokenAuthentication | None = None
         self.rbac = RbacPolicy(self.profile)
-        modes = options.authorization_mode
-        self.node_policy = NodePolicy(self.profile) if "Node" in modes else None
-        abac = AbacAuthorizer(load_policy_file(options.authorization_policy_file)) if "ABAC" in modes else None
-        self.authorizer = build_authorizer(
-            modes,
+        self.node_policy = NodePolicy(self.profile) if "Node" in options.authorization.modes else None
+        self.authorization = Authorization(
+            options.authorization,
+            profile=self.profile,
             rbac=self.rbac.authorizer,
+            rbac_index=self.rbac.index,
             node=self.node_policy.authorizer if self.node_policy is not None else None,
-            abac=abac,
+            registry=self.metrics.registry,
         )
-        self.rule_resolver = build_rule_resolver(modes, rbac=self.rbac.index, abac=abac)
+        # `authorizer` is what requests ask; `authorization` owns the configured chain (reloads, webhook clients).
+        self.authorizer: Authorizer = self.authorization
+        self.rule_resolver = self.authorization.rules_for
         self.admission = Chain(
             [EscalationCheck(self.rbac.index, self.authorizer), *build_plugins(options.admission, self)]
         )
@@ -426,6 +428,7 @@ class Server:
             asyncio.create_task(compaction_loop(self), name="compaction"),
             asyncio.create_task(status_loop(self), name="validating-admission-policy-status"),
             asyncio.create_task(storage_size_loop(self), name="storage-size"),
+            asyncio.create_task(self.authorization.run_reloads(), name="authorization-config"),
         ]
         self.ready = True
 
@@ -448,6 +451,7 @@ class Server:
         if self._listener is not None:
             self._listener.close()
         await self.rbac.stop()
+        await self.authorization.close()
         if self.node_policy is not None:
             await self.node_policy.stop()
         await self.authentication.close()

@@ -39,7 +39,8 @@ def test_unknown_authorization_mode_exits_2() -> None:
     result = _run("--authorization-mode=RBACish")
     assert result.returncode == 2
     assert result.stderr.strip() == (
-        'Error: authorization-mode "RBACish" is not a valid mode (supported: AlwaysAllow, AlwaysDeny, ABAC, Node, RBAC)'
+        'Error: authorization-mode "RBACish" is not a valid mode '
+        "(supported: AlwaysAllow, AlwaysDeny, ABAC, Node, RBAC, Webhook)"
     )
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from svc.machinery.fields import FieldRequirement
+from svc.machinery.labels import Requirement
 from svc.registry.admission import UserInfo
 
 
@@ -31,6 +32,8 @@ class Attributes:
     name: str = ""
     field_requirements: tuple[FieldRequirement, ...] = ()
     """The list's field selector, for authorizers that allow a list only when it is narrowed (Node)."""
+    label_requirements: tuple[Requirement, ...] = ()
+    """The list's label selector, passed on to webhooks as upstream's AuthorizeWithSelectors does."""
 
 
 @runtime_checkable

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from svc.apiserver.authz.abac import AbacAuthorizer
 from svc.apiserver.authz.authorizer import Attributes, Authorizer, AuthorizerFunc, Decision, Union
@@ -32,9 +32,15 @@ async def privileged_group(attributes: Attributes) -> tuple[Decision, str]:
 
 
 def build_authorizer(
-    modes: list[str], *, rbac: Authorizer, node: Authorizer | None = None, abac: Authorizer | None = None
+    modes: list[str],
+    *,
+    rbac: Authorizer,
+    node: Authorizer | None = None,
+    abac: Authorizer | None = None,
+    webhooks: Sequence[Authorizer] = (),
 ) -> Union:
-    """The chain in the order of `modes`; the stateful authorizers (RBAC, Node, ABAC) come built."""
+    """The chain in the order of `modes`; the stateful authorizers (RBAC, Node, ABAC, one per Webhook
+    entry, in order) come built."""
     available: dict[str, Authorizer | AuthorizerFunc | None] = {
         "AlwaysAllow": always_allow,
         "AlwaysDeny": always_deny,
@@ -42,7 +48,8 @@ def build_authorizer(
         "Node": node,
         "RBAC": rbac,
     }
-    chain = [available[mode] for mode in modes]
+    remaining = iter(webhooks)
+    chain = [next(remaining) if mode == "Webhook" else available[mode] for mode in modes]
     return Union([privileged_group, *(authorizer for authorizer in chain if authorizer is not None)])
 
 
@@ -66,6 +73,8 @@ def build_rule_resolver(modes: list[str], *, rbac: PolicyIndex, abac: AbacAuthor
                 rules.extend(_EVERYTHING)
             elif mode == "ABAC" and abac is not None:
                 rules.extend(abac.rules_for(user, namespace))
+            elif mode == "Webhook":
+                errors.append("webhook authorizer does not support user rule resolution")
             elif mode == "Node" and node_name_of(user) is not None:
                 errors.append("node authorizer does not support user rule resolution")
             elif mode == "RBAC":

@@ -9,7 +9,7 @@ from svc.apiserver.context import RequestContext
 from svc.apiserver.filters import Handler
 from svc.machinery import status
 from svc.machinery.fields import FieldRequirement, parse_field_selector
-from svc.machinery.labels import SelectorError
+from svc.machinery.labels import Requirement, SelectorError, parse_label_selector
 from svc.machinery.status import GroupResource
 
 _COLLECTION_VERBS = frozenset({"list", "watch", "deletecollection"})
@@ -23,6 +23,17 @@ def _field_requirements(ctx: RequestContext, verb: str) -> tuple[FieldRequiremen
         return ()
     try:
         return tuple(parse_field_selector(selector).requirements)
+    except SelectorError:
+        return ()
+
+
+def _label_requirements(ctx: RequestContext, verb: str) -> tuple[Requirement, ...]:
+    """A collection request's label selector; one that does not parse narrows nothing, as above."""
+    selector = ctx.request.query.get("labelSelector") if verb in _COLLECTION_VERBS else None
+    if not selector:
+        return ()
+    try:
+        return parse_label_selector(selector).requirements
     except SelectorError:
         return ()
 
@@ -43,6 +54,7 @@ def attributes_of(ctx: RequestContext) -> Attributes:
         subresource=info.subresource,
         name=info.name,
         field_requirements=_field_requirements(ctx, info.verb),
+        label_requirements=_label_requirements(ctx, info.verb),
     )
 
 

@@ -1,0 +1,166 @@
+"""The server's authorizer chain built from the authorization options, and kept current.
+
+With `--authorization-mode` the chain is fixed at start. With `--authorization-config` the file is
+polled; when its bytes change it is read and validated again and, if good, a new chain (new webhook
+clients, empty caches) replaces the old one for the next request; a bad file is logged and the old
+chain stays. Each attempt is counted in upstream's reload metrics
+(`apiserver_authorization_config_controller_automatic_reloads_total` and
+`..._automatic_reload_last_timestamp_seconds`, by status and the hashed API server identity).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import socket
+import time
+from pathlib import Path
+
+import yaml
+from prometheus_client import CollectorRegistry, Counter, Gauge
+
+from svc.api.brand import Profile
+from svc.apiserver.authz.abac import AbacAuthorizer, load_policy_file
+from svc.apiserver.authz.authorizer import Attributes, Authorizer, Decision, Union
+from svc.apiserver.authz.config import AuthorizerEntry, parse_authorization_config
+from svc.apiserver.authz.modes import RuleResolver, Rules, build_authorizer, build_rule_resolver
+from svc.apiserver.authz.options import IN_CLUSTER_UNAVAILABLE, AuthorizationOptions
+from svc.apiserver.authz.rbac.index import PolicyIndex
+from svc.apiserver.authz.webhook import WebhookAuthorizer, WebhookSettings
+from svc.apiserver.webhook_kubeconfig import KubeconfigWebhook, load_webhook_kubeconfig
+from svc.registry.admission import UserInfo
+
+log = logging.getLogger(__name__)
+
+RELOAD_INTERVAL = 60.0
+"""How often the configuration file is checked (upstream: once a minute)."""
+
+
+class _ReloadMetrics:
+    def __init__(self, registry: CollectorRegistry) -> None:
+        labels = ["status", "apiserver_id_hash"]
+        self.reloads = Counter(
+            "apiserver_authorization_config_controller_automatic_reloads",
+            "Total number of automatic reloads of authorization configuration split by status and apiserver identity.",
+            labels,
+            registry=registry,
+        )
+        self.last = Gauge(
+            "apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds",
+            "Timestamp of the last automatic reload of authorization configuration split by status and "
+            "apiserver identity.",
+            labels,
+            registry=registry,
+        )
+        identity = f"apiserver-{hashlib.sha256(socket.gethostname().encode()).hexdigest()[:16]}"
+        self.identity_hash = "sha256:" + hashlib.sha256(identity.encode()).hexdigest()
+
+    def record(self, status: str) -> None:
+        self.reloads.labels(status, self.identity_hash).inc()
+        self.last.labels(status, self.identity_hash).set(time.time())
+
+
+class Authorization:
+    """The chain the filters ask (`authorize`) and the rules review lists (`rules_for`)."""
+
+    def __init__(
+        self,
+        options: AuthorizationOptions,
+        *,
+        profile: Profile,
+        rbac: Authorizer,
+        rbac_index: PolicyIndex,
+        node: Authorizer | None,
+        registry: CollectorRegistry,
+    ) -> None:
+        self._options = options
+        self._profile = profile
+        self._rbac = rbac
+        self._rbac_index = rbac_index
+        self._node = node
+        self._abac = AbacAuthorizer(load_policy_file(options.policy_file)) if "ABAC" in options.modes else None
+        self._metrics = _ReloadMetrics(registry) if options.config_file else None
+        self._file_bytes = Path(options.config_file).read_bytes() if options.config_file else b""
+        self.reload_interval = RELOAD_INTERVAL
+        self.webhooks: list[WebhookAuthorizer] = []
+        self._union, self._rules = self._build(self._entries(options))
+
+    def _entries(self, options: AuthorizationOptions) -> tuple[AuthorizerEntry, ...]:
+        if options.config:
+            return options.config
+        return tuple(AuthorizerEntry(mode, mode.lower()) for mode in options.modes)
+
+    def _build(self, entries: tuple[AuthorizerEntry, ...]) -> tuple[Union, RuleResolver]:
+        modes = [entry.type for entry in entries]
+        if "Node" in modes and self._node is None:
+            raise ValueError("the Node authorizer can only be added to a server started with it")
+        if "ABAC" in modes and self._abac is None:
+            raise ValueError("the ABAC authorizer can only be added to a server started with it")
+        webhooks = [self._webhook(entry) for entry in entries if entry.type == "Webhook"]
+        union = build_authorizer(modes, rbac=self._rbac, node=self._node, abac=self._abac, webhooks=webhooks)
+        rules = build_rule_resolver(modes, rbac=self._rbac_index, abac=self._abac)
+        self.webhooks = webhooks
+        return union, rules
+
+    def _webhook(self, entry: AuthorizerEntry) -> WebhookAuthorizer:
+        if entry.webhook is None:
+            options = self._options
+            config = load_webhook_kubeconfig(options.webhook_config_file)
+            settings = WebhookSettings(
+                version=options.webhook_version,
+                authorized_ttl=options.webhook_authorized_ttl,
+                unauthorized_ttl=options.webhook_unauthorized_ttl,
+            )
+            return WebhookAuthorizer(KubeconfigWebhook(config), settings, profile=self._profile)
+        if entry.webhook.connection != "KubeConfigFile":
+            raise ValueError(IN_CLUSTER_UNAVAILABLE)
+        config = load_webhook_kubeconfig(entry.webhook.kubeconfig_file)
+        client = KubeconfigWebhook(config, timeout=entry.webhook.timeout)
+        return WebhookAuthorizer(client, entry.webhook.settings, profile=self._profile)
+
+    async def authorize(self, attributes: Attributes) -> tuple[Decision, str]:
+        return await self._union.authorize(attributes)
+
+    def rules_for(self, user: UserInfo, namespace: str) -> Rules:
+        return self._rules(user, namespace)
+
+    async def reload(self) -> bool:
+        """Read the configuration file again if its bytes changed; True when a new chain took over."""
+        if not self._options.config_file or self._metrics is None:
+            return False
+        try:
+            data = await asyncio.to_thread(Path(self._options.config_file).read_bytes)
+        except OSError as error:
+            log.error("error reading authorization config file, keeping the previous configuration: %s", error)
+            self._metrics.record("failure")
+            return False
+        if data == self._file_bytes:
+            return False
+        self._file_bytes = data
+        try:
+            entries = parse_authorization_config(yaml.safe_load(data), self._profile)
+            old_webhooks = self.webhooks
+            self._union, self._rules = self._build(entries)
+        except (ValueError, yaml.YAMLError) as error:
+            log.error("error reloading authorization config, keeping the previous configuration: %s", error)
+            self._metrics.record("failure")
+            return False
+        for webhook in old_webhooks:
+            await webhook.close()
+        log.info("reloaded authorization config")
+        self._metrics.record("success")
+        return True
+
+    async def run_reloads(self) -> None:
+        if not self._options.config_file:
+            return
+        while True:
+            await asyncio.sleep(self.reload_interval)
+            await self.reload()
+
+    async def close(self) -> None:
+        for webhook in self.webhooks:
+            with contextlib.suppress(Exception):
+                await webhook.close()
