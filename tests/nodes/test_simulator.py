@@ -45,8 +45,13 @@ def running(client, name: str) -> dict[str, Any] | None:
 def test_nodes_register_ready_with_leases(cluster):
     nodes = cluster.request("GET", "/api/v1/nodes").json()["items"]
     assert sorted(node["metadata"]["name"] for node in nodes) == ["node-0", "node-1"]
-    leases = cluster.request("GET", "/apis/coordination.svc/v1/namespaces/svc-node-lease/leases").json()["items"]
-    assert sorted(lease["spec"]["holderIdentity"] for lease in leases) == ["node-0", "node-1"]
+
+    def holders() -> list[str] | None:
+        path = "/apis/coordination.svc/v1/namespaces/svc-node-lease/leases"
+        found = sorted(lease["spec"]["holderIdentity"] for lease in cluster.request("GET", path).json()["items"])
+        return found if len(found) == 2 else None
+
+    assert eventually(holders) == ["node-0", "node-1"]
 
 
 def test_a_pod_is_scheduled_and_becomes_running_and_ready(cluster):
