@@ -20,9 +20,10 @@ $(STAMP): pyproject.toml $(LOCK)
 
 # The API server, and the controller daemon beside it once the server has written its kubeconfig;
 # `make run NODES=3` adds the node simulator with that many nodes. Stopping make (Ctrl-C) stops all.
+# The server authorizes as a real cluster does (Node,RBAC); the admin kubeconfig is in system:masters.
 NODES ?= 0
 run: $(STAMP)
-	@$(BIN)/svc-apiserver & api=$$!; cm=; nodes=; trap 'kill $$api $$cm $$nodes 2>/dev/null; wait' EXIT INT TERM; \
+	@$(BIN)/svc-apiserver --authorization-mode=Node,RBAC & api=$$!; cm=; nodes=; trap 'kill $$api $$cm $$nodes 2>/dev/null; wait' EXIT INT TERM; \
 	while [ ! -f .svc-data/admin.kubeconfig ]; do kill -0 $$api 2>/dev/null || exit 1; sleep 0.2; done; \
 	$(BIN)/svc-controller-manager --kubeconfig .svc-data/admin.kubeconfig --bind-address 127.0.0.1 & cm=$$!; \
 	if [ "$(NODES)" != 0 ]; then $(BIN)/svc-nodes --kubeconfig .svc-data/admin.kubeconfig --count=$(NODES) & nodes=$$!; fi; \
