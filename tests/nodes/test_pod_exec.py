@@ -26,6 +26,19 @@ def kubectl(server, kubectl_binary):
     return kubectl
 
 
+def test_a_websocket_exec_also_needs_the_create_permission(svc_server_factory, svc_nodes, kubectl_binary):
+    running = svc_server_factory("--brand-profile=kubernetes", "--authorization-mode=RBAC")
+    svc_nodes(running, "--brand-profile=kubernetes", count=1)
+    admin = Kubectl(kubectl_binary, running.kubeconfig)
+    admin.run("run", "web", "--image=nginx")
+    admin.run("wait", "--for=condition=Ready", "pod/web", "--timeout=30s")
+    admin.run("create", "role", "peek", "--verb=get", "--resource=pods,pods/exec")
+    admin.run("create", "rolebinding", "peek", "--role=peek", "--user=jane")
+    result = admin.run("--as=jane", "exec", "web", "--", "hostname", check=False)
+    assert result.returncode != 0
+    assert 'User "jane" cannot create resource "pods/exec" in API group "" in the namespace "default"' in result.stderr
+
+
 def test_kubectl_exec_prints_the_commands_output(kubectl):
     assert kubectl.run("exec", "web", "--", "echo", "hi").stdout == "hi\n"
 

@@ -5,21 +5,27 @@ the request must be an upgrade ("Upgrade request required" otherwise; SPDY is no
 stays on its WebSocket executor), and the options go to the kubelet's `/exec` or `/attach` under its
 names (stdin→input, stdout→output, stderr→error). The API server dials the kubelet with the client's
 offered subprotocols, answers the client with the one the kubelet chose, then copies frames both ways
-unchanged until either side closes.
+unchanged until either side closes. As upstream 1.36 (AuthorizePodWebsocketUpgradeCreatePermission,
+on by default), a WebSocket upgrade, which is a GET, must also be allowed to `create` the subresource,
+as the SPDY POST always had to be.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Any
 
 import aiohttp
 from aiohttp import WSMsgType, web
 
+from svc.apiserver.authz.authorizer import Decision
+from svc.apiserver.filters.authorization import attributes_of, forbidden_message
 from svc.apiserver.handlers.pod_log import choose_container
 from svc.apiserver.handlers.scope import Scope
 from svc.apiserver.kubelet_client import kubelet_base_url
 from svc.machinery import status
+from svc.machinery.status import GroupResource
 
 _KUBELET_NAMES = {"stdin": "input", "stdout": "output", "stderr": "error", "tty": "tty"}
 _TRUE = ("1", "t", "true")
@@ -33,6 +39,15 @@ def _flags(query: Any) -> dict[str, str]:
 def _offered_protocols(request: web.Request) -> list[str]:
     header = request.headers.get("Sec-WebSocket-Protocol", "")
     return [p.strip() for p in header.split(",") if p.strip()]
+
+
+async def _authorize_create(scope: Scope) -> None:
+    """The extra `create` check of a WebSocket upgrade; upstream's 403 when denied."""
+    attributes = dataclasses.replace(attributes_of(scope.ctx), verb="create")
+    decision, reason = await scope.server.authorizer.authorize(attributes)
+    if decision is not Decision.ALLOW:
+        message = forbidden_message(attributes) + (f": {reason}" if reason else "")
+        raise status.forbidden(GroupResource("", "pods"), scope.name, message)
 
 
 async def _copy(source: Any, target: Any) -> None:
@@ -52,8 +67,6 @@ async def pod_stream(scope: Scope) -> web.StreamResponse:
     pod = await scope.store.get(scope.namespace, scope.name)
     container = choose_container(pod, scope.name, query.get("container", ""))
     flags = _flags(query)
-    if scope.subresource == "exec" and not query.getall("command", []):
-        raise status.bad_request("you must specify at least 1 command")
     if not {"input", "output", "error"} & flags.keys():
         raise status.bad_request("you must specify at least 1 of stdin, stdout, stderr")
     node_name = (pod.get("spec") or {}).get("nodeName")
@@ -61,6 +74,8 @@ async def pod_stream(scope: Scope) -> web.StreamResponse:
         raise status.bad_request(f"pod {scope.name} does not have a host assigned")
     if request.headers.get("Upgrade", "").lower() != "websocket":
         raise status.bad_request("Upgrade request required")
+    if request.method == "GET":
+        await _authorize_create(scope)
     node = await scope.server.store_for("", "nodes").get("", node_name)
     url = f"{kubelet_base_url(node)}/{scope.subresource}/{scope.namespace}/{scope.name}/{container}"
     params = [*(("command", c) for c in query.getall("command", [])), *flags.items()]
