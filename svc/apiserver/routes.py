@@ -21,6 +21,7 @@ from svc.apiserver.handlers.delete import delete, delete_collection
 from svc.apiserver.handlers.get import get
 from svc.apiserver.handlers.list import list_
 from svc.apiserver.handlers.patch import patch
+from svc.apiserver.handlers.pod_exec import pod_stream
 from svc.apiserver.handlers.pod_log import pod_log
 from svc.apiserver.handlers.review import REVIEWS, review
 from svc.apiserver.handlers.scope import Scope
@@ -81,7 +82,8 @@ async def _resource(ctx: RequestContext) -> web.StreamResponse:
         if sub is None or info.subresource not in server.served_subresources:
             raise status.not_found_path()
         verb = _SUBRESOURCE_METHOD_VERBS.get(ctx.request.method, "")
-        if verb not in sub.verbs:
+        # connect subresources (exec, attach, proxy ...) list HTTP methods rather than verbs
+        if verb not in sub.verbs and ctx.request.method.lower() not in sub.verbs:
             raise _method_not_allowed()
     elif verb not in resource.verbs or (cluster_path_for_namespaced and verb not in ("list", "watch")):
         raise _method_not_allowed()
@@ -89,6 +91,8 @@ async def _resource(ctx: RequestContext) -> web.StreamResponse:
     scope = Scope(ctx, resource, store, namespace, info.path_name, info.subresource)
     if info.subresource == "log" and resource.name == "pods" and not resource.group:
         return await pod_log(scope)
+    if info.subresource in ("exec", "attach") and resource.name == "pods" and not resource.group:
+        return await pod_stream(scope)
     if info.subresource == "token" and resource.upstream_group == "" and resource.name == "serviceaccounts":
         return await token_request(scope)
     action = action_for(scope)

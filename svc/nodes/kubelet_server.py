@@ -1,4 +1,4 @@
-"""The simulated kubelet's HTTPS endpoint, which the API server calls for `pods/log`.
+"""The simulated kubelet's HTTPS endpoint, which the API server calls for `pods/log`, `exec` and `attach`.
 
 One endpoint serves every simulated node of the process (the nodes advertise the same address and
 port; the path names the pod). Logs are canned: the pod's `simulator.svc.io/log` annotation when set,
@@ -16,6 +16,7 @@ from aiohttp import web
 
 from svc.apiserver.pki import self_signed_server_context
 from svc.client.informer import Handler, Informer
+from svc.nodes.canned_exec import serve_attach, serve_exec
 
 Obj = dict[str, Any]
 LOG_ANNOTATION = "simulator.svc.io/log"
@@ -62,6 +63,9 @@ class KubeletServer:
         app = web.Application()
         app.router.add_get("/healthz", self._healthz)
         app.router.add_get("/containerLogs/{namespace}/{pod}/{container}", self._logs)
+        for method in ("GET", "POST"):
+            app.router.add_route(method, "/exec/{namespace}/{pod}/{container}", self._exec)
+            app.router.add_route(method, "/attach/{namespace}/{pod}/{container}", self._attach)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         context = self_signed_server_context(common_name="svc-simulated-kubelet", hosts=[host])
@@ -77,14 +81,30 @@ class KubeletServer:
     async def _healthz(self, request: web.Request) -> web.Response:
         return web.Response(text="ok")
 
-    async def _logs(self, request: web.Request) -> web.StreamResponse:
-        namespace, name, container = (request.match_info[key] for key in ("namespace", "pod", "container"))
+    def _missing(self, namespace: str, name: str, container: str) -> web.Response | None:
+        """The kubelet's 404 when the pod or its container is unknown to it."""
         pod = self.pods.get(f"{namespace}/{name}")
         if pod is None:
             return web.Response(status=404, text=f'pod "{name}" does not exist\n')
         names = [c["name"] for c in (pod["spec"].get("initContainers") or []) + (pod["spec"].get("containers") or [])]
         if container not in names:
             return web.Response(status=404, text=f'container "{container}" not found in pod "{name}"\n')
+        return None
+
+    async def _exec(self, request: web.Request) -> web.StreamResponse:
+        namespace, name, container = (request.match_info[key] for key in ("namespace", "pod", "container"))
+        return self._missing(namespace, name, container) or await serve_exec(request, name)
+
+    async def _attach(self, request: web.Request) -> web.StreamResponse:
+        namespace, name, container = (request.match_info[key] for key in ("namespace", "pod", "container"))
+        return self._missing(namespace, name, container) or await serve_attach(request)
+
+    async def _logs(self, request: web.Request) -> web.StreamResponse:
+        namespace, name, container = (request.match_info[key] for key in ("namespace", "pod", "container"))
+        missing = self._missing(namespace, name, container)
+        if missing is not None:
+            return missing
+        pod = self.pods.get(f"{namespace}/{name}")
         status = _container_status(pod, container, self.reported.get(f"{namespace}/{name}"))
         if status is None or "waiting" in (status.get("state") or {}):
             reason = ((status or {}).get("state") or {}).get("waiting", {}).get("reason", "ContainerCreating")

@@ -49,9 +49,11 @@ def test_discovery_lists_exactly_the_subresources_served(api) -> None:
     names = {entry["name"] for entry in api.request("GET", "/api/v1").json()["resources"]}
     pods = {name for name in names if name.startswith("pods/")}
     assert pods == {
+        "pods/attach",
         "pods/binding",
         "pods/ephemeralcontainers",
         "pods/eviction",
+        "pods/exec",
         "pods/log",
         "pods/resize",
         "pods/status",

@@ -55,7 +55,7 @@ def _validate(query: Any, name: str) -> None:
         raise status.invalid("PodLogOptions", name, errors, field_errors.aggregate_message(errors))
 
 
-def _container(pod: Obj, name: str, wanted: str) -> str:
+def choose_container(pod: Obj, name: str, wanted: str) -> str:
     spec = pod.get("spec") or {}
     containers = [c["name"] for c in spec.get("containers") or []]
     inits = [c["name"] for c in spec.get("initContainers") or []]
@@ -78,7 +78,7 @@ async def pod_log(scope: Scope) -> web.StreamResponse:
     query = scope.query
     _validate(query, scope.name)
     pod = await scope.store.get(scope.namespace, scope.name)
-    container = _container(pod, scope.name, query.get("container", ""))
+    container = choose_container(pod, scope.name, query.get("container", ""))
     request = scope.ctx.request
     node_name = (pod.get("spec") or {}).get("nodeName")
     response = web.StreamResponse(status=200, headers={"Content-Type": "text/plain"})
