@@ -16,7 +16,7 @@ from aiohttp.http_exceptions import HttpProcessingError
 from svc.machinery import status
 
 MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
-BODY_KEY = "svc.request_body"
+BODY_KEY = web.RequestKey("svc.request_body", bytes)
 """Where the body read is kept on the request, so the audit filter can log it once the handler is done."""
 
 
