@@ -20,24 +20,45 @@ from typing import IO, Any
 _BACKUP_TIME_FORMAT = "%Y-%m-%dT%H-%M-%S.%f"
 
 
+def _quoted(text: str) -> str:
+    """Go's %q for the text a log line holds."""
+    return json.dumps(text)
+
+
+def _quoted_list(items: list[str]) -> str:
+    return ",".join(_quoted(item) for item in items)
+
+
 def legacy_line(event: dict[str, Any]) -> str:
-    """Upstream's legacy format: `<time> AUDIT: id=... stage=... ...`."""
-    user = event.get("user", {})
-    impersonated = event.get("impersonatedUser")
-    ref = event.get("objectRef") or {}
-    response = event.get("responseStatus", {}).get("code")
-    groups = ",".join(f'"{group}"' for group in user.get("groups", []))
+    """Upstream's legacy format: `<received> AUDIT: id="..." stage="..." ...`, Go-quoted values."""
+    user = event.get("user") or {}
+    username, groups = user.get("username") or "<none>", "<none>"
+    if user.get("username") and user.get("groups"):
+        groups = _quoted_list(user["groups"])
     as_user, as_groups = "<self>", "<lookup>"
-    if impersonated:
+    if impersonated := event.get("impersonatedUser"):
         as_user = impersonated.get("username", "")
-        as_groups = ",".join(f'"{group}"' for group in impersonated.get("groups", [])) or "<lookup>"
-    return (
-        f'{event["stageTimestamp"]} AUDIT: id="{event["auditID"]}" stage="{event["stage"]}" '
-        f'ip="{",".join(event.get("sourceIPs", []))}" method="{event["verb"]}" user="{user.get("username", "")}" '
-        f'groups="{groups}" as="{as_user}" asgroups="{as_groups}" user-agent="{event.get("userAgent", "")}" '
-        f'namespace="{ref.get("namespace", "")}" uri="{event["requestURI"]}" '
-        f'response="{response if response is not None else "<deferred>"}"'
+        if impersonated.get("groups") is not None:
+            as_groups = _quoted_list(impersonated["groups"])
+    namespace = (event.get("objectRef") or {}).get("namespace") or "<none>"
+    status = event.get("responseStatus")
+    response = str(status["code"]) if status else "<deferred>"
+    ip = event["sourceIPs"][0] if event.get("sourceIPs") else "<unknown>"
+    fields = (
+        ("id", event["auditID"]),
+        ("stage", event["stage"]),
+        ("ip", ip),
+        ("method", event["verb"]),
+        ("user", username),
+        ("groups", groups),
+        ("as", as_user),
+        ("asgroups", as_groups),
+        ("user-agent", event.get("userAgent", "")),
+        ("namespace", namespace),
+        ("uri", event["requestURI"]),
     )
+    text = " ".join(f"{name}={_quoted(value)}" for name, value in fields)
+    return f'{event.get("requestReceivedTimestamp", "")} AUDIT: {text} response="{response}"'
 
 
 class _RotatingFile:
