@@ -118,3 +118,13 @@ def test_a_bad_policy_exits_2_with_one_line(tmp_path) -> None:
     assert result.returncode == 2
     (line,) = result.stderr.strip().splitlines()
     assert 'rules[0].level: Unsupported value: "Loud"' in line
+
+
+def test_a_watch_writes_response_started_and_carries_the_audit_id(svc_server_factory, tmp_path) -> None:
+    server, log = _audited_server(svc_server_factory, tmp_path, POLICY.replace("omitStages: [RequestReceived]", ""))
+    answer = server.client().request("GET", SECRETS, params={"watch": "true", "timeoutSeconds": "1"})
+    assert answer.status == 200
+    events = _events(log, answer.headers["Audit-ID"], 3)
+    assert [event["stage"] for event in events] == ["RequestReceived", "ResponseStarted", "ResponseComplete"]
+    assert events[1]["responseStatus"]["code"] == 200
+    assert events[2]["verb"] == "watch"

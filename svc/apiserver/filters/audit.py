@@ -51,6 +51,7 @@ async def audit(ctx: RequestContext, next_handler: Handler) -> web.StreamRespons
     audit_id = ctx.request.headers.get(AUDIT_ID_HEADER) or str(uuid.uuid4())
     auditor: Auditor | None = ctx.server.audit
     decision = auditor.policy.decide(_policy_request(ctx)) if auditor is not None else Decision(Level.NONE)
+    ctx.started_hooks.append(lambda response: _set_header(response, audit_id))
     if auditor is None or decision.level is Level.NONE:
         try:
             response = await next_handler(ctx)
@@ -75,6 +76,12 @@ async def _audited(
     annotations: dict[str, str] = {}
     token = request_audit_annotations.set(annotations)
     _emit(auditor, decision, event, "RequestReceived", annotations)
+
+    def started(response: web.StreamResponse) -> None:
+        event["responseStatus"] = events.response_status(response.status)
+        _emit(auditor, decision, event, "ResponseStarted", annotations)
+
+    ctx.started_hooks.append(started)
     try:
         response = await next_handler(ctx)
     except status.StatusError as error:
