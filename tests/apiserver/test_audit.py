@@ -128,3 +128,38 @@ def test_a_watch_writes_response_started_and_carries_the_audit_id(svc_server_fac
     assert [event["stage"] for event in events] == ["RequestReceived", "ResponseStarted", "ResponseComplete"]
     assert events[1]["responseStatus"]["code"] == 200
     assert events[2]["verb"] == "watch"
+
+
+def test_admission_audit_annotations_reach_the_event(svc_server_factory, tmp_path) -> None:
+    policy_file = tmp_path / "policy.yaml"
+    policy_file.write_text(POLICY)
+    log = tmp_path / "audit.log"
+    server = svc_server_factory(
+        "--brand-profile=kubernetes", f"--audit-policy-file={policy_file}", f"--audit-log-path={log}"
+    )
+    client = server.client()
+    admission = "/apis/admissionregistration.k8s.io/v1"
+    rules = [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["configmaps"]}]
+    vap = {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": "p"},
+        "spec": {
+            "matchConstraints": {"resourceRules": rules},
+            "validations": [{"expression": "true"}],
+            "auditAnnotations": [{"key": "size", "valueExpression": "string(size(object.data))"}],
+        },
+    }
+    binding = {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicyBinding",
+        "metadata": {"name": "b"},
+        "spec": {"policyName": "p", "validationActions": ["Audit"]},
+    }
+    assert client.request("POST", f"{admission}/validatingadmissionpolicies", body=vap).status == 201
+    assert client.request("POST", f"{admission}/validatingadmissionpolicybindings", body=binding).status == 201
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k": "v"}}
+    answer = client.request("POST", CONFIGMAPS, body=body)
+    assert answer.status == 201, answer.body
+    (event,) = _events(log, answer.headers["Audit-ID"], 1)
+    assert event["annotations"]["p/size"] == "1"
