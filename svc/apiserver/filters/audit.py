@@ -20,6 +20,7 @@ from svc.apiserver.filters import Handler
 from svc.apiserver.request_body import BODY_KEY
 from svc.machinery import status
 from svc.registry.admission import request_audit_annotations
+from svc.storage.errors import StorageError, StoreUnreachableError
 
 AUDIT_ID_HEADER = "Audit-ID"
 _OBJECT_VERBS = frozenset({"create", "update"})
@@ -91,6 +92,12 @@ async def _audited(
         raise
     except web.HTTPException as error:
         _complete(ctx, event, decision, error.status, None, None)
+        _emit(auditor, decision, event, "ResponseComplete", annotations)
+        raise
+    except StorageError as error:
+        # Answered by the recovery filter (503 when the store is unreachable, else 500): not a panic.
+        code = 503 if isinstance(error, StoreUnreachableError) else 500
+        _complete(ctx, event, decision, code, {"status": "Failure", "message": str(error)}, None)
         _emit(auditor, decision, event, "ResponseComplete", annotations)
         raise
     except Exception as error:
