@@ -6,6 +6,8 @@ Ordering rules:
 - metrics right after it, so every answer is counted, refusals of the filters below included;
 - the deadline comes next, so authentication and authorization count against it too;
 - authentication before authorization (who, then whether they may);
+- audit right after authentication (the event names the user), before impersonation and authorization,
+  which add to the event on the way back;
 - impersonation after authentication (it authorizes the authenticated user to impersonate) and before
   authorization (which then decides for the impersonated user);
 - authorization last, right before the handler, so nothing unauthorized reaches a handler.
@@ -16,6 +18,7 @@ from __future__ import annotations
 import functools
 
 from svc.apiserver.filters import Filter, Handler
+from svc.apiserver.filters.audit import audit
 from svc.apiserver.filters.authentication import authenticate
 from svc.apiserver.filters.authorization import authorize
 from svc.apiserver.filters.impersonation import impersonate
@@ -30,6 +33,7 @@ FILTERS: tuple[Filter, ...] = (
     measure,
     limit_time,
     authenticate,
+    audit,
     impersonate,
     authorize,
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -22,10 +23,17 @@ class RequestContext:
     user: UserInfo | None = None
     authenticated_user: UserInfo | None = None
     warnings: list[str] = field(default_factory=list)
+    started_hooks: list[Callable[[web.StreamResponse], None]] = field(default_factory=list)
+    """Called by a long-running handler just before it sends its headers (audit's ResponseStarted)."""
 
     def __post_init__(self) -> None:
         # The request's task serves this context only, so admission's warnings land in this list.
         request_warnings.set(self.warnings)
+
+    def response_started(self, response: web.StreamResponse) -> None:
+        """A streaming answer is about to send its headers: filters may add theirs and note the moment."""
+        for hook in self.started_hooks:
+            hook(response)
 
     def warn(self, message: str) -> None:
         """Queue an upstream-style `Warning: 299 - "..."` response header item."""

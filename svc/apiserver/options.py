@@ -18,6 +18,8 @@ from svc.api.brand import PROFILES
 from svc.api.resources import parse_runtime_config
 from svc.apiserver.admission import options as admission_options
 from svc.apiserver.admission.options import AdmissionOptions
+from svc.apiserver.audit import options as audit_options
+from svc.apiserver.audit.options import AuditOptions
 from svc.apiserver.authn import external_options
 from svc.apiserver.authn import options as authn_options
 from svc.apiserver.authn.external_options import ExternalAuthnOptions
@@ -66,6 +68,7 @@ class Options:
     anonymous_auth: bool = True
     external_authn: ExternalAuthnOptions = field(default_factory=ExternalAuthnOptions)
     authorization: AuthorizationOptions = field(default_factory=AuthorizationOptions)
+    audit: AuditOptions = field(default_factory=AuditOptions)
     storage_backend: str = "sqlite"
     store_servers: list[str] = field(default_factory=list)
     store_prefix: str = "/registry"
@@ -182,6 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
         "always off with the AlwaysAllow authorizer)",
     )
     authz_options.add_arguments(parser)
+    audit_options.add_arguments(parser)
     add("--storage-backend", help="sqlite (embedded, default) or store3 (etcd, needs --store-servers)")
     add("--store-servers", type=_list, help="etcd servers, scheme://ip:port")
     add("--store-prefix", help="prefix of every key in the store (default /registry)")
@@ -331,6 +335,7 @@ def parse_options(argv: list[str]) -> Options:
         if args.service_node_port_range is not None:
             options.service_node_port_range = parse_node_port_range(args.service_node_port_range)
         options.admission = admission_options.from_args(args)
+        options.audit = audit_options.from_args(args)
     except (ValueError, FeatureGateError, TokenFileError) as error:
         parser.error(str(error))
     _apply_authorization(options)

@@ -16,6 +16,8 @@ from aiohttp.http_exceptions import HttpProcessingError
 from svc.machinery import status
 
 MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
+BODY_KEY = web.RequestKey("svc.request_body", bytes)
+"""Where the body read is kept on the request, so the audit filter can log it once the handler is done."""
 
 
 def _too_large(limit: int) -> status.StatusError:
@@ -41,4 +43,5 @@ async def read_limited(request: web.BaseRequest, limit: int = MAX_REQUEST_BODY_B
         # The client went away mid-body; upstream's reader fails the same way. Nobody reads the answer,
         # but it keeps a routine disconnect from being logged as a server fault.
         raise status.unconverted("unexpected EOF") from None
-    return b"".join(chunks)
+    body = request[BODY_KEY] = b"".join(chunks)
+    return body

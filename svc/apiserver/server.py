@@ -32,6 +32,7 @@ from svc.apiserver.admission.plugins.priority import create_system_priority_clas
 from svc.apiserver.admission.plugins.webhook.build import close_webhooks
 from svc.apiserver.admission.registry import build_plugins
 from svc.apiserver.apiextensions.build import build_apiextensions
+from svc.apiserver.audit.auditor import build_audit
 from svc.apiserver.authn import extension_configmap
 from svc.apiserver.authn.authenticator import Union as AuthenticatorUnion
 from svc.apiserver.authn.build import Authentication, build_authenticator, build_tokens
@@ -140,6 +141,7 @@ class Server:
         self.discovery = Discovery(self.resources, self.served_subresources, "")
         self.openapi = OpenAPI(self.resources, self.profile)
         self.apiextensions = build_apiextensions(self)
+        self.audit = build_audit(options.audit)
         self.chain = build_handler_chain(endpoint)
         self.version_info = {
             "major": "1",
@@ -467,6 +469,8 @@ class Server:
             await self.http_server.shutdown(1.0)
         if self._listener is not None:
             await self._listener.wait_closed()
+        if self.audit is not None:
+            await asyncio.to_thread(self.audit.shutdown)
 
 
 def service_allocation(server: Server) -> ServiceAllocation:

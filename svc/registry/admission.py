@@ -32,6 +32,14 @@ class UserInfo:
 # The warnings list of the request being served (set per request by the HTTP layer): plugins add
 # `Warning` header items without the registry having to carry them, as upstream's context does.
 request_warnings: ContextVar[list[str] | None] = ContextVar("request_warnings", default=None)
+# The audit annotations of the request being served (set by the audit filter when the request is audited):
+# what admission records lands in the request's audit event, as upstream's audit context collects it.
+request_audit_annotations: ContextVar[dict[str, str] | None] = ContextVar("request_audit_annotations", default=None)
+
+
+def _audit_annotations() -> dict[str, str]:
+    annotations = request_audit_annotations.get()
+    return annotations if annotations is not None else {}
 
 
 @dataclass
@@ -56,7 +64,7 @@ class Attributes:
     object: dict[str, Any] | None = None
     old_object: dict[str, Any] | None = None
     options: Any = None  # the request's WriteOptions or DeleteOptions
-    annotations: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=_audit_annotations)
     """Audit annotations admission adds to the request's audit event."""
     reinvocation: Reinvocation = field(default_factory=Reinvocation)
 

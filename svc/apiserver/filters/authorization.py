@@ -11,7 +11,10 @@ from svc.machinery import status
 from svc.machinery.fields import FieldRequirement, parse_field_selector
 from svc.machinery.labels import Requirement, SelectorError, parse_label_selector
 from svc.machinery.status import GroupResource
+from svc.registry.admission import request_audit_annotations
 
+DECISION_ANNOTATION = "authorization.k8s.io/decision"
+REASON_ANNOTATION = "authorization.k8s.io/reason"
 _COLLECTION_VERBS = frozenset({"list", "watch", "deletecollection"})
 
 
@@ -70,6 +73,10 @@ def forbidden_message(attributes: Attributes) -> str:
 async def authorize(ctx: RequestContext, next_handler: Handler) -> web.StreamResponse:
     attributes = attributes_of(ctx)
     decision, reason = await ctx.server.authorizer.authorize(attributes)
+    annotations = request_audit_annotations.get()
+    if annotations is not None:
+        annotations[DECISION_ANNOTATION] = "allow" if decision is Decision.ALLOW else "forbid"
+        annotations[REASON_ANNOTATION] = reason
     if decision is Decision.ALLOW:
         return await next_handler(ctx)
     message = forbidden_message(attributes) + (f": {reason}" if reason else "")

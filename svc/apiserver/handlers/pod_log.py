@@ -83,6 +83,7 @@ async def pod_log(scope: Scope) -> web.StreamResponse:
     node_name = (pod.get("spec") or {}).get("nodeName")
     response = web.StreamResponse(status=200, headers={"Content-Type": "text/plain"})
     if not node_name:
+        scope.ctx.response_started(response)
         await response.prepare(request)
         await response.write_eof()
         return response
@@ -95,6 +96,7 @@ async def pod_log(scope: Scope) -> web.StreamResponse:
             if upstream.status != 200:
                 text = (await upstream.text()).strip()
                 raise status.StatusError(upstream.status, _REASONS.get(upstream.status, ""), text)
+            scope.ctx.response_started(response)
             await response.prepare(request)
             async for chunk in upstream.content.iter_any():
                 await response.write(chunk)

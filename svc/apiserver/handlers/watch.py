@@ -134,6 +134,7 @@ async def watch(scope: Scope) -> web.StreamResponse:
             return response  # the client left while the watch was set up: nothing to serve
         _limit_buffers(transport)
         watches.add(request.protocol, transport, stream)
+        scope.ctx.response_started(response)
         await response.prepare(request)
         with contextlib.suppress(ConnectionResetError):
             await _serve(scope, stream, _Encoder(scope, negotiated), response, timeout, bookmarks)

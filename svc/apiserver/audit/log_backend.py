@@ -1,0 +1,149 @@
+"""The log backend: one Event a line (`json`, or upstream's `legacy` text), to a file or stdout.
+
+A writer thread does the I/O, so the event loop never waits on the disk; events are queued in the
+order the requests produced them and none is dropped (upstream's log default mode is `blocking`:
+every event is written, the request path only pays the enqueue). Rotation follows lumberjack's
+rules as upstream uses them: a file past `max_size` MB is renamed `name-<timestamp>.ext`, backups
+beyond `max_backups` or older than `max_age` days are removed (0 keeps them)."""
+
+from __future__ import annotations
+
+import json
+import queue
+import sys
+import threading
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+_BACKUP_TIME_FORMAT = "%Y-%m-%dT%H-%M-%S.%f"
+
+
+def _quoted(text: str) -> str:
+    """Go's %q for the text a log line holds."""
+    return json.dumps(text)
+
+
+def _quoted_list(items: list[str]) -> str:
+    return ",".join(_quoted(item) for item in items)
+
+
+def legacy_line(event: dict[str, Any]) -> str:
+    """Upstream's legacy format: `<received> AUDIT: id="..." stage="..." ...`, Go-quoted values."""
+    user = event.get("user") or {}
+    username, groups = user.get("username") or "<none>", "<none>"
+    if user.get("username") and user.get("groups"):
+        groups = _quoted_list(user["groups"])
+    as_user, as_groups = "<self>", "<lookup>"
+    if impersonated := event.get("impersonatedUser"):
+        as_user = impersonated.get("username", "")
+        if impersonated.get("groups") is not None:
+            as_groups = _quoted_list(impersonated["groups"])
+    namespace = (event.get("objectRef") or {}).get("namespace") or "<none>"
+    status = event.get("responseStatus")
+    response = str(status["code"]) if status else "<deferred>"
+    ip = event["sourceIPs"][0] if event.get("sourceIPs") else "<unknown>"
+    fields = (
+        ("id", event["auditID"]),
+        ("stage", event["stage"]),
+        ("ip", ip),
+        ("method", event["verb"]),
+        ("user", username),
+        ("groups", groups),
+        ("as", as_user),
+        ("asgroups", as_groups),
+        ("user-agent", event.get("userAgent", "")),
+        ("namespace", namespace),
+        ("uri", event["requestURI"]),
+    )
+    text = " ".join(f"{name}={_quoted(value)}" for name, value in fields)
+    return f'{event.get("requestReceivedTimestamp", "")} AUDIT: {text} response="{response}"'
+
+
+class _RotatingFile:
+    def __init__(self, path: Path, max_size_mb: int, max_backups: int, max_age_days: int) -> None:
+        self.path = path
+        self.max_bytes = max_size_mb * 1024 * 1024
+        self.max_backups = max_backups
+        self.max_age = max_age_days * 86400
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.file: IO[str] = path.open("a", encoding="utf-8")
+        self.size = path.stat().st_size
+
+    def write(self, line: str) -> None:
+        data = line + "\n"
+        if self.max_bytes and self.size and self.size + len(data.encode()) > self.max_bytes:
+            self._rotate()
+        self.file.write(data)
+        self.size += len(data.encode())
+
+    def flush(self) -> None:
+        self.file.flush()
+
+    def close(self) -> None:
+        self.file.close()
+
+    def _rotate(self) -> None:
+        self.file.close()
+        stamp = datetime.now(UTC).strftime(_BACKUP_TIME_FORMAT)[:-3]
+        self.path.rename(self.path.with_name(f"{self.path.stem}-{stamp}{self.path.suffix}"))
+        self._prune()
+        self.file = self.path.open("a", encoding="utf-8")
+        self.size = 0
+
+    def _prune(self) -> None:
+        backups = sorted(self.path.parent.glob(f"{self.path.stem}-*{self.path.suffix}"), reverse=True)
+        now = time.time()
+        for index, backup in enumerate(backups):
+            too_many = self.max_backups and index >= self.max_backups
+            too_old = self.max_age and now - backup.stat().st_mtime > self.max_age
+            if too_many or too_old:
+                backup.unlink(missing_ok=True)
+
+
+class LogBackend:
+    def __init__(
+        self, path: str, fmt: str = "json", max_size_mb: int = 0, max_backups: int = 0, max_age_days: int = 0
+    ) -> None:
+        self.format = fmt
+        self.out: _RotatingFile | None = (
+            None if path == "-" else _RotatingFile(Path(path), max_size_mb, max_backups, max_age_days)
+        )
+        self.queue: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._run, name="audit-log", daemon=True)
+        self.thread.start()
+
+    def process(self, event: dict[str, Any]) -> None:
+        self.queue.put(event)
+
+    def _line(self, event: dict[str, Any]) -> str:
+        if self.format == "legacy":
+            return legacy_line(event)
+        return json.dumps(event, separators=(",", ":"))
+
+    def _write(self, line: str) -> None:
+        if self.out is None:
+            sys.stdout.write(line + "\n")
+        else:
+            self.out.write(line)
+
+    def _flush(self) -> None:
+        if self.out is None:
+            sys.stdout.flush()
+        else:
+            self.out.flush()
+
+    def _run(self) -> None:
+        while (event := self.queue.get()) is not None:
+            self._write(self._line(event))
+            if self.queue.empty():
+                self._flush()
+        self._flush()
+
+    def shutdown(self) -> None:
+        """Write what is queued, then stop (the server calls this when it stops)."""
+        self.queue.put(None)
+        self.thread.join(timeout=30)
+        if self.out is not None:
+            self.out.close()

@@ -1,0 +1,145 @@
+"""Audit: every answer carries an `Audit-ID` header; when auditing is on, the policy's level for the
+request decides which Events (one per stage) reach the backend and how much they hold.
+
+The filter sits after authentication (the event names the user) and before impersonation and
+authorization, as upstream places it; those two, and admission, add to the event on the way back."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from aiohttp import web
+
+from svc.apiserver.audit import event as events
+from svc.apiserver.audit.auditor import Auditor
+from svc.apiserver.audit.policy import Decision, Level, Request
+from svc.apiserver.context import RequestContext
+from svc.apiserver.filters import Handler
+from svc.apiserver.request_body import BODY_KEY
+from svc.machinery import status
+from svc.registry.admission import request_audit_annotations
+from svc.storage.errors import StorageError, StoreUnreachableError
+
+AUDIT_ID_HEADER = "Audit-ID"
+_OBJECT_VERBS = frozenset({"create", "update"})
+
+
+def _policy_request(ctx: RequestContext) -> Request:
+    info, user = ctx.info, ctx.user
+    assert info is not None and user is not None
+    return Request(
+        user.name,
+        user.groups,
+        info.verb,
+        info.is_resource_request,
+        info.path,
+        info.namespace,
+        info.api_group,
+        info.resource,
+        info.subresource,
+        info.name,
+    )
+
+
+def _set_header(response: web.StreamResponse, audit_id: str) -> None:
+    if not response.prepared:
+        response.headers[AUDIT_ID_HEADER] = audit_id
+
+
+async def audit(ctx: RequestContext, next_handler: Handler) -> web.StreamResponse:
+    audit_id = ctx.request.headers.get(AUDIT_ID_HEADER) or str(uuid.uuid4())
+    auditor: Auditor | None = ctx.server.audit
+    decision = auditor.policy.decide(_policy_request(ctx)) if auditor is not None else Decision(Level.NONE)
+    ctx.started_hooks.append(lambda response: _set_header(response, audit_id))
+    if auditor is None or decision.level is Level.NONE:
+        try:
+            response = await next_handler(ctx)
+        except status.StatusError as error:
+            error.headers[AUDIT_ID_HEADER] = audit_id
+            raise
+        _set_header(response, audit_id)
+        return response
+    return await _audited(ctx, next_handler, auditor, decision, audit_id)
+
+
+def _emit(auditor: Auditor, decision: Decision, event: dict[str, Any], stage: str, annotations: dict[str, str]) -> None:
+    if stage not in decision.omit_stages:
+        auditor.backend.process(events.stage_event(event, stage, annotations))
+
+
+async def _audited(
+    ctx: RequestContext, next_handler: Handler, auditor: Auditor, decision: Decision, audit_id: str
+) -> web.StreamResponse:
+    assert ctx.info is not None and ctx.user is not None
+    event = events.new_event(decision.level, audit_id, ctx.request, ctx.info, ctx.user, datetime.now(UTC))
+    annotations: dict[str, str] = {}
+    token = request_audit_annotations.set(annotations)
+    _emit(auditor, decision, event, "RequestReceived", annotations)
+
+    def started(response: web.StreamResponse) -> None:
+        event["responseStatus"] = events.response_status(response.status)
+        _emit(auditor, decision, event, "ResponseStarted", annotations)
+
+    ctx.started_hooks.append(started)
+    try:
+        response = await next_handler(ctx)
+    except status.StatusError as error:
+        error.headers[AUDIT_ID_HEADER] = audit_id
+        _complete(ctx, event, decision, error.code, error.status(), None)
+        _emit(auditor, decision, event, "ResponseComplete", annotations)
+        raise
+    except web.HTTPException as error:
+        _complete(ctx, event, decision, error.status, None, None)
+        _emit(auditor, decision, event, "ResponseComplete", annotations)
+        raise
+    except StorageError as error:
+        # Answered by the recovery filter (503 when the store is unreachable, else 500): not a panic.
+        code = 503 if isinstance(error, StoreUnreachableError) else 500
+        _complete(ctx, event, decision, code, {"status": "Failure", "message": str(error)}, None)
+        _emit(auditor, decision, event, "ResponseComplete", annotations)
+        raise
+    except Exception as error:
+        event["responseStatus"] = events.response_status(
+            500, {"status": "Failure", "reason": "InternalError", "message": f"APIServer panic'd: {error}"}
+        )
+        _emit(auditor, decision, event, "Panic", annotations)
+        raise
+    finally:
+        request_audit_annotations.reset(token)
+    _set_header(response, audit_id)
+    _complete(ctx, event, decision, response.status, None, response)
+    _emit(auditor, decision, event, "ResponseComplete", annotations)
+    return response
+
+
+def _complete(
+    ctx: RequestContext,
+    event: dict[str, Any],
+    decision: Decision,
+    code: int,
+    status_body: dict[str, Any] | None,
+    response: web.StreamResponse | None,
+) -> None:
+    """Add what is known once the answer is: the impersonated user, the objects, the status."""
+    if ctx.user is not None and ctx.user is not ctx.authenticated_user:
+        event["impersonatedUser"] = events.user_info(ctx.user)
+    info = ctx.info
+    assert info is not None
+    request_object = events.decode_json(ctx.request.get(BODY_KEY), ctx.request.content_type)
+    if "objectRef" in event and info.verb in _OBJECT_VERBS:
+        events.complete_object_ref(event["objectRef"], request_object)
+    response_object = None
+    if isinstance(response, web.Response) and isinstance(response.body, bytes):
+        response_object = events.decode_json(response.body, response.content_type)
+    if status_body is None and isinstance(response_object, dict) and response_object.get("kind") == "Status":
+        status_body = response_object
+    event["responseStatus"] = events.response_status(code, status_body)
+    strip = events.without_managed_fields if decision.omit_managed_fields else (lambda obj: obj)
+    if decision.level >= Level.REQUEST and request_object is not None:
+        event["requestObject"] = strip(request_object)
+    if decision.level >= Level.REQUEST_RESPONSE:
+        body = response_object if response_object is not None else status_body
+        if body is not None:
+            event["responseObject"] = strip(body)
