@@ -8,13 +8,15 @@ Ordering rules:
 - authentication before authorization (who, then whether they may);
 - impersonation after authentication (it authorizes the authenticated user to impersonate) and before
   authorization (which then decides for the impersonated user);
-- authorization last, right before the handler, so nothing unauthorized reaches a handler.
+- authorization right before the handlers, so nothing unauthorized reaches a handler;
+- fault injection after it (a refused request is refused, not faulted), last before the handlers.
 """
 
 from __future__ import annotations
 
 import functools
 
+from svc.apiserver.faults.filter import inject_faults
 from svc.apiserver.filters import Filter, Handler
 from svc.apiserver.filters.authentication import authenticate
 from svc.apiserver.filters.authorization import authorize
@@ -32,6 +34,7 @@ FILTERS: tuple[Filter, ...] = (
     authenticate,
     impersonate,
     authorize,
+    inject_faults,
 )
 
 

@@ -25,6 +25,8 @@ from svc.apiserver.authn.token_file import TokenFile, TokenFileError
 from svc.apiserver.authn.x509 import load_client_cas
 from svc.apiserver.authz import options as authz_options
 from svc.apiserver.authz.options import AuthorizationOptions
+from svc.apiserver.faults import options as fault_options
+from svc.apiserver.faults.options import FaultOptions
 from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
 from svc.apiserver.logs import FORMATS, LogSettings, parse_vmodule
 from svc.machinery.duration import parse_duration
@@ -89,6 +91,7 @@ class Options:
     )
     service_node_port_range: range = field(default_factory=lambda: parse_node_port_range(DEFAULT_NODE_PORT_RANGE))
     admission: AdmissionOptions = field(default_factory=AdmissionOptions)
+    faults: FaultOptions = field(default_factory=FaultOptions)
     authentication: authn_options.AuthenticationOptions = field(default_factory=authn_options.AuthenticationOptions)
 
     @property
@@ -236,6 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--vmodule", help="pattern=N,...: verbosity per module (file name glob)")
     add("--logging-format", help="text (default) or json")
     admission_options.add_arguments(parser)
+    fault_options.add_arguments(parser)
     authn_options.add_arguments(parser)
     return parser
 
@@ -331,6 +335,7 @@ def parse_options(argv: list[str]) -> Options:
         if args.service_node_port_range is not None:
             options.service_node_port_range = parse_node_port_range(args.service_node_port_range)
         options.admission = admission_options.from_args(args)
+        options.faults = fault_options.from_args(args)
     except (ValueError, FeatureGateError, TokenFileError) as error:
         parser.error(str(error))
     _apply_authorization(options)
