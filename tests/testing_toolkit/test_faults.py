@@ -4,6 +4,7 @@ error, a delay or a dropped watch."""
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 
 import pytest
@@ -171,4 +172,30 @@ def test_the_python_client_waits_out_an_injected_429(server, api) -> None:
     started = time.monotonic()
     assert core.list_namespaced_config_map("default").items == []
     assert time.monotonic() - started >= 1
+    assert api.request("GET", FAULTS).json()["rules"][0]["count"] == 0
+
+
+def test_kubectl_reports_an_injected_500_as_upstream(server, api, kubectl_binary) -> None:
+    _faults(api, {"verbs": ["get"], "resources": ["configmaps"], "error": {"code": 500, "message": "injected"}})
+    done = subprocess.run(
+        [kubectl_binary, "--kubeconfig", str(server.kubeconfig), "get", "configmap", "x"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip() == "Error from server (InternalError): injected"
+
+
+def test_kubectl_retries_an_injected_429_after_its_retry_after(server, api, kubectl_binary) -> None:
+    _faults(api, {"resources": ["configmaps"], "count": 1, "error": {"code": 429, "retryAfterSeconds": 1}})
+    done = subprocess.run(
+        [kubectl_binary, "--kubeconfig", str(server.kubeconfig), "get", "configmap", "x"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.stderr.strip() == 'Error from server (NotFound): configmaps "x" not found'
     assert api.request("GET", FAULTS).json()["rules"][0]["count"] == 0
