@@ -211,7 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bool(
         parser,
         "--enable-test-endpoints",
-        "serve /testing/v1/ (snapshots, revision log, compaction, vacuum) to system:masters (default false)",
+        "serve /testing/v1/ (snapshots, revision log, compaction, vacuum, faults) to system:masters (default false)",
     )
     add(
         "--runtime-config",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import time
 
 import pytest
@@ -199,3 +200,14 @@ def test_kubectl_retries_an_injected_429_after_its_retry_after(server, api, kube
     )
     assert done.stderr.strip() == 'Error from server (NotFound): configmaps "x" not found'
     assert api.request("GET", FAULTS).json()["rules"][0]["count"] == 0
+
+
+def test_the_program_stops_with_exit_2_on_a_bad_config(tmp_path) -> None:
+    path = tmp_path / "faults.yaml"
+    path.write_text("rules: [{delay: {seconds: -1}}]")
+    flags = [f"--fault-config={path}", f"--data-dir={tmp_path / 'data'}"]
+    done = subprocess.run(
+        [sys.executable, "-m", "svc.apiserver", *flags], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 2
+    assert done.stderr == f"Error: --fault-config: {path}: rules[0].delay.seconds: must be a non-negative number\n"
