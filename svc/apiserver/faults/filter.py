@@ -38,6 +38,9 @@ def _end_watch_after(ctx: RequestContext, seconds: int) -> None:
     """Shorten the watch's own timeout, so the stream ends cleanly (the final chunk is sent) as a
     watch does when the server closes it; 0 ends it at once."""
     query = ctx.request.query.copy()
-    current = int(query.get("timeoutSeconds", "0")) if query.get("timeoutSeconds", "").isdigit() else 0
+    text = query.get("timeoutSeconds") or "0"
+    if not text.lstrip("-").isdigit():
+        return  # the handler answers the bad value with its 400
+    current = int(text)
     query["timeoutSeconds"] = str(min(seconds, current) if current > 0 else seconds) if seconds > 0 else "-1"
     ctx.request = ctx.request.clone(rel_url=ctx.request.rel_url.with_query(query))
