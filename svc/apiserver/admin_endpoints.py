@@ -11,6 +11,7 @@ authorization does not grant. Routes:
 - `GET /testing/v1/revisions?from=A&to=B&limit=N`: the log of changes with revisions in (A, B].
 - `POST /testing/v1/compact?revision=N`: compact up to N (default: the current revision).
 - `POST /testing/v1/vacuum`: rebuild the database file and empty its write-ahead log.
+- `GET|PUT|DELETE /testing/v1/faults`: the fault-injection rules (see `svc.apiserver.faults`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from aiohttp import web
 
 from svc.apiserver.authz.modes import PRIVILEGED_GROUP
 from svc.apiserver.context import RequestContext
+from svc.apiserver.faults.endpoint import serve_faults
 from svc.apiserver.responses import respond
 from svc.machinery import status
 from svc.storage import errors
@@ -64,6 +66,8 @@ async def _dispatch(ctx: RequestContext, path: str) -> web.StreamResponse:
         return await _revisions(ctx, query)
     elif parts == ["compact"] and method == "POST":
         return await _compact(ctx, query)
+    elif parts == ["faults"]:
+        return await serve_faults(ctx)
     elif parts == ["vacuum"] and method == "POST":
         before, after = await _sqlite(ctx).vacuum()
         return _reply(ctx, {"bytesBefore": before, "bytesAfter": after})

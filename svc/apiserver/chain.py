@@ -10,13 +10,15 @@ Ordering rules:
   which add to the event on the way back;
 - impersonation after authentication (it authorizes the authenticated user to impersonate) and before
   authorization (which then decides for the impersonated user);
-- authorization last, right before the handler, so nothing unauthorized reaches a handler.
+- authorization right before the handlers, so nothing unauthorized reaches a handler;
+- fault injection after it (a refused request is refused, not faulted), last before the handlers.
 """
 
 from __future__ import annotations
 
 import functools
 
+from svc.apiserver.faults.filter import inject_faults
 from svc.apiserver.filters import Filter, Handler
 from svc.apiserver.filters.audit import audit
 from svc.apiserver.filters.authentication import authenticate
@@ -36,6 +38,7 @@ FILTERS: tuple[Filter, ...] = (
     audit,
     impersonate,
     authorize,
+    inject_faults,
 )
 
 

@@ -27,6 +27,8 @@ from svc.apiserver.authn.token_file import TokenFile, TokenFileError
 from svc.apiserver.authn.x509 import load_client_cas
 from svc.apiserver.authz import options as authz_options
 from svc.apiserver.authz.options import AuthorizationOptions
+from svc.apiserver.faults import options as fault_options
+from svc.apiserver.faults.options import FaultOptions
 from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
 from svc.apiserver.logs import FORMATS, LogSettings, parse_vmodule
 from svc.machinery.duration import parse_duration
@@ -92,6 +94,7 @@ class Options:
     )
     service_node_port_range: range = field(default_factory=lambda: parse_node_port_range(DEFAULT_NODE_PORT_RANGE))
     admission: AdmissionOptions = field(default_factory=AdmissionOptions)
+    faults: FaultOptions = field(default_factory=FaultOptions)
     authentication: authn_options.AuthenticationOptions = field(default_factory=authn_options.AuthenticationOptions)
 
     @property
@@ -212,7 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bool(
         parser,
         "--enable-test-endpoints",
-        "serve /testing/v1/ (snapshots, revision log, compaction, vacuum) to system:masters (default false)",
+        "serve /testing/v1/ (snapshots, revision log, compaction, vacuum, faults) to system:masters (default false)",
     )
     add(
         "--runtime-config",
@@ -240,6 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--vmodule", help="pattern=N,...: verbosity per module (file name glob)")
     add("--logging-format", help="text (default) or json")
     admission_options.add_arguments(parser)
+    fault_options.add_arguments(parser)
     authn_options.add_arguments(parser)
     return parser
 
@@ -336,6 +340,7 @@ def parse_options(argv: list[str]) -> Options:
             options.service_node_port_range = parse_node_port_range(args.service_node_port_range)
         options.admission = admission_options.from_args(args)
         options.audit = audit_options.from_args(args)
+        options.faults = fault_options.from_args(args)
     except (ValueError, FeatureGateError, TokenFileError) as error:
         parser.error(str(error))
     _apply_authorization(options)

@@ -99,6 +99,7 @@ class Server:
         self.cbor_enabled = options.feature_gates.enabled("CBORServingAndStorage")
         self.bookmark_interval = 60.0
         self.watches = Watches()
+        self.faults = options.faults.faults
         self.kubelet_client = KubeletClient()
         self.backends: Backends | None = None
         self.backend: Backend | None = None
