@@ -4,29 +4,25 @@ Each unknown token is POSTed as a TokenReview (`--authentication-token-webhook-v
 v1beta1) to the kubeconfig's server with its CA and client credentials. Answers, authenticated or
 not, are cached for `--authentication-token-webhook-cache-ttl` (2m) keyed by a digest of the token, as
 upstream caches both; a failed call (unreachable, non-2xx, malformed answer) is not cached and fails
-only the request at hand with a 401. Transient failures (a reset connection, 500, 504, 429 or an
-answer with Retry-After) are retried with upstream's default backoff: 500ms, factor 1.5, jitter 0.2,
-five attempts.
+only the request at hand with a 401. The call itself (kubeconfig credentials, retries of transient
+failures with upstream's default backoff) is `svc/apiserver/webhook_kubeconfig.py`, shared with the
+webhook authorizer.
 """
 
 from __future__ import annotations
 
-import asyncio
-import errno
 import hashlib
 import logging
-import random
-import ssl
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-import aiohttp
 from aiohttp import web
 
 from svc.apiserver.authn.authenticator import AuthenticationError
 from svc.apiserver.authn.token_file import bearer_token
+from svc.apiserver.webhook_kubeconfig import KubeconfigWebhook, WebhookCallError
 from svc.client.kubeconfig import ClientConfig, load_kubeconfig
 from svc.client.tls import ssl_context
 from svc.registry.admission import UserInfo
@@ -36,15 +32,6 @@ log = logging.getLogger(__name__)
 VERSIONS = ("v1", "v1beta1")
 REQUEST_TIMEOUT = 30.0
 CACHE_SIZE = 4096
-RETRY_DELAY = 0.5
-RETRY_FACTOR = 1.5
-RETRY_JITTER = 0.2
-RETRY_STEPS = 5
-_RETRIED_STATUSES = frozenset({429, 500, 504})
-
-
-class _Transient(Exception):
-    pass
 
 
 def load_webhook_config(path: str) -> ClientConfig:
@@ -68,15 +55,12 @@ class WebhookTokenAuthenticator:
         audiences: tuple[str, ...] = (),
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._config = config
+        self._webhook = KubeconfigWebhook(config, timeout=REQUEST_TIMEOUT)
         self._audiences = audiences
         self._api_version = f"{group}/{version}"
         self._ttl = cache_ttl
         self._clock = clock
-        self._ssl: ssl.SSLContext = ssl_context(config)
-        self._session: aiohttp.ClientSession | None = None
         self._cache: OrderedDict[bytes, tuple[float, UserInfo | None]] = OrderedDict()
-        self.calls = 0
 
     async def authenticate(self, request: web.BaseRequest) -> UserInfo | None:
         token = bearer_token(request)
@@ -110,16 +94,11 @@ class WebhookTokenAuthenticator:
             "spec": spec,
             "status": {"user": {}},
         }
-        delay = RETRY_DELAY
-        for attempt in range(RETRY_STEPS):
-            try:
-                answer = await self._post(review)
-                break
-            except _Transient as error:
-                if attempt == RETRY_STEPS - 1:
-                    raise AuthenticationError(f"webhook token authenticator: {error}") from None
-                await asyncio.sleep(delay * (1 + RETRY_JITTER * random.random()))
-                delay *= RETRY_FACTOR
+        try:
+            answer = await self._webhook.post(review)
+        except WebhookCallError as error:
+            log.warning("token webhook call failed: %s", error)
+            raise AuthenticationError(f"webhook token authenticator: {error}") from None
         user = _user_of(answer)
         if user is not None and self._audiences:
             answered = answer["status"].get("audiences") or []
@@ -127,36 +106,8 @@ class WebhookTokenAuthenticator:
                 raise AuthenticationError("webhook token authenticator: token audiences do not intersect")
         return user
 
-    async def _post(self, review: dict[str, Any]) -> Any:
-        if self._session is None or self._session.closed:
-            self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(ssl=self._ssl), timeout=aiohttp.ClientTimeout(total=REQUEST_TIMEOUT)
-            )
-        headers = {"Accept": "application/json"}
-        if self._config.token:
-            headers["Authorization"] = f"Bearer {self._config.token}"
-        self.calls += 1
-        try:
-            async with self._session.post(self._config.server, json=review, headers=headers) as response:
-                if response.status in _RETRIED_STATUSES or "Retry-After" in response.headers:
-                    raise _Transient(f"the server answered {response.status}")
-                if not 200 <= response.status < 300:
-                    raise AuthenticationError(f"webhook token authenticator: the server answered {response.status}")
-                return await response.json(content_type=None)
-        except aiohttp.ServerDisconnectedError as error:
-            raise _Transient(str(error) or "server disconnected") from None
-        except aiohttp.ClientOSError as error:
-            if error.errno == errno.ECONNRESET:
-                raise _Transient(str(error)) from None
-            log.warning("token webhook call failed: %s", error)
-            raise AuthenticationError("webhook token authenticator: the call failed") from None
-        except (aiohttp.ClientError, TimeoutError, ValueError) as error:
-            log.warning("token webhook call failed: %s", error or type(error).__name__)
-            raise AuthenticationError("webhook token authenticator: the call failed") from None
-
     async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
+        await self._webhook.close()
 
 
 def _user_of(answer: Any) -> UserInfo | None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from svc.apiserver.authn import webhook_token
+from svc.apiserver.webhook_kubeconfig import DEFAULT_BACKOFF
 from tests.apiserver.authn.peers import Authority, Webhook, serve_https, token_client, whoami
 
 USERS = {
@@ -85,15 +85,12 @@ def test_zero_ttl_disables_the_cache(svc_server_factory, webhook) -> None:
     assert len(hook.reviews) == 2
 
 
-def test_failing_webhook_is_retried_then_401_not_500_and_is_not_cached(
-    svc_server_factory, webhook, monkeypatch
-) -> None:
-    monkeypatch.setattr(webhook_token, "RETRY_DELAY", 0.01)
+def test_failing_webhook_is_retried_then_401_not_500_and_is_not_cached(svc_server_factory, webhook) -> None:
     hook, config = webhook
     server = svc_server_factory(f"--authentication-token-webhook-config-file={config}")
     hook.fail = True
     assert whoami(token_client(server, "good-token"))[0] == 401
-    assert len(hook.reviews) == webhook_token.RETRY_STEPS
+    assert len(hook.reviews) == DEFAULT_BACKOFF.steps
     hook.fail = False
     assert whoami(token_client(server, "good-token"))[0] == 201
 
