@@ -13,13 +13,28 @@ from collections.abc import Callable
 from typing import Any
 
 from svc.client.aio import ApiError, AsyncRestClient
-from svc.machinery.labels import LabelSelector
+from svc.machinery.labels import LabelSelector, SelectorError, label_selector_from_dict
 
 Obj = dict[str, Any]
 
 
 def controller_of(obj: Obj) -> Obj | None:
     return next((ref for ref in obj["metadata"].get("ownerReferences") or [] if ref.get("controller")), None)
+
+
+def selector_of(owner: Obj) -> LabelSelector:
+    """The owner's `spec.selector`; one that does not parse selects nothing (validation refuses it
+    when written, so only a stored object from before a rule change can carry one)."""
+    try:
+        return label_selector_from_dict((owner.get("spec") or {}).get("selector"))
+    except SelectorError:
+        return LabelSelector.nothing()
+
+
+def owned_by(objs: list[Obj], owner: Obj) -> list[Obj]:
+    """The objects whose controller reference names the owner (by uid)."""
+    uid = owner["metadata"]["uid"]
+    return [obj for obj in objs if (controller_of(obj) or {}).get("uid") == uid]
 
 
 def owner_reference(owner: Obj, api_version: str, kind: str) -> Obj:

@@ -22,13 +22,12 @@ from svc.client.aio import ApiError, resource_path
 from svc.client.informer import NAMESPACE_INDEX, Handler, Informer, key_of
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
-from svc.controllers.controller_ref import claim, controller_of, owner_reference
+from svc.controllers.controller_ref import claim, controller_of, owned_by, owner_reference, selector_of
 from svc.controllers.deployment_math import scaled_value
 from svc.controllers.expectations import Expectations
 from svc.controllers.history import HASH_LABEL, History, hash_of
 from svc.controllers.replicaset import is_available, ready_since
 from svc.controllers.workers import run_workers
-from svc.machinery.labels import LabelSelector, SelectorError, label_selector_from_dict
 from svc.machinery.node_affinity import node_affinity_matches, tolerates
 
 NAME = "daemonset-controller"
@@ -182,23 +181,16 @@ class DaemonSetController:
             return
         daemon = copy.deepcopy(daemon)
         namespace = daemon["metadata"]["namespace"]
-        try:
-            selector = label_selector_from_dict(daemon["spec"].get("selector"))
-        except SelectorError:
-            selector = LabelSelector.nothing()
         reference = owner_reference(daemon, f"{self.apps}/v1", "DaemonSet")
         pods = await claim(
             self.context.client,
             daemon,
             self.pods.by_index(NAMESPACE_INDEX, namespace),
-            selector,
+            selector_of(daemon),
             reference,
             lambda pod: resource_path("", "v1", "pods", namespace=namespace, name=pod["metadata"]["name"]),
         )
-        uid = daemon["metadata"]["uid"]
-        revisions = [
-            r for r in self.revisions.by_index(NAMESPACE_INDEX, namespace) if (controller_of(r) or {}).get("uid") == uid
-        ]
+        revisions = owned_by(self.revisions.by_index(NAMESPACE_INDEX, namespace), daemon)
         revision, collisions = await self.history.record(daemon, "DaemonSet", revisions)
         current_hash = hash_of(revision)
         by_node: dict[str, list[Obj]] = {}

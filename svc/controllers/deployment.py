@@ -24,9 +24,8 @@ from svc.client.informer import NAMESPACE_INDEX, Handler, Informer, key_of
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers import deployment_math as math
 from svc.controllers.context import ControllerContext
-from svc.controllers.controller_ref import claim, controller_of, owner_reference
+from svc.controllers.controller_ref import claim, controller_of, owner_reference, selector_of
 from svc.controllers.workers import run_workers
-from svc.machinery.labels import LabelSelector, SelectorError, label_selector_from_dict
 
 NAME = "deployment-controller"
 Obj = dict[str, Any]
@@ -77,7 +76,7 @@ class DeploymentController:
             return
         labels = rs["metadata"].get("labels") or {}
         for deployment in self.deployments.by_index(NAMESPACE_INDEX, namespace):
-            if _selector(deployment).matches(labels):
+            if selector_of(deployment).matches(labels):
                 self.queue.add(key_of(deployment))
 
     def _pod_deleted(self, pod: Obj) -> None:
@@ -126,7 +125,7 @@ class DeploymentController:
             self.context.client,
             deployment,
             self.sets.by_index(NAMESPACE_INDEX, namespace),
-            _selector(deployment),
+            selector_of(deployment),
             reference,
             self._set_path,
         )
@@ -445,10 +444,3 @@ class DeploymentController:
                 f'ReplicaSet "{name}" has timed out progressing.',
                 wall,
             )
-
-
-def _selector(deployment: Obj) -> LabelSelector:
-    try:
-        return label_selector_from_dict((deployment.get("spec") or {}).get("selector"))
-    except SelectorError:
-        return LabelSelector.nothing()

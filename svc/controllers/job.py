@@ -29,12 +29,11 @@ from svc.client.informer import NAMESPACE_INDEX, Handler, Informer, key_of
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers import job_rules
 from svc.controllers.context import ControllerContext
-from svc.controllers.controller_ref import claim, controller_of, owner_reference
+from svc.controllers.controller_ref import claim, controller_of, owner_reference, selector_of
 from svc.controllers.deployment_math import condition, rfc3339
 from svc.controllers.expectations import Expectations
 from svc.controllers.replicaset import SLOW_START_INITIAL_BATCH, deletion_rank, ready_since
 from svc.controllers.workers import run_workers
-from svc.machinery.labels import LabelSelector, SelectorError, label_selector_from_dict
 
 NAME = "job-controller"
 Obj = dict[str, Any]
@@ -149,17 +148,13 @@ class JobController:
             self.expectations.forget(key)
             return
         job = copy.deepcopy(job)
-        try:
-            selector = label_selector_from_dict((job.get("spec") or {}).get("selector"))
-        except SelectorError:
-            selector = LabelSelector.nothing()
         namespace = job["metadata"]["namespace"]
         reference = owner_reference(job, f"{self.batch}/v1", "Job")
         pods = await claim(
             self.context.client,
             job,
             self.pods.by_index(NAMESPACE_INDEX, namespace),
-            selector,
+            selector_of(job),
             reference,
             self._pod_path,
         )

@@ -25,11 +25,10 @@ from svc.client.aio import ApiError, resource_path
 from svc.client.informer import NAMESPACE_INDEX, Handler, Informer, key_of
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
-from svc.controllers.controller_ref import claim, controller_of, owner_reference
+from svc.controllers.controller_ref import claim, controller_of, owned_by, owner_reference, selector_of
 from svc.controllers.history import HASH_LABEL, History, hash_of
 from svc.controllers.replicaset import is_available, ready_since
 from svc.controllers.workers import run_workers
-from svc.machinery.labels import LabelSelector, SelectorError, label_selector_from_dict
 
 NAME = "statefulset-controller"
 Obj = dict[str, Any]
@@ -182,23 +181,16 @@ class StatefulSetController:
             return
         sts = copy.deepcopy(sts)
         namespace, set_name = sts["metadata"]["namespace"], sts["metadata"]["name"]
-        try:
-            selector = label_selector_from_dict(sts["spec"].get("selector"))
-        except SelectorError:
-            selector = LabelSelector.nothing()
         reference = owner_reference(sts, f"{self.apps}/v1", "StatefulSet")
         pods = await claim(
             self.context.client,
             sts,
             self.pods.by_index(NAMESPACE_INDEX, namespace),
-            selector,
+            selector_of(sts),
             reference,
             lambda pod: resource_path("", "v1", "pods", namespace=namespace, name=pod["metadata"]["name"]),
         )
-        uid = sts["metadata"]["uid"]
-        revisions = [
-            r for r in self.revisions.by_index(NAMESPACE_INDEX, namespace) if (controller_of(r) or {}).get("uid") == uid
-        ]
+        revisions = owned_by(self.revisions.by_index(NAMESPACE_INDEX, namespace), sts)
         update, collisions = await self.history.record(sts, "StatefulSet", revisions)
         by_hash = {hash_of(r): r for r in [*revisions, update]}
         status = sts.get("status") or {}
