@@ -120,8 +120,9 @@ def build_authenticator(
             group=profile.group("authentication.k8s.io"),
             version=external.webhook_version,
             cache_ttl=external.webhook_cache_ttl,
+            implicit_audiences=tokens.api_audiences,
         )
-        tokens.union.authenticators.append(AudienceAgnostic(webhook, tokens.api_audiences))
+        tokens.union.authenticators.append(webhook)
         closers.append(webhook)
     anonymous = external.anonymous
     if anonymous is not None:

@@ -158,6 +158,7 @@ class Webhook:
         self.reviews: list[dict[str, Any]] = []
         self.authorizations: list[str] = []
         self.fail = False
+        self.audiences: list[str] | None = None  # named in authenticated answers when set
         self.app = web.Application()
         self.app.router.add_post("/review", self._review)
 
@@ -169,6 +170,8 @@ class Webhook:
             return web.Response(status=500, text="broken")
         user = self.users.get(review["spec"]["token"])
         status: dict[str, Any] = {"authenticated": True, "user": user} if user else {"authenticated": False}
+        if user and self.audiences is not None:
+            status["audiences"] = self.audiences
         return web.json_response({"apiVersion": review["apiVersion"], "kind": "TokenReview", "status": status})
 
 
