@@ -399,6 +399,7 @@ class Server:
                 writer=UserInfo(self.profile.apiserver_name, groups=("system:masters",)),
             ),
         )
+        await self.tokens.start()
         self.authentication = build_authenticator(
             options, client_cas=client_cas, tokens=self.tokens, profile=self.profile
         )
