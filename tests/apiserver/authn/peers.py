@@ -12,6 +12,7 @@ import json
 import ssl
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -145,7 +146,8 @@ class Provider:
 
     def token(self, *, key: rsa.RSAPrivateKey | None = None, kid: str | None = None, **claims: Any) -> str:
         now = int(time.time())
-        payload = {"iss": self.url, "aud": "svc", "sub": "alice", "iat": now, "exp": now + 600, **claims}
+        payload = {"iss": self.url, "aud": "svc", "sub": "alice", "iat": now, "exp": now + 600, "jti": uuid.uuid4().hex}
+        payload.update(claims)
         current_kid, current_key = self.keys[0]
         return jwt.encode(payload, key or current_key, algorithm="RS256", headers={"kid": kid or current_kid})
 
