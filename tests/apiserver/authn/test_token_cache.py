@@ -1,4 +1,5 @@
-"""The outcome cache of bound tokens never outlives the token's time window or the objects it names."""
+"""Token caches: the outcome cache of bound tokens never outlives the token's time window or the objects it
+names; the success cache in front of JWT issuers remembers accepted tokens for 10 s only."""
 
 from __future__ import annotations
 
