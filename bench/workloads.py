@@ -1,6 +1,7 @@
 """Workloads: Deployments rolled out by the controller daemon onto simulated nodes.
 
-One server, `svc-controller-manager` (deployment, replicaset and garbage collector controllers) and `svc-nodes` (enough
+One server, `svc-controller-manager` (deployment, replicaset, garbage collector and serviceaccount controllers:
+the ServiceAccount admission plugin refuses pods until a namespace's default account exists) and `svc-nodes` (enough
 nodes for every pod, ready delay 0) run as separate processes. Two timings, each from the first write
 to the last Deployment reporting every replica updated and available: one Deployment of many
 replicas created; then many Deployments of 10 replicas created, rolled out, and their image changed
@@ -116,7 +117,7 @@ async def run(workdir: Path, plan: Plan) -> tuple[Section, Facts]:
         workdir / "controllers.log",
         f"--kubeconfig={kubeconfig}",
         "--brand-profile=kubernetes",
-        "--controllers=deployment,replicaset,garbagecollector",
+        "--controllers=deployment,replicaset,garbagecollector,serviceaccount",
         "--leader-elect=false",
         "--secure-port=0",
         "--kube-api-qps=0",
