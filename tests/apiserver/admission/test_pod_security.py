@@ -12,6 +12,7 @@ import pytest
 from svc.client.rest import RestClient
 from svc.testing.harness import RunningServer
 from tests.apiserver.admission.conftest import core_path, create, created, pod, warning_texts
+from tests.apiserver.test_audit import _events
 
 Obj = dict[str, Any]
 RESTRICTED_NGINX = (
@@ -144,3 +145,57 @@ def test_exempt_namespace_from_the_admission_configuration(
     _namespace(client, "other")
     assert create(client, "pods", pod(), "free").status == 201
     assert create(client, "pods", pod(), "other").status == 403
+
+
+AUDIT_POLICY = "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n"
+
+
+def _audited(svc_server_factory: Callable[..., RunningServer], tmp_path: Path, *flags: str) -> tuple[RestClient, Path]:
+    policy = tmp_path / "audit.yaml"
+    policy.write_text(AUDIT_POLICY)
+    log = tmp_path / "audit.log"
+    server = svc_server_factory(f"--audit-policy-file={policy}", f"--audit-log-path={log}", *flags)
+    return server.client(), log
+
+
+def test_audit_mode_and_the_enforced_policy_are_audit_annotations(
+    svc_server_factory: Callable[..., RunningServer], tmp_path: Path
+) -> None:
+    client, log = _audited(svc_server_factory, tmp_path)
+    _namespace(client, "team", enforce="baseline", audit="restricted")
+    answer = create(client, "pods", pod(), "team")
+    assert answer.status == 201
+    (event,) = _events(log, answer.headers["Audit-ID"], 1)
+    assert event["annotations"]["pod-security.svc.io/enforce-policy"] == "baseline:latest"
+    assert event["annotations"]["pod-security.svc.io/audit-violations"] == (
+        f'would violate PodSecurity "restricted:latest": {RESTRICTED_NGINX}'
+    )
+
+
+def test_a_rejected_pod_still_carries_its_audit_annotations(
+    svc_server_factory: Callable[..., RunningServer], tmp_path: Path
+) -> None:
+    client, log = _audited(svc_server_factory, tmp_path)
+    _namespace(client, "locked", enforce="restricted", audit="restricted")
+    answer = create(client, "pods", pod(), "locked")
+    assert answer.status == 403
+    (event,) = _events(log, answer.headers["Audit-ID"], 1)
+    assert event["annotations"]["pod-security.svc.io/enforce-policy"] == "restricted:latest"
+    assert "pod-security.svc.io/audit-violations" in event["annotations"]
+
+
+def test_an_exempt_namespace_is_recorded_as_the_exemption(
+    svc_server_factory: Callable[..., RunningServer], tmp_path: Path
+) -> None:
+    config = tmp_path / "admission.yaml"
+    config.write_text(
+        "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: PodSecurity\n"
+        "  configuration:\n    apiVersion: pod-security.admission.config.k8s.io/v1\n"
+        "    kind: PodSecurityConfiguration\n    exemptions: {namespaces: [free]}\n"
+    )
+    client, log = _audited(svc_server_factory, tmp_path, f"--admission-control-config-file={config}")
+    _namespace(client, "free", enforce="restricted")
+    answer = create(client, "pods", pod(), "free")
+    assert answer.status == 201
+    (event,) = _events(log, answer.headers["Audit-ID"], 1)
+    assert event["annotations"]["pod-security.svc.io/exempt"] == "namespace"

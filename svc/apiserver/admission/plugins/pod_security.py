@@ -1,9 +1,11 @@
 """PodSecurity: the namespace's `pod-security.kubernetes.io/<mode>` labels (profile spelling) choose a
 level (privileged, baseline, restricted) and `<mode>-version` per mode: `enforce` rejects violating
-pods, `warn` returns a warning, `audit` is recorded (this server has no audit annotations yet, so audit
-only evaluates). Workload resources with a pod template (deployments, jobs, ...) get warn and audit,
-never enforce. Defaults and exemptions (usernames, runtime classes, namespaces) come from the
-PodSecurityConfiguration in the admission configuration file.
+pods, `warn` returns a warning, `audit` adds the `<prefix>audit-violations` audit annotation; an
+evaluated pod records `<prefix>enforce-policy`, an exempt one `<prefix>exempt` (namespace, user or
+runtimeClass), invalid labels `<prefix>error`, as upstream. Workload resources with a pod template
+(deployments, jobs, ...) get warn and audit, never enforce. Every version label is evaluated with the
+checks of the latest version (version pinning is not built). Defaults and exemptions (usernames,
+runtime classes, namespaces) come from the PodSecurityConfiguration in the admission configuration file.
 
 A namespace with invalid labels is refused (422); a namespace whose enforce level is tightened gets a
 warning for each group of existing pods that would now be rejected.
@@ -136,25 +138,50 @@ class PodSecurity:
                     return
             await self._validate_pod(attributes, template, enforce=False)
 
-    async def _validate_pod(self, attributes: Attributes, pod: Obj, *, enforce: bool) -> None:
-        if attributes.namespace in self._exempt_namespaces or attributes.user.name in self._exempt_users:
-            return
-        spec = pod.get("spec") or {}
+    def _exemption(self, attributes: Attributes, spec: Obj) -> str:
+        if attributes.namespace in self._exempt_namespaces:
+            return "namespace"
+        if attributes.user.name in self._exempt_users:
+            return "user"
         if spec.get("runtimeClassName") in self._exempt_runtime_classes:
+            return "runtimeClass"
+        return ""
+
+    async def _validate_pod(self, attributes: Attributes, pod: Obj, *, enforce: bool) -> None:
+        """Upstream's EvaluatePod: enforce (pods only), then audit, then warn (only when admitted), each
+        level-version evaluated once."""
+        spec = pod.get("spec") or {}
+        annotations = attributes.annotations
+        exemption = self._exemption(attributes, spec)
+        if exemption:
+            annotations[self._prefix + "exempt"] = exemption
             return
         namespace = await self._context.get("", "namespaces", "", attributes.namespace)
         labels = ((namespace or {}).get("metadata") or {}).get("labels") or {}
-        policy, _ = self._policy(labels)
+        policy, errors = self._policy(labels)
+        if errors:
+            annotations[self._prefix + "error"] = f"Failed to parse policy: {field_errors.aggregate_message(errors)}"
         metadata = pod.get("metadata") or {}
+        results: dict[LevelVersion, list[str]] = {}
+
+        def evaluate(level: LevelVersion) -> list[str]:
+            if level not in results:
+                results[level] = violations(level.level, metadata, spec)
+            return results[level]
+
+        rejection = None
         if enforce:
-            found = violations(policy["enforce"].level, metadata, spec)
-            if found:
-                raise forbidden(attributes, f'violates PodSecurity "{policy["enforce"]}": {", ".join(found)}')
-        warn = policy["warn"]
-        if warn.level != "privileged" and (not enforce or warn != policy["enforce"]):
-            found = violations(warn.level, metadata, spec)
-            if found:
-                attributes.warn(f'would violate PodSecurity "{warn}": {", ".join(found)}')
+            annotations[self._prefix + "enforce-policy"] = str(policy["enforce"])
+            if found := evaluate(policy["enforce"]):
+                rejection = forbidden(attributes, f'violates PodSecurity "{policy["enforce"]}": {", ".join(found)}')
+        if found := evaluate(policy["audit"]):
+            annotations[self._prefix + "audit-violations"] = (
+                f'would violate PodSecurity "{policy["audit"]}": {", ".join(found)}'
+            )
+        if rejection is not None:
+            raise rejection
+        if found := evaluate(policy["warn"]):
+            attributes.warn(f'would violate PodSecurity "{policy["warn"]}": {", ".join(found)}')
 
     async def _validate_namespace(self, attributes: Attributes) -> None:
         if attributes.subresource or not isinstance(attributes.object, dict):
