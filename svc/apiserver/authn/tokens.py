@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -20,6 +19,7 @@ from aiohttp import web
 
 from svc.apiserver.authn.authenticator import AuthenticationError
 from svc.apiserver.authn.token_file import bearer_token
+from svc.machinery.ttl_cache import TTLCache
 from svc.registry.admission import UserInfo
 
 
@@ -65,6 +65,11 @@ class AudienceAgnostic:
         return None if user is None else TokenResult(user, granted)
 
 
+def token_key(token: str, audiences: tuple[str, ...]) -> bytes:
+    """A cache key that does not keep the token itself."""
+    return hashlib.sha256("\x00".join((token, *audiences)).encode()).digest()
+
+
 SUCCESS_CACHE_TTL = 10.0  # upstream's TokenSuccessCacheTTL; failures are not cached (TokenFailureCacheTTL 0)
 SUCCESS_CACHE_SIZE = 4096
 
@@ -75,21 +80,16 @@ class CachedSuccesses:
 
     def __init__(self, source: TokenAuthenticator, clock: Callable[[], float] = time.monotonic) -> None:
         self._source = source
-        self._clock = clock
-        self._cache: OrderedDict[bytes, tuple[float, TokenResult]] = OrderedDict()
+        self._cache: TTLCache[bytes, TokenResult] = TTLCache(SUCCESS_CACHE_SIZE, clock)
 
     async def authenticate_token(self, token: str, audiences: tuple[str, ...]) -> TokenResult | None:
-        key = hashlib.sha256("\x00".join((token, *audiences)).encode()).digest()
-        hit = self._cache.get(key)
-        now = self._clock()
-        if hit is not None and hit[0] > now:
-            return hit[1]
+        key = token_key(token, audiences)
+        found, hit = self._cache.get(key)
+        if found:
+            return hit
         result = await self._source.authenticate_token(token, audiences)
         if result is not None:
-            self._cache[key] = (now + SUCCESS_CACHE_TTL, result)
-            self._cache.move_to_end(key)
-            while len(self._cache) > SUCCESS_CACHE_SIZE:
-                self._cache.popitem(last=False)
+            self._cache.put(key, result, SUCCESS_CACHE_TTL)
         return result
 
 

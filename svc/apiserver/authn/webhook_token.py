@@ -14,18 +14,17 @@ answer must name one of them; an answer naming none counts as the API's own (`--
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 from svc.apiserver.authn.authenticator import AuthenticationError
-from svc.apiserver.authn.tokens import TokenResult, intersect
+from svc.apiserver.authn.tokens import TokenResult, intersect, token_key
 from svc.apiserver.webhook_kubeconfig import KubeconfigWebhook, WebhookCallError
 from svc.client.kubeconfig import ClientConfig, load_kubeconfig
 from svc.client.tls import ssl_context
+from svc.machinery.ttl_cache import TTLCache
 from svc.registry.admission import UserInfo
 
 log = logging.getLogger(__name__)
@@ -60,23 +59,16 @@ class WebhookTokenAuthenticator:
         self._implicit = implicit_audiences
         self._api_version = f"{group}/{version}"
         self._ttl = cache_ttl
-        self._clock = clock
-        self._cache: OrderedDict[bytes, tuple[float, TokenResult | None]] = OrderedDict()
+        self._cache: TTLCache[bytes, TokenResult | None] = TTLCache(CACHE_SIZE, clock)
 
     async def authenticate_token(self, token: str, audiences: tuple[str, ...]) -> TokenResult | None:
         """The remote service's answer for a token meant for `audiences`, cached (TokenReview asks
         this too); a token the service does not authenticate fails the request."""
-        key = hashlib.sha256("\x00".join((token, *audiences)).encode()).digest()
-        cached = self._cache.get(key)
-        if cached is not None and cached[0] > self._clock():
-            result = cached[1]
-        else:
+        key = token_key(token, audiences)
+        found, result = self._cache.get(key)
+        if not found:
             result = await self._review(token, audiences)
-            if self._ttl > 0:
-                self._cache[key] = (self._clock() + self._ttl, result)
-                self._cache.move_to_end(key)
-                while len(self._cache) > CACHE_SIZE:
-                    self._cache.popitem(last=False)
+            self._cache.put(key, result, self._ttl)
         if result is None:
             raise AuthenticationError("invalid bearer token")
         return result

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +27,7 @@ from svc.apiserver.webhook_kubeconfig import KubeconfigWebhook, WebhookCallError
 from svc.machinery.cel.environment import Program
 from svc.machinery.cel.values import CelError
 from svc.machinery.labels import Operator
+from svc.machinery.ttl_cache import TTLCache
 
 log = logging.getLogger(__name__)
 
@@ -124,8 +124,7 @@ class WebhookAuthorizer:
         self._client = client
         self._settings = settings
         self._api_version = f"{profile.group('authorization.k8s.io')}/{settings.version}"
-        self._clock = clock
-        self._cache: OrderedDict[bytes, tuple[float, dict[str, Any]]] = OrderedDict()
+        self._cache: TTLCache[bytes, dict[str, Any]] = TTLCache(CACHE_SIZE, clock)
 
     @property
     def calls(self) -> int:
@@ -140,9 +139,10 @@ class WebhookAuthorizer:
             except CelError as error:
                 return self._failure(f"match condition evaluation error: {error}")
         key = orjson.dumps(spec, option=orjson.OPT_SORT_KEYS)
-        cached = self._cache.get(key)
-        if cached is not None and cached[0] > self._clock():
-            answer = cached[1]
+        found, cached = self._cache.get(key)
+        if found:
+            assert cached is not None
+            answer = cached
         else:
             try:
                 answer = await self._review(spec)
@@ -164,12 +164,8 @@ class WebhookAuthorizer:
         allowed = answer.get("allowed") is True
         on = self._settings.cache_authorized if allowed else self._settings.cache_unauthorized
         ttl = self._settings.authorized_ttl if allowed else self._settings.unauthorized_ttl
-        if not on or ttl <= 0:
-            return
-        self._cache[key] = (self._clock() + ttl, answer)
-        self._cache.move_to_end(key)
-        while len(self._cache) > CACHE_SIZE:
-            self._cache.popitem(last=False)
+        if on:
+            self._cache.put(key, answer, ttl)
 
     async def _review(self, spec: dict[str, Any]) -> dict[str, Any]:
         review = {
