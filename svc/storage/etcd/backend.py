@@ -38,6 +38,8 @@ from svc.storage.backend import Event, EventType, KeyValue, Progress, RangeResul
 MAX_REQUEST_BYTES = 1536 * 1024
 # Responses (a page of a large range, a batch of watch events) may be far larger than requests.
 MAX_MESSAGE_BYTES = 2**31 - 1
+# The key whose version counts the compaction rounds of every API server on one etcd (upstream's name).
+COMPACT_REV_KEY = b"compact_rev_key"
 
 log = logging.getLogger(__name__)
 
@@ -263,6 +265,26 @@ class EtcdBackend:
         except errors.CompactedError:
             raise errors.CompactedError(revision, self._compacted) from None
         self._compacted = max(self._compacted, revision)
+
+    async def compact_in_turn(self, known_time: int, revision: int) -> tuple[int, int]:
+        """One round of the compaction that API servers sharing this etcd take in turns, as upstream's:
+        the version of `compact_rev_key` (outside every prefix) is the round; a server whose
+        `known_time` is the current round claims the next one by a compare-and-swap on it and compacts
+        to `revision`, the revision it saw one round ago; a server that loses learns the round. So one
+        server compacts per interval, and another takes over within two when it stops. Returns the
+        round and the current revision, to pass to the next call."""
+        name = COMPACT_REV_KEY
+        response = await self._txn(
+            rpc.Compare(key=name, target=rpc.Compare.VERSION, result=rpc.Compare.EQUAL, version=known_time),
+            rpc.RequestOp(request_put=rpc.PutRequest(key=name, value=str(revision).encode())),
+            rpc.RequestOp(request_range=rpc.RangeRequest(key=name)),
+        )
+        current = int(response.header.revision)
+        if not response.succeeded:
+            return int(response.responses[0].response_range.kvs[0].version), current
+        if revision:
+            await self.compact(revision)
+        return known_time + 1, current
 
     async def check_writes(self) -> None:
         """Raises while etcd raised an alarm (NOSPACE, CORRUPT) that makes it refuse writes."""
