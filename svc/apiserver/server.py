@@ -54,6 +54,7 @@ from svc.apiserver.loops import compaction_loop, storage_size_loop
 from svc.apiserver.metrics import Metrics
 from svc.apiserver.openapi import OpenAPI
 from svc.apiserver.options import GIT_VERSION, Options
+from svc.apiserver.peers.build import Peers, build_peers
 from svc.apiserver.pki import Pki, ensure_pki, serving_hosts
 from svc.apiserver.request_client_cert import request_client_certificate
 from svc.apiserver.routes import endpoint
@@ -116,6 +117,8 @@ class Server:
         self.ready = False
         self.shutting_down = False
         self._tasks: list[asyncio.Task[None]] = []
+        self.peers: Peers | None = None
+        self._advertised: tuple[int, str] = (0, "")
         self.serving_limits = ServingLimits()
         self.http_server: ApiHttpServer | None = None
         self._listener: asyncio.base_events.Server | None = None
@@ -425,9 +428,15 @@ class Server:
             token=self.loopback.token if self.loopback is not None else "",
         )
         write_kubeconfig(self.kubeconfig_path, config)
-        await default_service.reconcile(self, port, advertise)
+        self.peers = build_peers(self)
+        self._advertised = (port, advertise)
+        await default_service.reconcile(self, port, advertise, await self.peers.reconciler.addresses(advertise))
         self._tasks = [
-            asyncio.create_task(default_service.default_service_loop(self, port, advertise), name="default-service"),
+            *self.peers.tasks(),
+            asyncio.create_task(
+                default_service.default_service_loop(self, port, advertise, self.peers.reconciler),
+                name="default-service",
+            ),
             asyncio.create_task(compaction_loop(self), name="compaction"),
             asyncio.create_task(status_loop(self), name="validating-admission-policy-status"),
             asyncio.create_task(storage_size_loop(self), name="storage-size"),
@@ -451,6 +460,8 @@ class Server:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        if self.peers is not None:
+            await default_service.stop_serving(self, *self._advertised, self.peers.reconciler)
         if self._listener is not None:
             self._listener.close()
         await self.rbac.stop()

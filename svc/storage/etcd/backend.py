@@ -101,6 +101,7 @@ class EtcdBackend:
         self._kv: Any = None
         self._watch: Any = None
         self._maintenance: Any = None
+        self._lease: Any = None
         self._compacted = 0
         self._streams: set[_Stream] = set()
         self._closed = False
@@ -128,6 +129,7 @@ class EtcdBackend:
         self._kv = rpc.KVStub(self._channel)
         self._watch = rpc.WatchStub(self._channel)
         self._maintenance = rpc.MaintenanceStub(self._channel)
+        self._lease = rpc.LeaseStub(self._channel)
         await self._wait_reachable()
         status = await self._call(self._maintenance.Status, rpc.StatusRequest())
         self.progress_on_demand = answers_progress_in_order(status.version)
@@ -265,6 +267,13 @@ class EtcdBackend:
         except errors.CompactedError:
             raise errors.CompactedError(revision, self._compacted) from None
         self._compacted = max(self._compacted, revision)
+
+    async def put_expiring(self, key: str, value: bytes, ttl: int) -> None:
+        """Write `key` attached to a new etcd lease of `ttl` seconds, so etcd deletes it unless it is written
+        again in time (upstream's TTL writes: the master leases of the endpoint reconciler)."""
+        self._check_size(key, value)
+        grant = await self._call(self._lease.LeaseGrant, rpc.LeaseGrantRequest(TTL=ttl))
+        await self._call(self._kv.Put, rpc.PutRequest(key=key.encode(), value=value, lease=grant.ID))
 
     async def compact_in_turn(self, known_time: int, revision: int) -> tuple[int, int]:
         """One round of the compaction that API servers sharing this etcd take in turns, as upstream's:
