@@ -16,9 +16,11 @@ if TYPE_CHECKING:
 @dataclass
 class Peers:
     reconciler: EndpointReconciler
-    identity: IdentityLease
+    identity: IdentityLease | None
 
     def tasks(self) -> list[asyncio.Task[None]]:
+        if self.identity is None:
+            return []
         return [
             asyncio.create_task(identity_lease_loop(self.identity), name="identity-lease"),
             asyncio.create_task(identity_gc_loop(self.identity), name="identity-lease-gc"),
@@ -26,4 +28,7 @@ class Peers:
 
 
 def build_peers(server: Server) -> Peers:
-    return Peers(build_endpoint_reconciler(server), IdentityLease(server))
+    """Identity leases follow the APIServerIdentity gate (beta, on by default). StorageVersion objects are
+    not kept: upstream keeps them only under the StorageVersionAPI gate, alpha and off in 1.36."""
+    identity = IdentityLease(server) if server.options.feature_gates.enabled("APIServerIdentity") else None
+    return Peers(build_endpoint_reconciler(server), identity)
