@@ -235,3 +235,26 @@ def test_an_overridden_resource_is_stored_on_its_own_etcd(
     assert "/split/configmaps/default/elsewhere" not in _keys(etcd_process, "/split/", "/split0")
     assert "/split/secrets/default/here" in _keys(etcd_process, "/split/", "/split0")
     assert client.request("GET", f"{CONFIGMAPS}/elsewhere").status == 200
+
+
+def test_a_watch_list_on_one_server_starts_with_a_write_just_made_through_another(
+    svc_server_factory: Factory, etcd_process: EtcdProcess
+) -> None:
+    first = svc_server_factory(*_on(etcd_process)).client()
+    second = svc_server_factory(*_on(etcd_process)).client()
+    names = {f"listed-{index}" for index in range(5)}
+    for name in sorted(names):
+        assert first.request("POST", CONFIGMAPS, body=_configmap(name)).status == 201
+    params = {"watch": "1", "sendInitialEvents": "true", "resourceVersionMatch": "NotOlderThan"}
+    stream = second.stream(CONFIGMAPS, params={**params, "allowWatchBookmarks": "true", "timeoutSeconds": 10})
+    added: set[str] = set()
+    bookmark: dict = {}
+    for line in stream:
+        event = json.loads(line)
+        if event["type"] == "BOOKMARK":
+            bookmark = event["object"]
+            break
+        added.add(event["object"]["metadata"]["name"])
+    stream.close()
+    assert names <= added
+    assert bookmark["metadata"]["annotations"] == {"svc.io/initial-events-end": "true"}
