@@ -118,6 +118,7 @@ class Server:
         self.shutting_down = False
         self._tasks: list[asyncio.Task[None]] = []
         self.peers: Peers | None = None
+        self._preferred_stores: dict[tuple[str, str], tuple[int, GenericStore]] = {}
         self._advertised: tuple[int, str] = (0, "")
         self.serving_limits = ServingLimits()
         self.http_server: ApiHttpServer | None = None
@@ -215,7 +216,13 @@ class Server:
         return counts
 
     def store_for(self, upstream_group: str, resource: str) -> GenericStore:
-        """The store of a resource at its preferred served version, named as upstream names it."""
+        """The store of a resource at its preferred served version, named as upstream names it. Remembered
+        while it is still served and no store was added or removed (requests ask on hot paths)."""
+        remembered = self._preferred_stores.get((upstream_group, resource))
+        if remembered is not None and remembered[0] == len(self.stores):
+            found = remembered[1]
+            if self.stores.get((found.resource.group, found.resource.version, found.resource.name)) is found:
+                return found
         candidates = [
             store
             for (_, version, name), store in self.stores.items()
@@ -223,7 +230,9 @@ class Server:
         ]
         if not candidates:
             raise status.not_found_path()
-        return min(candidates, key=lambda store: version_priority(store.resource.version))
+        found = min(candidates, key=lambda store: version_priority(store.resource.version))
+        self._preferred_stores[(upstream_group, resource)] = (len(self.stores), found)
+        return found
 
     async def _get_namespace(self, name: str) -> dict[str, Any] | None:
         """Admission reads namespaces as upstream's plugin does: from a cache of them (the watch cache),
