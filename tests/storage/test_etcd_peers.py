@@ -77,6 +77,20 @@ def test_each_server_keeps_an_identity_lease_with_upstreams_name_and_labels(svc_
     assert lease["spec"]["leaseDurationSeconds"] == 3600
 
 
+def test_a_renewal_moves_the_renew_time_and_keeps_the_holder(svc_server_factory: Factory) -> None:
+    running = svc_server_factory(KUBERNETES)
+    client = running.client()
+    before = _identity_leases(client)[0]
+    peers = running.server.peers if running.server is not None else None
+    assert peers is not None and peers.identity is not None
+    time.sleep(0.01)
+    running.call(peers.identity.renew())
+    after = _identity_leases(client)[0]
+    assert after["spec"]["renewTime"] > before["spec"]["renewTime"]
+    assert after["spec"]["holderIdentity"] == before["spec"]["holderIdentity"]
+    assert int(after["metadata"]["resourceVersion"]) > int(before["metadata"]["resourceVersion"])
+
+
 def test_expired_identity_leases_are_collected_and_no_others(svc_server_factory: Factory) -> None:
     running = svc_server_factory(KUBERNETES)
     client = running.client()

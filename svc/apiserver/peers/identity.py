@@ -104,9 +104,10 @@ class IdentityLease:
             await store.create(self.namespace, lease, admission=NoAdmission(), user=self._user, options=WriteOptions())
             return
 
-        async def renewed(_: Obj | None) -> Obj:
-            metadata = {**current["metadata"], "labels": {**(current["metadata"].get("labels") or {}), **self.labels}}
-            return {**current, "metadata": metadata, "spec": {**(current.get("spec") or {}), **spec}}
+        async def renewed(latest: Obj | None) -> Obj:
+            base = latest or current
+            metadata = {**base["metadata"], "labels": {**(base["metadata"].get("labels") or {}), **self.labels}}
+            return {**base, "metadata": metadata, "spec": {**(base.get("spec") or {}), **spec}}
 
         await store.update(
             self.namespace, self.name, renewed, admission=NoAdmission(), user=self._user, options=WriteOptions()
