@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from svc.testing.etcd import EtcdProcess
+from svc.testing.etcd import EtcdCluster, EtcdProcess
 from svc.testing.harness import ETCD_URL_VARIABLE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -109,6 +109,15 @@ def etcd_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EtcdProce
     etcd.start()
     yield etcd
     etcd.kill()
+
+
+@pytest.fixture
+def etcd_cluster(tmp_path: Path) -> Iterator[EtcdCluster]:
+    """Three etcd members on loopback forming one cluster, of the test's own."""
+    cluster = EtcdCluster(_etcd_binary(), tmp_path / "etcd-cluster")
+    cluster.start()
+    yield cluster
+    cluster.kill()
 
 
 @pytest.fixture

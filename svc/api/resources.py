@@ -45,8 +45,20 @@ GROUP_ORDER = (
     "storagemigration.k8s.io",
 )
 
-# Resources upstream keeps in another group's storage: events.k8s.io Events are core Events.
-_SHARED_STORAGE = {("events.k8s.io", "events"): "core"}
+# Upstream's etcd key of a resource is `<prefix>/<resource>/...`, except where its storage factory
+# names another prefix (kube-apiserver's SpecialDefaultResourcePrefixes; events.k8s.io Events are
+# stored as core Events) ...
+_SPECIAL_PREFIXES = {
+    ("", "replicationcontrollers"): "controllers",
+    ("", "endpoints"): "services/endpoints",
+    ("", "nodes"): "minions",
+    ("", "services"): "services/specs",
+    ("networking.k8s.io", "ingresses"): "ingress",
+    ("extensions", "ingresses"): "ingress",
+}
+# ... and the API servers kube-apiserver chains in (apiextensions and the aggregator) key by
+# `<group>/<resource>`, as custom resources are.
+_GROUP_QUALIFIED = frozenset({"apiextensions.k8s.io", "apiregistration.k8s.io"})
 
 _VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
 
@@ -91,6 +103,7 @@ class Resource:
     definition: str
     delete_returns_object: bool = False
     subresources: Mapping[str, Subresource] = field(default_factory=dict)
+    custom: bool = False
 
     @property
     def api_version(self) -> str:
@@ -110,10 +123,12 @@ class Resource:
 
     @property
     def storage_prefix(self) -> str:
-        """Key prefix shared by every version of this group and resource (spec 2.2 rule 4), and by the
-        resources upstream stores together (`_SHARED_STORAGE`)."""
-        group = _SHARED_STORAGE.get((self.upstream_group, self.name)) or self.upstream_group or "core"
-        return f"/{group}/{self.name}/"
+        """Key prefix (below `--store-prefix`) shared by every version of this group and resource
+        (spec 2.2 rule 4) and by the resources upstream stores together: upstream's own, so tools
+        reading an upstream cluster's etcd read ours."""
+        if self.custom or self.upstream_group in _GROUP_QUALIFIED:
+            return f"/{self.upstream_group}/{self.name}/"
+        return "/" + _SPECIAL_PREFIXES.get((self.upstream_group, self.name), self.name) + "/"
 
     @property
     def stored(self) -> bool:

@@ -3,8 +3,9 @@ and the default ServiceCIDR, kept by the API server as upstream's bootstrap cont
 reconciler keep them.
 
 The Service takes the first IP of the primary service range and port 443, pointing at the secure
-port; the Endpoints and the EndpointSlice name the advertise address. Each pass creates what is
-missing and puts back what was changed, so a deleted or edited object returns within one interval.
+port; the Endpoints and the EndpointSlice name the addresses the endpoint reconciler chose (the API
+servers of the cluster, `svc/apiserver/peers/endpoints.py`). Each pass creates what is missing and
+puts back what was changed, so a deleted or edited object returns within one interval.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
+from svc.apiserver.peers.endpoints import EndpointReconciler
 from svc.machinery import status
 from svc.registry.admission import NoAdmission, UserInfo
 from svc.registry.options import WriteOptions
+from svc.storage import errors
 
 if TYPE_CHECKING:
     from svc.apiserver.server import Server
@@ -26,8 +29,9 @@ RECONCILE_INTERVAL = 10.0
 Obj = dict[str, Any]
 
 
-def _desired(server: Server, port: int, address: str) -> list[tuple[str, str, str, Obj]]:
-    """(upstream group, resource, namespace, object) for each object kept."""
+def _desired(server: Server, port: int, address: str, addresses: list[str] | None) -> list[tuple[str, str, str, Obj]]:
+    """(upstream group, resource, namespace, object) for each object kept; the endpoints only when
+    there are addresses (upstream refuses to erase every endpoint of the Service)."""
     profile = server.profile
     name = profile.default_service
     assert server.service_allocation is not None
@@ -37,7 +41,7 @@ def _desired(server: Server, port: int, address: str) -> list[tuple[str, str, st
     family = "IPv6" if ":" in address else "IPv4"
     https = {"name": "https", "port": port, "protocol": "TCP"}
     cluster_ip = cluster_ips.first(families[0])
-    return [
+    kept = [
         (
             "networking.k8s.io",
             "servicecidrs",
@@ -62,6 +66,12 @@ def _desired(server: Server, port: int, address: str) -> list[tuple[str, str, st
                 },
             },
         ),
+    ]
+    if not addresses:
+        return kept
+    same_family = [ip for ip in addresses if (":" in ip) == (":" in address)]
+    return [
+        *kept,
         (
             "",
             "endpoints",
@@ -72,7 +82,7 @@ def _desired(server: Server, port: int, address: str) -> list[tuple[str, str, st
                     "name": name,
                     "labels": {profile.label("endpointslice.kubernetes.io/skip-mirror"): "true"},
                 },
-                "subsets": [{"addresses": [{"ip": address}], "ports": [https]}],
+                "subsets": [{"addresses": [{"ip": ip} for ip in addresses], "ports": [https]}],
             },
         ),
         (
@@ -83,7 +93,7 @@ def _desired(server: Server, port: int, address: str) -> list[tuple[str, str, st
                 "kind": "EndpointSlice",
                 "metadata": {"name": name, "labels": {profile.label("kubernetes.io/service-name"): name}},
                 "addressType": family,
-                "endpoints": [{"addresses": [address], "conditions": {"ready": True}}],
+                "endpoints": [{"addresses": [ip], "conditions": {"ready": True}} for ip in same_family],
                 "ports": [https],
             },
         ),
@@ -104,9 +114,9 @@ def _differs(current: Obj, wanted: Obj) -> bool:
     return "spec" in wanted and (current.get("spec") or {}).get("cidrs") != wanted["spec"]["cidrs"]
 
 
-async def reconcile(server: Server, port: int, address: str) -> None:
+async def reconcile(server: Server, port: int, address: str, addresses: list[str] | None) -> None:
     user = UserInfo(server.profile.apiserver_name, groups=("system:masters",))
-    for group, resource, namespace, wanted in _desired(server, port, address):
+    for group, resource, namespace, wanted in _desired(server, port, address, addresses):
         store = server.store_for(group, resource)
         wanted = {"apiVersion": store.resource.api_version, **wanted}
         try:
@@ -134,11 +144,19 @@ async def reconcile(server: Server, port: int, address: str) -> None:
 
 
 async def default_service_loop(
-    server: Server, port: int, address: str, *, interval: float = RECONCILE_INTERVAL
+    server: Server, port: int, address: str, reconciler: EndpointReconciler, *, interval: float = RECONCILE_INTERVAL
 ) -> None:
     while True:
         await asyncio.sleep(interval)
         try:
-            await reconcile(server, port, address)
-        except (status.StatusError, OSError) as error:
+            await reconcile(server, port, address, await reconciler.addresses(address))
+        except (status.StatusError, errors.StorageError, OSError) as error:
             log.warning("keeping the default service: %s", error)
+
+
+async def stop_serving(server: Server, port: int, address: str, reconciler: EndpointReconciler) -> None:
+    """Take this server's address out of the endpoints as it shuts down, so clients stop choosing it."""
+    try:
+        await reconcile(server, port, address, await reconciler.stop(address))
+    except (status.StatusError, errors.StorageError, OSError) as error:
+        log.warning("removing this server from the default service's endpoints: %s", error)

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from svc.storage import errors
+from svc.storage.etcd.backend import EtcdBackend
 
 if TYPE_CHECKING:
     from svc.apiserver.server import Server
@@ -39,9 +40,15 @@ async def storage_size_loop(server: Server, *, sleep: Sleep = asyncio.sleep) -> 
 
 
 async def compaction_loop(server: Server, *, sleep: Sleep = asyncio.sleep) -> None:
-    """Compact to the revision seen one interval ago, so history always spans at least one interval."""
+    """Compact to the revision seen one interval ago, so history always spans at least one interval.
+    On etcd, every store (the default and each override) is compacted in turns with the other API
+    servers sharing it (`EtcdBackend.compact_in_turn`)."""
     interval = server.options.store_compaction_interval
-    if interval <= 0 or server.backend is None:
+    if interval <= 0 or server.backend is None or server.backends is None:
+        return
+    etcd = [backend for backend in server.backends.all() if isinstance(backend, EtcdBackend)]
+    if etcd:
+        await asyncio.gather(*(_compact_in_turns(backend, interval, sleep) for backend in etcd))
         return
     backend = server.backend
     previous = 0
@@ -54,3 +61,13 @@ async def compaction_loop(server: Server, *, sleep: Sleep = asyncio.sleep) -> No
             except errors.StorageError as error:
                 log.warning("compaction to %d failed: %s", previous, error)
         previous = current
+
+
+async def _compact_in_turns(backend: EtcdBackend, interval: float, sleep: Sleep) -> None:
+    round_, revision = 0, 0
+    while True:
+        await sleep(interval)
+        try:
+            round_, revision = await backend.compact_in_turn(round_, revision)
+        except errors.StorageError as error:
+            log.warning("etcd compaction failed: %s", error)

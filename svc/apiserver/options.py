@@ -31,6 +31,8 @@ from svc.apiserver.faults import options as fault_options
 from svc.apiserver.faults.options import FaultOptions
 from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
 from svc.apiserver.logs import FORMATS, LogSettings, parse_vmodule
+from svc.apiserver.peers import options as peer_options
+from svc.apiserver.peers.options import PeerOptions
 from svc.machinery.duration import parse_duration
 from svc.machinery.gotext import parse_bool
 from svc.registry.services.ranges import (
@@ -77,6 +79,7 @@ class Options:
     storage_media_type: str = ""  # empty: the profile's Protobuf type, the spec's default
     store_compaction_interval: float = 300.0
     etcd: EtcdOptions = field(default_factory=EtcdOptions)
+    peers: PeerOptions = field(default_factory=PeerOptions)
     watch_cache: bool = True
     watch_cache_sizes: dict[str, int] = field(default_factory=dict)
     min_request_timeout: int = 1800
@@ -202,6 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="interval of store compaction; 0 disables (default 5m0s)",
     )
     etcd_options.add_arguments(parser)
+    peer_options.add_arguments(parser)
     _add_bool(parser, "--watch-cache", "serve lists and watches from a watch cache (default true)")
     add(
         "--watch-cache-sizes",
@@ -317,6 +321,7 @@ def parse_options(argv: list[str]) -> Options:
         if options.storage_backend == "store3" and not options.store_servers:
             raise ValueError("--store-servers must be specified")
         options.etcd = etcd_options.from_args(args)
+        options.peers = peer_options.from_args(args)
         options.authorization = authz_options.from_args(args, PROFILES[options.brand_profile])
         storage_codec(options.storage_media_type, PROFILES[options.brand_profile])
         if options.token_auth_file:

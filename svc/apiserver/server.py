@@ -53,6 +53,7 @@ from svc.apiserver.loops import compaction_loop, storage_size_loop
 from svc.apiserver.metrics import Metrics
 from svc.apiserver.openapi import OpenAPI
 from svc.apiserver.options import GIT_VERSION, Options
+from svc.apiserver.peers.build import Peers, build_peers
 from svc.apiserver.pki import Pki, ensure_pki, serving_hosts
 from svc.apiserver.request_client_cert import request_client_certificate
 from svc.apiserver.routes import endpoint
@@ -115,6 +116,9 @@ class Server:
         self.ready = False
         self.shutting_down = False
         self._tasks: list[asyncio.Task[None]] = []
+        self.peers: Peers | None = None
+        self._preferred_stores: dict[tuple[str, str], tuple[int, GenericStore]] = {}
+        self._advertised: tuple[int, str] = (0, "")
         self.serving_limits = ServingLimits()
         self.http_server: ApiHttpServer | None = None
         self._listener: asyncio.base_events.Server | None = None
@@ -211,7 +215,13 @@ class Server:
         return counts
 
     def store_for(self, upstream_group: str, resource: str) -> GenericStore:
-        """The store of a resource at its preferred served version, named as upstream names it."""
+        """The store of a resource at its preferred served version, named as upstream names it. Remembered
+        while it is still served and no store was added or removed (requests ask on hot paths)."""
+        remembered = self._preferred_stores.get((upstream_group, resource))
+        if remembered is not None and remembered[0] == len(self.stores):
+            found = remembered[1]
+            if self.stores.get((found.resource.group, found.resource.version, found.resource.name)) is found:
+                return found
         candidates = [
             store
             for (_, version, name), store in self.stores.items()
@@ -219,7 +229,9 @@ class Server:
         ]
         if not candidates:
             raise status.not_found_path()
-        return min(candidates, key=lambda store: version_priority(store.resource.version))
+        found = min(candidates, key=lambda store: version_priority(store.resource.version))
+        self._preferred_stores[(upstream_group, resource)] = (len(self.stores), found)
+        return found
 
     async def _get_namespace(self, name: str) -> dict[str, Any] | None:
         """Admission reads namespaces as upstream's plugin does: from a cache of them (the watch cache),
@@ -425,9 +437,15 @@ class Server:
             token=self.loopback.token if self.loopback is not None else "",
         )
         write_kubeconfig(self.kubeconfig_path, config)
-        await default_service.reconcile(self, port, advertise)
+        self.peers = build_peers(self)
+        self._advertised = (port, advertise)
+        await default_service.reconcile(self, port, advertise, await self.peers.reconciler.addresses(advertise))
         self._tasks = [
-            asyncio.create_task(default_service.default_service_loop(self, port, advertise), name="default-service"),
+            *self.peers.tasks(),
+            asyncio.create_task(
+                default_service.default_service_loop(self, port, advertise, self.peers.reconciler),
+                name="default-service",
+            ),
             asyncio.create_task(compaction_loop(self), name="compaction"),
             asyncio.create_task(storage_size_loop(self), name="storage-size"),
             asyncio.create_task(self.authorization.run_reloads(), name="authorization-config"),
@@ -450,6 +468,8 @@ class Server:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        if self.peers is not None:
+            await default_service.stop_serving(self, *self._advertised, self.peers.reconciler)
         if self._listener is not None:
             self._listener.close()
         await self.rbac.stop()

@@ -302,7 +302,7 @@ class GenericStore:
                 state: Sequence[CachedObject] | Sequence[Obj] = ()
                 span = range(0)
             else:
-                state, span, after, source = await self._start_watch(prefix, version, send_state)
+                state, span, after, source = await self._start_watch(prefix, version, send_state, bool(initial))
         except errors.CompactedError as error:
             error_event = WatchEvent("ERROR", _too_old(error).status())
             return WatchStream(InitialEvents.of([error_event]), None, _no_events, 0, _failure)
@@ -332,11 +332,17 @@ class GenericStore:
         return WatchEvent("ADDED", self.present(item))
 
     async def _start_watch(
-        self, prefix: str, version: str, send_state: bool
+        self, prefix: str, version: str, send_state: bool, watch_list: bool = False
     ) -> tuple[Sequence[CachedObject] | Sequence[Obj], range, int, EventSource]:
         """The state to send first (the cache's shared snapshot and the span of it under `prefix`, or
-        a list read from the backend), the revision it is at, and the events after it."""
-        if self.cache is not None:
+        a list read from the backend), the revision it is at, and the events after it. The consistent
+        state of a watch list (sendInitialEvents, no resourceVersion) comes from the backend when the
+        cache cannot tell on demand how current it is (etcd before 3.4.31/3.5.13), as consistent
+        lists do."""
+        consistent_from_backend = (
+            watch_list and version == "" and not (self.cache is not None and self.cache.consistent_reads)
+        )
+        if self.cache is not None and not consistent_from_backend:
             if version == "":
                 await self.cache.fresh()
             elif version != "0":

@@ -1,5 +1,6 @@
 """A real etcd on loopback for tests: started in a directory of its own, killed and restarted on
-the same ports and data, so a test can take the store away from a running API server.
+the same ports and data, so a test can take the store away from a running API server; and a cluster
+of three such members for the HA tests, any of which can be killed and restarted.
 
 The binary is Debian's `etcd-server` (3.4), installed with apt-get when missing, as the bench's etcd
 anchor does (`bench.anchors.etcd.ensure_etcd`); `SVC_TEST_STORE=etcd` runs every test server on one
@@ -18,34 +19,48 @@ from svc.testing.harness import free_port
 
 
 class EtcdProcess:
-    def __init__(self, binary: str, workdir: Path) -> None:
+    def __init__(self, binary: str, workdir: Path, *, name: str = "test") -> None:
         self.binary = binary
         self.workdir = workdir
+        self.name = name
         self.client_port = free_port()
         self.peer_port = free_port()
+        self.initial_cluster = f"{name}={self.peer_url}"
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.client_port}"
 
+    @property
+    def peer_url(self) -> str:
+        return f"http://127.0.0.1:{self.peer_port}"
+
     def start(self, timeout: float = 60.0) -> None:
         """Start (or restart, on the same ports and data) and wait until etcd reports itself healthy."""
+        self.launch()
+        self.wait_healthy(timeout)
+
+    def launch(self) -> None:
+        """Start the process without waiting: a cluster's members are healthy only once a quorum runs."""
         self.workdir.mkdir(parents=True, exist_ok=True)
-        peer = f"http://127.0.0.1:{self.peer_port}"
         arguments = [
-            "--name=test",
+            f"--name={self.name}",
             f"--data-dir={self.workdir / 'data'}",
             f"--listen-client-urls={self.url}",
             f"--advertise-client-urls={self.url}",
-            f"--listen-peer-urls={peer}",
-            f"--initial-advertise-peer-urls={peer}",
-            f"--initial-cluster=test={peer}",
+            f"--listen-peer-urls={self.peer_url}",
+            f"--initial-advertise-peer-urls={self.peer_url}",
+            f"--initial-cluster={self.initial_cluster}",
+            "--initial-cluster-token=svc-test",
             "--logger=zap",
             "--log-level=error",
         ]
         with (self.workdir / "etcd.log").open("ab") as log:
             self.process = subprocess.Popen([self.binary, *arguments], stdout=log, stderr=subprocess.STDOUT)
+
+    def wait_healthy(self, timeout: float = 60.0) -> None:
+        assert self.process is not None
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -65,3 +80,27 @@ class EtcdProcess:
             self.process.kill()
             self.process.wait(timeout=30)
         self.process = None
+
+
+class EtcdCluster:
+    """Members on loopback that form one cluster; `urls` is what `--store-servers` takes."""
+
+    def __init__(self, binary: str, workdir: Path, size: int = 3) -> None:
+        self.members = [EtcdProcess(binary, workdir / f"member-{index}", name=f"m{index}") for index in range(size)]
+        initial = ",".join(f"{member.name}={member.peer_url}" for member in self.members)
+        for member in self.members:
+            member.initial_cluster = initial
+
+    @property
+    def urls(self) -> str:
+        return ",".join(member.url for member in self.members)
+
+    def start(self, timeout: float = 60.0) -> None:
+        for member in self.members:
+            member.launch()
+        for member in self.members:
+            member.wait_healthy(timeout)
+
+    def kill(self) -> None:
+        for member in self.members:
+            member.kill()

@@ -13,7 +13,7 @@ UNSAFE = "ignoreStoreReadErrorWithClusterBreakingPotential"
 
 def _corrupt(server, name: str) -> None:
     backend = server.server.backend
-    server.call(backend.create(f"/registry/core/configmaps/default/{name}", b"\x00not an object"))
+    server.call(backend.create(f"/registry/configmaps/default/{name}", b"\x00not an object"))
 
 
 @pytest.fixture
@@ -26,7 +26,7 @@ def test_get_of_corrupt_object_is_internal_error(svc_server) -> None:
     response = svc_server.client().request("GET", f"{PATH}/bad")
     assert response.status == 500
     assert response.json()["message"].startswith(
-        "Internal error occurred: StorageError: corrupt object, Code: 6, Key: /registry/core/configmaps/default/bad"
+        "Internal error occurred: StorageError: corrupt object, Code: 6, Key: /registry/configmaps/default/bad"
     )
 
 

@@ -173,7 +173,7 @@ def test_the_default_service_comes_back(svc_server, api) -> None:
     assert api.request("DELETE", f"{SERVICES}/svc").status == 200
     server = svc_server.server
     port = int(svc_server.url.rsplit(":", 1)[1])
-    svc_server.call(default_service.reconcile(server, port, "127.0.0.1"))
+    svc_server.call(default_service.reconcile(server, port, "127.0.0.1", ["127.0.0.1"]))
     assert api.request("GET", f"{SERVICES}/svc").json()["spec"]["clusterIP"] == "10.0.0.1"
 
 

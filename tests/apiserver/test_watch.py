@@ -76,7 +76,7 @@ def test_watch_one_object_by_field_selector(svc_server, api) -> None:
 
 
 def test_expired_version_gets_error_event_410(svc_server, api) -> None:
-    svc_server.server.caches["/registry/core/configmaps/"].oldest_revision = 10**6
+    svc_server.server.caches[svc_server.server.options.store_prefix + "/configmaps/"].oldest_revision = 10**6
     watch = WatchReader(svc_server.client(), PATH, {"resourceVersion": "5"})
     event = watch.next()
     assert event["type"] == "ERROR"
@@ -155,7 +155,7 @@ def test_a_watcher_whose_connection_backs_up_is_ended(svc_server, api, monkeypat
     import time
 
     monkeypatch.setattr("svc.apiserver.handlers.watch._PUSH_BUFFER_LIMIT", 0)
-    cache = svc_server.server.caches["/registry/core/configmaps/"]
+    cache = svc_server.server.caches[svc_server.server.options.store_prefix + "/configmaps/"]
     _create(api, "first")
     stream = api.stream(PATH, params={"watch": "1", "resourceVersion": "0"})
     lines = iter(stream)

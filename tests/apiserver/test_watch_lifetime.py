@@ -26,7 +26,7 @@ def _served(server: RunningServer) -> int:
     """Watches the server is serving, and watchers registered with its configmap watch cache."""
     assert server.server is not None
     watches = server.server.watches
-    cache = next(cache for prefix, cache in server.server.caches.items() if prefix.endswith("/core/configmaps/"))
+    cache = next(cache for prefix, cache in server.server.caches.items() if prefix.endswith("/configmaps/"))
 
     async def count() -> int:
         return len(watches) + len(cache._watchers)

@@ -60,7 +60,7 @@ def test_resume_from_version_after_disconnect(core) -> None:
 
 def test_expired_version_raises_410(server, core) -> None:
     old = core.create_namespaced_config_map("default", _configmap("a")).metadata.resource_version
-    cache = server.server.caches[server.server.options.store_prefix + "/core/configmaps/"]
+    cache = server.server.caches[server.server.options.store_prefix + "/configmaps/"]
     cache.history_seconds = 0
     core.create_namespaced_config_map("default", _configmap("b"))
     core.create_namespaced_config_map("default", _configmap("c"))

@@ -17,7 +17,7 @@ from svc.storage.objects import ObjectStore
 from svc.storage.sqlite.backend import SqliteBackend
 from svc.storage.watch_cache import CacheEvent, WatchCache
 
-PREFIX = "/registry/core/configmaps/"
+PREFIX = "/registry/configmaps/"
 IDENTITY = ("v1", "ConfigMap")
 
 

@@ -82,7 +82,7 @@ def test_objects_are_stored_under_the_prefix_one_key_each(
     client = svc_server_factory(*_on(etcd_process, "/mine")).client()
     assert client.request("POST", CONFIGMAPS, body=_configmap("stored")).status == 201
     keys = _keys(etcd_process, "/mine/", "/mine0")
-    assert [key for key in keys if key.endswith("/default/stored")] == ["/mine/core/configmaps/default/stored"]
+    assert [key for key in keys if key.endswith("/default/stored")] == ["/mine/configmaps/default/stored"]
 
 
 def test_paging_reads_one_revision_and_an_exact_old_revision(
@@ -134,7 +134,7 @@ def test_kubectl_apply_and_get_on_etcd(svc_server_factory: Factory, etcd_process
     assert kubectl.run("apply", "-f", "-", stdin=manifest).stdout.strip() == "configmap/applied created"
     assert kubectl.run("get", "configmap", "applied", "-o", "jsonpath={.data.k}").stdout == "v"
     keys = _keys(etcd_process, "/registry/", "/registry0")
-    assert "/registry/core/configmaps/default/applied" in keys
+    assert "/registry/configmaps/default/applied" in keys
 
 
 def test_etcd_down_gives_503_and_readyz_fails_then_recovers_with_every_write(
@@ -231,7 +231,30 @@ def test_an_overridden_resource_is_stored_on_its_own_etcd(
     assert (
         client.request("POST", "/api/v1/namespaces/default/secrets", body={"metadata": {"name": "here"}}).status == 201
     )
-    assert "/split/core/configmaps/default/elsewhere" in _keys(etcd_session, "/split/", "/split0")
-    assert "/split/core/configmaps/default/elsewhere" not in _keys(etcd_process, "/split/", "/split0")
-    assert "/split/core/secrets/default/here" in _keys(etcd_process, "/split/", "/split0")
+    assert "/split/configmaps/default/elsewhere" in _keys(etcd_session, "/split/", "/split0")
+    assert "/split/configmaps/default/elsewhere" not in _keys(etcd_process, "/split/", "/split0")
+    assert "/split/secrets/default/here" in _keys(etcd_process, "/split/", "/split0")
     assert client.request("GET", f"{CONFIGMAPS}/elsewhere").status == 200
+
+
+def test_a_watch_list_on_one_server_starts_with_a_write_just_made_through_another(
+    svc_server_factory: Factory, etcd_process: EtcdProcess
+) -> None:
+    first = svc_server_factory(*_on(etcd_process)).client()
+    second = svc_server_factory(*_on(etcd_process)).client()
+    names = {f"listed-{index}" for index in range(5)}
+    for name in sorted(names):
+        assert first.request("POST", CONFIGMAPS, body=_configmap(name)).status == 201
+    params = {"watch": "1", "sendInitialEvents": "true", "resourceVersionMatch": "NotOlderThan"}
+    stream = second.stream(CONFIGMAPS, params={**params, "allowWatchBookmarks": "true", "timeoutSeconds": 10})
+    added: set[str] = set()
+    bookmark: dict = {}
+    for line in stream:
+        event = json.loads(line)
+        if event["type"] == "BOOKMARK":
+            bookmark = event["object"]
+            break
+        added.add(event["object"]["metadata"]["name"])
+    stream.close()
+    assert names <= added
+    assert bookmark["metadata"]["annotations"] == {"svc.io/initial-events-end": "true"}

@@ -79,6 +79,7 @@ def resources_of(crd: Obj) -> list[Resource]:
                 definition=definition_name(group, version, kind),
                 delete_returns_object=True,
                 subresources=subresources,
+                custom=True,
             )
         )
     return found

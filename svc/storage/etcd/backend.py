@@ -38,6 +38,8 @@ from svc.storage.backend import Event, EventType, KeyValue, Progress, RangeResul
 MAX_REQUEST_BYTES = 1536 * 1024
 # Responses (a page of a large range, a batch of watch events) may be far larger than requests.
 MAX_MESSAGE_BYTES = 2**31 - 1
+# The key whose version counts the compaction rounds of every API server on one etcd (upstream's name).
+COMPACT_REV_KEY = b"compact_rev_key"
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +101,7 @@ class EtcdBackend:
         self._kv: Any = None
         self._watch: Any = None
         self._maintenance: Any = None
+        self._lease: Any = None
         self._compacted = 0
         self._streams: set[_Stream] = set()
         self._closed = False
@@ -126,6 +129,7 @@ class EtcdBackend:
         self._kv = rpc.KVStub(self._channel)
         self._watch = rpc.WatchStub(self._channel)
         self._maintenance = rpc.MaintenanceStub(self._channel)
+        self._lease = rpc.LeaseStub(self._channel)
         await self._wait_reachable()
         status = await self._call(self._maintenance.Status, rpc.StatusRequest())
         self.progress_on_demand = answers_progress_in_order(status.version)
@@ -263,6 +267,33 @@ class EtcdBackend:
         except errors.CompactedError:
             raise errors.CompactedError(revision, self._compacted) from None
         self._compacted = max(self._compacted, revision)
+
+    async def put_expiring(self, key: str, value: bytes, ttl: int) -> None:
+        """Write `key` attached to a new etcd lease of `ttl` seconds, so etcd deletes it unless it is written
+        again in time (upstream's TTL writes: the master leases of the endpoint reconciler)."""
+        self._check_size(key, value)
+        grant = await self._call(self._lease.LeaseGrant, rpc.LeaseGrantRequest(TTL=ttl))
+        await self._call(self._kv.Put, rpc.PutRequest(key=key.encode(), value=value, lease=grant.ID))
+
+    async def compact_in_turn(self, known_time: int, revision: int) -> tuple[int, int]:
+        """One round of the compaction that API servers sharing this etcd take in turns, as upstream's:
+        the version of `compact_rev_key` (outside every prefix) is the round; a server whose
+        `known_time` is the current round claims the next one by a compare-and-swap on it and compacts
+        to `revision`, the revision it saw one round ago; a server that loses learns the round. So one
+        server compacts per interval, and another takes over within two when it stops. Returns the
+        round and the current revision, to pass to the next call."""
+        name = COMPACT_REV_KEY
+        response = await self._txn(
+            rpc.Compare(key=name, target=rpc.Compare.VERSION, result=rpc.Compare.EQUAL, version=known_time),
+            rpc.RequestOp(request_put=rpc.PutRequest(key=name, value=str(revision).encode())),
+            rpc.RequestOp(request_range=rpc.RangeRequest(key=name)),
+        )
+        current = int(response.header.revision)
+        if not response.succeeded:
+            return int(response.responses[0].response_range.kvs[0].version), current
+        if revision:
+            await self.compact(revision)
+        return known_time + 1, current
 
     async def check_writes(self) -> None:
         """Raises while etcd raised an alarm (NOSPACE, CORRUPT) that makes it refuse writes."""

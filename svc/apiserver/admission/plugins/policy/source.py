@@ -41,13 +41,19 @@ class Collection:
         self._clock = clock
         self._read_at = -_UNCACHED_REFRESH
         self._found: GenericStore | None = None
+        self._stores_seen = -1
 
     def store(self) -> GenericStore | None:
-        """The store of the resource at its most preferred served version (None before start)."""
-        served = [
-            (version, s) for (g, version, r), s in self._stores.items() if (g, r) == (self._group, self._resource)
-        ]
-        return min(served, key=lambda found: version_priority(found[0]))[1] if served else None
+        """The store of the resource at its most preferred served version (None before start); looked up
+        again only when the number of stores changes (built-in stores are never replaced), as every
+        admitted request asks several times."""
+        if len(self._stores) != self._stores_seen:
+            served = [
+                (version, s) for (g, version, r), s in self._stores.items() if (g, r) == (self._group, self._resource)
+            ]
+            self._found = min(served, key=lambda found: version_priority(found[0]))[1] if served else None
+            self._stores_seen = len(self._stores)
+        return self._found
 
     def resource_present(self) -> bool:
         return self.store() is not None
