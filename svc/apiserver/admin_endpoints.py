@@ -12,6 +12,8 @@ authorization does not grant. Routes:
 - `POST /testing/v1/compact?revision=N`: compact up to N (default: the current revision).
 - `POST /testing/v1/vacuum`: rebuild the database file and empty its write-ahead log.
 - `GET|PUT|DELETE /testing/v1/faults`: the fault-injection rules (see `svc.apiserver.faults`).
+- `GET /testing/v1/clock`, `POST /testing/v1/clock/advance?seconds=N`: the server's clock, a fake
+  one moved forward (see `svc.apiserver.clock.endpoint`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import orjson
 from aiohttp import web
 
 from svc.apiserver.authz.modes import PRIVILEGED_GROUP
+from svc.apiserver.clock.endpoint import serve_clock
 from svc.apiserver.context import RequestContext
 from svc.apiserver.faults.endpoint import serve_faults
 from svc.apiserver.responses import respond
@@ -66,6 +69,8 @@ async def _dispatch(ctx: RequestContext, path: str) -> web.StreamResponse:
         return await _revisions(ctx, query)
     elif parts == ["compact"] and method == "POST":
         return await _compact(ctx, query)
+    elif parts[0] == "clock":
+        return await serve_clock(ctx, parts)
     elif parts == ["faults"]:
         return await serve_faults(ctx)
     elif parts == ["vacuum"] and method == "POST":

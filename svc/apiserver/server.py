@@ -60,7 +60,7 @@ from svc.apiserver.routes import endpoint
 from svc.apiserver.serving import ApiHttpServer, listen
 from svc.apiserver.serving_limits import ServingLimits
 from svc.apiserver.watches import Watches
-from svc.machinery import status
+from svc.machinery import status, wallclock
 from svc.private_files import make_private_dir
 from svc.registry.admission import NoAdmission, UserInfo
 from svc.registry.options import WriteOptions
@@ -100,6 +100,7 @@ class Server:
         self.bookmark_interval = 60.0
         self.watches = Watches()
         self.faults = options.faults.faults
+        self.clock = options.clock.build()
         self.kubelet_client = KubeletClient()
         self.backends: Backends | None = None
         self.backend: Backend | None = None
@@ -376,6 +377,7 @@ class Server:
         return load_client_cas(self.options.client_ca_file or self.pki.client_ca.cert)
 
     async def start(self) -> None:
+        wallclock.bind(self.clock)  # for the tasks started here (caches, loops, listeners)
         options = self.options
         host = options.bind_address or "0.0.0.0"
         advertise = options.advertise_address or ("127.0.0.1" if host in ("0.0.0.0", "::", "") else host)
@@ -436,6 +438,7 @@ class Server:
         self.ready = True
 
     async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
+        wallclock.bind(self.clock)
         response = await self.chain(RequestContext(request, self))
         if request.method == "CONNECT":
             # aiohttp's parser reads what follows a CONNECT's headers as tunnel bytes, not as a body:
