@@ -94,7 +94,7 @@ class NamespaceController:
         """Write the deletion conditions when they changed."""
         status = namespace.setdefault("status", {})
         current = status.get("conditions") or []
-        now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        now = datetime.fromtimestamp(self.context.clock.wall(), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         merged = merge_conditions(current, conditions(discovery_error, remaining), now)
         if merged == current:
             return namespace
