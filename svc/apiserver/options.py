@@ -98,6 +98,7 @@ class Options:
     admission: AdmissionOptions = field(default_factory=AdmissionOptions)
     faults: FaultOptions = field(default_factory=FaultOptions)
     clock: ClockOptions = field(default_factory=ClockOptions)
+    watch_from_history: bool = False
     authentication: authn_options.AuthenticationOptions = field(default_factory=authn_options.AuthenticationOptions)
 
     @property
@@ -248,6 +249,12 @@ def build_parser() -> argparse.ArgumentParser:
     admission_options.add_arguments(parser)
     fault_options.add_arguments(parser)
     clock_options.add_arguments(parser)
+    _add_bool(
+        parser,
+        "--watch-from-history",
+        "serve a watch older than the watch cache's window from the store's revision log until compacted, "
+        "instead of 410 Gone (a test-toolkit feature; default false)",
+    )
     authn_options.add_arguments(parser)
     return parser
 
@@ -300,6 +307,7 @@ def parse_options(argv: list[str]) -> Options:
         "delete_collection_workers",
         "enable_garbage_collector",
         "enable_test_endpoints",
+        "watch_from_history",
         "brand_profile",
         "kubeconfig_server",
     ):
