@@ -7,7 +7,8 @@ authorization does not grant. Routes:
 - `GET /testing/v1/snapshots`: the names of the saved snapshots.
 - `POST /testing/v1/snapshots/{name}`: save the store as snapshot `name`.
 - `POST /testing/v1/snapshots/{name}/restore`: replace the store with it; the watch caches reload
-  and every open watch ends with 410 Gone, so informers relist.
+  (from the image kept at save, see `svc.apiserver.snapshot_images`) and every open watch ends with
+  410 Gone, so informers relist.
 - `GET /testing/v1/revisions?from=A&to=B&limit=N`: the log of changes with revisions in (A, B].
 - `POST /testing/v1/compact?revision=N`: compact up to N (default: the current revision).
 - `POST /testing/v1/vacuum`: rebuild the database file and empty its write-ahead log.
@@ -18,6 +19,7 @@ authorization does not grant. Routes:
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from collections.abc import Mapping
@@ -125,7 +127,9 @@ def _reply(ctx: RequestContext, body: dict[str, Any], code: int = 200) -> web.St
 
 async def _save(ctx: RequestContext, name: str) -> web.StreamResponse:
     started = time.perf_counter()
-    revision = await _sqlite(ctx).save_snapshot(_snapshot_path(ctx, name))
+    path = _snapshot_path(ctx, name)
+    revision = await _sqlite(ctx).save_snapshot(path)
+    await ctx.server.snapshot_images.capture(name, path, revision, ctx.server.caches)
     return _reply(ctx, {"name": name, "revision": revision, "seconds": time.perf_counter() - started}, 201)
 
 
@@ -134,13 +138,18 @@ async def _restore(ctx: RequestContext, name: str) -> web.StreamResponse:
     if not path.exists():
         raise status.StatusError(404, "NotFound", f'snapshot "{name}" not found', {"name": name})
     started = time.perf_counter()
+    caches = ctx.server.caches
     try:
         revision = await _sqlite(ctx).restore_snapshot(path)
     except ValueError as error:
         raise status.bad_request(str(error)) from None
+    # No await between the restore and halting the caches: each would otherwise see its watch end
+    # and relist on its own, before being reloaded here once more.
+    for cache in caches.values():
+        cache.halt()
     stored = time.perf_counter()
-    for cache in ctx.server.caches.values():
-        await cache.reload()
+    states = ctx.server.snapshot_images.restored(name, path, revision)
+    await asyncio.gather(*(cache.reload(states.get(prefix), revision) for prefix, cache in caches.items()))
     timings = {"storageSeconds": stored - started, "seconds": time.perf_counter() - started}
     return _reply(ctx, {"name": name, "revision": revision, **timings})
 

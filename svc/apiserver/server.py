@@ -59,6 +59,7 @@ from svc.apiserver.request_client_cert import request_client_certificate
 from svc.apiserver.routes import endpoint
 from svc.apiserver.serving import ApiHttpServer, listen
 from svc.apiserver.serving_limits import ServingLimits
+from svc.apiserver.snapshot_images import SnapshotImages
 from svc.apiserver.watches import Watches
 from svc.machinery import status, wallclock
 from svc.private_files import make_private_dir
@@ -101,6 +102,7 @@ class Server:
         self.watches = Watches()
         self.faults = options.faults.faults
         self.clock = options.clock.build()
+        self.snapshot_images = SnapshotImages()
         self.kubelet_client = KubeletClient()
         self.backends: Backends | None = None
         self.backend: Backend | None = None

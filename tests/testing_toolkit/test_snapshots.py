@@ -200,3 +200,38 @@ def test_a_snapshot_that_cannot_be_written_is_503_with_the_reason(server, api) -
     response = api.request("POST", "/testing/v1/snapshots/blocked")
     assert response.status == 503
     assert response.json()["message"].startswith("could not save the snapshot: ")
+
+
+def _cache_and_store(server) -> tuple[dict, dict]:
+    """Every cached object decoded, and the same keys read from the store, of the ConfigMaps."""
+    running = server.server
+    prefix = running.options.store_prefix + "/core/configmaps/"
+    cache = running.caches[prefix]
+
+    async def read() -> dict:
+        return {item["metadata"]["name"]: item for item in (await running.objects.list(prefix)).items}
+
+    stored = server.call(read())
+    cached = {key.rsplit("/", 1)[1]: item.decode() for key, item in cache.state.items()}
+    return cached, stored
+
+
+def test_the_restored_caches_hold_what_the_store_holds(server, api) -> None:
+    _create(api, "plain")
+    # A data key spelled like the metadata field: its resourceVersion is not the one to move.
+    tricky = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "tricky"}}
+    tricky["data"] = {"resourceVersion": "1"}
+    assert api.request("POST", PATH, body=tricky).status == 201
+    api.request("POST", "/testing/v1/snapshots/base")
+    api.request("PATCH", f"{PATH}/plain", body={"data": {"k": "changed"}}, content_type="application/merge-patch+json")
+    _create(api, "later")
+    for _ in range(2):
+        api.request("POST", "/testing/v1/snapshots/base/restore")
+        cached, stored = _cache_and_store(server)
+        assert cached == stored
+        assert sorted(name for name, item in stored.items() if item["metadata"]["namespace"] == "default") == [
+            "plain",
+            "tricky",
+        ]
+        assert stored["tricky"]["data"] == {"resourceVersion": "1"}
+        _create(api, "between")
