@@ -19,7 +19,6 @@ authorization does not grant. Routes:
 
 from __future__ import annotations
 
-import asyncio
 import re
 import time
 from collections.abc import Mapping
@@ -34,6 +33,7 @@ from svc.apiserver.clock.endpoint import serve_clock
 from svc.apiserver.context import RequestContext
 from svc.apiserver.faults.endpoint import serve_faults
 from svc.apiserver.responses import respond
+from svc.apiserver.snapshot_restore import restore_snapshot
 from svc.machinery import status
 from svc.storage import errors
 from svc.storage.backend import KeyValue
@@ -138,20 +138,13 @@ async def _restore(ctx: RequestContext, name: str) -> web.StreamResponse:
     if not path.exists():
         raise status.StatusError(404, "NotFound", f'snapshot "{name}" not found', {"name": name})
     started = time.perf_counter()
-    caches = ctx.server.caches
+    server = ctx.server
     try:
-        revision = await _sqlite(ctx).restore_snapshot(path)
+        restored = await restore_snapshot(_sqlite(ctx), server.caches, server.snapshot_images, name, path)
     except ValueError as error:
         raise status.bad_request(str(error)) from None
-    # No await between the restore and halting the caches: each would otherwise see its watch end
-    # and relist on its own, before being reloaded here once more.
-    for cache in caches.values():
-        cache.halt()
-    stored = time.perf_counter()
-    states = ctx.server.snapshot_images.restored(name, path, revision)
-    await asyncio.gather(*(cache.reload(states.get(prefix), revision) for prefix, cache in caches.items()))
-    timings = {"storageSeconds": stored - started, "seconds": time.perf_counter() - started}
-    return _reply(ctx, {"name": name, "revision": revision, **timings})
+    timings = {"storageSeconds": restored.storage_seconds, "seconds": time.perf_counter() - started}
+    return _reply(ctx, {"name": name, "revision": restored.revision, **timings})
 
 
 def _integer(query: Mapping[str, str], name: str, default: int) -> int:

@@ -59,14 +59,18 @@ class SnapshotImages:
         while len(self._images) > _KEPT:
             self._images.popitem(last=False)
 
-    def restored(self, name: str, path: Path, revision: int) -> dict[str, dict[str, CachedObject]]:
-        """The state of each cache the image covers after snapshot `name` was restored as `revision`
-        (the store's new current revision); empty when there is no usable image."""
+    def revision_of(self, name: str, path: Path) -> int | None:
+        """The revision snapshot `name` was saved at, if its image is kept and `path` is still that file."""
         image = self._images.get(name)
         if image is None or image.file != _identity(path):
-            return {}
+            return None
         self._images.move_to_end(name)
-        offset = revision - image.revision
+        return image.revision
+
+    def restored(self, name: str, offset: int) -> dict[str, dict[str, CachedObject]]:
+        """The state of each cache the image of snapshot `name` covers once the store holds the
+        snapshot with every revision moved by `offset` (check `revision_of` first)."""
+        image = self._images[name]
         with collector_paused():  # thousands of live objects allocated at once, none cyclic
             return {
                 prefix: {key: _moved(cached, offset) for key, cached in state.items()}

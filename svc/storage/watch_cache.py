@@ -259,6 +259,15 @@ class WatchCache:
         if self._task is not None:
             self._task.cancel()
 
+    async def resume(self) -> None:
+        """Follow the backend again after `halt`, from the revision the cache stands at (the backend's
+        contents were not replaced after all); open watches go on."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self._task = asyncio.create_task(self._run(loaded=True), name=f"watch-cache {self.prefix}")
+
     async def reload(self, state: dict[str, CachedObject] | None = None, revision: int = 0) -> None:
         """Start over from the backend, whose contents were replaced (a snapshot was restored): load
         the new state, or install `state` at `revision` when the caller already has it (snapshot

@@ -133,4 +133,6 @@ def test_bad_clock_flags_stop_the_server_with_one_line(tmp_path, capsys, flags: 
     with pytest.raises(SystemExit) as stopped:
         apiserver_main(["--data-dir", str(tmp_path), *flags])
     assert stopped.value.code == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("Error: ") and message in err
+    assert len(err.splitlines()) == 1

@@ -157,6 +157,16 @@ def test_a_file_that_is_not_a_snapshot_is_400_and_changes_nothing(server, api) -
     assert _names(api) == ["a"]
 
 
+def test_a_refused_restore_leaves_open_watches_running(server, api) -> None:
+    rv = _create(api, "a")["metadata"]["resourceVersion"]
+    watch = WatchReader(server.client(), PATH, {"resourceVersion": rv})
+    (server.data_dir / "snapshots").mkdir(exist_ok=True)
+    (server.data_dir / "snapshots" / "junk.db").write_bytes(b"not a database" * 100)
+    assert api.request("POST", "/testing/v1/snapshots/junk/restore").status == 400
+    _create(api, "b")
+    assert watch.types_and_names(1) == [("ADDED", "b")]
+
+
 def test_unknown_path_is_404(api) -> None:
     assert api.request("GET", "/testing/v1/nothing").status == 404
 
