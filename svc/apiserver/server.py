@@ -380,7 +380,9 @@ class Server:
         return load_client_cas(self.options.client_ca_file or self.pki.client_ca.cert)
 
     async def start(self) -> None:
-        wallclock.bind(self.clock)  # for the tasks started here (caches, loops, listeners)
+        # Every task started from here on inherits the clock: caches, loops, and through the listener each
+        # connection and request (asyncio and uvloop copy the context into the callbacks they schedule).
+        wallclock.bind(self.clock)
         options = self.options
         host = options.bind_address or "0.0.0.0"
         advertise = options.advertise_address or ("127.0.0.1" if host in ("0.0.0.0", "::", "") else host)
@@ -441,7 +443,6 @@ class Server:
         self.ready = True
 
     async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
-        wallclock.bind(self.clock)
         response = await self.chain(RequestContext(request, self))
         if request.method == "CONNECT":
             # aiohttp's parser reads what follows a CONNECT's headers as tunnel bytes, not as a body:
