@@ -41,6 +41,7 @@ class NamespaceController:
             context.client,
             discovery_group=context.profile.discovery_group,
             metadata_group=context.profile.meta_group,
+            clock=context.clock,
         )
         self.namespaces = context.informers.informer("", "v1", "namespaces")
         self.namespaces.add_handler(Handler(on_add=self._enqueue, on_update=lambda _old, ns: self._enqueue(ns)))
