@@ -7,6 +7,7 @@ import contextlib
 
 import pytest
 
+from svc.apiserver.snapshot_restore import restore_snapshot
 from svc.client.aio import AsyncRestClient
 from svc.client.informer import Informer, RestListerWatcher
 from svc.client.kubeconfig import load_kubeconfig
@@ -245,3 +246,31 @@ def test_the_restored_caches_hold_what_the_store_holds(server, api) -> None:
         ]
         assert stored["tricky"]["data"] == {"resourceVersion": "1"}
         _create(api, "between")
+
+
+class _LaggingRevision:
+    """The store, but reporting a current revision behind the real one, as when a write lands
+    between the restore's prediction of its offset and the restore itself."""
+
+    def __init__(self, backend) -> None:
+        self._backend = backend
+
+    async def current_revision(self) -> int:
+        return await self._backend.current_revision() - 3
+
+    async def restore_snapshot(self, path):
+        return await self._backend.restore_snapshot(path)
+
+
+def test_the_caches_are_right_when_the_predicted_offset_misses(server, api) -> None:
+    _create(api, "kept")
+    api.request("POST", "/testing/v1/snapshots/base")
+    for name in ("x", "y", "z", "w"):
+        _create(api, name)
+    running = server.server
+    path = running.options.data_dir / "snapshots" / "base.db"
+    restore = restore_snapshot(_LaggingRevision(running.backend), running.caches, running.snapshot_images, "base", path)
+    server.call(restore)
+    cached, stored = _cache_and_store(server)
+    assert cached == stored
+    assert "kept" in stored and "x" not in stored
