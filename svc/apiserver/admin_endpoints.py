@@ -7,11 +7,14 @@ authorization does not grant. Routes:
 - `GET /testing/v1/snapshots`: the names of the saved snapshots.
 - `POST /testing/v1/snapshots/{name}`: save the store as snapshot `name`.
 - `POST /testing/v1/snapshots/{name}/restore`: replace the store with it; the watch caches reload
-  and every open watch ends with 410 Gone, so informers relist.
+  (from the image kept at save, see `svc.apiserver.snapshot_images`) and every open watch ends with
+  410 Gone, so informers relist.
 - `GET /testing/v1/revisions?from=A&to=B&limit=N`: the log of changes with revisions in (A, B].
 - `POST /testing/v1/compact?revision=N`: compact up to N (default: the current revision).
 - `POST /testing/v1/vacuum`: rebuild the database file and empty its write-ahead log.
 - `GET|PUT|DELETE /testing/v1/faults`: the fault-injection rules (see `svc.apiserver.faults`).
+- `GET /testing/v1/clock`, `POST /testing/v1/clock/advance?seconds=N`: the server's clock, a fake
+  one moved forward (see `svc.apiserver.clock.endpoint`).
 """
 
 from __future__ import annotations
@@ -26,9 +29,11 @@ import orjson
 from aiohttp import web
 
 from svc.apiserver.authz.modes import PRIVILEGED_GROUP
+from svc.apiserver.clock.endpoint import serve_clock
 from svc.apiserver.context import RequestContext
 from svc.apiserver.faults.endpoint import serve_faults
 from svc.apiserver.responses import respond
+from svc.apiserver.snapshot_restore import restore_snapshot
 from svc.machinery import status
 from svc.storage import errors
 from svc.storage.backend import KeyValue
@@ -66,6 +71,8 @@ async def _dispatch(ctx: RequestContext, path: str) -> web.StreamResponse:
         return await _revisions(ctx, query)
     elif parts == ["compact"] and method == "POST":
         return await _compact(ctx, query)
+    elif parts[0] == "clock":
+        return await serve_clock(ctx, parts)
     elif parts == ["faults"]:
         return await serve_faults(ctx)
     elif parts == ["vacuum"] and method == "POST":
@@ -120,7 +127,9 @@ def _reply(ctx: RequestContext, body: dict[str, Any], code: int = 200) -> web.St
 
 async def _save(ctx: RequestContext, name: str) -> web.StreamResponse:
     started = time.perf_counter()
-    revision = await _sqlite(ctx).save_snapshot(_snapshot_path(ctx, name))
+    path = _snapshot_path(ctx, name)
+    revision = await _sqlite(ctx).save_snapshot(path)
+    await ctx.server.snapshot_images.capture(name, path, revision, ctx.server.caches)
     return _reply(ctx, {"name": name, "revision": revision, "seconds": time.perf_counter() - started}, 201)
 
 
@@ -129,15 +138,13 @@ async def _restore(ctx: RequestContext, name: str) -> web.StreamResponse:
     if not path.exists():
         raise status.StatusError(404, "NotFound", f'snapshot "{name}" not found', {"name": name})
     started = time.perf_counter()
+    server = ctx.server
     try:
-        revision = await _sqlite(ctx).restore_snapshot(path)
+        restored = await restore_snapshot(_sqlite(ctx), server.caches, server.snapshot_images, name, path)
     except ValueError as error:
         raise status.bad_request(str(error)) from None
-    stored = time.perf_counter()
-    for cache in ctx.server.caches.values():
-        await cache.reload()
-    timings = {"storageSeconds": stored - started, "seconds": time.perf_counter() - started}
-    return _reply(ctx, {"name": name, "revision": revision, **timings})
+    timings = {"storageSeconds": restored.storage_seconds, "seconds": time.perf_counter() - started}
+    return _reply(ctx, {"name": name, "revision": restored.revision, **timings})
 
 
 def _integer(query: Mapping[str, str], name: str, default: int) -> int:

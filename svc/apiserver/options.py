@@ -27,6 +27,8 @@ from svc.apiserver.authn.token_file import TokenFile, TokenFileError
 from svc.apiserver.authn.x509 import load_client_cas
 from svc.apiserver.authz import options as authz_options
 from svc.apiserver.authz.options import AuthorizationOptions
+from svc.apiserver.clock import options as clock_options
+from svc.apiserver.clock.options import ClockOptions
 from svc.apiserver.faults import options as fault_options
 from svc.apiserver.faults.options import FaultOptions
 from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
@@ -98,6 +100,8 @@ class Options:
     service_node_port_range: range = field(default_factory=lambda: parse_node_port_range(DEFAULT_NODE_PORT_RANGE))
     admission: AdmissionOptions = field(default_factory=AdmissionOptions)
     faults: FaultOptions = field(default_factory=FaultOptions)
+    clock: ClockOptions = field(default_factory=ClockOptions)
+    watch_from_history: bool = False
     authentication: authn_options.AuthenticationOptions = field(default_factory=authn_options.AuthenticationOptions)
 
     @property
@@ -248,6 +252,13 @@ def build_parser() -> argparse.ArgumentParser:
     add("--logging-format", help="text (default) or json")
     admission_options.add_arguments(parser)
     fault_options.add_arguments(parser)
+    clock_options.add_arguments(parser)
+    _add_bool(
+        parser,
+        "--watch-from-history",
+        "serve a watch older than the watch cache's window from the store's revision log until compacted, "
+        "instead of 410 Gone (a test-toolkit feature; default false)",
+    )
     authn_options.add_arguments(parser)
     return parser
 
@@ -300,6 +311,7 @@ def parse_options(argv: list[str]) -> Options:
         "delete_collection_workers",
         "enable_garbage_collector",
         "enable_test_endpoints",
+        "watch_from_history",
         "brand_profile",
         "kubeconfig_server",
     ):
@@ -346,6 +358,7 @@ def parse_options(argv: list[str]) -> Options:
         options.admission = admission_options.from_args(args)
         options.audit = audit_options.from_args(args)
         options.faults = fault_options.from_args(args)
+        options.clock = clock_options.from_args(args, test_endpoints=options.enable_test_endpoints)
     except (ValueError, FeatureGateError, TokenFileError) as error:
         parser.error(str(error))
     _apply_authorization(options)

@@ -59,8 +59,9 @@ from svc.apiserver.request_client_cert import request_client_certificate
 from svc.apiserver.routes import endpoint
 from svc.apiserver.serving import ApiHttpServer, listen
 from svc.apiserver.serving_limits import ServingLimits
+from svc.apiserver.snapshot_images import SnapshotImages
 from svc.apiserver.watches import Watches
-from svc.machinery import status
+from svc.machinery import status, wallclock
 from svc.private_files import make_private_dir
 from svc.registry.admission import NoAdmission, UserInfo
 from svc.registry.options import WriteOptions
@@ -100,6 +101,8 @@ class Server:
         self.bookmark_interval = 60.0
         self.watches = Watches()
         self.faults = options.faults.faults
+        self.clock = options.clock.build()
+        self.snapshot_images = SnapshotImages()
         self.kubelet_client = KubeletClient()
         self.backends: Backends | None = None
         self.backend: Backend | None = None
@@ -334,6 +337,7 @@ class Server:
             if cache is None and self._cache_enabled(resource):
                 cache = self.caches[prefix] = WatchCache(objects, prefix)
             store = GenericStore(strategy_for(resource, self.profile), objects, cache, self.options.store_prefix)
+            store.watch_from_history = self.options.watch_from_history
             self.stores[(resource.group, resource.version, resource.name)] = store
         self.service_allocation = service_allocation(self)
         for store in self.stores.values():
@@ -387,6 +391,9 @@ class Server:
         return load_client_cas(self.options.client_ca_file or self.pki.client_ca.cert)
 
     async def start(self) -> None:
+        # Every task started from here on inherits the clock: caches, loops, and through the listener each
+        # connection and request (asyncio and uvloop copy the context into the callbacks they schedule).
+        wallclock.bind(self.clock)
         options = self.options
         host = options.bind_address or "0.0.0.0"
         advertise = options.advertise_address or ("127.0.0.1" if host in ("0.0.0.0", "::", "") else host)

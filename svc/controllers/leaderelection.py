@@ -47,10 +47,6 @@ def validate(config: LeaderElectionConfig) -> list[str]:
     return problems
 
 
-def _micro_time() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
 class LeaderElector:
     def __init__(self, client: AsyncRestClient, config: LeaderElectionConfig, *, clock: Clock | None = None) -> None:
         self.client = client
@@ -89,7 +85,7 @@ class LeaderElector:
             await self.clock.sleep(self.config.retry_period)
 
     async def _try_acquire_or_renew(self) -> bool:
-        now = _micro_time()
+        now = datetime.fromtimestamp(self.clock.wall(), UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         me = self.config.identity
         try:
             lease = await self.client.get(f"{self._path}/{self.config.name}")

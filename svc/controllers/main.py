@@ -18,8 +18,10 @@ from pathlib import Path
 from svc.api.brand import PROFILES
 from svc.apiserver.health import HealthCheck
 from svc.client.aio import AsyncRestClient
+from svc.client.clock import Clock
 from svc.client.kubeconfig import ClientConfig, KubeconfigError, load_kubeconfig
 from svc.controllers.context import ControllerContext, InformerFactory
+from svc.controllers.followed_clock import ClockError, followed_clock
 from svc.controllers.leaderelection import LeaderElectionConfig, LeaderElector
 from svc.controllers.manager import ControllerManager
 from svc.controllers.options import UPSTREAM_VERSION, Options, parse_options
@@ -54,11 +56,22 @@ async def run(options: Options) -> int:
     profile = PROFILES[options.brand_profile]
     agent = f"{profile.apiserver_name.removesuffix('-apiserver')}-controller-manager/{UPSTREAM_VERSION}"
     client = AsyncRestClient(config, user_agent=agent, qps=options.api_qps, burst=options.api_burst)
-    informers = InformerFactory(client, profile, clock=client.clock, resync_period=options.min_resync_period)
-    context = ControllerContext(client, profile, informers, clock=client.clock, root_ca=root_ca(options, config))
+    try:
+        async with contextlib.AsyncExitStack() as stack:
+            clock = await stack.enter_async_context(followed_clock(client)) if options.clock == "fake" else client.clock
+            return await _run_with(options, config, client, clock)
+    finally:
+        await client.close()
+
+
+async def _run_with(options: Options, config: ClientConfig, client: AsyncRestClient, clock: Clock) -> int:
+    """The daemon with every control loop on `clock` (the client's own rate limit stays in real time)."""
+    profile = PROFILES[options.brand_profile]
+    informers = InformerFactory(client, profile, clock=clock, resync_period=options.min_resync_period)
+    context = ControllerContext(client, profile, informers, clock=clock, root_ca=root_ca(options, config))
     checks: list[HealthCheck] = []
     manager = ControllerManager(context, options.enabled, options, checks=checks)
-    elector = _elector(options, client, profile.group("coordination.k8s.io"))
+    elector = _elector(options, client, profile.group("coordination.k8s.io"), clock)
     if elector is not None:
         checks.append(HealthCheck("leaderElection", elector.check))
     runner = await start_serving(options, checks)
@@ -72,10 +85,9 @@ async def run(options: Options) -> int:
     finally:
         if runner is not None:
             await runner.cleanup()
-        await client.close()
 
 
-def _elector(options: Options, client: AsyncRestClient, group: str) -> LeaderElector | None:
+def _elector(options: Options, client: AsyncRestClient, group: str, clock: Clock) -> LeaderElector | None:
     if not options.leader_elect:
         return None
     config = LeaderElectionConfig(
@@ -87,7 +99,7 @@ def _elector(options: Options, client: AsyncRestClient, group: str) -> LeaderEle
         retry_period=options.retry_period,
         coordination_group=group,
     )
-    return LeaderElector(client, config)
+    return LeaderElector(client, config, clock=clock)
 
 
 async def _lead_and_run(
@@ -129,6 +141,6 @@ def main(argv: list[str] | None = None) -> None:
     )
     try:
         raise SystemExit(asyncio.run(run(options)))
-    except (KubeconfigError, OSError) as error:
+    except (KubeconfigError, ClockError, OSError) as error:
         print(f"Error: {error}", file=sys.stderr)
         raise SystemExit(1) from None

@@ -41,6 +41,7 @@ class NamespaceController:
             context.client,
             discovery_group=context.profile.discovery_group,
             metadata_group=context.profile.meta_group,
+            clock=context.clock,
         )
         self.namespaces = context.informers.informer("", "v1", "namespaces")
         self.namespaces.add_handler(Handler(on_add=self._enqueue, on_update=lambda _old, ns: self._enqueue(ns)))
@@ -94,7 +95,7 @@ class NamespaceController:
         """Write the deletion conditions when they changed."""
         status = namespace.setdefault("status", {})
         current = status.get("conditions") or []
-        now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        now = datetime.fromtimestamp(self.context.clock.wall(), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         merged = merge_conditions(current, conditions(discovery_error, remaining), now)
         if merged == current:
             return namespace

@@ -12,10 +12,11 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from svc.client.aio import ApiError, AsyncRestClient, resource_path
+from svc.client.clock import Clock
 from svc.client.discovery import ApiResource, server_resources
 
 log = logging.getLogger(__name__)
@@ -101,8 +102,9 @@ def merge_conditions(current: list[Obj], wanted: list[Obj], now: str) -> list[Ob
 
 
 class ContentDeleter:
-    def __init__(self, client: AsyncRestClient, *, discovery_group: str, metadata_group: str) -> None:
+    def __init__(self, client: AsyncRestClient, *, discovery_group: str, metadata_group: str, clock: Clock) -> None:
         self.client = client
+        self.clock = clock
         self.discovery_group = discovery_group
         self.metadata_accept = f"application/json;as=PartialObjectMetadataList;g={metadata_group};v=v1"
 
@@ -141,7 +143,9 @@ class ContentDeleter:
         remaining.by_resource[resource.group_resource] += len(left)
         finalizers = Counter(f for item in left for f in (item.get("metadata") or {}).get("finalizers") or ())
         remaining.by_finalizer.update(finalizers)
-        estimate = _pod_estimate(left, owner) if resource.group == "" and resource.resource == "pods" else 0
+        estimate = (
+            _pod_estimate(left, owner, self.clock.wall()) if resource.group == "" and resource.resource == "pods" else 0
+        )
         if not estimate and finalizers:
             estimate = FINALIZER_ESTIMATE_SECONDS
         if not estimate:
@@ -154,7 +158,7 @@ class ContentDeleter:
         return listed.get("items") or []
 
 
-def _pod_estimate(pods: list[Obj], namespace: Obj) -> int:
+def _pod_estimate(pods: list[Obj], namespace: Obj, now: float) -> int:
     """Seconds until the remaining pods' grace periods end, counted from the namespace's deletion."""
     grace = max(
         int((pod.get("metadata") or {}).get("deletionGracePeriodSeconds") or DEFAULT_POD_GRACE_SECONDS) for pod in pods
@@ -162,5 +166,5 @@ def _pod_estimate(pods: list[Obj], namespace: Obj) -> int:
     deleted_at = (namespace.get("metadata") or {}).get("deletionTimestamp")
     if not deleted_at:
         return grace
-    elapsed = (datetime.now(UTC) - datetime.fromisoformat(deleted_at.replace("Z", "+00:00"))).total_seconds()
+    elapsed = now - datetime.fromisoformat(deleted_at.replace("Z", "+00:00")).timestamp()
     return max(int(grace - elapsed), 1)

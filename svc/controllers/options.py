@@ -39,6 +39,7 @@ class Options:
     api_burst: int = 30
     controllers: list[str] = field(default_factory=lambda: ["*"])
     min_resync_period: float = 12 * 3600.0
+    clock: str = "real"
     leader_elect: bool = True
     lease_duration: float = 15.0
     renew_deadline: float = 10.0
@@ -155,6 +156,13 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     add("--min-resync-period", type=_duration, default=12 * 3600.0, help="resync base (default 12h0m0s)")
+    add(
+        "--clock",
+        choices=("real", "fake"),
+        default="real",
+        help="real (default) or fake: follow the API server's fake clock (svc-apiserver --clock=fake; needs admin "
+        "credentials for its /testing/v1/clock)",
+    )
     add("--leader-elect", type=_bool, nargs="?", const=True, default=True, help="elect a leader (default true)")
     add("--leader-elect-lease-duration", type=_duration, default=15.0, help="default 15s")
     add("--leader-elect-renew-deadline", type=_duration, default=10.0, help="default 10s")
@@ -281,6 +289,7 @@ def parse_options(argv: list[str]) -> Options:
                 "api_burst",
                 "controllers",
                 "min_resync_period",
+                "clock",
                 "leader_elect",
                 "controller_shutdown_timeout",
                 "bind_address",

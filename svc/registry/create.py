@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import functools
 import secrets
-import time
 import uuid
 from datetime import UTC, datetime
 from typing import Any
 
 from svc.api.strategy import Strategy
-from svc.machinery import status
+from svc.machinery import status, wallclock
 from svc.machinery.field_errors import aggregate_message
 from svc.machinery.validation import GENERIC_FINALIZERS, validate_object_meta
 
@@ -21,7 +20,7 @@ _MAX_NAME = 63
 
 def now_rfc3339() -> str:
     """The current time at upstream's one-second precision."""
-    return _rfc3339(int(time.time()))
+    return _rfc3339(int(wallclock.now()))
 
 
 @functools.lru_cache(maxsize=2)

@@ -106,6 +106,9 @@ class GenericStore:
     cache: WatchCache | None = None
     root: str = "/registry"
     hooks: WriteHooks | None = None
+    # A watch older than the cache's window is served from the store's log rather than 410 Gone
+    # (`--watch-from-history`, a test-toolkit feature).
+    watch_from_history: bool = False
     conversion: Conversion | None = field(init=False)
 
     def __post_init__(self) -> None:
@@ -298,7 +301,7 @@ class GenericStore:
         try:
             if version not in ("", "0") and self.cache is not None and not send_state:
                 after = int(version)
-                source: EventSource = self.cache.watch(prefix, prefix_end(prefix), min(after, self.cache.revision))
+                source: EventSource = self._cache_or_log(prefix, after)
                 state: Sequence[CachedObject] | Sequence[Obj] = ()
                 span = range(0)
             else:
@@ -330,6 +333,17 @@ class GenericStore:
             identity = (self.resource.api_version, self.resource.kind)
             return WatchEvent("ADDED", cached=item, identity=identity, present=self.watch_present)
         return WatchEvent("ADDED", self.present(item))
+
+    def _cache_or_log(self, prefix: str, after: int) -> EventSource:
+        """Events after `after` from the watch cache, or from the store's log when the cache no longer
+        holds that revision and `watch_from_history` is on (the log raises CompactedError in turn)."""
+        assert self.cache is not None
+        try:
+            return self.cache.watch(prefix, prefix_end(prefix), min(after, self.cache.revision))
+        except errors.CompactedError:
+            if not self.watch_from_history:
+                raise
+            return BackendEvents(self.objects, prefix, after)
 
     async def _start_watch(
         self, prefix: str, version: str, send_state: bool, watch_list: bool = False

@@ -253,9 +253,25 @@ class WatchCache:
         for watcher in list(self._watchers):
             watcher.finish()
 
-    async def reload(self) -> None:
+    def halt(self) -> None:
+        """Stop following the backend now, before its contents are replaced (a snapshot restore), so
+        the cache does not relist on its own first; `reload` starts it again."""
+        if self._task is not None:
+            self._task.cancel()
+
+    async def resume(self) -> None:
+        """Follow the backend again after `halt`, from the revision the cache stands at (the backend's
+        contents were not replaced after all); open watches go on."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self._task = asyncio.create_task(self._run(loaded=True), name=f"watch-cache {self.prefix}")
+
+    async def reload(self, state: dict[str, CachedObject] | None = None, revision: int = 0) -> None:
         """Start over from the backend, whose contents were replaced (a snapshot was restored): load
-        the new state, then end every watch as compacted so that its client relists."""
+        the new state, or install `state` at `revision` when the caller already has it (snapshot
+        images), then end every watch as compacted so that its client relists."""
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -266,15 +282,19 @@ class WatchCache:
         self._woken.clear()
         self._unflushed = []
         self._ready.clear()
-        await self.start()
+        if state is None:
+            await self.start()
+        else:
+            self._install(state, {}, revision)
+            self._task = asyncio.create_task(self._run(loaded=True), name=f"watch-cache {self.prefix}")
         for watcher in list(self._watchers):
             watcher.end_with(errors.CompactedError(watcher.progress or 0, self.revision))
 
-    async def _run(self) -> None:
+    async def _run(self, *, loaded: bool = False) -> None:
         """Load, then follow the backend's watch. A lost watch (etcd restarting) resumes from the
         cache's revision, so no change is skipped; only when that history is compacted away does the
         cache relist, and then its watches end as compacted (their clients relist too)."""
-        loaded, pause = False, _RETRY_MIN
+        pause = _RETRY_MIN
         while True:
             try:
                 if not loaded:
@@ -313,12 +333,16 @@ class WatchCache:
             revision = page.revision
             for kv in page.kvs:
                 self._load_one(kv, state, corrupt)
+        self._install(state, corrupt, revision)
+
+    def _install(self, state: dict[str, CachedObject], corrupt: dict[str, Any], revision: int) -> None:
         self.state, self.corrupt = state, corrupt
         self._keys = sorted(state)
         self._snapshot = None
         self.events.clear()
         self.revision = self.oldest_revision = revision
         self._ready.set()
+        self._wake()
 
     def _load_one(self, kv: KeyValue, state: dict[str, CachedObject], corrupt: dict[str, Any]) -> None:
         try:

@@ -69,14 +69,20 @@ class RunningServer:
         """Replace the whole store with snapshot `name`; open watches end with 410 Gone."""
         self._admin("POST", f"/testing/v1/snapshots/{name}/restore")
 
-    def _admin(self, method: str, path: str) -> None:
+    def advance_clock(self, seconds: float) -> float:
+        """Move the server's fake clock (`--clock=fake`) forward; a controller manager started with
+        `--clock=fake` beside it follows. Returns the new time, in seconds since the epoch."""
+        return float(self._admin("POST", "/testing/v1/clock/advance", {"seconds": repr(float(seconds))})["now"])
+
+    def _admin(self, method: str, path: str, params: dict[str, str] | None = None) -> Any:
         if not self._clients:
             self.client()
-        response = self._clients[0].request(method, path)
+        response = self._clients[0].request(method, path, params=params)
         if response.status >= 300:
             raise RuntimeError(
                 f"{method} {path} failed with {response.status}: {response.body.decode(errors='replace')}"
             )
+        return response.json()
 
     def call(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Run a coroutine on the in-process server's event loop (to reach into its storage in tests)."""

@@ -10,7 +10,8 @@ Fixtures:
 - `svc_controller_manager`: call it with a running server (and extra flags) to start the real
   `svc-controller-manager` beside it; it returns once the daemon leads and its controllers run (with
   `leading=False`, once it serves health: a standby candidate), and
-  every daemon it starts is stopped after the test.
+  every daemon it starts is stopped after the test. Beside a server with `--clock=fake` it runs
+  with `--clock=fake` too, following the server's clock: `server.advance_clock(seconds)` moves both.
 - `svc_nodes`: call it with a running server and a node count to start the node simulator
   (`svc-nodes`) beside it; it returns once every node is Ready, and is stopped after the test.
 - `svc_snapshot_server`: one server for the whole session, set up once and restored before each
@@ -82,6 +83,12 @@ def svc_controller_manager(tmp_path: Path) -> Iterator[Callable[..., RunningCont
         log = tmp_path / f"controller-manager-{len(started)}.log"
         if server.server is not None and not any(arg.startswith("--brand-profile") for arg in args):
             args = (f"--brand-profile={server.server.options.brand_profile}", *args)
+        if (
+            server.server is not None
+            and server.server.clock is not None
+            and not any(a.startswith("--clock") for a in args)
+        ):
+            args = ("--clock=fake", *args)
         running = start_controller_manager(server, *args, log=log, leading=leading)
         started.append(running)
         return running

@@ -7,6 +7,7 @@ import contextlib
 
 import pytest
 
+from svc.apiserver.snapshot_restore import restore_snapshot
 from svc.client.aio import AsyncRestClient
 from svc.client.informer import Informer, RestListerWatcher
 from svc.client.kubeconfig import load_kubeconfig
@@ -157,6 +158,16 @@ def test_a_file_that_is_not_a_snapshot_is_400_and_changes_nothing(server, api) -
     assert _names(api) == ["a"]
 
 
+def test_a_refused_restore_leaves_open_watches_running(server, api) -> None:
+    rv = _create(api, "a")["metadata"]["resourceVersion"]
+    watch = WatchReader(server.client(), PATH, {"resourceVersion": rv})
+    (server.data_dir / "snapshots").mkdir(exist_ok=True)
+    (server.data_dir / "snapshots" / "junk.db").write_bytes(b"not a database" * 100)
+    assert api.request("POST", "/testing/v1/snapshots/junk/restore").status == 400
+    _create(api, "b")
+    assert watch.types_and_names(1) == [("ADDED", "b")]
+
+
 def test_unknown_path_is_404(api) -> None:
     assert api.request("GET", "/testing/v1/nothing").status == 404
 
@@ -200,3 +211,66 @@ def test_a_snapshot_that_cannot_be_written_is_503_with_the_reason(server, api) -
     response = api.request("POST", "/testing/v1/snapshots/blocked")
     assert response.status == 503
     assert response.json()["message"].startswith("could not save the snapshot: ")
+
+
+def _cache_and_store(server) -> tuple[dict, dict]:
+    """Every cached object decoded, and the same keys read from the store, of the ConfigMaps."""
+    running = server.server
+    prefix = running.options.store_prefix + "/core/configmaps/"
+    cache = running.caches[prefix]
+
+    async def read() -> dict:
+        return {item["metadata"]["name"]: item for item in (await running.objects.list(prefix)).items}
+
+    stored = server.call(read())
+    cached = {key.rsplit("/", 1)[1]: item.decode() for key, item in cache.state.items()}
+    return cached, stored
+
+
+def test_the_restored_caches_hold_what_the_store_holds(server, api) -> None:
+    _create(api, "plain")
+    # A data key spelled like the metadata field: its resourceVersion is not the one to move.
+    tricky = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "tricky"}}
+    tricky["data"] = {"resourceVersion": "1"}
+    assert api.request("POST", PATH, body=tricky).status == 201
+    api.request("POST", "/testing/v1/snapshots/base")
+    api.request("PATCH", f"{PATH}/plain", body={"data": {"k": "changed"}}, content_type="application/merge-patch+json")
+    _create(api, "later")
+    for _ in range(2):
+        api.request("POST", "/testing/v1/snapshots/base/restore")
+        cached, stored = _cache_and_store(server)
+        assert cached == stored
+        assert sorted(name for name, item in stored.items() if item["metadata"]["namespace"] == "default") == [
+            "plain",
+            "tricky",
+        ]
+        assert stored["tricky"]["data"] == {"resourceVersion": "1"}
+        _create(api, "between")
+
+
+class _LaggingRevision:
+    """The store, but reporting a current revision behind the real one, as when a write lands
+    between the restore's prediction of its offset and the restore itself."""
+
+    def __init__(self, backend) -> None:
+        self._backend = backend
+
+    async def current_revision(self) -> int:
+        return await self._backend.current_revision() - 3
+
+    async def restore_snapshot(self, path):
+        return await self._backend.restore_snapshot(path)
+
+
+def test_the_caches_are_right_when_the_predicted_offset_misses(server, api) -> None:
+    _create(api, "kept")
+    api.request("POST", "/testing/v1/snapshots/base")
+    for name in ("x", "y", "z", "w"):
+        _create(api, name)
+    running = server.server
+    path = running.options.data_dir / "snapshots" / "base.db"
+    restore = restore_snapshot(_LaggingRevision(running.backend), running.caches, running.snapshot_images, "base", path)
+    server.call(restore)
+    cached, stored = _cache_and_store(server)
+    assert cached == stored
+    assert "kept" in stored and "x" not in stored

@@ -10,6 +10,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from svc.machinery import wallclock
+
 UNKNOWN = "<unknown>"
 
 _MICROS_PER_SECOND = 1_000_000
@@ -18,7 +20,7 @@ _MICROS_PER_HOUR = 60 * _MICROS_PER_MINUTE
 
 
 def now() -> datetime:
-    return datetime.now(UTC)
+    return wallclock.now_datetime()
 
 
 def parse_time(value: Any) -> datetime | None:

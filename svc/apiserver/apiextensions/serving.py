@@ -179,6 +179,7 @@ class ServedCustomResources:
             store = DefaultingStore(strategy, self.server.objects, cache, root, apply_defaults=rules.apply_defaults)
         else:
             store = GenericStore(strategy, self.server.objects, cache, root)
+        store.watch_from_history = self.server.options.watch_from_history
         write_storage_version(store, stored_as)
         return store
 

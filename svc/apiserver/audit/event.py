@@ -11,6 +11,7 @@ from aiohttp import web
 
 from svc.apiserver.audit.policy import Level
 from svc.apiserver.request_info import RequestInfo
+from svc.machinery import wallclock
 from svc.registry.admission import UserInfo
 
 
@@ -120,7 +121,7 @@ def new_event(
 
 def stage_event(event: dict[str, Any], stage: str, annotations: dict[str, str]) -> dict[str, Any]:
     """The event as it stands at `stage`, stamped now (a copy: later stages add to the original)."""
-    staged = dict(event, stage=stage, stageTimestamp=timestamp(datetime.now(UTC)))
+    staged = dict(event, stage=stage, stageTimestamp=timestamp(wallclock.now_datetime()))
     if annotations:
         staged["annotations"] = dict(annotations)
     return staged

@@ -15,12 +15,12 @@ import binascii
 import datetime
 import hmac
 import re
-import time
 from collections.abc import Callable
 
 from svc.api.brand import Profile
 from svc.apiserver.authn.authenticator import AuthenticationError
 from svc.apiserver.authn.object_lookup import ObjectLookup
+from svc.machinery import wallclock
 from svc.registry.admission import UserInfo
 
 TOKEN = re.compile(r"^([a-z0-9]{6})\.([a-z0-9]{16})$")
@@ -31,7 +31,7 @@ SECRET_PREFIX = "bootstrap-token-"
 
 
 class BootstrapTokens:
-    def __init__(self, profile: Profile, objects: ObjectLookup, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, profile: Profile, objects: ObjectLookup, clock: Callable[[], float] = wallclock.now) -> None:
         self._namespace = profile.system_namespace
         self._type = profile.label("bootstrap.kubernetes.io/token")
         self._objects = objects

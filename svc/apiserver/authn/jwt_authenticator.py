@@ -9,7 +9,6 @@ A claim used as the username named `email` needs `email_verified` to be true whe
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -18,6 +17,7 @@ import jwt
 from svc.apiserver.authn.authenticator import AuthenticationError
 from svc.apiserver.authn.jwks import KeySetError, ProviderKeys
 from svc.apiserver.authn.jwt_config import CLAIMS_ENV, USER_ENV, ClaimOrExpression, JWTAuthenticatorConfig
+from svc.machinery import wallclock
 from svc.machinery.cel import CelError, Program
 from svc.registry.admission import UserInfo
 
@@ -33,7 +33,7 @@ class JWTAuthenticator:
         keys: ProviderKeys,
         *,
         algorithms: tuple[str, ...] | None = None,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = wallclock.now,
     ) -> None:
         self.config = config
         self.keys = keys

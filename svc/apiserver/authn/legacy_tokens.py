@@ -15,7 +15,6 @@ import asyncio
 import base64
 import binascii
 import contextlib
-import datetime
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -26,7 +25,7 @@ from svc.apiserver.authn.object_lookup import ObjectLookup
 from svc.apiserver.authn.service_account_jwt import Verifier, unverified_issuer
 from svc.apiserver.authn.service_account_tokens import check_audiences, service_account_user
 from svc.apiserver.authn.tokens import TokenResult
-from svc.machinery import status
+from svc.machinery import status, wallclock
 from svc.registry.admission import NoAdmission, UserInfo
 from svc.registry.options import WriteOptions
 from svc.registry.store import GenericStore
@@ -49,7 +48,7 @@ class LegacyTokens:
         objects: ObjectLookup,
         store_for: Callable[[str, str], GenericStore],
         writer: UserInfo,
-        today: Callable[[], str] = lambda: datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
+        today: Callable[[], str] = lambda: wallclock.now_datetime().strftime("%Y-%m-%d"),
     ) -> None:
         self._issuer = legacy_issuer(profile)
         self._prefix = f"{profile.label_domain}/serviceaccount/"

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import datetime
 import math
-import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from svc.apiserver.authn.authenticator import AuthenticationError
 from svc.apiserver.authn.object_lookup import Identity, ObjectLookup
 from svc.apiserver.authn.service_account_jwt import CACHE_LIMIT, Claims, Verifier, unverified_issuer
 from svc.apiserver.authn.tokens import TokenResult, intersect
+from svc.machinery import wallclock
 from svc.registry.admission import UserInfo
 
 LEEWAY = 60.0
@@ -75,7 +75,7 @@ def token_claims(
     now: float | None = None,
 ) -> Claims:
     """The claims of a TokenRequest's token (all but `iss`, which the signer adds)."""
-    issued = int(now if now is not None else time.time())
+    issued = int(now if now is not None else wallclock.now())
     private: dict[str, Any] = {
         "namespace": namespace,
         "serviceaccount": {"name": service_account.name, "uid": service_account.uid},
@@ -178,7 +178,7 @@ class ServiceAccountTokens:
         verifier: Verifier,
         implicit_audiences: tuple[str, ...],
         lookup: ObjectLookup,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = wallclock.now,
     ) -> None:
         self._claim = profile.label_domain
         self._extra = {

@@ -7,7 +7,6 @@ authorization, as upstream places it; those two, and admission, add to the event
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import web
@@ -18,7 +17,7 @@ from svc.apiserver.audit.policy import Decision, Level, Request
 from svc.apiserver.context import RequestContext
 from svc.apiserver.filters import Handler
 from svc.apiserver.request_body import BODY_KEY
-from svc.machinery import status
+from svc.machinery import status, wallclock
 from svc.registry.admission import request_audit_annotations
 from svc.storage.errors import StorageError, StoreUnreachableError
 
@@ -73,7 +72,7 @@ async def _audited(
     ctx: RequestContext, next_handler: Handler, auditor: Auditor, decision: Decision, audit_id: str
 ) -> web.StreamResponse:
     assert ctx.info is not None and ctx.user is not None
-    event = events.new_event(decision.level, audit_id, ctx.request, ctx.info, ctx.user, datetime.now(UTC))
+    event = events.new_event(decision.level, audit_id, ctx.request, ctx.info, ctx.user, wallclock.now_datetime())
     annotations: dict[str, str] = {}
     token = request_audit_annotations.set(annotations)
     _emit(auditor, decision, event, "RequestReceived", annotations)

@@ -13,7 +13,6 @@ account's (`TokenRequestServiceAccountUIDValidation`). Nothing is stored.
 from __future__ import annotations
 
 import datetime
-import time
 from typing import Any
 
 from aiohttp import web
@@ -23,7 +22,7 @@ from svc.apiserver.authn.service_account_jwt import Claims
 from svc.apiserver.authn.service_account_tokens import Ref, token_claims
 from svc.apiserver.handlers.action import read_posted_object
 from svc.apiserver.handlers.scope import Scope
-from svc.machinery import status
+from svc.machinery import status, wallclock
 from svc.machinery.field_errors import FieldError, aggregate_message, invalid, required
 
 Obj = dict[str, Any]
@@ -150,7 +149,7 @@ async def token_request(scope: Scope) -> web.StreamResponse:
         and set(spec["audiences"]) <= api_audiences
     ):
         warn_after, expiration = expiration, int(tokens.max_extended_expiration)
-    now = time.time()
+    now = wallclock.now()
     claims = token_claims(
         server.profile,
         namespace=scope.namespace,
