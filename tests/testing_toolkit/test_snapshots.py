@@ -216,7 +216,7 @@ def test_a_snapshot_that_cannot_be_written_is_503_with_the_reason(server, api) -
 def _cache_and_store(server) -> tuple[dict, dict]:
     """Every cached object decoded, and the same keys read from the store, of the ConfigMaps."""
     running = server.server
-    prefix = running.options.store_prefix + "/core/configmaps/"
+    prefix = running.options.store_prefix + "/configmaps/"
     cache = running.caches[prefix]
 
     async def read() -> dict:
