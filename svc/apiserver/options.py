@@ -16,6 +16,7 @@ from typing import NoReturn
 from svc import __version__
 from svc.api.brand import PROFILES
 from svc.api.resources import parse_runtime_config
+from svc.apiserver import serving_options
 from svc.apiserver.admission import options as admission_options
 from svc.apiserver.admission.options import AdmissionOptions
 from svc.apiserver.audit import options as audit_options
@@ -31,6 +32,7 @@ from svc.apiserver.faults import options as fault_options
 from svc.apiserver.faults.options import FaultOptions
 from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
 from svc.apiserver.logs import FORMATS, LogSettings, parse_vmodule
+from svc.apiserver.serving_options import ServingOptions
 from svc.machinery.duration import parse_duration
 from svc.machinery.gotext import parse_bool
 from svc.registry.services.ranges import (
@@ -96,6 +98,7 @@ class Options:
     admission: AdmissionOptions = field(default_factory=AdmissionOptions)
     faults: FaultOptions = field(default_factory=FaultOptions)
     authentication: authn_options.AuthenticationOptions = field(default_factory=authn_options.AuthenticationOptions)
+    serving: ServingOptions = field(default_factory=ServingOptions)
 
     @property
     def pki_dir(self) -> Path:
@@ -245,6 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
     admission_options.add_arguments(parser)
     fault_options.add_arguments(parser)
     authn_options.add_arguments(parser)
+    serving_options.add_arguments(parser)
     return parser
 
 
@@ -341,6 +345,7 @@ def parse_options(argv: list[str]) -> Options:
         options.admission = admission_options.from_args(args)
         options.audit = audit_options.from_args(args)
         options.faults = fault_options.from_args(args)
+        options.serving = serving_options.from_args(args)
     except (ValueError, FeatureGateError, TokenFileError) as error:
         parser.error(str(error))
     _apply_authorization(options)

@@ -24,7 +24,7 @@ from svc.api.brand import PROFILES
 from svc.api.columns import columns_for, row_conditions_for
 from svc.api.kinds import strategy_for
 from svc.api.resources import Resource, ResourceSet, version_priority
-from svc.apiserver import default_service
+from svc.apiserver import default_service, tls_settings
 from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
 from svc.apiserver.admission.plugins.policy.status_loop import status_loop
@@ -55,7 +55,6 @@ from svc.apiserver.metrics import Metrics
 from svc.apiserver.openapi import OpenAPI
 from svc.apiserver.options import GIT_VERSION, Options
 from svc.apiserver.pki import Pki, ensure_pki, serving_hosts
-from svc.apiserver.request_client_cert import request_client_certificate
 from svc.apiserver.routes import endpoint
 from svc.apiserver.serving import ApiHttpServer, listen
 from svc.apiserver.serving_limits import ServingLimits
@@ -354,21 +353,36 @@ class Server:
         await extension_configmap.publish(store, self.profile.system_namespace, data, system)
 
     def _ssl_context(self, client_cas: list[x509.Certificate]) -> ssl.SSLContext:
-        """Requests a client certificate without verifying it in the handshake (upstream's
-        `tls.RequestClientCert`); the x509 authenticator verifies it. The CAs loaded here only
-        serve where the handshake has to verify after all (see `request_client_cert`)."""
+        """The serving context with the TLS flags; `--tls-sni-cert-key` pairs each get one alike."""
         assert self.pki is not None
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         options = self.options
+        authorities = [*client_cas, *options.external_authn.request_header_cas()]
+        verify_cas = [authority.public_bytes(serialization.Encoding.DER) for authority in authorities]
+        serving = options.serving
+
+        def context(cert_file: str, key_file: str) -> ssl.SSLContext:
+            return tls_settings.server_context(
+                cert_file,
+                key_file,
+                verify_cas=verify_cas,
+                min_version=serving.tls_min_version,
+                ciphers=serving.tls_cipher_suites,
+                curves=serving.tls_curve_preferences,
+                http2=not serving.disable_http2,
+            )
+
         if options.tls_cert_file:
-            context.load_cert_chain(options.tls_cert_file, options.tls_private_key_file)
+            default = context(options.tls_cert_file, options.tls_private_key_file)
         else:
-            context.load_cert_chain(self.pki.serving.cert, self.pki.serving.key)
-        for authority in [*client_cas, *options.external_authn.request_header_cas()]:
-            context.load_verify_locations(cadata=authority.public_bytes(serialization.Encoding.DER))
-        request_client_certificate(context)
-        context.set_alpn_protocols(["http/1.1"])
-        return context
+            default = context(str(self.pki.serving.cert), str(self.pki.serving.key))
+        table = tls_settings.SniTable()
+        pairs = [(pair, context(pair.cert_file, pair.key_file)) for pair in serving.tls_sni_cert_keys]
+        for pair, sni_context in pairs:
+            table.add(pair.names, sni_context)
+        for pair, sni_context in pairs:
+            if not pair.names:
+                table.add(tls_settings.certificate_names(pair.cert_file), sni_context)
+        return tls_settings.with_sni(default, table)
 
     def _client_cas(self) -> list[x509.Certificate]:
         """Those of `--client-ca-file` when given (they replace the generated one), else the generated one."""
@@ -404,8 +418,20 @@ class Server:
         )
         self.authenticator = self.authentication.union
         await self._open_storage()
-        self.http_server = ApiHttpServer(self._handle, self.serving_limits, on_lost=self.watches.connection_lost)
-        self._listener, port = await listen(self.http_server, host, options.secure_port, self._ssl_context(client_cas))
+        serving = options.serving
+        self.http_server = ApiHttpServer(
+            self._handle,
+            self.serving_limits,
+            on_lost=self.watches.connection_lost,
+            http2_streams=0 if serving.disable_http2 else serving.http2_streams,
+        )
+        self._listener, port = await listen(
+            self.http_server,
+            host,
+            options.secure_port,
+            self._ssl_context(client_cas),
+            reuse_port=serving.permit_port_sharing,
+        )
         self.url = f"https://{_host_port(advertise, port)}"
         self.bound_url = f"https://{_host_port(host, port)}"
         self.discovery.server_address = _host_port(advertise, port)
