@@ -13,6 +13,7 @@ import logging
 import platform
 import ssl
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -44,10 +45,10 @@ from svc.apiserver.authz.build import Authorization
 from svc.apiserver.authz.node.policy import NodePolicy
 from svc.apiserver.authz.rbac.escalation import EscalationCheck
 from svc.apiserver.authz.rbac.policy import RbacPolicy
-from svc.apiserver.chain import build_handler_chain
+from svc.apiserver.chain import build_filters, build_handler_chain
 from svc.apiserver.context import RequestContext
 from svc.apiserver.discovery import AGGREGATED_KIND, AGGREGATED_VERSIONS, Discovery
-from svc.apiserver.health import HealthCheck
+from svc.apiserver.health import HealthCheck, after_grace
 from svc.apiserver.kubeconfig import admin_kubeconfig, write_kubeconfig
 from svc.apiserver.kubelet_client import KubeletClient
 from svc.apiserver.loops import compaction_loop, storage_size_loop
@@ -58,6 +59,7 @@ from svc.apiserver.pki import Pki, ensure_pki, serving_hosts
 from svc.apiserver.routes import endpoint
 from svc.apiserver.serving import ApiHttpServer, listen
 from svc.apiserver.serving_limits import ServingLimits
+from svc.apiserver.shutdown import Draining
 from svc.apiserver.watches import Watches
 from svc.machinery import status
 from svc.private_files import make_private_dir
@@ -86,6 +88,8 @@ log = logging.getLogger(__name__)
 SERVED_SUBRESOURCES = frozenset(
     {"status", "scale", "finalize", "binding", "eviction", "ephemeralcontainers", "resize", "approval", "log"}
 ) | {"exec", "attach"}
+# Livez checks that hold from the first moment, so `--livez-grace-period` does not cover them.
+_UNDELAYED = frozenset({"ping", "log"})
 
 
 class Server:
@@ -114,6 +118,7 @@ class Server:
         self.bound_url = ""
         self.ready = False
         self.shutting_down = False
+        self.draining = Draining()
         self._tasks: list[asyncio.Task[None]] = []
         self.serving_limits = ServingLimits()
         self.http_server: ApiHttpServer | None = None
@@ -142,7 +147,7 @@ class Server:
         self.openapi = OpenAPI(self.resources, self.profile)
         self.apiextensions = build_apiextensions(self)
         self.audit = build_audit(options.audit)
-        self.chain = build_handler_chain(endpoint)
+        self.chain = build_handler_chain(endpoint, build_filters(options.serving))
         self.version_info = {
             "major": "1",
             "minor": "36",
@@ -289,7 +294,10 @@ class Server:
             *common[3:],
             HealthCheck("shutdown", not_shutting_down),
         ]
-        return {"healthz": common, "livez": common, "readyz": readiness}
+        grace = self.options.serving.livez_grace_period
+        until = time.monotonic() + grace
+        livez = [check if check.name in _UNDELAYED or not grace else after_grace(check, until) for check in common]
+        return {"healthz": common, "livez": livez, "readyz": readiness}
 
     # -- lifecycle ---------------------------------------------------------------------------
     def _cache_enabled(self, resource: Any) -> bool:
@@ -469,6 +477,10 @@ class Server:
             response.force_close()
         return response
 
+    def close_listener(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
+
     async def stop(self) -> None:
         self.shutting_down = True
         self.ready = False
@@ -477,8 +489,7 @@ class Server:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        if self._listener is not None:
-            self._listener.close()
+        self.close_listener()
         await self.rbac.stop()
         await self.authorization.close()
         if self.node_policy is not None:
