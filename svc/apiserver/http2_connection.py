@@ -59,7 +59,7 @@ class Http2Connection(asyncio.Protocol):
         self.requests = 0
         self._paused = False
         self._drain_waiter: asyncio.Future[None] | None = None
-        self._goaway_after_streams = False
+        self._closer: asyncio.Task[None] | None = None
         self._idle: asyncio.Event = asyncio.Event()
 
     # -- asyncio protocol ----------------------------------------------------------------------
@@ -187,8 +187,6 @@ class Http2Connection(asyncio.Protocol):
         finally:
             if not stream.closed and not stream.eof_pending:
                 self.reset(stream, INTERNAL_ERROR)
-            if stream.close_connection:
-                self._goaway_after_streams = True
             self._stream_done(stream)
 
     # -- sending -------------------------------------------------------------------------------
@@ -262,8 +260,6 @@ class Http2Connection(asyncio.Protocol):
         self._forget(stream, reset=False)
         if not self.tasks - {asyncio.current_task()}:
             self._idle.set()
-            if self._goaway_after_streams:
-                self.close_gracefully()
 
     # -- ending --------------------------------------------------------------------------------
     def close_gracefully(self) -> None:
@@ -276,8 +272,7 @@ class Http2Connection(asyncio.Protocol):
         if not self.streams and not self.tasks - {asyncio.current_task()}:
             self.transport.close()
         else:
-            self._goaway_after_streams = True
-            asyncio.get_running_loop().create_task(self._close_when_idle())
+            self._closer = asyncio.get_running_loop().create_task(self._close_when_idle())
 
     async def _close_when_idle(self) -> None:
         await self._idle.wait()

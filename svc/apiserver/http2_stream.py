@@ -41,7 +41,6 @@ class Http2Stream(AbstractStreamWriter):
         self.pending = bytearray()  # response bytes waiting for the peer to open its window
         self._eof_pending = False
         self.closed = False
-        self.headers_sent = False
         self.close_connection = False
         self._window_waiter: asyncio.Future[None] | None = None
         self._transport = StreamTransport(self)
@@ -104,7 +103,8 @@ class Http2Stream(AbstractStreamWriter):
             if lowered not in _HOP_BY_HOP:
                 fields.append((lowered, value))
         self.connection.send_headers(self, fields)
-        self.headers_sent = True
+        if self.close_connection:
+            self.connection.close_gracefully()
 
     async def write(self, chunk: bytes | bytearray | memoryview) -> None:  # type: ignore[override]
         if self.closed:
