@@ -48,6 +48,7 @@ from svc.apiserver.authz.rbac.policy import RbacPolicy
 from svc.apiserver.chain import build_filters, build_handler_chain
 from svc.apiserver.context import RequestContext
 from svc.apiserver.discovery import AGGREGATED_KIND, AGGREGATED_VERSIONS, Discovery
+from svc.apiserver.event_ttl import EventExpiry
 from svc.apiserver.health import HealthCheck, after_grace
 from svc.apiserver.kubeconfig import admin_kubeconfig, write_kubeconfig
 from svc.apiserver.kubelet_client import KubeletClient
@@ -119,6 +120,7 @@ class Server:
         self.ready = False
         self.shutting_down = False
         self.draining = Draining()
+        self.expiry: EventExpiry | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self.serving_limits = ServingLimits()
         self.http_server: ApiHttpServer | None = None
@@ -466,6 +468,7 @@ class Server:
             asyncio.create_task(status_loop(self), name="validating-admission-policy-status"),
             asyncio.create_task(storage_size_loop(self), name="storage-size"),
             asyncio.create_task(self.authorization.run_reloads(), name="authorization-config"),
+            asyncio.create_task(self.event_expiry().run(), name="event-ttl"),
         ]
         self.ready = True
 
@@ -476,6 +479,13 @@ class Server:
             # kept open, the connection would parse a sent body as the next request.
             response.force_close()
         return response
+
+    def event_expiry(self) -> EventExpiry:
+        """Events go `--event-ttl` after their last write (upstream's etcd lease, see `event_ttl`)."""
+        assert self.backends is not None
+        prefix = self.options.store_prefix + self.store_for("", "events").resource.storage_prefix
+        self.expiry = EventExpiry(self.backends.for_resource("", "events"), prefix, self.options.serving.event_ttl)
+        return self.expiry
 
     def close_listener(self) -> None:
         if self._listener is not None:

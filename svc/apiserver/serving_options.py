@@ -17,6 +17,7 @@ from svc.machinery.duration import parse_duration
 from svc.machinery.gotext import parse_bool
 
 MAX_GOAWAY_CHANCE = 0.02
+DEFAULT_EVENT_TTL = 3600.0
 # Streams a client may open at once on an HTTP/2 connection when the flag is 0 (upstream's explicit default).
 DEFAULT_HTTP2_STREAMS = 100
 CORS_HELP = (
@@ -49,6 +50,7 @@ class ServingOptions:
     permit_address_sharing: bool = False
     cors_allowed_origins: list[str] = field(default_factory=list)
     hsts_directives: list[str] = field(default_factory=list)
+    event_ttl: float = DEFAULT_EVENT_TTL
 
     @property
     def http2_streams(self) -> int:
@@ -128,6 +130,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         help="HSTS directives, e.g. max-age=31536000,includeSubDomains,preload",
     )
+    add("--event-ttl", type=_duration, help="how long Events are kept after their last write (default 1h0m0s)")
 
 
 def _joined(values: list[list[str]] | None) -> list[str]:
@@ -176,6 +179,7 @@ def from_args(args: argparse.Namespace) -> ServingOptions:
         "http2_max_streams_per_connection",
         "permit_port_sharing",
         "permit_address_sharing",
+        "event_ttl",
     ):
         value = getattr(args, name)
         if value is not None:
@@ -190,6 +194,8 @@ def from_args(args: argparse.Namespace) -> ServingOptions:
         raise ValueError("--shutdown-delay-duration can not be negative value")
     if options.shutdown_watch_termination_grace_period < 0:
         raise ValueError("shutdown-watch-termination-grace-period, if provided, can not be a negative value")
+    if options.event_ttl <= 0:
+        raise ValueError("--event-ttl must be greater than 0")
     if options.http2_max_streams_per_connection < 0:
         raise ValueError("--http2-max-streams-per-connection can not be negative value")
     tls_settings.tls_version(options.tls_min_version)
