@@ -52,6 +52,7 @@ from svc.apiserver.event_ttl import EventExpiry
 from svc.apiserver.health import HealthCheck, after_grace
 from svc.apiserver.kubeconfig import admin_kubeconfig, write_kubeconfig
 from svc.apiserver.kubelet_client import KubeletClient
+from svc.apiserver.logs_handler import LOG_DIRECTORY
 from svc.apiserver.loops import compaction_loop, storage_size_loop
 from svc.apiserver.metrics import Metrics
 from svc.apiserver.openapi import OpenAPI
@@ -121,6 +122,7 @@ class Server:
         self.shutting_down = False
         self.draining = Draining()
         self.expiry: EventExpiry | None = None
+        self.logs_directory = LOG_DIRECTORY  # what `/logs` serves (`--enable-logs-handler`)
         self._tasks: list[asyncio.Task[None]] = []
         self.serving_limits = ServingLimits()
         self.http_server: ApiHttpServer | None = None

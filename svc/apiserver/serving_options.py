@@ -51,6 +51,8 @@ class ServingOptions:
     cors_allowed_origins: list[str] = field(default_factory=list)
     hsts_directives: list[str] = field(default_factory=list)
     event_ttl: float = DEFAULT_EVENT_TTL
+    enable_logs_handler: bool = False
+    profiling: bool = True
 
     @property
     def http2_streams(self) -> int:
@@ -130,6 +132,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         help="HSTS directives, e.g. max-age=31536000,includeSubDomains,preload",
     )
+    add("--enable-logs-handler", type=_bool, nargs="?", const=True, help="serve /var/log under /logs (deprecated)")
+    add("--profiling", type=_bool, nargs="?", const=True, help="serve /debug/pprof/ (default true)")
     add("--event-ttl", type=_duration, help="how long Events are kept after their last write (default 1h0m0s)")
 
 
@@ -180,6 +184,8 @@ def from_args(args: argparse.Namespace) -> ServingOptions:
         "permit_port_sharing",
         "permit_address_sharing",
         "event_ttl",
+        "enable_logs_handler",
+        "profiling",
     ):
         value = getattr(args, name)
         if value is not None:

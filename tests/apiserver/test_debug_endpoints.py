@@ -1,0 +1,56 @@
+"""`/debug/pprof/` (`--profiling`, on by default) and `/logs` (`--enable-logs-handler`, off by
+default), authorized as non-resource URLs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from svc.testing.harness import RunningServer
+
+
+def test_profiling_endpoints_are_served_by_default(svc_server: RunningServer) -> None:
+    client = svc_server.client(timeout=30)
+    assert b"profile" in client.request("GET", "/debug/pprof/").body
+    profile = client.request("GET", "/debug/pprof/profile", params={"seconds": "1"})
+    assert profile.status == 200
+    lines = profile.body.decode().splitlines()
+    assert lines and all(line.rsplit(" ", 1)[1].isdigit() for line in lines)  # collapsed stacks
+    assert "run_forever" in profile.body.decode()  # the event loop's thread is the one sampled
+    assert b"task " in client.request("GET", "/debug/pprof/goroutine", params={"debug": "2"}).body
+    assert b"live objects" in client.request("GET", "/debug/pprof/heap").body
+
+
+def test_profiling_off(svc_server_factory: Callable[..., RunningServer]) -> None:
+    client = svc_server_factory("--profiling=false").client()
+    assert client.request("GET", "/debug/pprof/").status == 404
+
+
+def test_profiling_needs_authorization(svc_server_factory: Callable[..., RunningServer]) -> None:
+    server = svc_server_factory("--authorization-mode=RBAC")
+    assert server.anonymous_client().request("GET", "/debug/pprof/").status == 403
+    assert server.client().request("GET", "/debug/pprof/").status == 200
+
+
+def test_logs_handler_is_off_by_default(svc_server: RunningServer) -> None:
+    assert svc_server.client().request("GET", "/logs/").status == 404
+
+
+def test_logs_handler_serves_the_log_directory(
+    svc_server_factory: Callable[..., RunningServer], tmp_path: Path
+) -> None:
+    server = svc_server_factory("--enable-logs-handler")
+    assert server.server is not None
+    logs = tmp_path / "logs"
+    (logs / "sub").mkdir(parents=True)
+    (logs / "app.log").write_text("line one\n")
+    (logs / "escape.log").symlink_to(tmp_path / "secret")
+    (tmp_path / "secret").write_text("not a log\n")
+    server.server.logs_directory = logs
+    client = server.client()
+    listing = client.request("GET", "/logs/")
+    assert listing.status == 200
+    assert b'<a href="app.log">app.log</a>' in listing.body and b'<a href="sub/">sub/</a>' in listing.body
+    assert client.request("GET", "/logs/app.log").body == b"line one\n"
+    assert client.request("GET", "/logs/escape.log").status == 404
+    assert client.request("GET", "/logs/missing.log").status == 404
