@@ -8,12 +8,16 @@ authorized the same way (a non-resource URL: `get` on `/debug/pprof/*`, so by de
   read; not Go's protobuf format;
 - `goroutine`: the asyncio tasks and the stack each is suspended in (what `goroutine?debug=2` shows);
 - `heap`: live objects by type (the collector's view), and `tracemalloc`'s top lines when tracing.
+
+With them, as upstream, `PUT /debug/flags/v` (body: a number) changes the log verbosity (`-v`) of the
+running server.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import dataclasses
 import gc
 import io
 import sys
@@ -24,9 +28,11 @@ from types import FrameType
 
 from aiohttp import web
 
+from svc.apiserver.logs import LogSettings, configure_logging
 from svc.machinery import status
 
 PREFIX = "/debug/pprof"
+VERBOSITY_FLAG = "/debug/flags/v"
 DEFAULT_SECONDS = 30
 SAMPLE_INTERVAL = 0.01
 _TEXT = "text/plain; charset=utf-8"
@@ -108,3 +114,26 @@ async def serve(path: str, request: web.BaseRequest) -> web.Response:
     if name == "heap":
         return web.Response(text=await asyncio.to_thread(_heap), content_type="text/plain")
     raise status.not_found_path()
+
+
+def _plain(status_code: int, text: str) -> web.Response:
+    return web.Response(
+        status=status_code, text=text + "\n", content_type="text/plain", headers={"X-Content-Type-Options": "nosniff"}
+    )
+
+
+async def set_verbosity(request: web.BaseRequest, settings: LogSettings) -> tuple[web.Response, LogSettings]:
+    """`PUT /debug/flags/v`: the new settings (unchanged on error) and upstream's plain-text answer."""
+    if request.method != "PUT":
+        return _plain(406, "unsupported http method"), settings
+    value = (await request.text()).strip()
+    try:
+        verbosity = int(value)
+        if verbosity < 0:
+            raise ValueError
+    except ValueError:
+        message = f'failed set klog.logging.verbosity {value}: strconv.ParseInt: parsing "{value}": invalid syntax'
+        return _plain(400, message), settings
+    changed = dataclasses.replace(settings, verbosity=verbosity)
+    configure_logging(changed)
+    return _plain(200, f"successfully set klog.logging.verbosity to {value}"), changed

@@ -132,6 +132,9 @@ async def _non_resource(ctx: RequestContext) -> web.StreamResponse:
     path = request.path.rstrip("/") or "/"
     if path.startswith(admin_endpoints.PREFIX):
         return await admin_endpoints.serve(ctx, path)
+    if path == profiling.VERBOSITY_FLAG and server.options.serving.profiling:
+        response, server.options.logging = await profiling.set_verbosity(request, server.options.logging)
+        return response
     if request.method not in ("GET", "HEAD"):
         raise _method_not_allowed()
     health = await server.health(path, request)

@@ -54,3 +54,15 @@ def test_logs_handler_serves_the_log_directory(
     assert client.request("GET", "/logs/app.log").body == b"line one\n"
     assert client.request("GET", "/logs/escape.log").status == 404
     assert client.request("GET", "/logs/missing.log").status == 404
+
+
+def test_put_debug_flags_v_changes_the_verbosity(svc_server: RunningServer) -> None:
+    assert svc_server.server is not None
+    client = svc_server.client()
+    changed = client.request("PUT", "/debug/flags/v", body=b"5", content_type="text/plain")
+    assert (changed.status, changed.body) == (200, b"successfully set klog.logging.verbosity to 5\n")
+    assert svc_server.server.options.logging.verbosity == 5
+    refused = client.request("PUT", "/debug/flags/v", body=b"loud", content_type="text/plain")
+    assert refused.status == 400 and b"failed set klog.logging.verbosity loud" in refused.body
+    assert client.request("GET", "/debug/flags/v").status == 406
+    client.request("PUT", "/debug/flags/v", body=b"0", content_type="text/plain")
