@@ -124,3 +124,17 @@ def test_kubectl_uses_http2_and_multiplexes(svc_server_factory: Callable[..., Ru
     assert done.returncode == 0, done.stderr
     assert "namespace/default" in done.stdout
     _wait(lambda: http.http2_requests + sum(c.requests for c in http.http2_connections) > 0)
+
+
+def test_a_response_larger_than_the_client_window_arrives_whole(svc_server: RunningServer) -> None:
+    """The client's 64 KiB windows make the server wait for WINDOW_UPDATEs (flow control)."""
+    client = svc_server.client()
+    payload = "x" * 2000
+    for index in range(100):
+        body = {"metadata": {"name": f"big-{index}"}, "data": {"payload": payload}}
+        assert client.request("POST", "/api/v1/namespaces/default/configmaps", body=body).status == 201
+    h2 = H2Client(svc_server)
+    result = h2.request("GET", "/api/v1/namespaces/default/configmaps", headers={"accept": "application/json"})
+    h2.close()
+    assert result.status == 200 and len(result.body) > 200_000
+    assert len(json.loads(result.body)["items"]) == 100
