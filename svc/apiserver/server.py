@@ -47,11 +47,13 @@ from svc.apiserver.authz.rbac.escalation import EscalationCheck
 from svc.apiserver.authz.rbac.policy import RbacPolicy
 from svc.apiserver.chain import build_filters, build_handler_chain
 from svc.apiserver.context import RequestContext
+from svc.apiserver.debug_socket import DebugSocket
 from svc.apiserver.discovery import AGGREGATED_KIND, AGGREGATED_VERSIONS, Discovery
 from svc.apiserver.event_ttl import EventExpiry
 from svc.apiserver.health import HealthCheck, after_grace
 from svc.apiserver.kubeconfig import admin_kubeconfig, write_kubeconfig
 from svc.apiserver.kubelet_client import KubeletClient
+from svc.apiserver.logs import LogSettings
 from svc.apiserver.logs_handler import LOG_DIRECTORY
 from svc.apiserver.loops import compaction_loop, storage_size_loop
 from svc.apiserver.metrics import Metrics
@@ -123,6 +125,11 @@ class Server:
         self.draining = Draining()
         self.expiry: EventExpiry | None = None
         self.logs_directory = LOG_DIRECTORY  # what `/logs` serves (`--enable-logs-handler`)
+        self.debug_socket = (
+            DebugSocket(options.serving.debug_socket_path, lambda: self.options.logging, self._set_logging)
+            if options.serving.debug_socket_path
+            else None
+        )
         self._tasks: list[asyncio.Task[None]] = []
         self.serving_limits = ServingLimits()
         self.http_server: ApiHttpServer | None = None
@@ -464,6 +471,8 @@ class Server:
         )
         write_kubeconfig(self.kubeconfig_path, config)
         await default_service.reconcile(self, port, advertise)
+        if self.debug_socket is not None:
+            await self.debug_socket.start()
         self._tasks = [
             asyncio.create_task(default_service.default_service_loop(self, port, advertise), name="default-service"),
             asyncio.create_task(compaction_loop(self), name="compaction"),
@@ -481,6 +490,9 @@ class Server:
             # kept open, the connection would parse a sent body as the next request.
             response.force_close()
         return response
+
+    def _set_logging(self, settings: LogSettings) -> None:
+        self.options.logging = settings
 
     def event_expiry(self) -> EventExpiry:
         """Events go `--event-ttl` after their last write (upstream's etcd lease, see `event_ttl`)."""
@@ -502,6 +514,8 @@ class Server:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self.close_listener()
+        if self.debug_socket is not None:
+            await self.debug_socket.stop()
         await self.rbac.stop()
         await self.authorization.close()
         if self.node_policy is not None:

@@ -53,6 +53,7 @@ class ServingOptions:
     event_ttl: float = DEFAULT_EVENT_TTL
     enable_logs_handler: bool = False
     profiling: bool = True
+    debug_socket_path: str = ""
 
     @property
     def http2_streams(self) -> int:
@@ -134,6 +135,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add("--enable-logs-handler", type=_bool, nargs="?", const=True, help="serve /var/log under /logs (deprecated)")
     add("--profiling", type=_bool, nargs="?", const=True, help="serve /debug/pprof/ (default true)")
+    add("--debug-socket-path", help="unix socket serving the profiling endpoints without authentication")
     add("--event-ttl", type=_duration, help="how long Events are kept after their last write (default 1h0m0s)")
 
 
@@ -186,6 +188,7 @@ def from_args(args: argparse.Namespace) -> ServingOptions:
         "event_ttl",
         "enable_logs_handler",
         "profiling",
+        "debug_socket_path",
     ):
         value = getattr(args, name)
         if value is not None:

@@ -3,6 +3,8 @@ default), authorized as non-resource URLs."""
 
 from __future__ import annotations
 
+import http.client
+import socket
 from collections.abc import Callable
 from pathlib import Path
 
@@ -66,3 +68,32 @@ def test_put_debug_flags_v_changes_the_verbosity(svc_server: RunningServer) -> N
     assert refused.status == 400 and b"failed set klog.logging.verbosity loud" in refused.body
     assert client.request("GET", "/debug/flags/v").status == 406
     client.request("PUT", "/debug/flags/v", body=b"0", content_type="text/plain")
+
+
+def test_debug_socket_serves_profiling_without_authentication(
+    svc_server_factory: Callable[..., RunningServer], tmp_path: Path
+) -> None:
+    socket_path = tmp_path / "run" / "debug.sock"
+    server = svc_server_factory(f"--debug-socket-path={socket_path}", "--profiling=false")
+    assert server.server is not None
+    connection = _UnixConnection(str(socket_path))
+    connection.request("GET", "/debug/pprof/heap")
+    response = connection.getresponse()
+    assert response.status == 200 and b"live objects" in response.read()
+    connection.request("PUT", "/debug/flags/v", body=b"3")
+    assert connection.getresponse().read() == b"successfully set klog.logging.verbosity to 3\n"
+    assert server.server.options.logging.verbosity == 3
+    connection.request("PUT", "/debug/flags/v", body=b"0")
+    connection.getresponse().read()
+    connection.close()
+
+
+class _UnixConnection(http.client.HTTPConnection):
+    def __init__(self, path: str) -> None:
+        super().__init__("localhost", timeout=10)
+        self._path = path
+
+    def connect(self) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(10)
+        self.sock.connect(self._path)
