@@ -25,7 +25,7 @@ from svc.api.brand import PROFILES
 from svc.api.columns import columns_for, row_conditions_for
 from svc.api.kinds import strategy_for
 from svc.api.resources import Resource, ResourceSet, version_priority
-from svc.apiserver import default_service, tls_settings
+from svc.apiserver import default_service
 from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
 from svc.apiserver.admission.plugins.policy.status_loop import status_loop
@@ -63,6 +63,7 @@ from svc.apiserver.pki import Pki, ensure_pki, serving_hosts
 from svc.apiserver.routes import endpoint
 from svc.apiserver.serving import ApiHttpServer, listen
 from svc.apiserver.serving_limits import ServingLimits
+from svc.apiserver.serving_tls import build_serving_context
 from svc.apiserver.shutdown import Draining
 from svc.apiserver.watches import Watches
 from svc.machinery import status
@@ -372,36 +373,15 @@ class Server:
         await extension_configmap.publish(store, self.profile.system_namespace, data, system)
 
     def _ssl_context(self, client_cas: list[x509.Certificate]) -> ssl.SSLContext:
-        """The serving context with the TLS flags; `--tls-sni-cert-key` pairs each get one alike."""
         assert self.pki is not None
         options = self.options
         authorities = [*client_cas, *options.external_authn.request_header_cas()]
         verify_cas = [authority.public_bytes(serialization.Encoding.DER) for authority in authorities]
-        serving = options.serving
-
-        def context(cert_file: str, key_file: str) -> ssl.SSLContext:
-            return tls_settings.server_context(
-                cert_file,
-                key_file,
-                verify_cas=verify_cas,
-                min_version=serving.tls_min_version,
-                ciphers=serving.tls_cipher_suites,
-                curves=serving.tls_curve_preferences,
-                http2=not serving.disable_http2,
-            )
-
         if options.tls_cert_file:
-            default = context(options.tls_cert_file, options.tls_private_key_file)
+            cert, key = options.tls_cert_file, options.tls_private_key_file
         else:
-            default = context(str(self.pki.serving.cert), str(self.pki.serving.key))
-        table = tls_settings.SniTable()
-        pairs = [(pair, context(pair.cert_file, pair.key_file)) for pair in serving.tls_sni_cert_keys]
-        for pair, sni_context in pairs:
-            table.add(pair.names, sni_context)
-        for pair, sni_context in pairs:
-            if not pair.names:
-                table.add(tls_settings.certificate_names(pair.cert_file), sni_context)
-        return tls_settings.with_sni(default, table)
+            cert, key = str(self.pki.serving.cert), str(self.pki.serving.key)
+        return build_serving_context(cert, key, verify_cas=verify_cas, serving=options.serving)
 
     def _client_cas(self) -> list[x509.Certificate]:
         """Those of `--client-ca-file` when given (they replace the generated one), else the generated one."""
