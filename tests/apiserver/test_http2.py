@@ -138,3 +138,11 @@ def test_a_response_larger_than_the_client_window_arrives_whole(svc_server: Runn
     h2.close()
     assert result.status == 200 and len(result.body) > 200_000
     assert len(json.loads(result.body)["items"]) == 100
+
+
+def test_goaway_chance_leaves_http11_alone(svc_server_factory: Callable[..., RunningServer]) -> None:
+    client = svc_server_factory("--goaway-chance=0.02").client()
+    for _ in range(300):  # P(no pick in 300 at 2%) is 0.2%: a GOAWAY-style close would show
+        response = client.request("GET", "/api/v1/namespaces/default")
+        assert response.status == 200
+        assert response.headers.get("Connection") != "close"
