@@ -19,7 +19,8 @@ from svc.client.kubeconfig import load_kubeconfig
 from svc.client.rest import ssl_context
 from svc.testing.harness import RunningServer
 
-DELAY = 3.0
+DELAY = 4.0
+SLOW = 5.0
 LOAD_THREADS = 3
 MAX_REQUESTS = 5000
 TEST_DEADLINE = 40.0
@@ -100,9 +101,10 @@ def _slow_get(server: RunningServer, result: dict[str, Any]) -> None:
 def test_sigterm_under_load_refuses_only_with_retry_after_and_ends_watches_cleanly(
     svc_server_process: Callable[..., RunningServer], tmp_path: Path
 ) -> None:
-    # One request that takes 3 s keeps the drain window open, so new requests meet it.
+    # One request that takes SLOW seconds from 1 s after SIGTERM keeps the drain window open past
+    # the delay, so new requests meet it.
     faults = tmp_path / "faults.json"
-    faults.write_text(json.dumps({"rules": [{"verbs": ["get"], "names": ["slow"], "delay": {"seconds": 3}}]}))
+    faults.write_text(json.dumps({"rules": [{"verbs": ["get"], "names": ["slow"], "delay": {"seconds": SLOW}}]}))
     server = svc_server_process(
         f"--shutdown-delay-duration={DELAY:.0f}s",
         "--shutdown-send-retry-after",
@@ -119,7 +121,7 @@ def test_sigterm_under_load_refuses_only_with_retry_after_and_ends_watches_clean
     time.sleep(1.0)
     signalled = time.monotonic()
     server.process.send_signal(signal.SIGTERM)
-    time.sleep(DELAY - 1.0)
+    time.sleep(1.0)
     slow: dict[str, Any] = {}
     in_flight = _threads([lambda: _slow_get(server, slow)])
     assert server.process.wait(timeout=TEST_DEADLINE) == 0
