@@ -7,7 +7,8 @@ runs a request: the application's handler, then `prepare` and `write_eof` of its
 `http2.Server` configuration: `--http2-max-streams-per-connection` concurrent streams (100 when 0),
 256 KiB frames and per-stream receive windows, a connection window of one stream window per stream.
 
-Every response is sent as the peer's windows allow; a stream whose peer stops reading holds its
+A connection with no stream for `ServingLimits.idle_timeout` (90 s, as Go's `IdleTimeout`) is
+closed with a GOAWAY. Every response is sent as the peer's windows allow; a stream whose peer stops reading holds its
 bytes in its own buffer (which watches count, see `svc.apiserver.watches`) while the others go on.
 A reset stream ends its handler's watch as a closed connection does. `close_gracefully` sends
 GOAWAY and lets open streams finish, as Go's server does on shutdown or for a `Connection: close`
@@ -46,9 +47,11 @@ CANCEL = 8
 
 
 class Http2Connection(asyncio.Protocol):
-    def __init__(self, server: ApiHttpServer, *, max_streams: int) -> None:
+    def __init__(self, server: ApiHttpServer, *, max_streams: int, idle_timeout: float) -> None:
         self.server = server
         self.max_streams = max_streams
+        self.idle_timeout = idle_timeout
+        self._idle_timer: asyncio.TimerHandle | None = None
         self.transport: asyncio.Transport | None = None
         self.h2 = h2.connection.H2Connection(
             h2.config.H2Configuration(client_side=False, header_encoding="utf-8", validate_inbound_headers=True)
@@ -77,9 +80,11 @@ class Http2Connection(asyncio.Protocol):
         self.h2.increment_flow_control_window(BODY_BUFFER * self.max_streams - _DEFAULT_WINDOW)
         self._flush()
         self.server.http2_connection_made(self)
+        self._start_idle_timer()
 
     def connection_lost(self, exc: BaseException | None) -> None:
         self.closing = True
+        self._stop_idle_timer()
         for stream in list(self.streams.values()):
             self._forget(stream)
         if self._drain_waiter is not None and not self._drain_waiter.done():
@@ -164,6 +169,7 @@ class Http2Connection(asyncio.Protocol):
         )
         self.requests += 1
         self._idle.clear()
+        self._stop_idle_timer()
         task = asyncio.get_running_loop().create_task(self._serve(stream, message))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
@@ -260,8 +266,19 @@ class Http2Connection(asyncio.Protocol):
         self._forget(stream, reset=False)
         if not self.tasks - {asyncio.current_task()}:
             self._idle.set()
+            self._start_idle_timer()
 
     # -- ending --------------------------------------------------------------------------------
+    def _start_idle_timer(self) -> None:
+        """A connection without streams for `idle_timeout` (Go's `IdleTimeout`, 90 s) gets a GOAWAY."""
+        self._stop_idle_timer()
+        self._idle_timer = asyncio.get_running_loop().call_later(self.idle_timeout, self.close_gracefully)
+
+    def _stop_idle_timer(self) -> None:
+        if self._idle_timer is not None:
+            self._idle_timer.cancel()
+            self._idle_timer = None
+
     def close_gracefully(self) -> None:
         """GOAWAY: no new streams; the connection closes when the open ones are done."""
         if self.closing or self.transport is None:

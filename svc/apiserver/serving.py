@@ -93,7 +93,9 @@ class _AlpnChoice(asyncio.Protocol):
         chosen = ssl_object.selected_alpn_protocol() if ssl_object is not None else None
         protocol: asyncio.Protocol
         if chosen == "h2" and self._server.http2_streams:
-            protocol = Http2Connection(self._server, max_streams=self._server.http2_streams)
+            server = self._server
+            idle = server.limits.idle_timeout
+            protocol = Http2Connection(server, max_streams=server.http2_streams, idle_timeout=idle)
         else:
             protocol = self._server.http1()
         transport.set_protocol(protocol)

@@ -146,3 +146,13 @@ def test_goaway_chance_leaves_http11_alone(svc_server_factory: Callable[..., Run
         response = client.request("GET", "/api/v1/namespaces/default")
         assert response.status == 200
         assert response.headers.get("Connection") != "close"
+
+
+def test_an_idle_connection_gets_a_goaway(svc_server: RunningServer) -> None:
+    assert svc_server.server is not None
+    svc_server.server.serving_limits.idle_timeout = 0.5
+    client = H2Client(svc_server)
+    assert client.request("GET", "/api/v1/namespaces/default").status == 200
+    client.pump(lambda: client.goaway, timeout=10)
+    assert client.goaway
+    client.close()
