@@ -5,7 +5,8 @@ states); this module moves bytes between it and the socket and runs each request
 runs a request: the application's handler, then `prepare` and `write_eof` of its response (see
 `http2_stream` for how a stream stands in for a connection). Settings follow upstream's
 `http2.Server` configuration: `--http2-max-streams-per-connection` concurrent streams (100 when 0),
-256 KiB frames and per-stream receive windows, a connection window of one stream window per stream.
+256 KiB frames and per-stream receive windows, a connection window of one stream window per stream,
+and the HTTP/1.1 header budget (1 MiB) as the header list limit.
 
 A connection with no stream for `ServingLimits.idle_timeout` (90 s, as Go's `IdleTimeout`) is
 closed with a GOAWAY. Every response is sent as the peer's windows allow; a stream whose peer stops reading holds its
@@ -74,6 +75,8 @@ class Http2Connection(asyncio.Protocol):
                 h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: self.max_streams,
                 h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: BODY_BUFFER,
                 h2.settings.SettingCodes.MAX_FRAME_SIZE: MAX_FRAME_SIZE,
+                # Go's server: the HTTP/1.1 header budget plus HTTP/2's 32 bytes per field for 10 fields.
+                h2.settings.SettingCodes.MAX_HEADER_LIST_SIZE: self.server.limits.max_header_bytes + 320,
             },
         )
         self.h2.initiate_connection()
