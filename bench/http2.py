@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import h2.config
 import h2.connection
 import h2.events
+import h2.settings
 
 from bench.plan import Plan
 from bench.progress import progress
@@ -22,6 +23,9 @@ from bench.server import ServerProcess
 from bench.watch import HEADERS, Watcher, measure_fanout, open_watchers, watch_path
 
 CONNECTIONS = 10
+# client-go's HTTP/2 transport (Go's defaults): 4 MiB stream windows, a 1 GiB connection window.
+STREAM_WINDOW = 4 << 20
+CONNECTION_WINDOW = 1 << 30
 
 
 class _StreamWatcher(Watcher):
@@ -52,7 +56,11 @@ class Http2Watches(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
+        self.h2.local_settings = h2.settings.Settings(
+            client=True, initial_values={h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: STREAM_WINDOW}
+        )
         self.h2.initiate_connection()
+        self.h2.increment_flow_control_window(CONNECTION_WINDOW - 65535)
         for _ in range(self.count):
             stream_id = self.h2.get_next_available_stream_id()
             self.h2.send_headers(stream_id, self.request, end_stream=True)
