@@ -93,7 +93,10 @@ def test_livez_passes_unfinished_hooks_during_the_grace_period() -> None:
             "shutdown-watch-termination-grace-period, if provided, can not be a negative value",
         ),
         ("--strict-transport-security-directives=max-age", "--strict-transport-security-directives invalid"),
-        ("--strict-transport-security-directives=preload,,includeSubDomains", "empty value in strict-transport-security-directives"),
+        (
+            "--strict-transport-security-directives=preload,,includeSubDomains",
+            "empty value in strict-transport-security-directives",
+        ),
         ("--cors-allowed-origins=example.com", "regular expression does not pin to start/end of host"),
         ("--cors-allowed-origins=^(x$", "--cors-allowed-origins has an invalid regular expression"),
     ],
