@@ -110,7 +110,7 @@ def test_goaway_chance_sends_goaway_on_http2(svc_server_factory: Callable[..., R
     client.close()
 
 
-def test_kubectl_uses_http2_and_multiplexes(svc_server_factory: Callable[..., RunningServer]) -> None:
+def test_kubectl_1_35_uses_http2(svc_server_factory: Callable[..., RunningServer]) -> None:
     server = svc_server_factory("--brand-profile=kubernetes")
     assert server.server is not None and server.server.http_server is not None
     http = server.server.http_server
