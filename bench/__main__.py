@@ -33,6 +33,7 @@ from bench import (
     crud,
     encode,
     etcd_server,
+    http2,
     lists,
     memory,
     patches,
@@ -58,6 +59,7 @@ SCENARIOS = (
     "patch",
     "lists",
     "watch",
+    "http2",
     "memory",
     "connections",
     "watchmem",
@@ -136,7 +138,13 @@ async def _server_scenarios(workdir: Path, plan: Plan, only: list[str], sections
         return
     progress(f"svc-apiserver pid {server.pid} ready on {server.url} in {server.startup_seconds:.2f} s")
     try:
-        for name, module in (("crud", crud), ("patch", patches), ("lists", lists), ("watch", watch)):
+        for name, module in (
+            ("crud", crud),
+            ("patch", patches),
+            ("lists", lists),
+            ("watch", watch),
+            ("http2", http2),
+        ):
             if name in only:
                 result = await _guarded(name, failed, module.run(server, plan))
                 if result is not None:
@@ -228,7 +236,7 @@ async def run(plan: Plan, only: list[str]) -> str:
     facts: Facts = {}
     with tempfile.TemporaryDirectory(prefix="svc-bench-") as directory:
         workdir = Path(directory)
-        if {"crud", "patch", "lists", "watch", "http"} & set(only):
+        if {"crud", "patch", "lists", "watch", "http2", "http"} & set(only):
             await _server_scenarios(workdir, plan, only, sections, facts)
         await _other_scenarios(workdir, plan, only, sections, facts)
     order = ("crud", "http", "etcd", "sqlite", "patch", "lists", "encode", "watch", "connections", "memory", "start")
@@ -244,6 +252,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         "cel",
         "conversion",
         "watch",
+        "http2",
         "watchmem",
         "memory",
         "start",

@@ -178,17 +178,38 @@ async def _lag_probe(samples: list[float], stop: asyncio.Event) -> None:
         samples.append(time.perf_counter() - before - 0.01)
 
 
-async def run(server: ServerProcess, plan: Plan) -> tuple[Section, Facts]:
-    section = Section("Watch fan-out (one collection, creates at a fixed pace)", HEADERS)
+async def watch_path(server: ServerProcess, namespace: str = NAMESPACE) -> tuple[str, str]:
+    """The watched collection's URL and the watch path (from its current resourceVersion)."""
     async with open_session(server.credentials.ssl_context(), 1) as session:
-        await ensure_namespace(session, server.url, NAMESPACE)
-        collection = f"{server.url}/api/v1/namespaces/{NAMESPACE}/configmaps"
+        await ensure_namespace(session, server.url, namespace)
+        collection = f"{server.url}/api/v1/namespaces/{namespace}/configmaps"
         async with session.get(f"{collection}?limit=1", headers=JSON) as response:
             since = resource_version(await expect(response, 200))
+    return collection, f"/api/v1/namespaces/{namespace}/configmaps?watch=1&resourceVersion={since}&timeoutSeconds=3600"
+
+
+async def run(server: ServerProcess, plan: Plan) -> tuple[Section, Facts]:
+    section = Section("Watch fan-out (one collection, creates at a fixed pace)", HEADERS)
+    collection, path = await watch_path(server)
     latencies = array("q")
     progress(f"watch: opening {plan.watchers:,} watchers")
-    path = f"/api/v1/namespaces/{NAMESPACE}/configmaps?watch=1&resourceVersion={since}&timeoutSeconds=3600"
     watchers = await open_watchers(server, path, plan.watchers, latencies)
+    row, facts = await measure_fanout(server, plan, collection, watchers, latencies)
+    for watcher in watchers:
+        if watcher.transport is not None:
+            watcher.transport.close()
+    section.add(*row)
+    section.notes.append(
+        "latency is receive time minus the write time embedded in the object (same clock, two processes); "
+        f"a watcher still short of events {DRAIN_SECONDS:.0f} s after the last write counts them as lost"
+    )
+    return section, facts
+
+
+async def measure_fanout(
+    server: ServerProcess, plan: Plan, collection: str, watchers: list[Watcher], latencies: array
+) -> tuple[tuple[str, ...], Facts]:
+    """Writes at the plan's pace while `watchers` (open already) receive; the row of `HEADERS` and the facts."""
     progress(f"watch: {plan.watch_rate:.0f} writes/s for {plan.watch_seconds:.0f} s")
     lag: list[float] = []
     stop = asyncio.Event()
@@ -210,9 +231,6 @@ async def run(server: ServerProcess, plan: Plan) -> tuple[Section, Facts]:
     await probe
     closed = sum(w.closed for w in watchers)
     errors = sum(w.errors for w in watchers)
-    for watcher in watchers:
-        if watcher.transport is not None:
-            watcher.transport.close()
     delivered = sum(min(w.received, written.writes) for w in watchers)
     delivery_span = (max(w.last_ns for w in watchers) - began_ns) / 1e9
     lost = written.writes * len(watchers) - delivered
@@ -241,7 +259,7 @@ async def run(server: ServerProcess, plan: Plan) -> tuple[Section, Facts]:
         notes.append(f"{closed} streams closed early, {errors} ERROR events")
     if written.errors:
         notes.append(f"{written.errors} writes failed, first: {written.first_error[:120]}")
-    section.add(
+    row = (
         f"{len(watchers):,}",
         f"{written.writes:,}",
         rate(written.writes / written.seconds),
@@ -251,8 +269,4 @@ async def run(server: ServerProcess, plan: Plan) -> tuple[Section, Facts]:
         millis(facts["watch p99"]),
         "; ".join(notes),
     )
-    section.notes.append(
-        "latency is receive time minus the write time embedded in the object (same clock, two processes); "
-        f"a watcher still short of events {DRAIN_SECONDS:.0f} s after the last write counts them as lost"
-    )
-    return section, facts
+    return row, facts

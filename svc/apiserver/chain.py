@@ -1,9 +1,13 @@
 """The filter chain, built in one function, outermost first.
 
 Ordering rules:
-- recovery is outermost, so a failure anywhere (even in another filter) becomes a Status response;
+- the filters that only add response headers (HSTS, CORS, GOAWAY) are outermost, outside recovery,
+  so error responses carry their headers too; a CORS preflight is answered before authentication;
+- recovery comes next, so a failure anywhere (even in another filter) becomes a Status response;
 - request info comes before everything that needs to know the verb or resource;
 - metrics right after it, so every answer is counted, refusals of the filters below included;
+- the shutdown drain (`--shutdown-send-retry-after`) next: it needs the verb (watches are not
+  waited for) and its 429s are counted;
 - the deadline comes next, so authentication and authorization count against it too;
 - authentication before authorization (who, then whether they may);
 - audit right after authentication (the event names the user), before impersonation and authorization,
@@ -23,11 +27,15 @@ from svc.apiserver.filters import Filter, Handler
 from svc.apiserver.filters.audit import audit
 from svc.apiserver.filters.authentication import authenticate
 from svc.apiserver.filters.authorization import authorize
+from svc.apiserver.filters.goaway import probabilistic_goaway
 from svc.apiserver.filters.impersonation import impersonate
 from svc.apiserver.filters.metrics import measure
 from svc.apiserver.filters.panic_recovery import recover
 from svc.apiserver.filters.request_info import attach_request_info
+from svc.apiserver.filters.response_headers import cors, hsts
+from svc.apiserver.filters.retry_after import retry_after_while_draining
 from svc.apiserver.filters.timeout import limit_time
+from svc.apiserver.serving_options import ServingOptions
 
 FILTERS: tuple[Filter, ...] = (
     recover,
@@ -40,6 +48,21 @@ FILTERS: tuple[Filter, ...] = (
     authorize,
     inject_faults,
 )
+
+
+def build_filters(serving: ServingOptions) -> tuple[Filter, ...]:
+    """`FILTERS` with those the serving flags turn on; a filter that is off costs nothing."""
+    outer: list[Filter] = []
+    if serving.hsts_directives:
+        outer.append(hsts(serving.hsts_header))
+    if serving.cors_allowed_origins:
+        outer.append(cors(serving.cors_allowed_origins))
+    if serving.goaway_chance:
+        outer.append(probabilistic_goaway(serving.goaway_chance))
+    inner = list(FILTERS)
+    if serving.shutdown_send_retry_after:
+        inner.insert(inner.index(measure) + 1, retry_after_while_draining)
+    return (*outer, *inner)
 
 
 def build_handler_chain(endpoint: Handler, filters: tuple[Filter, ...] = FILTERS) -> Handler:

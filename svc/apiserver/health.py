@@ -7,6 +7,7 @@ with `<endpoint> check passed`, a failure is a 500 listing `[-]name failed: reas
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -22,6 +23,17 @@ _PLAIN = {"Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options":
 class HealthCheck:
     name: str
     check: Check
+
+
+def after_grace(check: HealthCheck, until: float, clock: Callable[[], float] = time.monotonic) -> HealthCheck:
+    """`check` passing unchecked until `clock()` reaches `until` (`--livez-grace-period`: a server still
+    starting is live, its post-start hooks assumed to finish)."""
+
+    async def delayed() -> None:
+        if clock() >= until:
+            await check.check()
+
+    return HealthCheck(check.name, delayed)
 
 
 async def _passes(check: HealthCheck) -> str:

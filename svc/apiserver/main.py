@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 from svc.apiserver.logs import LogSettings, configure_logging
 from svc.apiserver.options import parse_options
 from svc.apiserver.server import Server
+from svc.apiserver.shutdown import shut_down
 from svc.storage.errors import StorageError
 
 YOUNG_COLLECTION_THRESHOLD = 20_000
@@ -44,6 +45,7 @@ async def _run(server: Server) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
     await stop.wait()
+    await shut_down(server)
     await server.stop()
 
 

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 import orjson
 from aiohttp import web
 
-from svc.apiserver import admin_endpoints
+from svc.apiserver import admin_endpoints, logs_handler, profiling
 from svc.apiserver.authn import issuer_discovery
 from svc.apiserver.context import RequestContext
 from svc.apiserver.handlers.action import act, action_for
@@ -132,6 +132,9 @@ async def _non_resource(ctx: RequestContext) -> web.StreamResponse:
     path = request.path.rstrip("/") or "/"
     if path.startswith(admin_endpoints.PREFIX):
         return await admin_endpoints.serve(ctx, path)
+    if path == profiling.VERBOSITY_FLAG and server.options.serving.profiling:
+        response, server.options.logging = await profiling.set_verbosity(request, server.options.logging)
+        return response
     if request.method not in ("GET", "HEAD"):
         raise _method_not_allowed()
     health = await server.health(path, request)
@@ -139,6 +142,11 @@ async def _non_resource(ctx: RequestContext) -> web.StreamResponse:
         return health
     if path == "/metrics":
         return respond(ctx, 200, server.metrics.render(), CONTENT_TYPE)
+    serving = server.options.serving
+    if serving.profiling and (path == profiling.PREFIX or path.startswith(profiling.PREFIX + "/")):
+        return await profiling.serve(path, request)
+    if serving.enable_logs_handler and (path == logs_handler.PREFIX or path.startswith(logs_handler.PREFIX + "/")):
+        return await logs_handler.serve(path, server.logs_directory)
     if path in (issuer_discovery.DISCOVERY_PATH, issuer_discovery.JWKS_PATH):
         return _issuer_discovery(ctx, path)
     if path == "/version":

@@ -13,6 +13,7 @@ import logging
 import platform
 import ssl
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -43,22 +44,27 @@ from svc.apiserver.authz.build import Authorization
 from svc.apiserver.authz.node.policy import NodePolicy
 from svc.apiserver.authz.rbac.escalation import EscalationCheck
 from svc.apiserver.authz.rbac.policy import RbacPolicy
-from svc.apiserver.chain import build_handler_chain
+from svc.apiserver.chain import build_filters, build_handler_chain
 from svc.apiserver.context import RequestContext
+from svc.apiserver.debug_socket import DebugSocket
 from svc.apiserver.discovery import AGGREGATED_KIND, AGGREGATED_VERSIONS, Discovery
-from svc.apiserver.health import HealthCheck
+from svc.apiserver.event_ttl import EventExpiry
+from svc.apiserver.health import HealthCheck, after_grace
 from svc.apiserver.kubeconfig import admin_kubeconfig, write_kubeconfig
 from svc.apiserver.kubelet_client import KubeletClient
+from svc.apiserver.logs import LogSettings
+from svc.apiserver.logs_handler import LOG_DIRECTORY
 from svc.apiserver.loops import compaction_loop, storage_size_loop
 from svc.apiserver.metrics import Metrics
 from svc.apiserver.openapi import OpenAPI
 from svc.apiserver.options import GIT_VERSION, Options
 from svc.apiserver.peers.build import Peers, build_peers
 from svc.apiserver.pki import Pki, ensure_pki, serving_hosts
-from svc.apiserver.request_client_cert import request_client_certificate
 from svc.apiserver.routes import endpoint
 from svc.apiserver.serving import ApiHttpServer, listen
 from svc.apiserver.serving_limits import ServingLimits
+from svc.apiserver.serving_tls import build_serving_context
+from svc.apiserver.shutdown import Draining
 from svc.apiserver.snapshot_images import SnapshotImages
 from svc.apiserver.watches import Watches
 from svc.machinery import status, wallclock
@@ -88,6 +94,8 @@ log = logging.getLogger(__name__)
 SERVED_SUBRESOURCES = frozenset(
     {"status", "scale", "finalize", "binding", "eviction", "ephemeralcontainers", "resize", "approval", "log"}
 ) | {"exec", "attach"}
+# Livez checks that hold from the first moment, so `--livez-grace-period` does not cover them.
+_UNDELAYED = frozenset({"ping", "log"})
 
 
 class Server:
@@ -118,6 +126,14 @@ class Server:
         self.bound_url = ""
         self.ready = False
         self.shutting_down = False
+        self.draining = Draining()
+        self.expiry: EventExpiry | None = None
+        self.logs_directory = LOG_DIRECTORY  # what `/logs` serves (`--enable-logs-handler`)
+        self.debug_socket = (
+            DebugSocket(options.serving.debug_socket_path, lambda: self.options.logging, self._set_logging)
+            if options.serving.debug_socket_path
+            else None
+        )
         self._tasks: list[asyncio.Task[None]] = []
         self.peers: Peers | None = None
         self._preferred_stores: dict[tuple[str, str], tuple[int, GenericStore]] = {}
@@ -149,7 +165,7 @@ class Server:
         self.openapi = OpenAPI(self.resources, self.profile)
         self.apiextensions = build_apiextensions(self)
         self.audit = build_audit(options.audit)
-        self.chain = build_handler_chain(endpoint)
+        self.chain = build_handler_chain(endpoint, build_filters(options.serving))
         self.version_info = {
             "major": "1",
             "minor": "36",
@@ -304,7 +320,10 @@ class Server:
             *common[3:],
             HealthCheck("shutdown", not_shutting_down),
         ]
-        return {"healthz": common, "livez": common, "readyz": readiness}
+        grace = self.options.serving.livez_grace_period
+        until = time.monotonic() + grace
+        livez = [check if check.name in _UNDELAYED or not grace else after_grace(check, until) for check in common]
+        return {"healthz": common, "livez": livez, "readyz": readiness}
 
     # -- lifecycle ---------------------------------------------------------------------------
     def _cache_enabled(self, resource: Any) -> bool:
@@ -369,21 +388,15 @@ class Server:
         await extension_configmap.publish(store, self.profile.system_namespace, data, system)
 
     def _ssl_context(self, client_cas: list[x509.Certificate]) -> ssl.SSLContext:
-        """Requests a client certificate without verifying it in the handshake (upstream's
-        `tls.RequestClientCert`); the x509 authenticator verifies it. The CAs loaded here only
-        serve where the handshake has to verify after all (see `request_client_cert`)."""
         assert self.pki is not None
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         options = self.options
+        authorities = [*client_cas, *options.external_authn.request_header_cas()]
+        verify_cas = [authority.public_bytes(serialization.Encoding.DER) for authority in authorities]
         if options.tls_cert_file:
-            context.load_cert_chain(options.tls_cert_file, options.tls_private_key_file)
+            cert, key = options.tls_cert_file, options.tls_private_key_file
         else:
-            context.load_cert_chain(self.pki.serving.cert, self.pki.serving.key)
-        for authority in [*client_cas, *options.external_authn.request_header_cas()]:
-            context.load_verify_locations(cadata=authority.public_bytes(serialization.Encoding.DER))
-        request_client_certificate(context)
-        context.set_alpn_protocols(["http/1.1"])
-        return context
+            cert, key = str(self.pki.serving.cert), str(self.pki.serving.key)
+        return build_serving_context(cert, key, verify_cas=verify_cas, serving=options.serving)
 
     def _client_cas(self) -> list[x509.Certificate]:
         """Those of `--client-ca-file` when given (they replace the generated one), else the generated one."""
@@ -423,8 +436,20 @@ class Server:
         )
         self.authenticator = self.authentication.union
         await self._open_storage()
-        self.http_server = ApiHttpServer(self._handle, self.serving_limits, on_lost=self.watches.connection_lost)
-        self._listener, port = await listen(self.http_server, host, options.secure_port, self._ssl_context(client_cas))
+        serving = options.serving
+        self.http_server = ApiHttpServer(
+            self._handle,
+            self.serving_limits,
+            on_lost=self.watches.connection_lost,
+            http2_streams=0 if serving.disable_http2 else serving.http2_streams,
+        )
+        self._listener, port = await listen(
+            self.http_server,
+            host,
+            options.secure_port,
+            self._ssl_context(client_cas),
+            reuse_port=serving.permit_port_sharing,
+        )
         self.url = f"https://{_host_port(advertise, port)}"
         self.bound_url = f"https://{_host_port(host, port)}"
         self.discovery.server_address = _host_port(advertise, port)
@@ -447,6 +472,8 @@ class Server:
         self.peers = build_peers(self)
         self._advertised = (port, advertise)
         await default_service.reconcile(self, port, advertise, await self.peers.reconciler.addresses(advertise))
+        if self.debug_socket is not None:
+            await self.debug_socket.start()
         self._tasks = [
             *self.peers.tasks(),
             asyncio.create_task(
@@ -456,6 +483,7 @@ class Server:
             asyncio.create_task(compaction_loop(self), name="compaction"),
             asyncio.create_task(storage_size_loop(self), name="storage-size"),
             asyncio.create_task(self.authorization.run_reloads(), name="authorization-config"),
+            asyncio.create_task(self.event_expiry().run(), name="event-ttl"),
         ]
         self.ready = True
 
@@ -467,6 +495,20 @@ class Server:
             response.force_close()
         return response
 
+    def _set_logging(self, settings: LogSettings) -> None:
+        self.options.logging = settings
+
+    def event_expiry(self) -> EventExpiry:
+        """Events go `--event-ttl` after their last write (upstream's etcd lease, see `event_ttl`)."""
+        assert self.backends is not None
+        prefix = self.options.store_prefix + self.store_for("", "events").resource.storage_prefix
+        self.expiry = EventExpiry(self.backends.for_resource("", "events"), prefix, self.options.serving.event_ttl)
+        return self.expiry
+
+    def close_listener(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
+
     async def stop(self) -> None:
         self.shutting_down = True
         self.ready = False
@@ -477,8 +519,9 @@ class Server:
                 await task
         if self.peers is not None:
             await default_service.stop_serving(self, *self._advertised, self.peers.reconciler)
-        if self._listener is not None:
-            self._listener.close()
+        self.close_listener()
+        if self.debug_socket is not None:
+            await self.debug_socket.stop()
         await self.rbac.stop()
         await self.authorization.close()
         if self.node_policy is not None:

@@ -30,6 +30,8 @@ CHECK_INTERVAL = 1.0
 """How often the total is summed while watches are served; a write that finds its connection backed
 up asks for a sum sooner (at most every `_SOON` seconds)."""
 _SOON = 0.05
+END_WAIT = 1.0
+"""The least time watches are given to end cleanly at shutdown (the grace period flag may give more)."""
 
 
 class ServedWatch:
@@ -76,6 +78,19 @@ class Watches:
         served = self._served.pop(protocol, None)
         if served is not None:
             served.task.cancel()
+
+    async def end_all(self, grace: float) -> None:
+        """End every watch cleanly (server shutdown) and give them `grace` seconds (at least
+        `END_WAIT`) to write what they hold; those still writing then are cut."""
+        served = list(self._served.values())
+        for watch in served:
+            watch.stream.end()
+        tasks = [watch.task for watch in served if not watch.task.done()]
+        if tasks:
+            _, late = await asyncio.wait(tasks, timeout=max(grace, END_WAIT))
+            for watch in served:
+                if watch.task in late:
+                    watch.end()
 
     def close(self) -> None:
         if self._check is not None:

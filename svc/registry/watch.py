@@ -147,6 +147,16 @@ class WatchStream:
         source.push(selected)
         return True
 
+    def end(self) -> None:
+        """End the watch as its source ending would: the reader gets what is queued, then None, and
+        the response ends cleanly (the server shutting down). A source other than the cache is closed."""
+        source = self._source
+        if isinstance(source, CacheWatch):
+            source.finish()
+        elif source is not None:
+            self._source = None
+            asyncio.get_running_loop().create_task(source.close())
+
     def fail(self, reason: str) -> None:
         """End a pushed stream (its consumer could not take a batch); the reader sees an ERROR."""
         if isinstance(self._source, CacheWatch):

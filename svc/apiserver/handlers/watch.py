@@ -12,6 +12,7 @@ from aiohttp import web
 
 from svc.apiserver.handlers import list as listing
 from svc.apiserver.handlers.scope import Scope
+from svc.apiserver.http2_stream import StreamTransport
 from svc.machinery import status
 from svc.registry.initial_events import BATCH_BYTES
 from svc.registry.watch import WatchEvent, WatchStream
@@ -202,7 +203,7 @@ def _slices(batch: list[WatchEvent]) -> list[list[WatchEvent]]:
 
 
 def _direct_writer(scope: Scope, stream: WatchStream, encoder: _Encoder) -> Callable[[list[WatchEvent]], None]:
-    """Writes a pushed batch straight to the connection as one HTTP chunk (aiohttp's writer needs a
+    """Writes a pushed batch straight to the connection as one HTTP chunk (or HTTP/2 data) (aiohttp's writer needs a
     task to await it, which is the cost pushing avoids); a closed or backed-up connection ends the
     watch instead."""
 
@@ -215,7 +216,10 @@ def _direct_writer(scope: Scope, stream: WatchStream, encoder: _Encoder) -> Call
             stream.fail(TOO_SLOW)
             return
         data = encoder.frames(batch, stream.shared_as, True)
-        transport.write(b"%x\r\n%b\r\n" % (len(data), data))
+        if isinstance(transport, StreamTransport):
+            transport.write(data)  # an HTTP/2 stream: the protocol frames it
+        else:
+            transport.write(b"%x\r\n%b\r\n" % (len(data), data))
         _check_backlog(scope)
 
     return write
