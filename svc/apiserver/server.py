@@ -39,7 +39,7 @@ from svc.apiserver.authn.build import Authentication, build_authenticator, build
 from svc.apiserver.authn.loopback import LoopbackToken
 from svc.apiserver.authn.token_authentication import TokenAuthentication
 from svc.apiserver.authn.x509 import load_client_cas
-from svc.apiserver.authz.authorizer import Authorizer
+from svc.apiserver.authz.authorizer import AuthorizerChain
 from svc.apiserver.authz.build import Authorization
 from svc.apiserver.authz.node.policy import NodePolicy
 from svc.apiserver.authz.rbac.escalation import EscalationCheck
@@ -134,7 +134,7 @@ class Server:
             registry=self.metrics.registry,
         )
         # `authorizer` is what requests ask; `authorization` owns the configured chain (reloads, webhook clients).
-        self.authorizer: Authorizer = self.authorization
+        self.authorizer: AuthorizerChain = self.authorization
         self.rule_resolver = self.authorization.rules_for
         self.admission = Chain(
             [EscalationCheck(self.rbac.index, self.authorizer), *build_plugins(options.admission, self)]

@@ -93,14 +93,25 @@ def test_no_opinion_passes_to_the_next_authorizer(svc_server_factory, tmp_path):
         assert _get(server, "alice-token").status == 200
 
 
-def test_a_failing_webhook_is_no_opinion_with_the_error_as_reason(svc_server_factory, tmp_path):
+def test_a_failing_webhook_with_no_later_decision_is_an_internal_error(svc_server_factory, tmp_path):
     with serve_sar_webhook(lambda review: 403, tmp_path) as webhook:
         server = _start(svc_server_factory, tmp_path, webhook, "Webhook")
         response = _get(server, "alice-token")
-        assert response.status == 403
-        assert "Failed to make webhook authorizer request: the server answered 403" in response.json()["message"]
+        assert response.status == 500
+        assert response.headers["Content-Type"].startswith("text/plain")
+        assert response.body.decode() == f'Internal Server Error: "{PODS}": the server answered 403'
         fallback = _start(svc_server_factory, tmp_path / "..", webhook, "Webhook,AlwaysAllow")
         assert _get(fallback, "alice-token").status == 200
+
+
+def test_a_failing_webhook_then_a_refusal_is_still_an_internal_error(svc_server_factory, tmp_path):
+    with serve_sar_webhook(lambda review: 403, tmp_path) as webhook:
+        server = _start(svc_server_factory, tmp_path, webhook, "Webhook,RBAC")
+        assert _get(server, "alice-token").status == 500
+        review = {"apiVersion": "authorization.svc/v1", "kind": "SubjectAccessReview"}
+        review["spec"] = {"user": "alice", "resourceAttributes": {"verb": "get", "resource": "pods"}}
+        answer = server.client().request("POST", "/apis/authorization.svc/v1/subjectaccessreviews", body=review)
+        assert answer.json()["status"] == {"allowed": False, "evaluationError": "the server answered 403"}
 
 
 def test_a_transient_failure_is_retried(svc_server_factory, tmp_path):
