@@ -18,6 +18,10 @@ from prometheus_client.gc_collector import GCCollector
 from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 
+from svc.apiserver.metrics_exposition import Exposition
+from svc.apiserver.metrics_options import MetricsOptions
+from svc.apiserver.metrics_slis import HealthcheckSlis
+
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 disable_created_metrics()  # upstream's Go client writes no `_created` series
 # Upstream's buckets of apiserver_request_duration_seconds.
@@ -59,7 +63,7 @@ class _ObjectCounts:
     def collect(self) -> Iterator[GaugeMetricFamily]:
         family = GaugeMetricFamily(
             "apiserver_storage_objects",
-            "Number of stored objects at the time of last check split by kind.",
+            "[STABLE] Number of stored objects at the time of last check split by kind.",
             labels=["resource"],
         )
         for resource, count in sorted(self._counts().items()):
@@ -84,7 +88,7 @@ class _ExactCounters:
 
     def __init__(self, name: str, documentation: str, label: str) -> None:
         self._head = f"# HELP {name} {documentation}\n# TYPE {name} counter\n"
-        self._name = name
+        self.name = name
         self._label = label
         self.values: dict[str, int] = {}
 
@@ -94,7 +98,7 @@ class _ExactCounters:
     def render(self) -> str:
         if not self.values:
             return ""
-        lines = [f'{self._name}{{{self._label}="{value}"}} {count}\n' for value, count in sorted(self.values.items())]
+        lines = [f'{self.name}{{{self._label}="{value}"}} {count}\n' for value, count in sorted(self.values.items())]
         return self._head + "".join(lines)
 
 
@@ -126,23 +130,32 @@ class AuthenticationMetrics:
         if user is not None:
             self.users.inc(compress_username(user))
 
-    def render(self) -> bytes:
-        return (self.attempts.render() + self.users.render()).encode()
+    def render(self, disabled: frozenset[str]) -> bytes:
+        shown = [counter.render() for counter in (self.attempts, self.users) if counter.name not in disabled]
+        return "".join(shown).encode()
+
+
+CURRENT_MINOR = 36
+DEPRECATED: dict[str, int] = {}
+"""Metrics of ours upstream marks deprecated, with the 1.x minor version that did."""
 
 
 class Metrics:
-    def __init__(self, object_counts: Callable[[], dict[str, int]]) -> None:
+    def __init__(self, object_counts: Callable[[], dict[str, int]], options: MetricsOptions | None = None) -> None:
         self.registry = registry = CollectorRegistry()
+        self.options = options = options or MetricsOptions()
+        self._exposition = Exposition(registry, options, current_minor=CURRENT_MINOR, deprecated=DEPRECATED)
+        self.slis = HealthcheckSlis()
         self.requests = Counter(
             "apiserver_request",
-            "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, "
+            "[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, "
             "scope, component, and HTTP response code.",
             [*_REQUEST_LABELS, "code"],
             registry=registry,
         )
         self.durations = Histogram(
             "apiserver_request_duration_seconds",
-            "Response latency distribution in seconds for each verb, dry run value, group, version, resource, "
+            "[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, "
             "subresource, scope and component.",
             _REQUEST_LABELS,
             buckets=DURATION_BUCKETS,
@@ -150,22 +163,22 @@ class Metrics:
         )
         self.inflight = Gauge(
             "apiserver_current_inflight_requests",
-            "Maximal number of currently used inflight request limit of this apiserver per request kind in last "
-            "second.",
+            "[STABLE] Maximal number of currently used inflight request limit of this apiserver per request kind in "
+            "last second.",
             ["request_kind"],
             registry=registry,
         )
         self.longrunning = Gauge(
             "apiserver_longrunning_requests",
-            "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, "
-            "scope and component. Not all requests are tracked this way.",
+            "[STABLE] Gauge of all active long-running apiserver requests broken out by verb, group, version, "
+            "resource, scope and component. Not all requests are tracked this way.",
             ["verb", "group", "version", "resource", "subresource", "scope", "component"],
             registry=registry,
         )
         self.authentication = AuthenticationMetrics(registry)
         self.storage_size = Gauge(
             "apiserver_storage_size_bytes",
-            "Size of the storage database file physically allocated in bytes.",
+            "[STABLE] Size of the storage database file physically allocated in bytes.",
             ["storage_cluster_id"],
             registry=registry,
         )
@@ -183,4 +196,4 @@ class Metrics:
         return found
 
     def render(self) -> bytes:
-        return generate_latest(self.registry) + self.authentication.render()
+        return generate_latest(self._exposition) + self.authentication.render(self.options.disabled)

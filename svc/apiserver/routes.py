@@ -139,6 +139,8 @@ async def _non_resource(ctx: RequestContext) -> web.StreamResponse:
         return health
     if path == "/metrics":
         return respond(ctx, 200, server.metrics.render(), CONTENT_TYPE)
+    if path == "/metrics/slis":
+        return respond(ctx, 200, server.metrics.slis.render(), CONTENT_TYPE)
     if path in (issuer_discovery.DISCOVERY_PATH, issuer_discovery.JWKS_PATH):
         return _issuer_discovery(ctx, path)
     if path == "/version":

@@ -106,7 +106,7 @@ class Server:
         self.objects: ObjectStore | None = None
         self.stores: dict[tuple[str, str, str], GenericStore] = {}
         self.service_allocation: ServiceAllocation | None = None
-        self.metrics = Metrics(self._object_counts)
+        self.metrics = Metrics(self._object_counts, options.metrics)
         self.loopback = LoopbackToken(self.profile.admin_user) if options.client_ca_file else None
         self.caches: dict[str, WatchCache] = {}
         self.pki: Pki | None = None
@@ -199,7 +199,7 @@ class Server:
         return None
 
     async def health(self, path: str, request: web.BaseRequest) -> web.Response | None:
-        return await health_endpoints.serve(path, self.health_checks, request)
+        return await health_endpoints.serve(path, self.health_checks, request, self.metrics.slis.observe)
 
     def _object_counts(self) -> dict[str, int]:
         """Objects per resource (`deployments.apps`), from the watch caches, one entry per storage."""
