@@ -21,6 +21,7 @@ from prometheus_client.process_collector import ProcessCollector
 from svc.apiserver.metrics_exposition import Exposition
 from svc.apiserver.metrics_options import MetricsOptions
 from svc.apiserver.metrics_slis import HealthcheckSlis
+from svc.apiserver.metrics_watch import WatchEventMetrics
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 disable_created_metrics()  # upstream's Go client writes no `_created` series
@@ -55,20 +56,28 @@ Labels = tuple[str, ...]
 
 
 class _ObjectCounts:
-    """apiserver_storage_objects, from the sizes of the watch caches at scrape time."""
+    """`apiserver_resource_objects` (by group and resource) and the deprecated `apiserver_storage_objects`
+    (by `resource.group`), from the sizes of the watch caches at scrape time."""
 
-    def __init__(self, counts: Callable[[], dict[str, int]]) -> None:
+    def __init__(self, counts: Callable[[], dict[tuple[str, str], int]]) -> None:
         self._counts = counts
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
-        family = GaugeMetricFamily(
+        help_text = (
+            "Number of stored objects at the time of last check split by kind. In case of a fetching error, the "
+            "value will be -1."
+        )
+        current = GaugeMetricFamily("apiserver_resource_objects", f"[ALPHA] {help_text}", labels=["group", "resource"])
+        legacy = GaugeMetricFamily(
             "apiserver_storage_objects",
-            "[STABLE] Number of stored objects at the time of last check split by kind.",
+            f"[STABLE] [DEPRECATED, consider using apiserver_resource_objects instead] {help_text}",
             labels=["resource"],
         )
-        for resource, count in sorted(self._counts().items()):
-            family.add_metric([resource], count)
-        yield family
+        for (group, resource), count in sorted(self._counts().items()):
+            current.add_metric([group, resource], count)
+            legacy.add_metric([f"{resource}.{group}" if group else resource], count)
+        yield current
+        yield legacy
 
 
 AUTHENTICATION_BUCKETS = tuple(0.001 * 2**power for power in range(15))
@@ -136,12 +145,16 @@ class AuthenticationMetrics:
 
 
 CURRENT_MINOR = 36
-DEPRECATED: dict[str, int] = {}
+DEPRECATED: dict[str, int] = {"apiserver_storage_objects": 34}
 """Metrics of ours upstream marks deprecated, with the 1.x minor version that did."""
+# Upstream's buckets of apiserver_response_sizes: ExponentialBuckets(1000, 10, 7), 1KB to 1GB.
+RESPONSE_SIZE_BUCKETS = tuple(1000.0 * 10**power for power in range(7))
 
 
 class Metrics:
-    def __init__(self, object_counts: Callable[[], dict[str, int]], options: MetricsOptions | None = None) -> None:
+    def __init__(
+        self, object_counts: Callable[[], dict[tuple[str, str], int]], options: MetricsOptions | None = None
+    ) -> None:
         self.registry = registry = CollectorRegistry()
         self.options = options = options or MetricsOptions()
         self._exposition = Exposition(registry, options, current_minor=CURRENT_MINOR, deprecated=DEPRECATED)
@@ -159,6 +172,14 @@ class Metrics:
             "subresource, scope and component.",
             _REQUEST_LABELS,
             buckets=DURATION_BUCKETS,
+            registry=registry,
+        )
+        self.response_sizes = Histogram(
+            "apiserver_response_sizes",
+            "[STABLE] Response size distribution in bytes for each group, version, verb, resource, subresource, "
+            "scope and component.",
+            ["verb", "group", "version", "resource", "subresource", "scope", "component"],
+            buckets=RESPONSE_SIZE_BUCKETS,
             registry=registry,
         )
         self.inflight = Gauge(
@@ -183,6 +204,8 @@ class Metrics:
             registry=registry,
         )
         registry.register(_ObjectCounts(object_counts))
+        self.watch_events = WatchEventMetrics()
+        registry.register(self.watch_events)
         ProcessCollector(registry=registry)
         PlatformCollector(registry=registry)
         GCCollector(registry=registry)

@@ -201,14 +201,13 @@ class Server:
     async def health(self, path: str, request: web.BaseRequest) -> web.Response | None:
         return await health_endpoints.serve(path, self.health_checks, request, self.metrics.slis.observe)
 
-    def _object_counts(self) -> dict[str, int]:
-        """Objects per resource (`deployments.apps`), from the watch caches, one entry per storage."""
-        counts: dict[str, int] = {}
+    def _object_counts(self) -> dict[tuple[str, str], int]:
+        """Objects per (group, resource), from the watch caches, one entry per storage."""
+        counts: dict[tuple[str, str], int] = {}
         for store in self.stores.values():
             resource = store.resource
             if store.cache is not None:
-                name = f"{resource.name}.{resource.upstream_group}" if resource.upstream_group else resource.name
-                counts[name] = len(store.cache.state)
+                counts[(resource.upstream_group, resource.name)] = len(store.cache.state)
         return counts
 
     def store_for(self, upstream_group: str, resource: str) -> GenericStore:
