@@ -137,7 +137,8 @@ class Server:
         self.authorizer: AuthorizerChain = self.authorization
         self.rule_resolver = self.authorization.rules_for
         self.admission = Chain(
-            [EscalationCheck(self.rbac.index, self.authorizer), *build_plugins(options.admission, self)]
+            [EscalationCheck(self.rbac.index, self.authorizer), *build_plugins(options.admission, self)],
+            self.metrics.admission,
         )
         self.discovery = Discovery(self.resources, self.served_subresources, "")
         self.openapi = OpenAPI(self.resources, self.profile)
