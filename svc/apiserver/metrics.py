@@ -19,6 +19,7 @@ from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 
 from svc.apiserver.admission.metrics import AdmissionMetrics
+from svc.apiserver.audit.metrics import AuditMetrics
 from svc.apiserver.metrics_exposition import Exposition
 from svc.apiserver.metrics_options import MetricsOptions
 from svc.apiserver.metrics_slis import HealthcheckSlis
@@ -187,6 +188,7 @@ class Metrics:
         )
         self.authentication = AuthenticationMetrics(registry)
         self.admission = AdmissionMetrics(registry)
+        self.audit = AuditMetrics(registry)
         self.storage_size = Gauge(
             "apiserver_storage_size_bytes",
             "[STABLE] Size of the storage database file physically allocated in bytes.",

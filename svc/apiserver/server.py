@@ -143,7 +143,7 @@ class Server:
         self.discovery = Discovery(self.resources, self.served_subresources, "")
         self.openapi = OpenAPI(self.resources, self.profile)
         self.apiextensions = build_apiextensions(self)
-        self.audit = build_audit(options.audit)
+        self.audit = build_audit(options.audit, self.metrics.audit)
         self.chain = build_handler_chain(endpoint)
         self.version_info = {
             "major": "1",
