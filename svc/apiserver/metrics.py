@@ -24,6 +24,7 @@ from svc.apiserver.metrics_exposition import Exposition
 from svc.apiserver.metrics_options import MetricsOptions
 from svc.apiserver.metrics_slis import HealthcheckSlis
 from svc.apiserver.metrics_watch import WatchEventMetrics
+from svc.apiserver.storage_metrics import StorageMetrics
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 disable_created_metrics()  # upstream's Go client writes no `_created` series
@@ -189,6 +190,7 @@ class Metrics:
         self.authentication = AuthenticationMetrics(registry)
         self.admission = AdmissionMetrics(registry)
         self.audit = AuditMetrics(registry)
+        self.storage = StorageMetrics(registry, DURATION_BUCKETS)  # upstream: the request latency buckets
         self.storage_size = Gauge(
             "apiserver_storage_size_bytes",
             "[STABLE] Size of the storage database file physically allocated in bytes.",

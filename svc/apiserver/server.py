@@ -59,6 +59,7 @@ from svc.apiserver.request_client_cert import request_client_certificate
 from svc.apiserver.routes import endpoint
 from svc.apiserver.serving import ApiHttpServer, listen
 from svc.apiserver.serving_limits import ServingLimits
+from svc.apiserver.storage_metrics import MeasuredBackend
 from svc.apiserver.watches import Watches
 from svc.machinery import status
 from svc.private_files import make_private_dir
@@ -311,13 +312,17 @@ class Server:
         self.backends = await open_backends(self.options)
         self.backend = self.backends.default
         codec = storage_codec(self.options.storage_media_type, self.profile)
-        self.objects = ObjectStore(self.backend, codec)
+        stored = [resource for resource in self.resources if resource.stored]
+        prefixes = [(self.options.store_prefix + r.storage_prefix, (r.upstream_group, r.name)) for r in stored]
+
+        def objects_over(backend: Backend) -> ObjectStore:
+            return ObjectStore(MeasuredBackend(backend, self.metrics.storage, prefixes), codec)  # type: ignore[arg-type]
+
+        self.objects = objects_over(self.backend)
         objects_of = {id(self.backend): self.objects}
-        for resource in self.resources:
-            if not resource.stored:
-                continue
+        for resource in stored:
             backend = self.backends.for_resource(resource.upstream_group, resource.name)
-            objects = objects_of.setdefault(id(backend), ObjectStore(backend, codec))
+            objects = objects_of.get(id(backend)) or objects_of.setdefault(id(backend), objects_over(backend))
             prefix = self.options.store_prefix + resource.storage_prefix
             cache = self.caches.get(prefix)
             if cache is None and self._cache_enabled(resource):

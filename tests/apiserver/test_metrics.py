@@ -94,3 +94,19 @@ def test_response_sizes_of_reads(svc_server) -> None:
     assert _value(samples, "apiserver_response_sizes_count", verb="LIST", resource="configmaps") == 1
     assert _value(samples, "apiserver_response_sizes_sum", verb="LIST", resource="configmaps") > 50
     assert _value(samples, "apiserver_response_sizes_count", verb="POST", resource="configmaps") == 0
+
+
+def test_store_requests_are_timed_and_counted_per_operation_and_resource(svc_server) -> None:
+    api = svc_server.client()
+    configmaps = {"group": "", "resource": "configmaps"}
+    before = _value(_samples(api), "etcd_requests_total", operation="create", **configmaps)
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "stored"}}
+    api.request("POST", PATH, body=body)
+    api.request("POST", PATH, body=body)  # exists: an answer of the store, not an error
+    api.request("DELETE", PATH + "/stored")
+    samples = _samples(api)
+    assert _value(samples, "etcd_requests_total", operation="create", **configmaps) == before + 2
+    assert _value(samples, "etcd_request_duration_seconds_count", operation="create", **configmaps) == before + 2
+    assert _value(samples, "etcd_requests_total", operation="delete", **configmaps) == 1
+    assert _value(samples, "etcd_request_errors_total", **configmaps) == 0
+    assert _value(samples, "etcd_requests_total", operation="list", group="", resource="namespaces") >= 1
