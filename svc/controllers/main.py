@@ -15,11 +15,17 @@ import signal
 import sys
 from pathlib import Path
 
+from prometheus_client.gc_collector import GCCollector
+from prometheus_client.platform_collector import PlatformCollector
+from prometheus_client.process_collector import ProcessCollector
+
 from svc.api.brand import PROFILES
 from svc.apiserver.health import HealthCheck
 from svc.client.aio import AsyncRestClient
 from svc.client.kubeconfig import ClientConfig, KubeconfigError, load_kubeconfig
+from svc.client.metrics import ClientMetrics, install
 from svc.controllers.context import ControllerContext, InformerFactory
+from svc.controllers.delegated_auth import DelegatedAuth
 from svc.controllers.leaderelection import LeaderElectionConfig, LeaderElector
 from svc.controllers.manager import ControllerManager
 from svc.controllers.options import UPSTREAM_VERSION, Options, parse_options
@@ -50,6 +56,18 @@ def root_ca(options: Options, config: ClientConfig) -> bytes:
 
 
 async def run(options: Options) -> int:
+    metrics = ClientMetrics()
+    install(metrics)  # before the client, queues and elector are made, which report to it
+    ProcessCollector(registry=metrics.registry)
+    PlatformCollector(registry=metrics.registry)
+    GCCollector(registry=metrics.registry)
+    try:
+        return await _run(options, metrics)
+    finally:
+        install(None)
+
+
+async def _run(options: Options, metrics: ClientMetrics) -> int:
     config = client_config(options)
     profile = PROFILES[options.brand_profile]
     agent = f"{profile.apiserver_name.removesuffix('-apiserver')}-controller-manager/{UPSTREAM_VERSION}"
@@ -61,7 +79,8 @@ async def run(options: Options) -> int:
     elector = _elector(options, client, profile.group("coordination.k8s.io"))
     if elector is not None:
         checks.append(HealthCheck("leaderElection", elector.check))
-    runner = await start_serving(options, checks)
+    auth = DelegatedAuth(options.delegation, profile, agent)
+    runner = await start_serving(options, checks, metrics=metrics, auth=auth)
     log.info("controllers enabled: %s", ", ".join(options.enabled) or "none")
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -72,6 +91,7 @@ async def run(options: Options) -> int:
     finally:
         if runner is not None:
             await runner.cleanup()
+        await auth.close()
         await client.close()
 
 
