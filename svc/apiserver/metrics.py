@@ -18,7 +18,7 @@ from prometheus_client.gc_collector import GCCollector
 from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 
-from svc.apiserver.admission.metrics import AdmissionMetrics
+from svc.apiserver.admission.metrics import AdmissionMetrics, PolicyMetrics
 from svc.apiserver.audit.metrics import AuditMetrics
 from svc.apiserver.metrics_exposition import Exposition
 from svc.apiserver.metrics_options import MetricsOptions
@@ -189,6 +189,7 @@ class Metrics:
         )
         self.authentication = AuthenticationMetrics(registry)
         self.admission = AdmissionMetrics(registry)
+        self.policies = PolicyMetrics(registry)
         self.audit = AuditMetrics(registry)
         self.storage = StorageMetrics(registry, DURATION_BUCKETS)  # upstream: the request latency buckets
         self.storage_size = Gauge(

@@ -2,7 +2,8 @@
 the chain (`step`: admit or validate), of each plugin (`controller`, by plugin name) and of each
 webhook call, webhook calls by answer code, rejections by webhook with their kind of error, and
 webhook failures ignored under `failurePolicy: Ignore` (`fail_open`). Webhooks report their phase as
-`admit` (mutating) or `validating`, as upstream's dispatchers do."""
+`admit` (mutating) or `validating`, as upstream's dispatchers do. `PolicyMetrics` counts and times the
+checks of ValidatingAdmissionPolicy bindings by the action taken (`allow`, `deny`, `warn`, `audit`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 from svc.registry.admission import Operation
 
 STEP_BUCKETS = (0.005, 0.025, 0.1, 0.5, 1.0, 2.5)
+POLICY_BUCKETS = (0.0000005, 0.001, 0.01, 0.1, 1.0)
 WEBHOOK_BUCKETS = (0.005, 0.025, 0.1, 0.5, 1.0, 2.5, 10, 25)
 MUTATING = "admit"
 VALIDATING = "validating"
@@ -96,3 +98,28 @@ class AdmissionMetrics:
 
     def fail_open(self, name: str, kind: str) -> None:
         self.webhook_fail_open.labels(name, kind).inc()
+
+
+class PolicyMetrics:
+    def __init__(self, registry: CollectorRegistry) -> None:
+        labels = ["policy", "policy_binding", "error_type", "enforcement_action"]
+        self.checks = Counter(
+            "apiserver_validating_admission_policy_check",
+            "[BETA] Validation admission policy check total, labeled by policy and further identified by binding "
+            "and enforcement action taken.",
+            labels,
+            registry=registry,
+        )
+        self.durations = Histogram(
+            "apiserver_validating_admission_policy_check_duration_seconds",
+            "[BETA] Validation admission latency for individual validation expressions in seconds, labeled by "
+            "policy and further including binding and enforcement action taken.",
+            labels,
+            buckets=POLICY_BUCKETS,
+            registry=registry,
+        )
+
+    def check(self, policy: str, binding: str, action: str, seconds: float, error_type: str = NO_ERROR) -> None:
+        """One evaluation of a policy for a binding; `action` is `allow`, `deny`, `warn` or `audit`."""
+        self.checks.labels(policy, binding, error_type, action).inc()
+        self.durations.labels(policy, binding, error_type, action).observe(seconds)
