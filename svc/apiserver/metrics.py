@@ -20,6 +20,7 @@ from prometheus_client.process_collector import ProcessCollector
 
 from svc.apiserver.admission.metrics import AdmissionMetrics, PolicyMetrics
 from svc.apiserver.audit.metrics import AuditMetrics
+from svc.apiserver.authn.metrics import JWTMetrics
 from svc.apiserver.metrics_exposition import Exposition
 from svc.apiserver.metrics_options import MetricsOptions
 from svc.apiserver.metrics_slis import HealthcheckSlis
@@ -190,6 +191,7 @@ class Metrics:
         self.authentication = AuthenticationMetrics(registry)
         self.admission = AdmissionMetrics(registry)
         self.policies = PolicyMetrics(registry)
+        self.jwt = JWTMetrics(registry)
         self.audit = AuditMetrics(registry)
         self.storage = StorageMetrics(registry, DURATION_BUCKETS)  # upstream: the request latency buckets
         self.storage_size = Gauge(

@@ -405,7 +405,7 @@ class Server:
             ),
         )
         self.authentication = build_authenticator(
-            options, client_cas=client_cas, tokens=self.tokens, profile=self.profile
+            options, client_cas=client_cas, tokens=self.tokens, profile=self.profile, jwt_metrics=self.metrics.jwt
         )
         self.authenticator = self.authentication.union
         await self._open_storage()

@@ -12,14 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
-import socket
-import time
 from pathlib import Path
 
 import yaml
-from prometheus_client import CollectorRegistry, Counter, Gauge
+from prometheus_client import CollectorRegistry
 
 from svc.api.brand import Profile
 from svc.apiserver.authz.abac import AbacAuthorizer, load_policy_file
@@ -30,6 +27,7 @@ from svc.apiserver.authz.modes import RuleResolver, Rules, build_authorizer, bui
 from svc.apiserver.authz.options import IN_CLUSTER_UNAVAILABLE, AuthorizationOptions
 from svc.apiserver.authz.rbac.index import PolicyIndex
 from svc.apiserver.authz.webhook import WebhookAuthorizer, WebhookSettings
+from svc.apiserver.config_reload_metrics import ReloadMetrics
 from svc.apiserver.webhook_kubeconfig import KubeconfigWebhook, load_webhook_kubeconfig
 from svc.registry.admission import UserInfo
 
@@ -37,30 +35,6 @@ log = logging.getLogger(__name__)
 
 RELOAD_INTERVAL = 60.0
 """How often the configuration file is checked (upstream: once a minute)."""
-
-
-class _ReloadMetrics:
-    def __init__(self, registry: CollectorRegistry) -> None:
-        labels = ["status", "apiserver_id_hash"]
-        self.reloads = Counter(
-            "apiserver_authorization_config_controller_automatic_reloads",
-            "Total number of automatic reloads of authorization configuration split by status and apiserver identity.",
-            labels,
-            registry=registry,
-        )
-        self.last = Gauge(
-            "apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds",
-            "Timestamp of the last automatic reload of authorization configuration split by status and "
-            "apiserver identity.",
-            labels,
-            registry=registry,
-        )
-        identity = f"apiserver-{hashlib.sha256(socket.gethostname().encode()).hexdigest()[:16]}"
-        self.identity_hash = "sha256:" + hashlib.sha256(identity.encode()).hexdigest()
-
-    def record(self, status: str) -> None:
-        self.reloads.labels(status, self.identity_hash).inc()
-        self.last.labels(status, self.identity_hash).set(time.time())
 
 
 class Authorization:
@@ -82,7 +56,7 @@ class Authorization:
         self._rbac_index = rbac_index
         self._node = node
         self._abac = AbacAuthorizer(load_policy_file(options.policy_file)) if "ABAC" in options.modes else None
-        self._metrics = _ReloadMetrics(registry) if options.config_file else None
+        self._metrics = ReloadMetrics(registry, "authorization") if options.config_file else None
         self.metrics = AuthorizationMetrics(registry)
         self._file_bytes = Path(options.config_file).read_bytes() if options.config_file else b""
         self.reload_interval = RELOAD_INTERVAL
