@@ -215,3 +215,32 @@ def test_bad_webhook_flags_stop_start_up(flag, message):
     result = _parse(flag)
     assert result.returncode == 2
     assert result.stderr == f"Error: {message}\n"
+
+
+def _metric(server, metric: str, **labels: str) -> float:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    text = server.client().request("GET", "/metrics").body.decode()
+    samples = [sample for family in text_string_to_metric_families(text) for sample in family.samples]
+    return sum(s.value for s in samples if s.name == metric and all(s.labels.get(k) == v for k, v in labels.items()))
+
+
+def test_round_trips_decisions_and_failing_open_are_counted(svc_server_factory, tmp_path):
+    answers = iter([403])
+
+    def answer(review):
+        return next(answers, {"allowed": review["spec"]["user"] == "alice"})
+
+    with serve_sar_webhook(answer, tmp_path) as webhook:
+        server = _start(svc_server_factory, tmp_path, webhook, "Webhook,AlwaysAllow")
+        assert _get(server, "bob-token").status == 200  # the webhook fails, AlwaysAllow allows
+        assert _get(server, "alice-token").status == 200  # the webhook allows
+    evaluations = "apiserver_authorization_webhook_evaluations_total"
+    assert _metric(server, evaluations, name="webhook", result="error") == 1
+    assert _metric(server, evaluations, name="webhook", result="success") == 1
+    assert _metric(server, "apiserver_authorization_webhook_duration_seconds_count", name="webhook") == 2
+    fail_open = "apiserver_authorization_webhook_evaluations_fail_open_total"
+    assert _metric(server, fail_open, name="webhook", result="error") == 1
+    decisions = "apiserver_authorization_decisions_total"
+    assert _metric(server, decisions, type="Webhook", name="webhook", decision="allowed") == 1
+    assert _metric(server, decisions, type="AlwaysAllow", name="alwaysallow", decision="allowed") == 1
