@@ -4,7 +4,12 @@ Each server has a registry of its own (several servers run in one test process).
 recorded by the `measure` filter; object counts are read from the watch caches when `/metrics` is
 scraped, as upstream reads them from storage on a poll. Process metrics come from prometheus-client's
 own collectors. The labelled children of hot metrics are remembered per label set, because looking
-them up through `labels()` costs more than the update itself.
+them up through `labels()` costs more than the update itself. Each concern keeps its families in a
+module of its own (admission, audit, authn, authz, storage, watch) registered here.
+
+Help texts carry upstream's stability prefix (`[STABLE]`, `[BETA]`, `[ALPHA]`). `/metrics` renders
+through `Exposition`, which applies the metrics flags and hides deprecated metrics (`DEPRECATED`);
+counters upstream names without `_total` (`EXACT_COUNTERS`) get their names back after rendering.
 """
 
 from __future__ import annotations
