@@ -328,6 +328,7 @@ class Server:
             if cache is None and self._cache_enabled(resource):
                 cache = self.caches[prefix] = WatchCache(objects, prefix)
             store = GenericStore(strategy_for(resource, self.profile), objects, cache, self.options.store_prefix)
+            store.on_storage_list = self.metrics.storage.list_recorder(resource.upstream_group, resource.name)
             self.stores[(resource.group, resource.version, resource.name)] = store
         self.service_allocation = service_allocation(self)
         for store in self.stores.values():

@@ -6,12 +6,14 @@ resource, so `MeasuredBackend` wraps the backend the object stores use and names
 key from the storage prefixes (`/registry/apps/deployments/...` is `apps` `deployments`). The operations
 are upstream's: `get`, `list`, `create`, `update`, `delete`. Errors are failures of the store (an
 unreachable etcd), not answers such as "exists" or "conflict", which etcd gives without an error.
+Lists served from storage rather than the watch cache are counted with the objects they read and
+returned (`apiserver_storage_list_*`).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
@@ -53,6 +55,44 @@ class StorageMetrics:
             registry=registry,
         )
         self._children: dict[tuple[str, str, str], tuple[Any, Any]] = {}
+        lists = ["group", "resource"]
+        self.lists = Counter(
+            "apiserver_storage_list", "[ALPHA] Number of LIST requests served from storage", lists, registry=registry
+        )
+        self.list_fetched = Counter(
+            "apiserver_storage_list_fetched_objects",
+            "[ALPHA] Number of objects read from storage in the course of serving a LIST request",
+            lists,
+            registry=registry,
+        )
+        self.list_evaluated = Counter(
+            "apiserver_storage_list_evaluated_objects",
+            "[ALPHA] Number of objects tested in the course of serving a LIST request from storage",
+            lists,
+            registry=registry,
+        )
+        self.list_returned = Counter(
+            "apiserver_storage_list_returned_objects",
+            "[ALPHA] Number of objects returned for a LIST request from storage",
+            lists,
+            registry=registry,
+        )
+
+    def list_recorder(self, group: str, resource: str) -> Callable[[int, int], None]:
+        """What a resource's store calls after each list served from storage: objects read (each one
+        tested against the selectors, so also the evaluated count) and returned."""
+        total, fetched, evaluated, returned = (
+            family.labels(group, resource)
+            for family in (self.lists, self.list_fetched, self.list_evaluated, self.list_returned)
+        )
+
+        def record(read: int, kept: int) -> None:
+            total.inc()
+            fetched.inc(read)
+            evaluated.inc(read)
+            returned.inc(kept)
+
+        return record
 
     def record(self, operation: str, group_resource: GroupResource, seconds: float, failed: bool) -> None:
         key = (operation, *group_resource)

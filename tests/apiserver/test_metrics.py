@@ -110,3 +110,19 @@ def test_store_requests_are_timed_and_counted_per_operation_and_resource(svc_ser
     assert _value(samples, "etcd_requests_total", operation="delete", **configmaps) == 1
     assert _value(samples, "etcd_request_errors_total", **configmaps) == 0
     assert _value(samples, "etcd_requests_total", operation="list", group="", resource="namespaces") >= 1
+
+
+def test_lists_served_from_storage_count_the_objects_read_and_returned(svc_server) -> None:
+    api = svc_server.client()
+    for name, tier in (("l1", "web"), ("l2", "web"), ("l3", "db")):
+        body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "labels": {"tier": tier}}}
+        api.request("POST", PATH, body=body)
+    version = api.request("GET", PATH).json()["metadata"]["resourceVersion"]
+    params = {"labelSelector": "tier=web", "resourceVersion": version, "resourceVersionMatch": "Exact"}
+    assert len(api.request("GET", PATH, params=params).json()["items"]) == 2
+    samples = _samples(api)
+    configmaps = {"group": "", "resource": "configmaps"}
+    assert _value(samples, "apiserver_storage_list_total", **configmaps) == 1
+    assert _value(samples, "apiserver_storage_list_fetched_objects_total", **configmaps) == 3
+    assert _value(samples, "apiserver_storage_list_evaluated_objects_total", **configmaps) == 3
+    assert _value(samples, "apiserver_storage_list_returned_objects_total", **configmaps) == 2
