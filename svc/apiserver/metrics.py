@@ -154,7 +154,9 @@ class Metrics:
     ) -> None:
         self.registry = registry = CollectorRegistry()
         self.options = options = options or MetricsOptions()
-        self._exposition = Exposition(registry, options, current_minor=CURRENT_MINOR, deprecated=DEPRECATED)
+        self._exposition = Exposition(
+            registry, options, current_minor=CURRENT_MINOR, deprecated=DEPRECATED, exact=frozenset(EXACT_COUNTERS)
+        )
         self.slis = HealthcheckSlis()
         self.requests = Counter(
             "apiserver_request",

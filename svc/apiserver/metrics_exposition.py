@@ -31,9 +31,12 @@ class Collector(Protocol):
     def collect(self) -> Iterable[Metric]: ...
 
 
-def exposed_name(family: Metric) -> str:
-    """The name upstream registers: prometheus-client keeps a counter's family name without `_total`."""
-    return family.name + "_total" if family.type == "counter" else family.name
+def exposed_name(family: Metric, exact: frozenset[str] = frozenset()) -> str:
+    """The name upstream registers: prometheus-client keeps a counter's family name without `_total`,
+    which upstream's name has unless it is one of the `exact` counters."""
+    if family.type == "counter" and family.name not in exact:
+        return family.name + "_total"
+    return family.name
 
 
 class Exposition:
@@ -46,10 +49,12 @@ class Exposition:
         *,
         current_minor: int,
         deprecated: dict[str, int] | None = None,
+        exact: frozenset[str] = frozenset(),
     ) -> None:
         self._source = source
         self._options = options
         self._current_minor = current_minor
+        self._exact = exact
         self._deprecated = deprecated or {}
         """metric name -> the minor version (of 1.x) it was deprecated in."""
 
@@ -61,8 +66,8 @@ class Exposition:
         disabled = self._options.disabled
         hidden = unexpected = 0
         for family in self._source.collect():
-            name = exposed_name(family)
-            if name in disabled or family.name in disabled:
+            name = exposed_name(family, self._exact)
+            if name in disabled:
                 continue
             if self._hidden(name):
                 hidden += 1

@@ -126,3 +126,14 @@ def test_slis_report_each_health_check_run(svc_server) -> None:
     totals = families["kubernetes_healthchecks"].samples
     assert any(s.labels == {"name": "ping", "type": "readyz", "status": "success"} and s.value >= 1 for s in totals)
     assert "apiserver_request" not in families
+
+
+def test_counters_named_without_total_take_flags_by_their_upstream_name(svc_server_factory) -> None:
+    server = svc_server_factory(
+        "--allow-metric-labels=authentication_attempts,result=failure", "--disabled-metrics=authenticated_user_requests"
+    )
+    api = server.client()
+    api.request("GET", PATH)
+    text = api.request("GET", "/metrics").body.decode()
+    assert 'authentication_attempts{result="unexpected"}' in text
+    assert "authenticated_user_requests" not in text
