@@ -16,6 +16,9 @@ from aiohttp import web
 Check = Callable[[], Awaitable[None]]
 """A check raises (any exception) when unhealthy."""
 
+Observer = Callable[[str, str, bool], None]
+"""Told the check name, the endpoint and whether it passed, for each check an endpoint runs."""
+
 _PLAIN = {"Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}
 
 
@@ -48,7 +51,9 @@ def _error(body: str) -> web.Response:
     return web.Response(status=500, text=body + "\n", headers=_PLAIN)
 
 
-async def serve_root(endpoint: str, checks: list[HealthCheck], request: web.BaseRequest) -> web.Response:
+async def serve_root(
+    endpoint: str, checks: list[HealthCheck], request: web.BaseRequest, observe: Observer | None = None
+) -> web.Response:
     excluded = set(request.query.getall("exclude", []))
     unknown = set(excluded)
     lines: list[str] = []
@@ -58,7 +63,10 @@ async def serve_root(endpoint: str, checks: list[HealthCheck], request: web.Base
             unknown.discard(check.name)
             lines.append(f"[+]{check.name} excluded: ok\n")
             continue
-        if await _passes(check):
+        why = await _passes(check)
+        if observe is not None:
+            observe(check.name, endpoint, not why)
+        if why:
             failed = True
             lines.append(f"[-]{check.name} failed: reason withheld\n")
         else:
@@ -80,14 +88,16 @@ async def serve_one(check: HealthCheck) -> web.Response:
     return web.Response(text="ok", headers=_PLAIN)
 
 
-async def serve(path: str, registries: dict[str, list[HealthCheck]], request: web.BaseRequest) -> web.Response | None:
+async def serve(
+    path: str, registries: dict[str, list[HealthCheck]], request: web.BaseRequest, observe: Observer | None = None
+) -> web.Response | None:
     """Answer a health path, or None when the path is not a health endpoint."""
     endpoint, _, name = path.strip("/").partition("/")
     checks = registries.get(endpoint)
     if checks is None:
         return None
     if not name:
-        return await serve_root(endpoint, checks, request)
+        return await serve_root(endpoint, checks, request, observe)
     for check in checks:
         if check.name == name:
             return await serve_one(check)

@@ -4,7 +4,12 @@ Each server has a registry of its own (several servers run in one test process).
 recorded by the `measure` filter; object counts are read from the watch caches when `/metrics` is
 scraped, as upstream reads them from storage on a poll. Process metrics come from prometheus-client's
 own collectors. The labelled children of hot metrics are remembered per label set, because looking
-them up through `labels()` costs more than the update itself.
+them up through `labels()` costs more than the update itself. Each concern keeps its families in a
+module of its own (admission, audit, authn, authz, storage, watch) registered here.
+
+Help texts carry upstream's stability prefix (`[STABLE]`, `[BETA]`, `[ALPHA]`). `/metrics` renders
+through `Exposition`, which applies the metrics flags and hides deprecated metrics (`DEPRECATED`);
+counters upstream names without `_total` (`EXACT_COUNTERS`) get their names back after rendering.
 """
 
 from __future__ import annotations
@@ -17,6 +22,15 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.gc_collector import GCCollector
 from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
+
+from svc.apiserver.admission.metrics import AdmissionMetrics, PolicyMetrics
+from svc.apiserver.audit.metrics import AuditMetrics
+from svc.apiserver.authn.metrics import JWTMetrics
+from svc.apiserver.metrics_exposition import Exposition
+from svc.apiserver.metrics_options import MetricsOptions
+from svc.apiserver.metrics_slis import HealthcheckSlis
+from svc.apiserver.metrics_watch import WatchEventMetrics
+from svc.apiserver.storage_metrics import StorageMetrics
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 disable_created_metrics()  # upstream's Go client writes no `_created` series
@@ -51,20 +65,28 @@ Labels = tuple[str, ...]
 
 
 class _ObjectCounts:
-    """apiserver_storage_objects, from the sizes of the watch caches at scrape time."""
+    """`apiserver_resource_objects` (by group and resource) and the deprecated `apiserver_storage_objects`
+    (by `resource.group`), from the sizes of the watch caches at scrape time."""
 
-    def __init__(self, counts: Callable[[], dict[str, int]]) -> None:
+    def __init__(self, counts: Callable[[], dict[tuple[str, str], int]]) -> None:
         self._counts = counts
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
-        family = GaugeMetricFamily(
+        help_text = (
+            "Number of stored objects at the time of last check split by kind. In case of a fetching error, the "
+            "value will be -1."
+        )
+        current = GaugeMetricFamily("apiserver_resource_objects", f"[ALPHA] {help_text}", labels=["group", "resource"])
+        legacy = GaugeMetricFamily(
             "apiserver_storage_objects",
-            "Number of stored objects at the time of last check split by kind.",
+            f"[STABLE] [DEPRECATED, consider using apiserver_resource_objects instead] {help_text}",
             labels=["resource"],
         )
-        for resource, count in sorted(self._counts().items()):
-            family.add_metric([resource], count)
-        yield family
+        for (group, resource), count in sorted(self._counts().items()):
+            current.add_metric([group, resource], count)
+            legacy.add_metric([f"{resource}.{group}" if group else resource], count)
+        yield current
+        yield legacy
 
 
 AUTHENTICATION_BUCKETS = tuple(0.001 * 2**power for power in range(15))
@@ -78,24 +100,13 @@ def compress_username(name: str) -> str:
     return "email_id" if "@" in name else "other"
 
 
-class _ExactCounters:
-    """Counters whose upstream names lack the `_total` that prometheus-client appends to every
-    counter (`authentication_attempts`): rendered as text of their own, after the registry's."""
-
-    def __init__(self, name: str, documentation: str, label: str) -> None:
-        self._head = f"# HELP {name} {documentation}\n# TYPE {name} counter\n"
-        self._name = name
-        self._label = label
-        self.values: dict[str, int] = {}
-
-    def inc(self, value: str) -> None:
-        self.values[value] = self.values.get(value, 0) + 1
-
-    def render(self) -> str:
-        if not self.values:
-            return ""
-        lines = [f'{self._name}{{{self._label}="{value}"}} {count}\n' for value, count in sorted(self.values.items())]
-        return self._head + "".join(lines)
+EXACT_COUNTERS = (
+    "authentication_attempts",
+    "authenticated_user_requests",
+    "apiserver_admission_webhook_rejection_count",
+    "apiserver_admission_webhook_fail_open_count",
+)
+"""Counters whose upstream names lack the `_total` that prometheus-client appends to every counter."""
 
 
 class AuthenticationMetrics:
@@ -103,13 +114,14 @@ class AuthenticationMetrics:
     recorded by the authentication filter for every request, as upstream's."""
 
     def __init__(self, registry: CollectorRegistry) -> None:
-        self.attempts = _ExactCounters(
-            "authentication_attempts", "[ALPHA] Counter of authenticated attempts.", "result"
+        self.attempts = Counter(
+            "authentication_attempts", "[ALPHA] Counter of authenticated attempts.", ["result"], registry=registry
         )
-        self.users = _ExactCounters(
+        self.users = Counter(
             "authenticated_user_requests",
             "[ALPHA] Counter of authenticated requests broken out by username.",
-            "username",
+            ["username"],
+            registry=registry,
         )
         self.duration = Histogram(
             "authentication_duration_seconds",
@@ -118,58 +130,86 @@ class AuthenticationMetrics:
             buckets=AUTHENTICATION_BUCKETS,
             registry=registry,
         )
-        self._durations = {result: self.duration.labels(result) for result in ("success", "failure", "error")}
+        results = ("success", "failure", "error")
+        self._attempts = {result: self.attempts.labels(result) for result in results}
+        self._durations = {result: self.duration.labels(result) for result in results}
 
     def record(self, result: str, seconds: float, user: str | None) -> None:
-        self.attempts.inc(result)
+        self._attempts[result].inc()
         self._durations[result].observe(seconds)
         if user is not None:
-            self.users.inc(compress_username(user))
+            self.users.labels(compress_username(user)).inc()
 
-    def render(self) -> bytes:
-        return (self.attempts.render() + self.users.render()).encode()
+
+CURRENT_MINOR = 36
+DEPRECATED: dict[str, int] = {"apiserver_storage_objects": 34}
+"""Metrics of ours upstream marks deprecated, with the 1.x minor version that did."""
+# Upstream's buckets of apiserver_response_sizes: ExponentialBuckets(1000, 10, 7), 1KB to 1GB.
+RESPONSE_SIZE_BUCKETS = tuple(1000.0 * 10**power for power in range(7))
 
 
 class Metrics:
-    def __init__(self, object_counts: Callable[[], dict[str, int]]) -> None:
+    def __init__(
+        self, object_counts: Callable[[], dict[tuple[str, str], int]], options: MetricsOptions | None = None
+    ) -> None:
         self.registry = registry = CollectorRegistry()
+        self.options = options = options or MetricsOptions()
+        self._exposition = Exposition(
+            registry, options, current_minor=CURRENT_MINOR, deprecated=DEPRECATED, exact=frozenset(EXACT_COUNTERS)
+        )
+        self.slis = HealthcheckSlis()
         self.requests = Counter(
             "apiserver_request",
-            "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, "
+            "[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, "
             "scope, component, and HTTP response code.",
             [*_REQUEST_LABELS, "code"],
             registry=registry,
         )
         self.durations = Histogram(
             "apiserver_request_duration_seconds",
-            "Response latency distribution in seconds for each verb, dry run value, group, version, resource, "
+            "[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, "
             "subresource, scope and component.",
             _REQUEST_LABELS,
             buckets=DURATION_BUCKETS,
             registry=registry,
         )
+        self.response_sizes = Histogram(
+            "apiserver_response_sizes",
+            "[STABLE] Response size distribution in bytes for each group, version, verb, resource, subresource, "
+            "scope and component.",
+            ["verb", "group", "version", "resource", "subresource", "scope", "component"],
+            buckets=RESPONSE_SIZE_BUCKETS,
+            registry=registry,
+        )
         self.inflight = Gauge(
             "apiserver_current_inflight_requests",
-            "Maximal number of currently used inflight request limit of this apiserver per request kind in last "
-            "second.",
+            "[STABLE] Maximal number of currently used inflight request limit of this apiserver per request kind in "
+            "last second.",
             ["request_kind"],
             registry=registry,
         )
         self.longrunning = Gauge(
             "apiserver_longrunning_requests",
-            "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, "
-            "scope and component. Not all requests are tracked this way.",
+            "[STABLE] Gauge of all active long-running apiserver requests broken out by verb, group, version, "
+            "resource, scope and component. Not all requests are tracked this way.",
             ["verb", "group", "version", "resource", "subresource", "scope", "component"],
             registry=registry,
         )
         self.authentication = AuthenticationMetrics(registry)
+        self.admission = AdmissionMetrics(registry)
+        self.policies = PolicyMetrics(registry)
+        self.jwt = JWTMetrics(registry)
+        self.audit = AuditMetrics(registry)
+        self.storage = StorageMetrics(registry, DURATION_BUCKETS)  # upstream: the request latency buckets
         self.storage_size = Gauge(
             "apiserver_storage_size_bytes",
-            "Size of the storage database file physically allocated in bytes.",
+            "[STABLE] Size of the storage database file physically allocated in bytes.",
             ["storage_cluster_id"],
             registry=registry,
         )
         registry.register(_ObjectCounts(object_counts))
+        self.watch_events = WatchEventMetrics()
+        registry.register(self.watch_events)
         ProcessCollector(registry=registry)
         PlatformCollector(registry=registry)
         GCCollector(registry=registry)
@@ -183,4 +223,7 @@ class Metrics:
         return found
 
     def render(self) -> bytes:
-        return generate_latest(self.registry) + self.authentication.render()
+        text = generate_latest(self._exposition)
+        for name in EXACT_COUNTERS:
+            text = text.replace(f"{name}_total".encode(), name.encode())
+        return text

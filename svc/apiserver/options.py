@@ -16,7 +16,7 @@ from typing import NoReturn
 from svc import __version__
 from svc.api.brand import PROFILES
 from svc.api.resources import parse_runtime_config
-from svc.apiserver import serving_options
+from svc.apiserver import metrics_options, serving_options
 from svc.apiserver.admission import options as admission_options
 from svc.apiserver.admission.options import AdmissionOptions
 from svc.apiserver.audit import options as audit_options
@@ -34,6 +34,7 @@ from svc.apiserver.faults import options as fault_options
 from svc.apiserver.faults.options import FaultOptions
 from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
 from svc.apiserver.logs import FORMATS, LogSettings, parse_vmodule
+from svc.apiserver.metrics_options import MetricsOptions
 from svc.apiserver.peers import options as peer_options
 from svc.apiserver.peers.options import PeerOptions
 from svc.apiserver.serving_options import ServingOptions
@@ -77,6 +78,7 @@ class Options:
     external_authn: ExternalAuthnOptions = field(default_factory=ExternalAuthnOptions)
     authorization: AuthorizationOptions = field(default_factory=AuthorizationOptions)
     audit: AuditOptions = field(default_factory=AuditOptions)
+    metrics: MetricsOptions = field(default_factory=MetricsOptions)
     storage_backend: str = "sqlite"
     store_servers: list[str] = field(default_factory=list)
     store_prefix: str = "/registry"
@@ -199,6 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     authz_options.add_arguments(parser)
     audit_options.add_arguments(parser)
+    metrics_options.add_arguments(parser)
     add("--storage-backend", help="sqlite (embedded, default) or store3 (etcd, needs --store-servers)")
     add("--store-servers", type=_list, help="etcd servers, scheme://ip:port")
     add("--store-prefix", help="prefix of every key in the store (default /registry)")
@@ -361,6 +364,7 @@ def parse_options(argv: list[str]) -> Options:
             options.service_node_port_range = parse_node_port_range(args.service_node_port_range)
         options.admission = admission_options.from_args(args)
         options.audit = audit_options.from_args(args)
+        options.metrics = metrics_options.from_args(args, UPSTREAM_VERSION)
         options.faults = fault_options.from_args(args)
         options.clock = clock_options.from_args(args, test_endpoints=options.enable_test_endpoints)
         options.serving = serving_options.from_args(args)

@@ -147,6 +147,8 @@ async def _non_resource(ctx: RequestContext) -> web.StreamResponse:
         return await profiling.serve(path, request)
     if serving.enable_logs_handler and (path == logs_handler.PREFIX or path.startswith(logs_handler.PREFIX + "/")):
         return await logs_handler.serve(path, server.logs_directory)
+    if path == "/metrics/slis":
+        return respond(ctx, 200, server.metrics.slis.render(), CONTENT_TYPE)
     if path in (issuer_discovery.DISCOVERY_PATH, issuer_discovery.JWKS_PATH):
         return _issuer_discovery(ctx, path)
     if path == "/version":

@@ -39,7 +39,7 @@ from svc.apiserver.authn.build import Authentication, build_authenticator, build
 from svc.apiserver.authn.loopback import LoopbackToken
 from svc.apiserver.authn.token_authentication import TokenAuthentication
 from svc.apiserver.authn.x509 import load_client_cas
-from svc.apiserver.authz.authorizer import Authorizer
+from svc.apiserver.authz.authorizer import AuthorizerChain
 from svc.apiserver.authz.build import Authorization
 from svc.apiserver.authz.node.policy import NodePolicy
 from svc.apiserver.authz.rbac.escalation import EscalationCheck
@@ -66,6 +66,7 @@ from svc.apiserver.serving_limits import ServingLimits
 from svc.apiserver.serving_tls import build_serving_context
 from svc.apiserver.shutdown import Draining
 from svc.apiserver.snapshot_images import SnapshotImages
+from svc.apiserver.storage_metrics import MeasuredBackend
 from svc.apiserver.watches import Watches
 from svc.machinery import status, wallclock
 from svc.private_files import make_private_dir
@@ -117,7 +118,7 @@ class Server:
         self.objects: ObjectStore | None = None
         self.stores: dict[tuple[str, str, str], GenericStore] = {}
         self.service_allocation: ServiceAllocation | None = None
-        self.metrics = Metrics(self._object_counts)
+        self.metrics = Metrics(self._object_counts, options.metrics)
         self.loopback = LoopbackToken(self.profile.admin_user) if options.client_ca_file else None
         self.caches: dict[str, WatchCache] = {}
         self.pki: Pki | None = None
@@ -156,15 +157,16 @@ class Server:
             registry=self.metrics.registry,
         )
         # `authorizer` is what requests ask; `authorization` owns the configured chain (reloads, webhook clients).
-        self.authorizer: Authorizer = self.authorization
+        self.authorizer: AuthorizerChain = self.authorization
         self.rule_resolver = self.authorization.rules_for
         self.admission = Chain(
-            [EscalationCheck(self.rbac.index, self.authorizer), *build_plugins(options.admission, self)]
+            [EscalationCheck(self.rbac.index, self.authorizer), *build_plugins(options.admission, self)],
+            self.metrics.admission,
         )
         self.discovery = Discovery(self.resources, self.served_subresources, "")
         self.openapi = OpenAPI(self.resources, self.profile)
         self.apiextensions = build_apiextensions(self)
-        self.audit = build_audit(options.audit)
+        self.audit = build_audit(options.audit, self.metrics.audit)
         self.chain = build_handler_chain(endpoint, build_filters(options.serving))
         self.version_info = {
             "major": "1",
@@ -221,16 +223,15 @@ class Server:
         return None
 
     async def health(self, path: str, request: web.BaseRequest) -> web.Response | None:
-        return await health_endpoints.serve(path, self.health_checks, request)
+        return await health_endpoints.serve(path, self.health_checks, request, self.metrics.slis.observe)
 
-    def _object_counts(self) -> dict[str, int]:
-        """Objects per resource (`deployments.apps`), from the watch caches, one entry per storage."""
-        counts: dict[str, int] = {}
+    def _object_counts(self) -> dict[tuple[str, str], int]:
+        """Objects per (group, resource), from the watch caches, one entry per storage."""
+        counts: dict[tuple[str, str], int] = {}
         for store in self.stores.values():
             resource = store.resource
             if store.cache is not None:
-                name = f"{resource.name}.{resource.upstream_group}" if resource.upstream_group else resource.name
-                counts[name] = len(store.cache.state)
+                counts[(resource.upstream_group, resource.name)] = len(store.cache.state)
         return counts
 
     def store_for(self, upstream_group: str, resource: str) -> GenericStore:
@@ -344,19 +345,24 @@ class Server:
         self.backends = await open_backends(self.options)
         self.backend = self.backends.default
         codec = storage_codec(self.options.storage_media_type, self.profile)
-        self.objects = ObjectStore(self.backend, codec)
+        stored = [resource for resource in self.resources if resource.stored]
+        prefixes = [(self.options.store_prefix + r.storage_prefix, (r.upstream_group, r.name)) for r in stored]
+
+        def objects_over(backend: Backend) -> ObjectStore:
+            return ObjectStore(MeasuredBackend(backend, self.metrics.storage, prefixes), codec)  # type: ignore[arg-type]
+
+        self.objects = objects_over(self.backend)
         objects_of = {id(self.backend): self.objects}
-        for resource in self.resources:
-            if not resource.stored:
-                continue
+        for resource in stored:
             backend = self.backends.for_resource(resource.upstream_group, resource.name)
-            objects = objects_of.setdefault(id(backend), ObjectStore(backend, codec))
+            objects = objects_of.get(id(backend)) or objects_of.setdefault(id(backend), objects_over(backend))
             prefix = self.options.store_prefix + resource.storage_prefix
             cache = self.caches.get(prefix)
             if cache is None and self._cache_enabled(resource):
                 cache = self.caches[prefix] = WatchCache(objects, prefix)
             store = GenericStore(strategy_for(resource, self.profile), objects, cache, self.options.store_prefix)
             store.watch_from_history = self.options.watch_from_history
+            store.on_storage_list = self.metrics.storage.list_recorder(resource.upstream_group, resource.name)
             self.stores[(resource.group, resource.version, resource.name)] = store
         self.service_allocation = service_allocation(self)
         for store in self.stores.values():
@@ -432,7 +438,7 @@ class Server:
         )
         await self.tokens.start()
         self.authentication = build_authenticator(
-            options, client_cas=client_cas, tokens=self.tokens, profile=self.profile
+            options, client_cas=client_cas, tokens=self.tokens, profile=self.profile, jwt_metrics=self.metrics.jwt
         )
         self.authenticator = self.authentication.union
         await self._open_storage()

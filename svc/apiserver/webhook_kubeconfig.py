@@ -41,6 +41,10 @@ class WebhookCallError(Exception):
     """The call failed; the text says how, for logs and reasons."""
 
 
+class WebhookTimeout(WebhookCallError):
+    """No answer within the timeout (metrics tell timeouts from other failures)."""
+
+
 class _Transient(WebhookCallError):
     pass
 
@@ -105,7 +109,7 @@ class KubeconfigWebhook:
                 raise _Transient(str(error)) from None
             raise WebhookCallError(str(error)) from None
         except TimeoutError:
-            raise WebhookCallError(f"no answer within {self._timeout:g}s") from None
+            raise WebhookTimeout(f"no answer within {self._timeout:g}s") from None
         except (aiohttp.ClientError, ValueError) as error:
             raise WebhookCallError(str(error) or type(error).__name__) from None
 

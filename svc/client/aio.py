@@ -10,15 +10,17 @@ as client-go's `apierrors` helpers do.
 from __future__ import annotations
 
 import base64
+import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import aiohttp
 import orjson
 
 from svc.client.clock import Clock, RealClock
 from svc.client.kubeconfig import ClientConfig
+from svc.client.metrics import installed
 from svc.client.tls import ssl_context
 from svc.client.workqueue import TokenBucket
 
@@ -77,6 +79,8 @@ class AsyncRestClient:
             self._headers["Authorization"] = f"Basic {credentials}"
         self._ssl = ssl_context(config) if config.server.startswith("https") else None
         self._session: aiohttp.ClientSession | None = None
+        self._metrics = installed()
+        self._host = urlsplit(config.server).netloc
 
     @property
     def session(self) -> aiohttp.ClientSession:
@@ -109,13 +113,18 @@ class AsyncRestClient:
         data = None if body is None else orjson.dumps(body)
         headers = {**(headers or {}), **({"Content-Type": content_type} if data is not None else {})}
         timeout = aiohttp.ClientTimeout(total=self.timeout)
+        started, code = time.perf_counter(), "<error>"
         try:
             async with self.session.request(
                 method, path, data=data, params=params, headers=headers, timeout=timeout
             ) as response:
                 payload = await response.read()
+                code = str(response.status)
         except aiohttp.ClientError as error:
             raise ConnectionError(f"{method} {path}: {error}") from error
+        finally:
+            if self._metrics is not None:
+                self._metrics.request(method, self._host, code, time.perf_counter() - started)
         return _decoded(response.status, payload)
 
     async def get(self, path: str, **params: str) -> Obj:

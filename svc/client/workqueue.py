@@ -4,7 +4,8 @@ Semantics of upstream's `client-go/util/workqueue`: a key added while queued is 
 added while a worker processes it is queued again only when that worker calls `done`, so no two
 workers sync the same key at once; `add_rate_limited` delays a retry by the larger of a per-key
 exponential backoff (5 ms doubling to 1000 s, reset by `forget`) and an overall token bucket
-(10 per second, burst 100) - upstream's `DefaultControllerRateLimiter`.
+(10 per second, burst 100) - upstream's `DefaultControllerRateLimiter`. A named queue reports
+client-go's `workqueue_*` metrics when a provider is installed (`svc.client.metrics`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Hashable
 from typing import Generic, TypeVar
 
 from svc.client.clock import Clock, RealClock
+from svc.client.metrics import installed
 
 K = TypeVar("K", bound=Hashable)
 
@@ -81,6 +83,8 @@ class RateLimitingQueue(Generic[K]):
         self._delayed: set[asyncio.Task[None]] = set()
         self._shutting_down = False
         self.adds = 0
+        provider = installed()
+        self._metrics = provider.queue(name, self.clock.now) if provider is not None and name else None
 
     def __len__(self) -> int:
         return len(self._queue)
@@ -89,6 +93,8 @@ class RateLimitingQueue(Generic[K]):
         if self._shutting_down or item in self._dirty:
             return
         self.adds += 1
+        if self._metrics is not None:
+            self._metrics.add(item)
         self._dirty.add(item)
         if item in self._processing:
             return
@@ -98,6 +104,8 @@ class RateLimitingQueue(Generic[K]):
     def add_after(self, item: K, delay: float) -> None:
         if self._shutting_down:
             return
+        if self._metrics is not None:
+            self._metrics.retry()  # client-go counts every delayed add as a retry
         if delay <= 0:
             self.add(item)
             return
@@ -125,9 +133,13 @@ class RateLimitingQueue(Generic[K]):
         item = self._queue.popleft()
         self._processing.add(item)
         self._dirty.discard(item)
+        if self._metrics is not None:
+            self._metrics.get(item)
         return item
 
     def done(self, item: K) -> None:
+        if self._metrics is not None:
+            self._metrics.done(item)
         self._processing.discard(item)
         if item in self._dirty:
             self._queue.append(item)

@@ -19,6 +19,7 @@ from typing import Any
 
 from svc.client.aio import ApiError, AsyncRestClient, resource_path
 from svc.client.clock import Clock, RealClock
+from svc.client.metrics import installed
 
 log = logging.getLogger(__name__)
 JITTER = 1.2
@@ -57,6 +58,13 @@ class LeaderElector:
         self.leading = False
         self._seconds = max(1, round(config.lease_duration))
         self._path = resource_path(config.coordination_group, "v1", "leases", namespace=config.namespace)
+        self._metrics = installed()
+
+    def _set_leading(self, leading: bool) -> None:
+        """Whether this candidate leads, reported as `leader_election_master_status` (client-go's)."""
+        self.leading = leading
+        if self._metrics is not None:
+            self._metrics.leader.labels(self.config.name).set(1 if leading else 0)
 
     async def check(self) -> None:
         """The `leaderElection` health check: fails when this leader's renewals are overdue by more
@@ -69,7 +77,7 @@ class LeaderElector:
         log.info("attempting to acquire leader lease %s/%s...", self.config.namespace, self.config.name)
         while not await self._try_acquire_or_renew():
             await self.clock.sleep(self.config.retry_period * (1 + random.random() * (JITTER - 1)))
-        self.leading = True
+        self._set_leading(True)
         log.info("successfully acquired lease %s/%s", self.config.namespace, self.config.name)
 
     async def keep_renewing(self) -> None:
@@ -78,7 +86,7 @@ class LeaderElector:
             deadline = self.clock.now() + self.config.renew_deadline
             while not await self._try_acquire_or_renew():
                 if self.clock.now() >= deadline:
-                    self.leading = False
+                    self._set_leading(False)
                     log.error("failed to renew lease %s/%s: timed out", self.config.namespace, self.config.name)
                     return
                 await self.clock.sleep(self.config.retry_period)

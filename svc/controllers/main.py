@@ -15,12 +15,18 @@ import signal
 import sys
 from pathlib import Path
 
+from prometheus_client.gc_collector import GCCollector
+from prometheus_client.platform_collector import PlatformCollector
+from prometheus_client.process_collector import ProcessCollector
+
 from svc.api.brand import PROFILES
 from svc.apiserver.health import HealthCheck
 from svc.client.aio import AsyncRestClient
 from svc.client.clock import Clock
 from svc.client.kubeconfig import ClientConfig, KubeconfigError, load_kubeconfig
+from svc.client.metrics import ClientMetrics, install
 from svc.controllers.context import ControllerContext, InformerFactory
+from svc.controllers.delegated_auth import DelegatedAuth
 from svc.controllers.followed_clock import ClockError, followed_clock
 from svc.controllers.leaderelection import LeaderElectionConfig, LeaderElector
 from svc.controllers.manager import ControllerManager
@@ -52,19 +58,40 @@ def root_ca(options: Options, config: ClientConfig) -> bytes:
 
 
 async def run(options: Options) -> int:
+    metrics = ClientMetrics()
+    install(metrics)  # before the client, queues and elector are made, which report to it
+    ProcessCollector(registry=metrics.registry)
+    PlatformCollector(registry=metrics.registry)
+    GCCollector(registry=metrics.registry)
+    try:
+        return await _run(options, metrics)
+    finally:
+        install(None)
+
+
+async def _run(options: Options, metrics: ClientMetrics) -> int:
     config = client_config(options)
     profile = PROFILES[options.brand_profile]
     agent = f"{profile.apiserver_name.removesuffix('-apiserver')}-controller-manager/{UPSTREAM_VERSION}"
     client = AsyncRestClient(config, user_agent=agent, qps=options.api_qps, burst=options.api_burst)
+    auth = DelegatedAuth(options.delegation, profile, agent)
     try:
         async with contextlib.AsyncExitStack() as stack:
             clock = await stack.enter_async_context(followed_clock(client)) if options.clock == "fake" else client.clock
-            return await _run_with(options, config, client, clock)
+            return await _run_with(options, config, client, clock, metrics, auth)
     finally:
+        await auth.close()
         await client.close()
 
 
-async def _run_with(options: Options, config: ClientConfig, client: AsyncRestClient, clock: Clock) -> int:
+async def _run_with(
+    options: Options,
+    config: ClientConfig,
+    client: AsyncRestClient,
+    clock: Clock,
+    metrics: ClientMetrics,
+    auth: DelegatedAuth,
+) -> int:
     """The daemon with every control loop on `clock` (the client's own rate limit stays in real time)."""
     profile = PROFILES[options.brand_profile]
     informers = InformerFactory(client, profile, clock=clock, resync_period=options.min_resync_period)
@@ -74,7 +101,7 @@ async def _run_with(options: Options, config: ClientConfig, client: AsyncRestCli
     elector = _elector(options, client, profile.group("coordination.k8s.io"), clock)
     if elector is not None:
         checks.append(HealthCheck("leaderElection", elector.check))
-    runner = await start_serving(options, checks)
+    runner = await start_serving(options, checks, metrics=metrics, auth=auth)
     log.info("controllers enabled: %s", ", ".join(options.enabled) or "none")
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()

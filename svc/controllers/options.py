@@ -16,7 +16,10 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from svc.api.brand import PROFILES
-from svc.controllers import catalog
+from svc.apiserver import metrics_options
+from svc.apiserver.metrics_options import MetricsOptions
+from svc.controllers import catalog, delegated_auth
+from svc.controllers.delegated_auth import DelegationOptions
 from svc.controllers.leaderelection import JITTER
 from svc.machinery.duration import parse_duration
 from svc.machinery.gotext import parse_bool
@@ -91,6 +94,8 @@ class Options:
     verbosity: int = 0
     identity: str = ""
     enabled: list[str] = field(default_factory=list)
+    delegation: DelegationOptions = field(default_factory=DelegationOptions)
+    metrics: MetricsOptions = field(default_factory=MetricsOptions)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -269,6 +274,8 @@ def build_parser() -> argparse.ArgumentParser:
     add("--brand-profile", choices=sorted(PROFILES), default="svc", help="identifier spelling of the API server")
     add("-v", "--v", dest="verbosity", type=_int, default=0, help="log level number")
     add("--version", action="store_true", help="print the version and exit")
+    delegated_auth.add_arguments(parser)
+    metrics_options.add_arguments(parser)
     return parser
 
 
@@ -354,6 +361,11 @@ def parse_options(argv: list[str]) -> Options:
     if not options.enable_garbage_collector:
         options.enabled = [name for name in options.enabled if name != catalog.GARBAGE_COLLECTOR]
     problems += _validate(options)
+    options.delegation = delegated_auth.from_args(args)
+    try:
+        options.metrics = metrics_options.from_args(args, UPSTREAM_VERSION)
+    except ValueError as error:
+        problems.append(str(error))
     if problems:
         for problem in problems:
             sys.stderr.write(f"Error: {problem}\n")

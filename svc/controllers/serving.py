@@ -1,7 +1,9 @@
-"""The daemon's HTTPS endpoint: `/healthz`, `/readyz` and `/livez` with one check per controller.
+"""The daemon's HTTPS endpoint: `/healthz`, `/readyz` and `/livez` with one check per controller,
+`/metrics` (client-go's work queue, REST client and leader election metrics, and the process's) and
+`/metrics/slis` (the health checks).
 
-Upstream serves these paths to anyone (`--authorization-always-allow-paths` defaults to them), so
-no credentials are asked for; every other path is 404, there being nothing else served yet. Without
+Upstream serves the health paths to anyone (`--authorization-always-allow-paths` defaults to them);
+the others need delegated authentication and authorization (`delegated_auth`). Without
 `--tls-cert-file` a self-signed pair for localhost is kept in `--cert-dir` (or only in
 memory), as upstream's `MaybeDefaultWithSelfSignedCerts` does.
 """
@@ -13,10 +15,16 @@ import tempfile
 from pathlib import Path
 
 from aiohttp import web
+from prometheus_client import generate_latest
 
 from svc.apiserver import health
 from svc.apiserver.health import HealthCheck
+from svc.apiserver.metrics import CONTENT_TYPE, CURRENT_MINOR
+from svc.apiserver.metrics_exposition import Exposition
+from svc.apiserver.metrics_slis import HealthcheckSlis
 from svc.apiserver.pki import KeyPair, ensure_self_signed
+from svc.client.metrics import ClientMetrics
+from svc.controllers.delegated_auth import DelegatedAuth, refusal_response
 from svc.controllers.options import Options
 
 
@@ -41,17 +49,28 @@ def _tls_context(options: Options) -> ssl.SSLContext:
     return context
 
 
-async def start_serving(options: Options, checks: list[HealthCheck]) -> web.AppRunner | None:
+async def start_serving(
+    options: Options, checks: list[HealthCheck], *, metrics: ClientMetrics, auth: DelegatedAuth
+) -> web.AppRunner | None:
     """Listen on the secure port (none when it is 0); returns the runner to clean up."""
     if options.secure_port == 0:
         return None
     registries = {"healthz": checks, "readyz": checks, "livez": checks}
+    slis = HealthcheckSlis()
+    exposition = Exposition(metrics.registry, options.metrics, current_minor=CURRENT_MINOR)
 
     async def handle(request: web.Request) -> web.StreamResponse:
+        refusal = await auth.refusal(request)
+        if refusal is not None:
+            return refusal_response(refusal)
         if request.method in ("GET", "HEAD"):
-            answer = await health.serve(request.path, registries, request)
+            answer = await health.serve(request.path, registries, request, slis.observe)
             if answer is not None:
                 return answer
+            if request.path == "/metrics":
+                return web.Response(body=generate_latest(exposition), headers={"Content-Type": CONTENT_TYPE})
+            if request.path == "/metrics/slis":
+                return web.Response(body=slis.render(), headers={"Content-Type": CONTENT_TYPE})
         return web.Response(status=404, text="404 page not found\n")
 
     app = web.Application()

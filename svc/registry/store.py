@@ -110,6 +110,8 @@ class GenericStore:
     # (`--watch-from-history`, a test-toolkit feature).
     watch_from_history: bool = False
     conversion: Conversion | None = field(init=False)
+    on_storage_list: Callable[[int, int], None] | None = None
+    """Told the objects read and returned by each list served from storage (metrics)."""
 
     def __post_init__(self) -> None:
         self.conversion = conversion_for(self.strategy.resource, self.strategy.profile)
@@ -279,14 +281,18 @@ class GenericStore:
         items: list[Obj] = []
         more, remaining, last = False, 0, after_key
         selection = Selection(options, self.strategy.field_labels)
+        fetched = 0
         while True:
             wanted = options.limit - len(items) if options.limit else 0
             page = await self.objects.list(prefix, revision=revision, limit=wanted, after_key=last)
             revision = revision or page.revision
+            fetched += len(page.items)
             items.extend(self.present(obj) for obj in page.items if selection.matches(obj))
             more, remaining, last = page.more, page.remaining, page.last_key or last
             if not more or not options.limit or len(items) >= options.limit:
                 break
+        if self.on_storage_list is not None:
+            self.on_storage_list(fetched, len(items))
         return self._list_object(items, revision, more, remaining, last, prefix, options)
 
     # -- watch -------------------------------------------------------------------------------

@@ -163,3 +163,34 @@ def test_admission_audit_annotations_reach_the_event(svc_server_factory, tmp_pat
     assert answer.status == 201, answer.body
     (event,) = _events(log, answer.headers["Audit-ID"], 1)
     assert event["annotations"]["p/size"] == "1"
+
+
+def _metric(server: Any, name: str, **labels: str) -> float:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    text = server.client().request("GET", "/metrics").body.decode()
+    samples = [sample for family in text_string_to_metric_families(text) for sample in family.samples]
+    return sum(s.value for s in samples if s.name == name and all(s.labels.get(k) == v for k, v in labels.items()))
+
+
+def test_events_and_policy_levels_are_counted(svc_server_factory, tmp_path) -> None:
+    server, _ = _audited_server(svc_server_factory, tmp_path)
+    client = server.client()
+    before = _metric(server, "apiserver_audit_event_total")
+    assert client.request("GET", f"{SECRETS}/missing").status == 404
+    assert client.request("GET", "/api/v1/namespaces/default/pods").status == 200
+    # The secret GET writes ResponseComplete (RequestReceived is omitted); the pods GET writes nothing;
+    # the scrape before is audited at the policy's default level, None.
+    assert _metric(server, "apiserver_audit_event_total") == before + 1
+    assert _metric(server, "apiserver_audit_level_total", level="Metadata") == 1
+    assert _metric(server, "apiserver_audit_level_total", level="None") >= 2
+
+
+def test_an_event_that_cannot_be_written_is_counted_as_an_error(tmp_path) -> None:
+    from svc.apiserver.audit.log_backend import LogBackend
+
+    errors: list[int] = []
+    backend = LogBackend("/dev/full", on_error=lambda: errors.append(1))  # every write: no space left
+    backend.process({"auditID": "a"})
+    backend.shutdown()
+    assert errors == [1]

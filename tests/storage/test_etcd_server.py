@@ -211,7 +211,7 @@ def test_metrics_report_the_etcd_database_size_and_object_counts(
     sizes = [line for line in lines if line.startswith("apiserver_storage_size_bytes{storage_cluster_id=")]
     assert len(sizes) == 1
     assert float(sizes[0].split()[-1]) > 0
-    assert any(line.startswith('apiserver_storage_objects{resource="configmaps"}') for line in lines)
+    assert any(line.startswith('apiserver_resource_objects{group="",resource="configmaps"}') for line in lines)
 
 
 def test_an_unreachable_etcd_at_start_is_a_clear_error(svc_server_factory: Factory) -> None:

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from svc.apiserver.admission.chain import NamedPlugin
 from svc.machinery import status
 from svc.storage.backend import prefix_end
 
@@ -207,9 +208,9 @@ def builder_for(name: str) -> Builder | None:
     return module.build
 
 
-def build_plugins(options: AdmissionOptions, server: Server) -> list[Any]:
+def build_plugins(options: AdmissionOptions, server: Server) -> list[NamedPlugin]:
     """The enabled plugins, built in upstream's order; raises ValueError on a bad configuration."""
-    plugins: list[Any] = []
+    plugins: list[NamedPlugin] = []
     for name in options.enabled_plugins():
         build = builder_for(name)
         if build is None:
@@ -217,5 +218,5 @@ def build_plugins(options: AdmissionOptions, server: Server) -> list[Any]:
             continue
         plugin = build(PluginContext(name, server, options.configuration.for_plugin(name)))
         if plugin is not None:
-            plugins.append(plugin)
+            plugins.append(NamedPlugin(name, plugin))
     return plugins

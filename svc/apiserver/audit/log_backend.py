@@ -4,18 +4,24 @@ A writer thread does the I/O, so the event loop never waits on the disk; events 
 order the requests produced them and none is dropped (upstream's log default mode is `blocking`:
 every event is written, the request path only pays the enqueue). Rotation follows lumberjack's
 rules as upstream uses them: a file past `max_size` MB is renamed `name-<timestamp>.ext`, backups
-beyond `max_backups` or older than `max_age` days are removed (0 keeps them)."""
+beyond `max_backups` or older than `max_age` days are removed (0 keeps them). An event that cannot
+be written is logged and counted (`apiserver_audit_error_total{plugin="log"}`) and the writer goes on."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import queue
 import sys
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
+
+log = logging.getLogger(__name__)
 
 _BACKUP_TIME_FORMAT = "%Y-%m-%dT%H-%M-%S.%f"
 
@@ -104,9 +110,16 @@ class _RotatingFile:
 
 class LogBackend:
     def __init__(
-        self, path: str, fmt: str = "json", max_size_mb: int = 0, max_backups: int = 0, max_age_days: int = 0
+        self,
+        path: str,
+        fmt: str = "json",
+        max_size_mb: int = 0,
+        max_backups: int = 0,
+        max_age_days: int = 0,
+        on_error: Callable[[], None] | None = None,
     ) -> None:
         self.format = fmt
+        self.on_error = on_error
         self.out: _RotatingFile | None = (
             None if path == "-" else _RotatingFile(Path(path), max_size_mb, max_backups, max_age_days)
         )
@@ -136,14 +149,23 @@ class LogBackend:
 
     def _run(self) -> None:
         while (event := self.queue.get()) is not None:
-            self._write(self._line(event))
+            self._guarded(lambda event=event: self._write(self._line(event)))
             if self.queue.empty():
-                self._flush()
-        self._flush()
+                self._guarded(self._flush)
+        self._guarded(self._flush)
+
+    def _guarded(self, action: Callable[[], None]) -> None:
+        try:
+            action()
+        except OSError as error:
+            log.error("failed to write audit events: %s", error)
+            if self.on_error is not None:
+                self.on_error()
 
     def shutdown(self) -> None:
         """Write what is queued, then stop (the server calls this when it stops)."""
         self.queue.put(None)
         self.thread.join(timeout=30)
         if self.out is not None:
-            self.out.close()
+            with contextlib.suppress(OSError):  # what could not be written was counted as it failed
+                self.out.close()

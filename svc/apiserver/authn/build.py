@@ -20,6 +20,7 @@ from cryptography import x509
 
 from svc.apiserver.authn.authenticator import Union
 from svc.apiserver.authn.loopback import LoopbackToken
+from svc.apiserver.authn.metrics import JWTMetrics
 from svc.apiserver.authn.request_header import RequestHeaderAuthenticator, RequestHeaderConfig
 from svc.apiserver.authn.structured import StructuredJWT
 from svc.apiserver.authn.token_authentication import TokenAuthentication, build_token_authentication
@@ -98,6 +99,7 @@ def build_authenticator(
     client_cas: list[x509.Certificate],
     tokens: TokenAuthentication,
     profile: Profile,
+    jwt_metrics: JWTMetrics | None = None,
 ) -> Authentication:
     external = options.external_authn
     authenticators: list[Any] = []
@@ -111,7 +113,7 @@ def build_authenticator(
     closers: list[Any] = [tokens]
     structured = None
     if external.jwt is not None and (external.jwt.jwt or external.authentication_config_file):
-        structured = StructuredJWT(external.jwt, disallowed_issuers=external.disallowed_issuers)
+        structured = StructuredJWT(external.jwt, disallowed_issuers=external.disallowed_issuers, metrics=jwt_metrics)
         tokens.union.authenticators.append(CachedSuccesses(AudienceAgnostic(structured, tokens.api_audiences)))
         closers.append(structured)
     if external.webhook_config_file:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from pathlib import Path
 
 import jwt
@@ -22,6 +23,7 @@ from svc.apiserver.authn.authenticator import AuthenticationError
 from svc.apiserver.authn.jwks import ProviderKeys
 from svc.apiserver.authn.jwt_authenticator import JWTAuthenticator
 from svc.apiserver.authn.jwt_config import AuthenticationConfiguration
+from svc.apiserver.authn.metrics import JWTMetrics
 from svc.apiserver.authn.token_file import bearer_token
 from svc.machinery import field_errors
 from svc.registry.admission import UserInfo
@@ -33,9 +35,16 @@ RELOAD_INTERVAL = 1.0
 
 
 class StructuredJWT:
-    def __init__(self, config: AuthenticationConfiguration, *, disallowed_issuers: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        config: AuthenticationConfiguration,
+        *,
+        disallowed_issuers: tuple[str, ...] = (),
+        metrics: JWTMetrics | None = None,
+    ) -> None:
         self.config = config
         self._disallowed_issuers = disallowed_issuers
+        self._metrics = metrics
         self._issuers: dict[str, JWTAuthenticator] = {}
         self._install(config)
 
@@ -70,7 +79,15 @@ class StructuredJWT:
         authenticator = self._issuers.get(issuer) if isinstance(issuer, str) else None
         if authenticator is None:
             raise AuthenticationError("invalid bearer token")
-        return await authenticator.authenticate_token(token, header)
+        if self._metrics is None:
+            return await authenticator.authenticate_token(token, header)
+        started, succeeded = time.perf_counter(), False
+        try:
+            user = await authenticator.authenticate_token(token, header)
+            succeeded = True
+            return user
+        finally:
+            self._metrics.observer(authenticator.config.issuer.url)(succeeded, time.perf_counter() - started)
 
     def reload(self, data: bytes) -> set[ProviderKeys]:
         """Replace the issuers with those of a new file's bytes; raises ValueError when it is bad."""
@@ -94,6 +111,8 @@ class StructuredJWT:
                 current = await asyncio.to_thread(Path(path).read_bytes)
             except OSError as error:
                 log.error("failed to read authentication config file: %s", error)
+                if self._metrics is not None:
+                    self._metrics.reloads.record("failure")
                 continue
             if current == tracked:
                 continue
@@ -102,8 +121,12 @@ class StructuredJWT:
                 retired = self.reload(current)
             except ValueError as error:
                 log.error("%s", error)
+                if self._metrics is not None:
+                    self._metrics.reloads.record("failure")
                 continue
             log.info("reloaded authentication config")
+            if self._metrics is not None:
+                self._metrics.reloads.record("success")
             for keys in retired:
                 await keys.close()
             await self.prefetch()

@@ -12,23 +12,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
-import socket
-import time
 from pathlib import Path
 
 import yaml
-from prometheus_client import CollectorRegistry, Counter, Gauge
+from prometheus_client import CollectorRegistry
 
 from svc.api.brand import Profile
 from svc.apiserver.authz.abac import AbacAuthorizer, load_policy_file
-from svc.apiserver.authz.authorizer import Attributes, Authorizer, Decision, Union
+from svc.apiserver.authz.authorizer import Attributes, Authorizer, Decision, Union, Verdict
 from svc.apiserver.authz.config import AuthorizerEntry, parse_authorization_config
+from svc.apiserver.authz.metrics import AuthorizationMetrics
 from svc.apiserver.authz.modes import RuleResolver, Rules, build_authorizer, build_rule_resolver
 from svc.apiserver.authz.options import IN_CLUSTER_UNAVAILABLE, AuthorizationOptions
 from svc.apiserver.authz.rbac.index import PolicyIndex
 from svc.apiserver.authz.webhook import WebhookAuthorizer, WebhookSettings
+from svc.apiserver.config_reload_metrics import ReloadMetrics
 from svc.apiserver.webhook_kubeconfig import KubeconfigWebhook, load_webhook_kubeconfig
 from svc.registry.admission import UserInfo
 
@@ -36,30 +35,6 @@ log = logging.getLogger(__name__)
 
 RELOAD_INTERVAL = 60.0
 """How often the configuration file is checked (upstream: once a minute)."""
-
-
-class _ReloadMetrics:
-    def __init__(self, registry: CollectorRegistry) -> None:
-        labels = ["status", "apiserver_id_hash"]
-        self.reloads = Counter(
-            "apiserver_authorization_config_controller_automatic_reloads",
-            "Total number of automatic reloads of authorization configuration split by status and apiserver identity.",
-            labels,
-            registry=registry,
-        )
-        self.last = Gauge(
-            "apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds",
-            "Timestamp of the last automatic reload of authorization configuration split by status and "
-            "apiserver identity.",
-            labels,
-            registry=registry,
-        )
-        identity = f"apiserver-{hashlib.sha256(socket.gethostname().encode()).hexdigest()[:16]}"
-        self.identity_hash = "sha256:" + hashlib.sha256(identity.encode()).hexdigest()
-
-    def record(self, status: str) -> None:
-        self.reloads.labels(status, self.identity_hash).inc()
-        self.last.labels(status, self.identity_hash).set(time.time())
 
 
 class Authorization:
@@ -81,7 +56,8 @@ class Authorization:
         self._rbac_index = rbac_index
         self._node = node
         self._abac = AbacAuthorizer(load_policy_file(options.policy_file)) if "ABAC" in options.modes else None
-        self._metrics = _ReloadMetrics(registry) if options.config_file else None
+        self._metrics = ReloadMetrics(registry, "authorization") if options.config_file else None
+        self.metrics = AuthorizationMetrics(registry)
         self._file_bytes = Path(options.config_file).read_bytes() if options.config_file else b""
         self.reload_interval = RELOAD_INTERVAL
         self.webhooks: list[WebhookAuthorizer] = []
@@ -99,7 +75,16 @@ class Authorization:
         if "ABAC" in modes and self._abac is None:
             raise ValueError("the ABAC authorizer can only be added to a server started with it")
         webhooks = [self._webhook(entry) for entry in entries if entry.type == "Webhook"]
-        union = build_authorizer(modes, rbac=self._rbac, node=self._node, abac=self._abac, webhooks=webhooks)
+        # Position 0 of the chain is the system:masters short cut, which upstream does not count.
+        labels = [("", ""), *((entry.type, entry.name) for entry in entries)]
+
+        def record(position: int, decision: Decision) -> None:
+            if position:
+                self.metrics.record_decision(*labels[position], decision)
+
+        union = build_authorizer(
+            modes, rbac=self._rbac, node=self._node, abac=self._abac, webhooks=webhooks, recorder=record
+        )
         rules = build_rule_resolver(modes, rbac=self._rbac_index, abac=self._abac)
         self.webhooks = webhooks
         return union, rules
@@ -113,15 +98,18 @@ class Authorization:
                 authorized_ttl=options.webhook_authorized_ttl,
                 unauthorized_ttl=options.webhook_unauthorized_ttl,
             )
-            return WebhookAuthorizer(KubeconfigWebhook(config), settings, profile=self._profile)
+            return WebhookAuthorizer(KubeconfigWebhook(config), settings, profile=self._profile, metrics=self.metrics)
         if entry.webhook.connection != "KubeConfigFile":
             raise ValueError(IN_CLUSTER_UNAVAILABLE)
         config = load_webhook_kubeconfig(entry.webhook.kubeconfig_file)
         client = KubeconfigWebhook(config, timeout=entry.webhook.timeout)
-        return WebhookAuthorizer(client, entry.webhook.settings, profile=self._profile)
+        return WebhookAuthorizer(client, entry.webhook.settings, profile=self._profile, metrics=self.metrics)
 
     async def authorize(self, attributes: Attributes) -> tuple[Decision, str]:
         return await self._union.authorize(attributes)
+
+    async def decide(self, attributes: Attributes) -> Verdict:
+        return await self._union.decide(attributes)
 
     def rules_for(self, user: UserInfo, namespace: str) -> Rules:
         return self._rules(user, namespace)

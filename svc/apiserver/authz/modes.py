@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from svc.apiserver.authz.abac import AbacAuthorizer
-from svc.apiserver.authz.authorizer import Attributes, Authorizer, AuthorizerFunc, Decision, Union
+from svc.apiserver.authz.authorizer import Attributes, Authorizer, AuthorizerFunc, Decision, Recorder, Union
 from svc.apiserver.authz.node.authorizer import node_name_of
 from svc.apiserver.authz.rbac.authorizer import aggregate
 from svc.apiserver.authz.rbac.index import PolicyIndex
@@ -38,6 +38,7 @@ def build_authorizer(
     node: Authorizer | None = None,
     abac: Authorizer | None = None,
     webhooks: Sequence[Authorizer] = (),
+    recorder: Recorder | None = None,
 ) -> Union:
     """The chain in the order of `modes`; the stateful authorizers (RBAC, Node, ABAC, one per Webhook
     entry, in order) come built."""
@@ -50,7 +51,7 @@ def build_authorizer(
     }
     remaining = iter(webhooks)
     chain = [next(remaining) if mode == "Webhook" else available[mode] for mode in modes]
-    return Union([privileged_group, *(authorizer for authorizer in chain if authorizer is not None)])
+    return Union([privileged_group, *(authorizer for authorizer in chain if authorizer is not None)], recorder)
 
 
 Rules = tuple[list[Rule], bool, str]

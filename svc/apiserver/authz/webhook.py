@@ -5,9 +5,10 @@ included (as upstream's AuthorizeWithSelectors sends them: `=`/`==` become `In`,
 label `exists`/`!` `Exists`/`DoesNotExist`, `gt`/`lt` are left out since dropping an ANDed term
 only widens the question). `allowed` allows, `denied` denies and stops the chain, anything else is
 no opinion; answers are cached by the review's spec, allowed ones for the authorized TTL (5m) and
-the others for the unauthorized TTL (30s). A failed call is not cached: it gives the failure
-policy's decision (no opinion for the flags, NoOpinion or Deny in --authorization-config) with the
-error as the reason. Match conditions (CEL over `request`, the v1 review spec) are checked first:
+the others for the unauthorized TTL (30s). A failed call is not cached: it raises `AuthorizerError`
+with the failure policy's decision (no opinion for the flags, NoOpinion or Deny in
+--authorization-config), which the request filter turns into a 500 as upstream. Match conditions
+(CEL over `request`, the v1 review spec) are checked first:
 any false one skips the webhook with no opinion; an evaluation error is a failure.
 """
 
@@ -22,8 +23,9 @@ from typing import Any
 import orjson
 
 from svc.api.brand import Profile
-from svc.apiserver.authz.authorizer import Attributes, Decision
-from svc.apiserver.webhook_kubeconfig import KubeconfigWebhook, WebhookCallError
+from svc.apiserver.authz.authorizer import Attributes, AuthorizerError, Decision
+from svc.apiserver.authz.metrics import AuthorizationMetrics
+from svc.apiserver.webhook_kubeconfig import KubeconfigWebhook, WebhookCallError, WebhookTimeout
 from svc.machinery.cel.environment import Program
 from svc.machinery.cel.values import CelError
 from svc.machinery.labels import Operator
@@ -120,8 +122,10 @@ class WebhookAuthorizer:
         *,
         profile: Profile,
         clock: Callable[[], float] = time.monotonic,
+        metrics: AuthorizationMetrics | None = None,
     ) -> None:
         self._client = client
+        self._metrics = metrics
         self._settings = settings
         self._api_version = f"{profile.group('authorization.k8s.io')}/{settings.version}"
         self._cache: TTLCache[bytes, dict[str, Any]] = TTLCache(CACHE_SIZE, clock)
@@ -137,18 +141,15 @@ class WebhookAuthorizer:
                 if not _all_match(self._settings.match_conditions, spec):
                     return Decision.NO_OPINION, ""
             except CelError as error:
-                return self._failure(f"match condition evaluation error: {error}")
+                failure = f"match condition evaluation error: {error}"
+                raise AuthorizerError(failure, self._settings.failure_policy) from None
         key = orjson.dumps(spec, option=orjson.OPT_SORT_KEYS)
         found, cached = self._cache.get(key)
         if found:
             assert cached is not None
             answer = cached
         else:
-            try:
-                answer = await self._review(spec)
-            except WebhookCallError as error:
-                log.error("Failed to make webhook authorizer request: %s", error)
-                return self._failure(f"Failed to make webhook authorizer request: {error}")
+            answer = await self._call(spec)
             self._remember(key, answer)
         reason = answer.get("reason") or ""
         if answer.get("allowed") is True:
@@ -157,8 +158,20 @@ class WebhookAuthorizer:
             return Decision.DENY, reason
         return Decision.NO_OPINION, reason
 
-    def _failure(self, reason: str) -> tuple[Decision, str]:
-        return self._settings.failure_policy, reason
+    async def _call(self, spec: dict[str, Any]) -> dict[str, Any]:
+        started = time.perf_counter()
+        result = "success"
+        try:
+            return await self._review(spec)
+        except WebhookCallError as error:
+            result = "timeout" if isinstance(error, WebhookTimeout) else "error"
+            log.error("Failed to make webhook authorizer request: %s", error)
+            raise AuthorizerError(str(error), self._settings.failure_policy) from None
+        finally:
+            if self._metrics is not None:
+                fail_open = result != "success" and self._settings.failure_policy is Decision.NO_OPINION
+                seconds = time.perf_counter() - started
+                self._metrics.record_webhook(self._settings.name, result, seconds, fail_open=fail_open)
 
     def _remember(self, key: bytes, answer: dict[str, Any]) -> None:
         allowed = answer.get("allowed") is True

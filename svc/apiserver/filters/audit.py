@@ -51,6 +51,8 @@ async def audit(ctx: RequestContext, next_handler: Handler) -> web.StreamRespons
     audit_id = ctx.request.headers.get(AUDIT_ID_HEADER) or str(uuid.uuid4())
     auditor: Auditor | None = ctx.server.audit
     decision = auditor.policy.decide(_policy_request(ctx)) if auditor is not None else Decision(Level.NONE)
+    if auditor is not None:
+        ctx.server.metrics.audit.level(decision.level)
     ctx.started_hooks.append(lambda response: _set_header(response, audit_id))
     if auditor is None or decision.level is Level.NONE:
         try:
@@ -66,6 +68,7 @@ async def audit(ctx: RequestContext, next_handler: Handler) -> web.StreamRespons
 def _emit(auditor: Auditor, decision: Decision, event: dict[str, Any], stage: str, annotations: dict[str, str]) -> None:
     if stage not in decision.omit_stages:
         auditor.backend.process(events.stage_event(event, stage, annotations))
+        auditor.sent()
 
 
 async def _audited(

@@ -1,7 +1,15 @@
-"""Decide whether the user may do what the request asks (403 with upstream's message when not)."""
+"""Decide whether the user may do what the request asks (403 with upstream's message when not).
+
+As upstream's `WithAuthorization`: an allow lets the request through even if some authorizer failed;
+otherwise a failure of an authorizer (a webhook unreachable) is a plain-text 500 naming the request
+URI and the error, with only the reason `internal error` in the audit annotations."""
 
 from __future__ import annotations
 
+import logging
+from dataclasses import astuple
+
+import orjson
 from aiohttp import web
 
 from svc.apiserver.authz.authorizer import Attributes, Decision
@@ -12,6 +20,8 @@ from svc.machinery.fields import FieldRequirement, parse_field_selector
 from svc.machinery.labels import Requirement, SelectorError, parse_label_selector
 from svc.machinery.status import GroupResource
 from svc.registry.admission import request_audit_annotations
+
+log = logging.getLogger(__name__)
 
 DECISION_ANNOTATION = "authorization.k8s.io/decision"
 REASON_ANNOTATION = "authorization.k8s.io/reason"
@@ -70,10 +80,26 @@ def forbidden_message(attributes: Attributes) -> str:
     return f'User "{user}" cannot {attributes.verb} resource "{resource}" in API group "{attributes.api_group}" {where}'
 
 
+_SANITIZED = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+
+
+def internal_error(request: web.Request, error: str) -> web.Response:
+    """Upstream's `responsewriters.InternalError`: text, not a Status, with the URI Go-quoted."""
+    uri = orjson.dumps(request.path_qs.translate(_SANITIZED)).decode()
+    response = web.Response(status=500, text=f"Internal Server Error: {uri}: {error}", content_type="text/plain")
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
 async def authorize(ctx: RequestContext, next_handler: Handler) -> web.StreamResponse:
     attributes = attributes_of(ctx)
-    decision, reason = await ctx.server.authorizer.authorize(attributes)
+    decision, reason, error = astuple(await ctx.server.authorizer.decide(attributes))
     annotations = request_audit_annotations.get()
+    if error and decision is not Decision.ALLOW:
+        if annotations is not None:
+            annotations[REASON_ANNOTATION] = "internal error"
+        log.error("authorization of %s failed: %s", ctx.request.path_qs, error)
+        return internal_error(ctx.request, error)
     if annotations is not None:
         annotations[DECISION_ANNOTATION] = "allow" if decision is Decision.ALLOW else "forbid"
         annotations[REASON_ANNOTATION] = reason

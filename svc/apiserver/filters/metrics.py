@@ -18,6 +18,7 @@ _MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _REPORTED = {"create": "POST", "update": "PUT", "patch": "PATCH", "delete": "DELETE", "deletecollection": "DELETE"}
 _LONG_RUNNING = frozenset({"WATCH", "CONNECT"})
 _APPLY = "application/apply-patch"
+_SIZED = frozenset({"GET", "LIST"})  # upstream records response sizes of reads only
 
 
 def _labels(ctx: RequestContext) -> tuple[str, ...]:
@@ -47,6 +48,10 @@ async def measure(ctx: RequestContext, next_handler: Handler) -> web.StreamRespo
     try:
         response = await next_handler(ctx)
         code = response.status
+        if labels[0] in _SIZED:
+            body = getattr(response, "body", None)
+            size = len(body) if isinstance(body, bytes) else response.body_length
+            metrics.child(metrics.response_sizes, labels[:1] + labels[2:]).observe(size)
         return response
     except status.StatusError as error:
         code = error.code

@@ -148,12 +148,14 @@ def _attributes(user: UserInfo, spec: Obj) -> Attributes:
 
 
 async def _decide(scope: Scope, user: UserInfo, spec: Obj) -> Obj:
-    decision, reason = await scope.server.authorizer.authorize(_attributes(user, spec))
-    result: Obj = {"allowed": decision is Decision.ALLOW}
-    if decision is Decision.DENY:
+    verdict = await scope.server.authorizer.decide(_attributes(user, spec))
+    result: Obj = {"allowed": verdict.decision is Decision.ALLOW}
+    if verdict.decision is Decision.DENY:
         result["denied"] = True
-    if reason:
-        result["reason"] = reason
+    if verdict.reason:
+        result["reason"] = verdict.reason
+    if verdict.error:
+        result["evaluationError"] = verdict.error
     return result
 
 

@@ -13,6 +13,7 @@ from aiohttp import web
 from svc.apiserver.handlers import list as listing
 from svc.apiserver.handlers.scope import Scope
 from svc.apiserver.http2_stream import StreamTransport
+from svc.apiserver.metrics_watch import WatchSeries
 from svc.machinery import status
 from svc.registry.initial_events import BATCH_BYTES
 from svc.registry.watch import WatchEvent, WatchStream
@@ -76,6 +77,10 @@ class _Encoder:
         self.scope = scope
         self.negotiated = negotiated
         self.first_table = True
+        resource = scope.resource
+        self.sent: WatchSeries = scope.server.metrics.watch_events.series(
+            resource.group, resource.version, resource.name
+        )
 
     def frame(self, event: WatchEvent) -> bytes:
         negotiated = self.negotiated
@@ -98,13 +103,18 @@ class _Encoder:
         return fmt.watch_frame(event.type, encoded)
 
     def frames(self, batch: list[WatchEvent], shared_as: tuple[str, str] | None, bookmarks: bool) -> bytes:
-        """The frames of a batch; for a batch of the cache that every caught-up watcher of `shared_as`
-        receives alike, made once for all of them."""
+        """The frames of a batch (counted as sent); for a batch of the cache that every caught-up
+        watcher of `shared_as` receives alike, made once for all of them."""
         first, last = batch[0].source, batch[-1].source
         if shared_as is not None and first is not None and last is not None and self.negotiated.view is View.FULL:
             key = ("frames", first.revision, len(batch), self.negotiated.format.media_type, shared_as)
-            return last.shared(key, lambda: b"".join(self.frame(event) for event in batch))
-        return b"".join(self.frame(event) for event in batch if bookmarks or event.type != "BOOKMARK")
+            data = last.shared(key, lambda: b"".join(self.frame(event) for event in batch))
+            self.sent.add(len(batch), len(data))
+            return data
+        sent = [self.frame(event) for event in batch if bookmarks or event.type != "BOOKMARK"]
+        data = b"".join(sent)
+        self.sent.add(len(sent), len(data))
+        return data
 
     def _whole(self, event: WatchEvent) -> bytes:
         if event.cached is not None and self.negotiated.plain_json:
@@ -179,7 +189,8 @@ async def _serve(
         if bookmarks and loop.time() >= next_bookmark:
             next_bookmark = loop.time() + interval
             if (revision := stream.progress) is not None:
-                frames.append(encoder.frame(_bookmark(scope, revision)))
+                frames.append(bookmark := encoder.frame(_bookmark(scope, revision)))
+                encoder.sent.add(1, len(bookmark))
         if frames:
             await response.write(b"".join(frames))
             _check_backlog(scope)

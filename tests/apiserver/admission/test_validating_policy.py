@@ -205,3 +205,22 @@ def test_without_watch_caches_a_new_policy_applies_within_a_second(svc_server_fa
         refused = client.request("POST", CONFIGMAPS, body=_configmap(f"c{index}")).status == 422
         time.sleep(0.1)
     assert refused
+
+
+def test_checks_are_counted_and_timed_by_the_action_taken(server) -> None:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    client = server.client()
+    _install(client, _policy([{"expression": "object.data.ok == 'yes'"}]), _binding(["Deny", "Audit"]))
+    assert client.request("POST", CONFIGMAPS, body=_configmap("good", {"ok": "yes"})).status == 201
+    assert client.request("POST", CONFIGMAPS, body=_configmap("bad", {"ok": "no"})).status == 422
+    text = client.request("GET", "/metrics").body.decode()
+    samples = [sample for family in text_string_to_metric_families(text) for sample in family.samples]
+
+    def value(name: str, action: str) -> float:
+        labels = {"policy": "p", "policy_binding": "b", "error_type": "no_error", "enforcement_action": action}
+        return sum(s.value for s in samples if s.name == name and s.labels == labels)
+
+    for action in ("allow", "deny", "audit"):
+        assert value("apiserver_validating_admission_policy_check_total", action) == 1
+        assert value("apiserver_validating_admission_policy_check_duration_seconds_count", action) == 1

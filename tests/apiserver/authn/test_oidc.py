@@ -241,6 +241,31 @@ def test_changed_file_is_reloaded_and_a_bad_one_keeps_the_old(
     _write(path, broken)
     time.sleep(0.3)
     assert whoami(token_client(server, provider.token()))[1]["username"] == "new:alice"
+    metrics = server.client().request("GET", "/metrics").body.decode()
+    reloads = "apiserver_authentication_config_controller_automatic_reloads_total"
+    assert _sample(metrics, reloads, status="success") == 1
+    assert _sample(metrics, reloads, status="failure") == 1
+
+
+def _sample(text: str, name: str, **labels: str) -> float:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    samples = [sample for family in text_string_to_metric_families(text) for sample in family.samples]
+    return sum(s.value for s in samples if s.name == name and all(s.labels.get(k) == v for k, v in labels.items()))
+
+
+def test_verifications_are_timed_by_result_and_issuer_hash(svc_server_factory, provider, authority, tmp_path) -> None:
+    import hashlib
+
+    path = tmp_path / "authn.json"
+    server = svc_server_factory(f"--authentication-config={_write(path, _config(provider, authority))}")
+    assert whoami(token_client(server, provider.token()))[0] == 201
+    assert whoami(token_client(server, provider.token(aud="other")))[0] == 401
+    metrics = server.client().request("GET", "/metrics").body.decode()
+    issuer = "sha256:" + hashlib.sha256(provider.url.encode()).hexdigest()
+    latency = "apiserver_authentication_jwt_authenticator_latency_seconds_count"
+    assert _sample(metrics, latency, result="success", jwt_issuer_hash=issuer) == 1
+    assert _sample(metrics, latency, result="failure", jwt_issuer_hash=issuer) == 1
 
 
 def test_signing_algs_flag_limits_the_accepted_algorithms(svc_server_factory, provider, authority, tmp_path) -> None:

@@ -63,7 +63,7 @@ def test_two_webhooks_and_a_match_condition_that_skips_the_first(svc_server_fact
     assert [review["spec"]["user"] for review in second.reviews] == ["bob"]
 
 
-def test_failure_policy_deny_denies_when_the_webhook_fails(svc_server_factory, tmp_path):
+def test_failure_policy_deny_stops_the_chain_when_the_webhook_fails(svc_server_factory, tmp_path):
     with serve_sar_webhook(lambda review: 403, tmp_path) as webhook:
         kubeconfig = webhook.write_kubeconfig(tmp_path / "sar.kubeconfig")
         config = _write(
@@ -72,7 +72,7 @@ def test_failure_policy_deny_denies_when_the_webhook_fails(svc_server_factory, t
             {"type": "AlwaysAllow", "name": "allow"},
         )
         server = _start(svc_server_factory, tmp_path, config)
-        assert _get(server, "alice-token").status == 403
+        assert _get(server, "alice-token").status == 500  # upstream: a Deny with an error is an internal error
         _write(
             tmp_path / "authz.yaml",
             _webhook("lenient", kubeconfig, failurePolicy="NoOpinion"),

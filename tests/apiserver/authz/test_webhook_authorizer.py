@@ -128,14 +128,25 @@ def test_no_opinion_passes_to_the_next_authorizer(svc_server_factory, tmp_path):
         assert _get(server, "alice-token").status == 200
 
 
-def test_a_failing_webhook_is_no_opinion_with_the_error_as_reason(svc_server_factory, tmp_path):
+def test_a_failing_webhook_with_no_later_decision_is_an_internal_error(svc_server_factory, tmp_path):
     with serve_sar_webhook(lambda review: 403, tmp_path) as webhook:
         server = _start(svc_server_factory, tmp_path, webhook, "Webhook")
         response = _get(server, "alice-token")
-        assert response.status == 403
-        assert "Failed to make webhook authorizer request: the server answered 403" in response.json()["message"]
+        assert response.status == 500
+        assert response.headers["Content-Type"].startswith("text/plain")
+        assert response.body.decode() == f'Internal Server Error: "{PODS}": the server answered 403'
         fallback = _start(svc_server_factory, tmp_path / "..", webhook, "Webhook,AlwaysAllow")
         assert _get(fallback, "alice-token").status == 200
+
+
+def test_a_failing_webhook_then_a_refusal_is_still_an_internal_error(svc_server_factory, tmp_path):
+    with serve_sar_webhook(lambda review: 403, tmp_path) as webhook:
+        server = _start(svc_server_factory, tmp_path, webhook, "Webhook,RBAC")
+        assert _get(server, "alice-token").status == 500
+        review = {"apiVersion": "authorization.svc/v1", "kind": "SubjectAccessReview"}
+        review["spec"] = {"user": "alice", "resourceAttributes": {"verb": "get", "resource": "pods"}}
+        answer = server.client().request("POST", "/apis/authorization.svc/v1/subjectaccessreviews", body=review)
+        assert answer.json()["status"] == {"allowed": False, "evaluationError": "the server answered 403"}
 
 
 def test_a_transient_failure_is_retried(svc_server_factory, tmp_path):
@@ -239,3 +250,32 @@ def test_bad_webhook_flags_stop_start_up(flag, message):
     result = _parse(flag)
     assert result.returncode == 2
     assert result.stderr == f"Error: {message}\n"
+
+
+def _metric(server, metric: str, **labels: str) -> float:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    text = server.client().request("GET", "/metrics").body.decode()
+    samples = [sample for family in text_string_to_metric_families(text) for sample in family.samples]
+    return sum(s.value for s in samples if s.name == metric and all(s.labels.get(k) == v for k, v in labels.items()))
+
+
+def test_round_trips_decisions_and_failing_open_are_counted(svc_server_factory, tmp_path):
+    answers = iter([403])
+
+    def answer(review):
+        return next(answers, {"allowed": review["spec"]["user"] == "alice"})
+
+    with serve_sar_webhook(answer, tmp_path) as webhook:
+        server = _start(svc_server_factory, tmp_path, webhook, "Webhook,AlwaysAllow")
+        assert _get(server, "bob-token").status == 200  # the webhook fails, AlwaysAllow allows
+        assert _get(server, "alice-token").status == 200  # the webhook allows
+    evaluations = "apiserver_authorization_webhook_evaluations_total"
+    assert _metric(server, evaluations, name="webhook", result="error") == 1
+    assert _metric(server, evaluations, name="webhook", result="success") == 1
+    assert _metric(server, "apiserver_authorization_webhook_duration_seconds_count", name="webhook") == 2
+    fail_open = "apiserver_authorization_webhook_evaluations_fail_open_total"
+    assert _metric(server, fail_open, name="webhook", result="error") == 1
+    decisions = "apiserver_authorization_decisions_total"
+    assert _metric(server, decisions, type="Webhook", name="webhook", decision="allowed") == 1
+    assert _metric(server, decisions, type="AlwaysAllow", name="alwaysallow", decision="allowed") == 1

@@ -39,6 +39,7 @@ def build_validating_policy(server: Server) -> Any:
         objects=Objects(server.resources, server.stores),
         authorizer=server.authorizer,
         get_namespace=server._get_namespace,
+        metrics=server.metrics.policies,
     )
 
 

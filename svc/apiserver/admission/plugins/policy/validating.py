@@ -12,11 +12,13 @@ problems (a missing parameter kind, a bad selector, a Deny `parameterNotFoundAct
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 from svc.apiserver.admission.matching import NamespaceGetter, RequestMatcher, is_exempt_configuration
+from svc.apiserver.admission.metrics import PolicyMetrics
 from svc.apiserver.admission.plugins.policy.activation import evaluate, request_values
 from svc.apiserver.admission.plugins.policy.expressions import PARAMS
 from svc.apiserver.admission.plugins.policy.objects import Objects
@@ -49,7 +51,9 @@ class ValidatingAdmissionPolicy:
         objects: Objects,
         authorizer: Authorizer,
         get_namespace: NamespaceGetter,
+        metrics: PolicyMetrics | None = None,
     ) -> None:
+        self._metrics = metrics
         self._get_namespace = get_namespace
         self._source = source
         self._matcher = matcher
@@ -107,14 +111,25 @@ class ValidatingAdmissionPolicy:
         )
         for param in params:
             act = policy.expressions.activation({**values, PARAMS: param})
+            started = time.perf_counter()
             outcome = await evaluate(policy.expressions, lambda act=act: policy.evaluate(act))
-            for decision in outcome.decisions:
-                if decision.deny:
-                    _act(attributes, denials, policy, binding.name, binding.spec, decision)
+            seconds = time.perf_counter() - started
+            failed = [decision for decision in outcome.decisions if decision.deny]
+            for decision in failed:
+                _act(attributes, denials, policy, binding.name, binding.spec, decision)
+            self._record(policy.name, binding, seconds, bool(failed))
             for key, value in outcome.annotations:
                 values_of = annotations.setdefault(key, [])
                 if value[:MAX_AUDIT_ANNOTATION_VALUE] not in values_of:
                     values_of.append(value[:MAX_AUDIT_ANNOTATION_VALUE])
+
+    def _record(self, policy: str, binding: Binding, seconds: float, failed: bool) -> None:
+        """Upstream's check metrics: one `allow`, or one per validation action of a failed check."""
+        if self._metrics is None:
+            return
+        actions = [action.lower() for action in binding.spec.get("validationActions") or []] if failed else ["allow"]
+        for action in actions:
+            self._metrics.check(policy, binding.name, action, seconds)
 
     @staticmethod
     def _configuration_error(denials: list[_Denial], policy: ValidatingPolicy, binding: str, message: str) -> None:

@@ -80,7 +80,9 @@ def _build(server: Server, get_namespace: NamespaceGetter) -> Webhooks:
 
     client = WebhookClient(endpoints_resolver(get_core))
     matcher = RequestMatcher(equivalents=Equivalents.following(server.stores), get_namespace=get_namespace)
-    caller = Caller(matcher=matcher, client=client, profile=server.profile, authorize=authorize)
+    caller = Caller(
+        matcher=matcher, client=client, profile=server.profile, authorize=authorize, metrics=server.metrics.admission
+    )
     mutating = HookSource(lambda: server.store_for(_GROUP, "mutatingwebhookconfigurations"))
     validating = HookSource(lambda: server.store_for(_GROUP, "validatingwebhookconfigurations"))
     return Webhooks(MutatingWebhooks(mutating, caller, server.profile), ValidatingWebhooks(validating, caller), client)

@@ -10,12 +10,14 @@ rejects the request whatever the policy says.
 
 from __future__ import annotations
 
+import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
 from svc.api.brand import Profile
 from svc.apiserver.admission.matching import Matched, RequestMatcher
+from svc.apiserver.admission.metrics import CALLING_WEBHOOK_ERROR, INTERNAL_ERROR, NO_ERROR, AdmissionMetrics
 from svc.apiserver.admission.plugins.webhook.conditions import AsyncDecide, ConditionError, ConditionInput
 from svc.apiserver.admission.plugins.webhook.hooks import Hook
 from svc.apiserver.admission.plugins.webhook.review import (
@@ -61,11 +63,44 @@ class Caller:
         client: WebhookClient,
         profile: Profile,
         authorize: AsyncDecide | None = None,
+        metrics: AdmissionMetrics | None = None,
     ) -> None:
         self._matcher = matcher
         self._client = client
         self._profile = profile
         self._authorize = authorize
+        self._metrics = metrics
+
+    def record(
+        self,
+        hook: Hook,
+        kind: str,
+        attributes: Attributes,
+        started: float,
+        *,
+        denied: status.StatusError | None = None,
+        failure: Exception | None = None,
+    ) -> None:
+        """Count one call that began at `started` (perf_counter) as upstream's dispatchers do: the
+        webhook allowed, `denied` the request, or failed (a CallError is ignored under
+        `failurePolicy: Ignore` and a rejection otherwise; another failure is an internal error)."""
+        metrics = self._metrics
+        if metrics is None:
+            return
+        operation, seconds = attributes.operation, time.perf_counter() - started
+        if denied is not None:
+            metrics.webhook(hook.name, kind, operation, denied.code, True, seconds)
+            metrics.rejection(hook.name, kind, operation, NO_ERROR, denied.code)
+        elif failure is None:
+            metrics.webhook(hook.name, kind, operation, 200, False, seconds)
+        else:
+            metrics.webhook(hook.name, kind, operation, 0, True, seconds)
+            if not isinstance(failure, CallError):
+                metrics.rejection(hook.name, kind, operation, INTERNAL_ERROR, 0)
+            elif hook.ignores_failures:
+                metrics.fail_open(hook.name, kind)
+            else:
+                metrics.rejection(hook.name, kind, operation, CALLING_WEBHOOK_ERROR, 0)
 
     def versioned(self, attributes: Attributes, matched: Matched, obj: Obj | None) -> Obj | None:
         """`obj` as the matched version serves it."""

@@ -10,6 +10,7 @@ second pass; a webhook is never called for the first time in the second pass.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,7 @@ import orjson
 
 from svc.api.brand import Profile
 from svc.apiserver.admission.matching import is_exempt_configuration
+from svc.apiserver.admission.metrics import MUTATING
 from svc.apiserver.admission.plugins.webhook.calls import Caller, CallError, Invocation
 from svc.apiserver.admission.plugins.webhook.hooks import HookSource
 from svc.apiserver.admission.plugins.webhook.review import denial
@@ -92,14 +94,21 @@ class MutatingWebhooks:
         """Calls one webhook and applies its patch; True when the object changed."""
         hook = invocation.hook
         changed = False
+        started = time.perf_counter()
         try:
-            answer = await self._caller.call(invocation, attributes, mutating=True)
+            try:
+                answer = await self._caller.call(invocation, attributes, mutating=True)
+            except (CallError, status.StatusError) as error:
+                self._caller.record(hook, MUTATING, attributes, started, failure=error)
+                raise
             for name, value in answer.audit_annotations.items():
                 attributes.annotations[f"{hook.name}/{name}"] = value
             for warning in answer.warnings:
                 attributes.warn(warning)
-            if not answer.allowed:
-                raise denial(hook.name, answer.result)
+            denied = None if answer.allowed else denial(hook.name, answer.result)
+            self._caller.record(hook, MUTATING, attributes, started, denied=denied)
+            if denied is not None:
+                raise denied
             if not answer.patch:
                 return False
             try:

@@ -8,8 +8,10 @@ audit annotation, and the request is rejected with the first error in webhook or
 from __future__ import annotations
 
 import asyncio
+import time
 
 from svc.apiserver.admission.matching import is_exempt_configuration
+from svc.apiserver.admission.metrics import VALIDATING
 from svc.apiserver.admission.plugins.webhook.calls import Caller, CallError, Invocation
 from svc.apiserver.admission.plugins.webhook.hooks import HookSource
 from svc.apiserver.admission.plugins.webhook.review import denial
@@ -44,17 +46,22 @@ class ValidatingWebhooks:
 
     async def _call(self, index: int, invocation: Invocation, attributes: Attributes) -> status.StatusError | None:
         hook = invocation.hook
+        started = time.perf_counter()
         try:
             answer = await self._caller.call(invocation, attributes, mutating=False)
         except CallError as error:
+            self._caller.record(hook, VALIDATING, attributes, started, failure=error)
             if hook.ignores_failures:
                 attributes.annotations[f"{FAILED_OPEN_ANNOTATION}round_0_index_{index}"] = hook.name
                 return None
             return status.internal_error(str(error))
         except status.StatusError as error:
+            self._caller.record(hook, VALIDATING, attributes, started, failure=error)
             return error
         for name, value in answer.audit_annotations.items():
             attributes.annotations[f"{hook.name}/{name}"] = value
         for warning in answer.warnings:
             attributes.warn(warning)
-        return None if answer.allowed else denial(hook.name, answer.result)
+        denied = None if answer.allowed else denial(hook.name, answer.result)
+        self._caller.record(hook, VALIDATING, attributes, started, denied=denied)
+        return denied

@@ -1,0 +1,35 @@
+"""Upstream's audit metrics: events sent to the backend, the policy level of each audited request,
+and events a backend failed to write (by plugin: `log`)."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter
+
+from svc.apiserver.audit.policy import Level
+
+
+class AuditMetrics:
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.events = Counter(
+            "apiserver_audit_event",
+            "[ALPHA] Counter of audit events generated and sent to the audit backend.",
+            registry=registry,
+        )
+        self.levels = Counter(
+            "apiserver_audit_level",
+            "[ALPHA] Counter of policy levels for audit events (1 per request).",
+            ["level"],
+            registry=registry,
+        )
+        self.errors = Counter(
+            "apiserver_audit_error",
+            "[ALPHA] Counter of audit events that failed to be audited properly. Plugin identifies the plugin "
+            "affected by the error.",
+            ["plugin"],
+            registry=registry,
+        )
+        self._levels = {level: self.levels.labels(level.wire) for level in Level}
+        self.log_errors = self.errors.labels("log")
+
+    def level(self, level: Level) -> None:
+        self._levels[level].inc()

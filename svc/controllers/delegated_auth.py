@@ -1,0 +1,144 @@
+"""Delegated authentication and authorization of the daemon's endpoints, as upstream's
+kube-controller-manager does them: a bearer token is checked with a TokenReview and the request
+with a SubjectAccessReview (`get` on the non-resource path) sent to the API server with
+`--authentication-kubeconfig` and `--authorization-kubeconfig`. Paths in
+`--authorization-always-allow-paths` (default the health endpoints; `/x/*` covers a prefix) are
+served to anyone. Without an authentication kubeconfig every request is anonymous, and without an
+authorization kubeconfig only members of system:masters are allowed, as upstream with the optional
+kubeconfigs missing. A token's review and a decision are remembered for 10 seconds (upstream's
+defaults for both caches).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from svc.api.brand import Profile
+from svc.client.aio import ApiError, AsyncRestClient
+from svc.client.kubeconfig import load_kubeconfig
+from svc.machinery import status
+
+ALWAYS_ALLOW = ("/healthz", "/readyz", "/livez")
+CACHE_SECONDS = 10.0
+_ANONYMOUS = ("system:anonymous", ("system:unauthenticated",))
+_MASTERS = "system:masters"
+User = tuple[str, tuple[str, ...]]
+
+
+@dataclass
+class DelegationOptions:
+    authentication_kubeconfig: str = ""
+    authorization_kubeconfig: str = ""
+    always_allow_paths: tuple[str, ...] = field(default=ALWAYS_ALLOW)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add = parser.add_argument
+    add("--authentication-kubeconfig", default="", help="kubeconfig of the API server that reviews tokens")
+    add("--authorization-kubeconfig", default="", help="kubeconfig of the API server that authorizes requests")
+    add(
+        "--authorization-always-allow-paths",
+        default=",".join(ALWAYS_ALLOW),
+        help="paths served without authorization (default /healthz,/readyz,/livez)",
+    )
+
+
+def from_args(args: argparse.Namespace) -> DelegationOptions:
+    paths = tuple(path for path in args.authorization_always_allow_paths.split(",") if path)
+    return DelegationOptions(args.authentication_kubeconfig, args.authorization_kubeconfig, paths)
+
+
+def _client(path: str, agent: str) -> AsyncRestClient | None:
+    return AsyncRestClient(load_kubeconfig(path), user_agent=agent) if path else None
+
+
+class DelegatedAuth:
+    def __init__(self, options: DelegationOptions, profile: Profile, agent: str) -> None:
+        self._always = options.always_allow_paths
+        self._authn = _client(options.authentication_kubeconfig, agent)
+        self._authz = _client(options.authorization_kubeconfig, agent)
+        self._authn_group = profile.group("authentication.k8s.io")
+        self._authz_group = profile.group("authorization.k8s.io")
+        self._users: dict[str, tuple[float, User | None]] = {}
+        self._decisions: dict[tuple[User, str, str], tuple[float, bool, str]] = {}
+
+    def _always_allowed(self, path: str) -> bool:
+        return any(path == p or (p.endswith("*") and path.startswith(p[:-1])) for p in self._always)
+
+    async def refusal(self, request: web.Request) -> status.StatusError | None:
+        """Why the request may not be served, or None when it may."""
+        if self._always_allowed(request.path):
+            return None
+        header = request.headers.get("Authorization", "")
+        user: User | None = _ANONYMOUS
+        if header.startswith("Bearer ") and self._authn is not None:
+            user = await self._review_token(header.removeprefix("Bearer ").strip())
+            if user is None:
+                return status.unauthorized()
+        assert user is not None
+        verb = request.method.lower()
+        allowed, reason = await self._authorize(user, request.path, verb)
+        if allowed:
+            return None
+        why = f'User "{user[0]}" cannot {verb} path "{request.path}"' + (f": {reason}" if reason else "")
+        return status.forbidden(None, "", why)
+
+    async def _review_token(self, token: str) -> User | None:
+        now = time.monotonic()
+        cached = self._users.get(token)
+        if cached is not None and cached[0] > now:
+            return cached[1]
+        assert self._authn is not None
+        review = {
+            "apiVersion": f"{self._authn_group}/v1",
+            "kind": "TokenReview",
+            "spec": {"token": token},
+        }
+        try:
+            answer = await self._authn.create(f"/apis/{self._authn_group}/v1/tokenreviews", review)
+        except (ApiError, ConnectionError, TimeoutError):
+            return None  # not remembered: the next request asks again
+        result = answer.get("status") or {}
+        info = result.get("user") or {}
+        user = (info.get("username", ""), tuple(info.get("groups") or ())) if result.get("authenticated") else None
+        self._users[token] = (now + CACHE_SECONDS, user)
+        return user
+
+    async def _authorize(self, user: User, path: str, verb: str) -> tuple[bool, str]:
+        if _MASTERS in user[1]:
+            return True, ""
+        if self._authz is None:
+            return False, ""
+        key = (user, path, verb)
+        now = time.monotonic()
+        cached = self._decisions.get(key)
+        if cached is not None and cached[0] > now:
+            return cached[1], cached[2]
+        review: dict[str, Any] = {
+            "apiVersion": f"{self._authz_group}/v1",
+            "kind": "SubjectAccessReview",
+            "spec": {"user": user[0], "groups": list(user[1]), "nonResourceAttributes": {"path": path, "verb": verb}},
+        }
+        try:
+            answer = await self._authz.create(f"/apis/{self._authz_group}/v1/subjectaccessreviews", review)
+        except (ApiError, ConnectionError, TimeoutError) as error:
+            return False, str(error)
+        result = answer.get("status") or {}
+        allowed, reason = result.get("allowed") is True, str(result.get("reason") or "")
+        self._decisions[key] = (now + CACHE_SECONDS, allowed, reason)
+        return allowed, reason
+
+    async def close(self) -> None:
+        for client in (self._authn, self._authz):
+            if client is not None:
+                await client.close()
+
+
+def refusal_response(error: status.StatusError) -> web.Response:
+    return web.Response(status=error.code, body=orjson.dumps(error.status()), content_type="application/json")
