@@ -27,6 +27,8 @@ from svc.apiserver.authn.token_file import TokenFile, TokenFileError
 from svc.apiserver.authn.x509 import load_client_cas
 from svc.apiserver.authz import options as authz_options
 from svc.apiserver.authz.options import AuthorizationOptions
+from svc.apiserver.encryption import options as encryption_options
+from svc.apiserver.encryption.options import EncryptionOptions
 from svc.apiserver.faults import options as fault_options
 from svc.apiserver.faults.options import FaultOptions
 from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
@@ -77,6 +79,7 @@ class Options:
     storage_media_type: str = ""  # empty: the profile's Protobuf type, the spec's default
     store_compaction_interval: float = 300.0
     etcd: EtcdOptions = field(default_factory=EtcdOptions)
+    encryption: EncryptionOptions = field(default_factory=EncryptionOptions)
     watch_cache: bool = True
     watch_cache_sizes: dict[str, int] = field(default_factory=dict)
     min_request_timeout: int = 1800
@@ -189,6 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     authz_options.add_arguments(parser)
     audit_options.add_arguments(parser)
+    encryption_options.add_arguments(parser)
     add("--storage-backend", help="sqlite (embedded, default) or store3 (etcd, needs --store-servers)")
     add("--store-servers", type=_list, help="etcd servers, scheme://ip:port")
     add("--store-prefix", help="prefix of every key in the store (default /registry)")
@@ -341,6 +345,7 @@ def parse_options(argv: list[str]) -> Options:
         options.admission = admission_options.from_args(args)
         options.audit = audit_options.from_args(args)
         options.faults = fault_options.from_args(args)
+        options.encryption = encryption_options.from_args(args, PROFILES[options.brand_profile])
     except (ValueError, FeatureGateError, TokenFileError) as error:
         parser.error(str(error))
     _apply_authorization(options)

@@ -47,6 +47,7 @@ from svc.apiserver.authz.rbac.policy import RbacPolicy
 from svc.apiserver.chain import build_handler_chain
 from svc.apiserver.context import RequestContext
 from svc.apiserver.discovery import AGGREGATED_KIND, AGGREGATED_VERSIONS, Discovery
+from svc.apiserver.encryption.build import build_encryption
 from svc.apiserver.health import HealthCheck
 from svc.apiserver.kubeconfig import admin_kubeconfig, write_kubeconfig
 from svc.apiserver.kubelet_client import KubeletClient
@@ -107,6 +108,9 @@ class Server:
         self.stores: dict[tuple[str, str, str], GenericStore] = {}
         self.service_allocation: ServiceAllocation | None = None
         self.metrics = Metrics(self._object_counts)
+        self.encryption = build_encryption(
+            options.encryption, self.profile, options.store_prefix, self.metrics.registry
+        )
         self.loopback = LoopbackToken(self.profile.admin_user) if options.client_ca_file else None
         self.caches: dict[str, WatchCache] = {}
         self.pki: Pki | None = None
@@ -274,10 +278,12 @@ class Server:
             if self.shutting_down:
                 raise RuntimeError("process is shutting down")
 
+        kms = self.encryption.health_checks() if self.encryption is not None else []
         common = [
             HealthCheck("ping", ok),
             HealthCheck("log", ok),
             HealthCheck(self.profile.store_check, store_check),
+            *kms,
             HealthCheck("poststarthook/start-apiserver-admission-initializer", started),
             HealthCheck("poststarthook/generic-apiserver-start-informers", started),
             HealthCheck("poststarthook/start-system-namespaces-controller", started),
@@ -286,8 +292,9 @@ class Server:
         readiness = [
             *common[:3],
             HealthCheck(f"{self.profile.store_check}-readiness", store_readiness),
+            *kms,
             HealthCheck("informer-sync", caches_synced),
-            *common[3:],
+            *common[3 + len(kms) :],
             HealthCheck("shutdown", not_shutting_down),
         ]
         return {"healthz": common, "livez": common, "readyz": readiness}
@@ -311,13 +318,15 @@ class Server:
         self.backends = await open_backends(self.options)
         self.backend = self.backends.default
         codec = storage_codec(self.options.storage_media_type, self.profile)
-        self.objects = ObjectStore(self.backend, codec)
+        if self.encryption is not None:
+            await self.encryption.start()
+        self.objects = ObjectStore(self.backend, codec, self.encryption)
         objects_of = {id(self.backend): self.objects}
         for resource in self.resources:
             if not resource.stored:
                 continue
             backend = self.backends.for_resource(resource.upstream_group, resource.name)
-            objects = objects_of.setdefault(id(backend), ObjectStore(backend, codec))
+            objects = objects_of.setdefault(id(backend), ObjectStore(backend, codec, self.encryption))
             prefix = self.options.store_prefix + resource.storage_prefix
             cache = self.caches.get(prefix)
             if cache is None and self._cache_enabled(resource):
@@ -433,6 +442,8 @@ class Server:
             asyncio.create_task(storage_size_loop(self), name="storage-size"),
             asyncio.create_task(self.authorization.run_reloads(), name="authorization-config"),
         ]
+        if self.encryption is not None:
+            self._tasks.append(asyncio.create_task(self.encryption.run_reloads(), name="encryption-config"))
         self.ready = True
 
     async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
@@ -464,6 +475,8 @@ class Server:
             await cache.stop()
         if self.backends is not None:
             await self.backends.close()
+        if self.encryption is not None:
+            await self.encryption.close()
         self.watches.close()
         await self.kubelet_client.close()
         if self.http_server is not None:
