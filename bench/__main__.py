@@ -32,6 +32,7 @@ from bench import (
     crd,
     crud,
     encode,
+    encryption,
     etcd_server,
     lists,
     memory,
@@ -76,6 +77,7 @@ SCENARIOS = (
     "workloads",
     "webhooks",
     "crd",
+    "encryption",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 # The bench's objects as the server returns them (its metadata included): the anchors' value sizes
@@ -183,6 +185,7 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
         ("crd", crd),
         ("webhooks", webhooks),
         ("workloads", workloads),
+        ("encryption", encryption),
     ):
         if name in only:
             result = await _guarded(name, failed, module.run(workdir, plan))
@@ -255,6 +258,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         "workloads",
         "webhooks",
         "crd",
+        "encryption",
     )
     chosen = [sections[name] for name in order if name in sections]
     chosen += [ratios_section(facts), targets_section(facts)]
