@@ -146,7 +146,7 @@ class Server:
         self.discovery = Discovery(self.resources, self.served_subresources, "")
         self.openapi = OpenAPI(self.resources, self.profile)
         self.apiextensions = build_apiextensions(self)
-        self.audit = build_audit(options.audit)
+        self.audit = build_audit(options.audit, self.metrics.registry)
         self.chain = build_handler_chain(endpoint)
         self.version_info = {
             "major": "1",
@@ -484,7 +484,7 @@ class Server:
         if self._listener is not None:
             await self._listener.wait_closed()
         if self.audit is not None:
-            await asyncio.to_thread(self.audit.shutdown)
+            await self.audit.close()
 
 
 def service_allocation(server: Server) -> ServiceAllocation:
