@@ -24,6 +24,7 @@ import uvloop
 from bench import (
     admission,
     admission_policy,
+    audit,
     authn,
     authz,
     cel,
@@ -78,6 +79,7 @@ SCENARIOS = (
     "webhooks",
     "crd",
     "encryption",
+    "audit",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 # The bench's objects as the server returns them (its metadata included): the anchors' value sizes
@@ -186,6 +188,7 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
         ("webhooks", webhooks),
         ("workloads", workloads),
         ("encryption", encryption),
+        ("audit", audit),
     ):
         if name in only:
             result = await _guarded(name, failed, module.run(workdir, plan))
@@ -259,6 +262,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         "webhooks",
         "crd",
         "encryption",
+        "audit",
     )
     chosen = [sections[name] for name in order if name in sections]
     chosen += [ratios_section(facts), targets_section(facts)]

@@ -24,12 +24,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
+
 from svc.apiserver.audit.options import TruncateOptions
 from svc.apiserver.audit.truncate import truncate_event
 
 log = logging.getLogger(__name__)
 
 _BACKUP_TIME_FORMAT = "%Y-%m-%dT%H-%M-%S.%f"
+_PAUSE = 0.005
+"""The writer's rest after each write: requests then enqueue without waking it one event at a time."""
 
 
 def _quoted(text: str) -> str:
@@ -144,7 +148,9 @@ class LogBackend:
         )
         self.truncate = truncate if truncate is not None and truncate.enabled else None
         self.on_drop = on_drop
-        self.queue: queue.Queue[dict[str, Any] | None] = queue.Queue(buffer_size)
+        self.queue: queue.Queue[dict[str, Any] | None] | queue.SimpleQueue[dict[str, Any] | None] = (
+            queue.Queue(buffer_size) if buffer_size else queue.SimpleQueue()
+        )
         self.thread = threading.Thread(target=self._run, name="audit-log", daemon=True)
         self.thread.start()
 
@@ -159,7 +165,7 @@ class LogBackend:
     def _line(self, event: dict[str, Any]) -> str:
         if self.format == "legacy":
             return legacy_line(event)
-        return json.dumps(event, separators=(",", ":"))
+        return orjson.dumps(event).decode()
 
     def _write(self, line: str) -> None:
         if self.out is None:
@@ -173,16 +179,29 @@ class LogBackend:
         else:
             self.out.flush()
 
+    def _take(self) -> list[dict[str, Any] | None]:
+        """The next event (waiting for it) and every event queued behind it."""
+        taken = [self.queue.get()]
+        while True:
+            try:
+                taken.append(self.queue.get_nowait())
+            except queue.Empty:
+                return taken
+
     def _run(self) -> None:
-        while (event := self.queue.get()) is not None:
-            if self.truncate is not None:
-                event, _ = truncate_event(event, self.truncate.max_event_size)
+        while True:
+            taken = self._take()
+            for event in taken:
                 if event is None:
-                    continue
-            self._write(self._line(event))
-            if self.queue.empty():
-                self._flush()
-        self._flush()
+                    self._flush()
+                    return
+                if self.truncate is not None:
+                    event, _ = truncate_event(event, self.truncate.max_event_size)
+                    if event is None:
+                        continue
+                self._write(self._line(event))
+            self._flush()
+            time.sleep(_PAUSE)
 
     def shutdown(self) -> None:
         """Write what is queued, then stop (the server calls this when it stops)."""

@@ -25,6 +25,7 @@ from svc.storage.errors import StorageError, StoreUnreachableError
 
 AUDIT_ID_HEADER = "Audit-ID"
 _OBJECT_VERBS = frozenset({"create", "update"})
+_STATUS_VERBS = frozenset({"delete", "deletecollection"})
 
 
 def _policy_request(ctx: RequestContext) -> Request:
@@ -181,7 +182,9 @@ def _complete(
     if "objectRef" in event and info.verb in _OBJECT_VERBS:
         events.complete_object_ref(event["objectRef"], request_object)
     response_object = None
-    if isinstance(response, web.Response) and isinstance(response.body, bytes):
+    # The answer is read only when the event holds it or it may be a Status (an error, a delete).
+    wanted = decision.level >= Level.REQUEST_RESPONSE or code >= 300 or info.verb in _STATUS_VERBS
+    if wanted and isinstance(response, web.Response) and isinstance(response.body, bytes):
         response_object = events.decode_json(response.body, response.content_type)
     if status_body is None and isinstance(response_object, dict) and response_object.get("kind") == "Status":
         status_body = response_object
