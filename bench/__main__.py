@@ -24,6 +24,7 @@ import uvloop
 from bench import (
     admission,
     admission_policy,
+    audit,
     authn,
     authz,
     cel,
@@ -32,6 +33,7 @@ from bench import (
     crd,
     crud,
     encode,
+    encryption,
     etcd_server,
     http2,
     lists,
@@ -78,6 +80,8 @@ SCENARIOS = (
     "workloads",
     "webhooks",
     "crd",
+    "encryption",
+    "audit",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 # The bench's objects as the server returns them (its metadata included): the anchors' value sizes
@@ -191,6 +195,8 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
         ("crd", crd),
         ("webhooks", webhooks),
         ("workloads", workloads),
+        ("encryption", encryption),
+        ("audit", audit),
     ):
         if name in only:
             result = await _guarded(name, failed, module.run(workdir, plan))
@@ -264,6 +270,8 @@ async def run(plan: Plan, only: list[str]) -> str:
         "workloads",
         "webhooks",
         "crd",
+        "encryption",
+        "audit",
     )
     chosen = [sections[name] for name in order if name in sections]
     chosen += [ratios_section(facts), targets_section(facts)]

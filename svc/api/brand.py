@@ -36,6 +36,7 @@ class Profile:
     label_domain: str
     root_ca_configmap: str
     service_account_volume: str
+    encryption_prefix: str
 
     def label(self, upstream: str) -> str:
         """A label or annotation key in this profile's spelling (`ipaddress.kubernetes.io/ip-family` ->
@@ -87,6 +88,7 @@ SVC = Profile(
     label_domain="svc.io",
     root_ca_configmap="svc-root-ca.crt",
     service_account_volume="svc-api-access",
+    encryption_prefix="svc:enc:",
 )
 
 KUBERNETES = Profile(
@@ -110,6 +112,7 @@ KUBERNETES = Profile(
     label_domain="kubernetes.io",
     root_ca_configmap="kube-root-ca.crt",
     service_account_volume="kube-api-access",
+    encryption_prefix="k8s:enc:",
 )
 
 PROFILES = {profile.name: profile for profile in (SVC, KUBERNETES)}

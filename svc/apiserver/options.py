@@ -30,6 +30,8 @@ from svc.apiserver.authz import options as authz_options
 from svc.apiserver.authz.options import AuthorizationOptions
 from svc.apiserver.clock import options as clock_options
 from svc.apiserver.clock.options import ClockOptions
+from svc.apiserver.encryption import options as encryption_options
+from svc.apiserver.encryption.options import EncryptionOptions
 from svc.apiserver.faults import options as fault_options
 from svc.apiserver.faults.options import FaultOptions
 from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
@@ -86,6 +88,7 @@ class Options:
     store_compaction_interval: float = 300.0
     etcd: EtcdOptions = field(default_factory=EtcdOptions)
     peers: PeerOptions = field(default_factory=PeerOptions)
+    encryption: EncryptionOptions = field(default_factory=EncryptionOptions)
     watch_cache: bool = True
     watch_cache_sizes: dict[str, int] = field(default_factory=dict)
     min_request_timeout: int = 1800
@@ -202,6 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     authz_options.add_arguments(parser)
     audit_options.add_arguments(parser)
     metrics_options.add_arguments(parser)
+    encryption_options.add_arguments(parser)
     add("--storage-backend", help="sqlite (embedded, default) or store3 (etcd, needs --store-servers)")
     add("--store-servers", type=_list, help="etcd servers, scheme://ip:port")
     add("--store-prefix", help="prefix of every key in the store (default /registry)")
@@ -368,6 +372,7 @@ def parse_options(argv: list[str]) -> Options:
         options.faults = fault_options.from_args(args)
         options.clock = clock_options.from_args(args, test_endpoints=options.enable_test_endpoints)
         options.serving = serving_options.from_args(args)
+        options.encryption = encryption_options.from_args(args, PROFILES[options.brand_profile])
     except (ValueError, FeatureGateError, TokenFileError) as error:
         parser.error(str(error))
     _apply_authorization(options)

@@ -48,6 +48,7 @@ from svc.apiserver.chain import build_filters, build_handler_chain
 from svc.apiserver.context import RequestContext
 from svc.apiserver.debug_socket import DebugSocket
 from svc.apiserver.discovery import AGGREGATED_KIND, AGGREGATED_VERSIONS, Discovery
+from svc.apiserver.encryption.build import build_encryption
 from svc.apiserver.event_ttl import EventExpiry
 from svc.apiserver.health import HealthCheck, after_grace
 from svc.apiserver.kubeconfig import admin_kubeconfig, write_kubeconfig
@@ -119,6 +120,9 @@ class Server:
         self.stores: dict[tuple[str, str, str], GenericStore] = {}
         self.service_allocation: ServiceAllocation | None = None
         self.metrics = Metrics(self._object_counts, options.metrics)
+        self.encryption = build_encryption(
+            options.encryption, self.profile, options.store_prefix, self.metrics.registry
+        )
         self.loopback = LoopbackToken(self.profile.admin_user) if options.client_ca_file else None
         self.caches: dict[str, WatchCache] = {}
         self.pki: Pki | None = None
@@ -305,10 +309,12 @@ class Server:
             if self.shutting_down:
                 raise RuntimeError("process is shutting down")
 
+        kms = self.encryption.health_checks() if self.encryption is not None else []
         common = [
             HealthCheck("ping", ok),
             HealthCheck("log", ok),
             HealthCheck(self.profile.store_check, store_check),
+            *kms,
             HealthCheck("poststarthook/start-apiserver-admission-initializer", started),
             HealthCheck("poststarthook/generic-apiserver-start-informers", started),
             HealthCheck("poststarthook/start-system-namespaces-controller", started),
@@ -317,8 +323,9 @@ class Server:
         readiness = [
             *common[:3],
             HealthCheck(f"{self.profile.store_check}-readiness", store_readiness),
+            *kms,
             HealthCheck("informer-sync", caches_synced),
-            *common[3:],
+            *common[3 + len(kms) :],
             HealthCheck("shutdown", not_shutting_down),
         ]
         grace = self.options.serving.livez_grace_period
@@ -347,9 +354,12 @@ class Server:
         codec = storage_codec(self.options.storage_media_type, self.profile)
         stored = [resource for resource in self.resources if resource.stored]
         prefixes = [(self.options.store_prefix + r.storage_prefix, (r.upstream_group, r.name)) for r in stored]
+        if self.encryption is not None:
+            await self.encryption.start()
 
         def objects_over(backend: Backend) -> ObjectStore:
-            return ObjectStore(MeasuredBackend(backend, self.metrics.storage, prefixes), codec)  # type: ignore[arg-type]
+            measured = MeasuredBackend(backend, self.metrics.storage, prefixes)
+            return ObjectStore(measured, codec, self.encryption)  # type: ignore[arg-type]
 
         self.objects = objects_over(self.backend)
         objects_of = {id(self.backend): self.objects}
@@ -491,6 +501,8 @@ class Server:
             asyncio.create_task(self.authorization.run_reloads(), name="authorization-config"),
             asyncio.create_task(self.event_expiry().run(), name="event-ttl"),
         ]
+        if self.encryption is not None:
+            self._tasks.append(asyncio.create_task(self.encryption.run_reloads(), name="encryption-config"))
         self.ready = True
 
     async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
@@ -539,6 +551,8 @@ class Server:
             await cache.stop()
         if self.backends is not None:
             await self.backends.close()
+        if self.encryption is not None:
+            await self.encryption.close()
         self.watches.close()
         await self.kubelet_client.close()
         if self.http_server is not None:
@@ -546,7 +560,7 @@ class Server:
         if self._listener is not None:
             await self._listener.wait_closed()
         if self.audit is not None:
-            await asyncio.to_thread(self.audit.shutdown)
+            await self.audit.close()
 
 
 def service_allocation(server: Server) -> ServiceAllocation:

@@ -7,18 +7,23 @@ transform on the latest state after every lost compare-and-swap, so a patch or a
 racing with another writer is applied to what is actually stored, never to a stale copy. A
 transform that produces an equal object writes nothing (whatever its key order), so an idempotent
 request does not create a revision.
+
+Values pass through the key's value transformer (encryption at rest) between the codec and the
+backend. A value the transformer reads as stale (written by a provider other than the first) is
+rewritten by an update even when the object is unchanged, so rewriting objects rotates their keys.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from svc.machinery.collector import collector_paused
 from svc.storage import errors
 from svc.storage.backend import Backend, Event, EventType, KeyValue, prefix_end
 from svc.storage.codec import StorageCodec
+from svc.storage.encryption.transformer import Transformer, TransformError
 
 Obj = dict[str, Any]
 UpdateFunc = Callable[[Obj], Awaitable[Obj | None]]
@@ -42,18 +47,45 @@ class ObjectEvent:
     revision: int
 
 
+class KeyTransformers(Protocol):
+    def for_key(self, key: str) -> Transformer | None:
+        """The transformer of values stored under `key` (None: stored as encoded)."""
+        ...
+
+
 class ObjectStore:
-    def __init__(self, backend: Backend, codec: StorageCodec) -> None:
+    def __init__(self, backend: Backend, codec: StorageCodec, transformers: KeyTransformers | None = None) -> None:
         self.backend = backend
         self.codec = codec
+        self.transformers = transformers
 
     def decode(self, kv: KeyValue) -> Obj:
+        return self._read(kv)[0]
+
+    def _read(self, kv: KeyValue) -> tuple[Obj, bytes, bool]:
+        """The stored object, its encoding, and whether its value is stale (see the module's note)."""
         try:
-            obj = self.codec.decode(kv.value)
+            data, stale = self._from_storage(kv.key, kv.value)
+            obj = self.codec.decode(data)
         except ValueError as error:
             raise errors.CorruptObjectError(kv.key, str(error)) from error
         obj.setdefault("metadata", {})["resourceVersion"] = str(kv.mod_revision)
-        return obj
+        return obj, data, stale
+
+    def _from_storage(self, key: str, value: bytes) -> tuple[bytes, bool]:
+        transformer = self.transformers.for_key(key) if self.transformers is not None else None
+        if transformer is None:
+            return value, False
+        return transformer.from_storage(value, key.encode())
+
+    def _to_storage(self, key: str, value: bytes) -> bytes:
+        transformer = self.transformers.for_key(key) if self.transformers is not None else None
+        if transformer is None:
+            return value
+        try:
+            return transformer.to_storage(value, key.encode())
+        except TransformError as error:
+            raise errors.StorageError(str(error)) from error
 
     def encode(self, obj: Obj) -> bytes:
         metadata = obj.get("metadata") or {}
@@ -83,7 +115,7 @@ class ObjectStore:
         return ListPage([kv.key for kv in result.kvs], items, result.revision, result.more, remaining, last_key)
 
     async def create(self, key: str, obj: Obj) -> Obj:
-        kv = await self.backend.create(key, self.encode(obj))
+        kv = await self.backend.create(key, self._to_storage(key, self.encode(obj)))
         return self._stored(obj, kv)
 
     async def guaranteed_update(self, key: str, update: UpdateFunc, *, create_missing: bool = False) -> Obj:
@@ -106,15 +138,15 @@ class ObjectStore:
                 except errors.KeyExistsError:
                     kv = await self.backend.get(key)
                     continue
-            current = self.decode(kv)
+            current, data, stale = self._read(kv)
             updated = await update(self.codec.copy(current))
-            if updated is None or updated == current:
+            if updated is None or (updated == current and not stale):
                 return current
             value = self.encode(updated)
-            if self._holds_the_same(value, kv.value):
+            if not stale and self._holds_the_same(value, data):
                 return current
             try:
-                new_kv = await self.backend.update(key, value, expected_revision=kv.mod_revision)
+                new_kv = await self.backend.update(key, self._to_storage(key, value), expected_revision=kv.mod_revision)
             except (errors.RevisionConflictError, errors.KeyNotFoundError):
                 kv = await self.backend.get(key)
                 continue

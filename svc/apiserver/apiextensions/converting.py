@@ -28,7 +28,7 @@ _CONVERTED_EVENTS = frozenset({"ADDED", "MODIFIED", "DELETED"})
 
 class ConvertingObjects(ObjectStore):
     def __init__(self, inner: ObjectStore, converter: Converter, served: str, storage: str) -> None:
-        super().__init__(inner.backend, inner.codec)
+        super().__init__(inner.backend, inner.codec, inner.transformers)
         self.converter = converter
         self.served = served
         self.storage = storage

@@ -1,39 +1,66 @@
-"""What the server holds when auditing is on: the policy and the backend events go to."""
+"""What the server holds when auditing is on: the policy and the backends events go to (the log, the
+webhook, or both, as upstream's union backend), and upstream's audit counters."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Awaitable
 from dataclasses import dataclass
+from typing import Any
 
 from svc.apiserver.audit.log_backend import LogBackend
 from svc.apiserver.audit.metrics import AuditMetrics
 from svc.apiserver.audit.options import AuditOptions
 from svc.apiserver.audit.policy import Policy
+from svc.apiserver.audit.webhook_backend import WebhookBackend
 
 
 @dataclass
 class Auditor:
     policy: Policy
-    backend: LogBackend
-    sent: Callable[[], None] = lambda: None
-    """Counts an event handed to the backend."""
+    log: LogBackend | None = None
+    webhook: WebhookBackend | None = None
+    metrics: AuditMetrics | None = None
 
-    def shutdown(self) -> None:
-        self.backend.shutdown()
+    @property
+    def strict(self) -> bool:
+        """Whether a failed first event fails the request (the webhook's `blocking-strict` mode)."""
+        return self.webhook is not None and self.webhook.mode == "blocking-strict"
+
+    def process(self, event: dict[str, Any]) -> Awaitable[bool] | None:
+        """Hand the event to every backend; the webhook's delivery when the request must wait for it."""
+        if self.metrics is not None:
+            self.metrics.events.inc()
+        if self.log is not None:
+            self.log.process(event)
+        return self.webhook.process(event) if self.webhook is not None else None
+
+    async def close(self) -> None:
+        if self.webhook is not None:
+            await self.webhook.close()
+        if self.log is not None:
+            await asyncio.to_thread(self.log.shutdown)
 
 
 def build_audit(options: AuditOptions, metrics: AuditMetrics | None = None) -> Auditor | None:
-    """The configured auditor, or None when the policy or the log path is not given (no auditing)."""
-    if options.policy is None or not options.log_path:
+    """The configured auditor, or None without a policy or a backend (no auditing)."""
+    if not options.enabled:
         return None
-    backend = LogBackend(
-        options.log_path,
-        options.log_format,
-        options.log_max_size,
-        options.log_max_backups,
-        options.log_max_age,
-        on_error=metrics.log_errors.inc if metrics is not None else None,
-    )
-    if metrics is None:
-        return Auditor(options.policy, backend)
-    return Auditor(options.policy, backend, metrics.events.inc)
+    assert options.policy is not None
+    error = metrics.error if metrics is not None else lambda plugin, count: None
+    log = None
+    if options.log_path:
+        log = LogBackend(
+            options.log_path,
+            options.log_format,
+            options.log_max_size,
+            options.log_max_backups,
+            options.log_max_age,
+            compress=options.log_compress,
+            buffer_size=options.log_batch.buffer_size if options.log_mode == "batch" else 0,
+            truncate=options.log_truncate,
+            on_drop=lambda count: error("buffered", count),
+            on_error=lambda: error("log", 1),
+        )
+    webhook = WebhookBackend(options, error) if options.webhook_config is not None else None
+    return Auditor(options.policy, log, webhook, metrics)

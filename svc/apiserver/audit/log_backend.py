@@ -1,18 +1,23 @@
 """The log backend: one Event a line (`json`, or upstream's `legacy` text), to a file or stdout.
 
 A writer thread does the I/O, so the event loop never waits on the disk; events are queued in the
-order the requests produced them and none is dropped (upstream's log default mode is `blocking`:
-every event is written, the request path only pays the enqueue). Rotation follows lumberjack's
-rules as upstream uses them: a file past `max_size` MB is renamed `name-<timestamp>.ext`, backups
-beyond `max_backups` or older than `max_age` days are removed (0 keeps them). An event that cannot
-be written is logged and counted (`apiserver_audit_error_total{plugin="log"}`) and the writer goes on."""
+order the requests produced them. In the `blocking` modes (the default) the queue is unbounded and
+no event is dropped: the request path only pays the enqueue. In `batch` mode the queue holds
+`buffer_size` events and, as upstream's buffered backend, drops new events while it is full (a disk
+slower than the requests for long enough). Oversized events are cut down when truncation is on.
+Rotation follows lumberjack's rules as upstream uses them: a file past `max_size` MB is renamed
+`name-<timestamp>.ext` (gzipped to `.ext.gz` with `compress`), backups beyond `max_backups` or older
+than `max_age` days are removed (0 keeps them). An event that cannot be written is logged and counted
+(`apiserver_audit_error_total{plugin="log"}`) and the writer goes on."""
 
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import logging
 import queue
+import shutil
 import sys
 import threading
 import time
@@ -21,9 +26,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
+
+from svc.apiserver.audit.options import TruncateOptions
+from svc.apiserver.audit.truncate import truncate_event
+
 log = logging.getLogger(__name__)
 
 _BACKUP_TIME_FORMAT = "%Y-%m-%dT%H-%M-%S.%f"
+_PAUSE = 0.005
+"""The writer's rest after each write: requests then enqueue without waking it one event at a time."""
 
 
 def _quoted(text: str) -> str:
@@ -68,8 +80,9 @@ def legacy_line(event: dict[str, Any]) -> str:
 
 
 class _RotatingFile:
-    def __init__(self, path: Path, max_size_mb: int, max_backups: int, max_age_days: int) -> None:
+    def __init__(self, path: Path, max_size_mb: int, max_backups: int, max_age_days: int, compress: bool) -> None:
         self.path = path
+        self.compress = compress
         self.max_bytes = max_size_mb * 1024 * 1024
         self.max_backups = max_backups
         self.max_age = max_age_days * 86400
@@ -93,13 +106,20 @@ class _RotatingFile:
     def _rotate(self) -> None:
         self.file.close()
         stamp = datetime.now(UTC).strftime(_BACKUP_TIME_FORMAT)[:-3]
-        self.path.rename(self.path.with_name(f"{self.path.stem}-{stamp}{self.path.suffix}"))
+        backup = self.path.with_name(f"{self.path.stem}-{stamp}{self.path.suffix}")
+        self.path.rename(backup)
+        if self.compress:
+            with backup.open("rb") as source, gzip.open(backup.with_name(backup.name + ".gz"), "wb") as target:
+                shutil.copyfileobj(source, target)
+            backup.unlink()
         self._prune()
         self.file = self.path.open("a", encoding="utf-8")
         self.size = 0
 
     def _prune(self) -> None:
-        backups = sorted(self.path.parent.glob(f"{self.path.stem}-*{self.path.suffix}"), reverse=True)
+        pattern = f"{self.path.stem}-*{self.path.suffix}"
+        found = [*self.path.parent.glob(pattern), *self.path.parent.glob(pattern + ".gz")]
+        backups = sorted(found, key=lambda path: path.name.removesuffix(".gz"), reverse=True)
         now = time.time()
         for index, backup in enumerate(backups):
             too_many = self.max_backups and index >= self.max_backups
@@ -109,6 +129,8 @@ class _RotatingFile:
 
 
 class LogBackend:
+    name = "log"
+
     def __init__(
         self,
         path: str,
@@ -116,24 +138,38 @@ class LogBackend:
         max_size_mb: int = 0,
         max_backups: int = 0,
         max_age_days: int = 0,
+        *,
+        compress: bool = False,
+        buffer_size: int = 0,
+        truncate: TruncateOptions | None = None,
+        on_drop: Callable[[int], None] = lambda count: None,
         on_error: Callable[[], None] | None = None,
     ) -> None:
         self.format = fmt
         self.on_error = on_error
         self.out: _RotatingFile | None = (
-            None if path == "-" else _RotatingFile(Path(path), max_size_mb, max_backups, max_age_days)
+            None if path == "-" else _RotatingFile(Path(path), max_size_mb, max_backups, max_age_days, compress)
         )
-        self.queue: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
+        self.truncate = truncate if truncate is not None and truncate.enabled else None
+        self.on_drop = on_drop
+        self.queue: queue.Queue[dict[str, Any] | None] | queue.SimpleQueue[dict[str, Any] | None] = (
+            queue.Queue(buffer_size) if buffer_size else queue.SimpleQueue()
+        )
         self.thread = threading.Thread(target=self._run, name="audit-log", daemon=True)
         self.thread.start()
 
     def process(self, event: dict[str, Any]) -> None:
-        self.queue.put(event)
+        """Queue the event (`buffer_size` 0: never drops; else drops it while the buffer is full)."""
+        try:
+            self.queue.put_nowait(event)
+        except queue.Full:
+            log.error("audit buffer queue blocked, dropping event %s", event.get("auditID"))
+            self.on_drop(1)
 
     def _line(self, event: dict[str, Any]) -> str:
         if self.format == "legacy":
             return legacy_line(event)
-        return json.dumps(event, separators=(",", ":"))
+        return orjson.dumps(event).decode()
 
     def _write(self, line: str) -> None:
         if self.out is None:
@@ -147,12 +183,29 @@ class LogBackend:
         else:
             self.out.flush()
 
+    def _take(self) -> list[dict[str, Any] | None]:
+        """The next event (waiting for it) and every event queued behind it."""
+        taken = [self.queue.get()]
+        while True:
+            try:
+                taken.append(self.queue.get_nowait())
+            except queue.Empty:
+                return taken
+
     def _run(self) -> None:
-        while (event := self.queue.get()) is not None:
-            self._guarded(lambda event=event: self._write(self._line(event)))
-            if self.queue.empty():
-                self._guarded(self._flush)
-        self._guarded(self._flush)
+        while True:
+            taken = self._take()
+            for event in taken:
+                if event is None:
+                    self._guarded(self._flush)
+                    return
+                if self.truncate is not None:
+                    event, _ = truncate_event(event, self.truncate.max_event_size)
+                    if event is None:
+                        continue
+                self._guarded(lambda event=event: self._write(self._line(event)))
+            self._guarded(self._flush)
+            time.sleep(_PAUSE)
 
     def _guarded(self, action: Callable[[], None]) -> None:
         try:
@@ -164,7 +217,7 @@ class LogBackend:
 
     def shutdown(self) -> None:
         """Write what is queued, then stop (the server calls this when it stops)."""
-        self.queue.put(None)
+        self.queue.put(None)  # blocks while a full batch-mode buffer drains: every queued event is written
         self.thread.join(timeout=30)
         if self.out is not None:
             with contextlib.suppress(OSError):  # what could not be written was counted as it failed

@@ -31,5 +31,9 @@ class AuditMetrics:
         self._levels = {level: self.levels.labels(level.wire) for level in Level}
         self.log_errors = self.errors.labels("log")
 
+    def error(self, plugin: str, count: int) -> None:
+        """`count` events the backend `plugin` (log, webhook, buffered) failed to deliver."""
+        self.errors.labels(plugin).inc(count)
+
     def level(self, level: Level) -> None:
         self._levels[level].inc()

@@ -7,6 +7,7 @@ authorization, as upstream places it; those two, and admission, add to the event
 from __future__ import annotations
 
 import uuid
+from collections.abc import Awaitable
 from typing import Any
 
 from aiohttp import web
@@ -18,19 +19,21 @@ from svc.apiserver.context import RequestContext
 from svc.apiserver.filters import Handler
 from svc.apiserver.request_body import BODY_KEY
 from svc.machinery import status, wallclock
-from svc.registry.admission import request_audit_annotations
+from svc.registry.admission import UserInfo, request_audit_annotations
 from svc.storage.errors import StorageError, StoreUnreachableError
 
 AUDIT_ID_HEADER = "Audit-ID"
 _OBJECT_VERBS = frozenset({"create", "update"})
+_STATUS_VERBS = frozenset({"delete", "deletecollection"})
 
 
 def _policy_request(ctx: RequestContext) -> Request:
+    """What the policy decides on; an unauthenticated request has no user (matches no user rule)."""
     info, user = ctx.info, ctx.user
-    assert info is not None and user is not None
+    assert info is not None
     return Request(
-        user.name,
-        user.groups,
+        user.name if user is not None else "",
+        user.groups if user is not None else (),
         info.verb,
         info.is_resource_request,
         info.path,
@@ -65,10 +68,53 @@ async def audit(ctx: RequestContext, next_handler: Handler) -> web.StreamRespons
     return await _audited(ctx, next_handler, auditor, decision, audit_id)
 
 
-def _emit(auditor: Auditor, decision: Decision, event: dict[str, Any], stage: str, annotations: dict[str, str]) -> None:
-    if stage not in decision.omit_stages:
-        auditor.backend.process(events.stage_event(event, stage, annotations))
-        auditor.sent()
+def _emit(
+    auditor: Auditor, decision: Decision, event: dict[str, Any], stage: str, annotations: dict[str, str]
+) -> Awaitable[bool] | None:
+    """Send the event at `stage`; the delivery to wait for when a blocking backend has it."""
+    if stage in decision.omit_stages:
+        return None
+    return auditor.process(events.stage_event(event, stage, annotations))
+
+
+async def _delivered(delivery: Awaitable[bool] | None) -> bool:
+    return True if delivery is None else await delivery
+
+
+def _authentication_methods(ctx: RequestContext) -> str:
+    """Which credentials a refused request carried, in upstream's words."""
+    request = ctx.request
+    methods = []
+    scheme, _, credentials = request.headers.get("Authorization", "").strip().partition(" ")
+    if scheme.lower() == "basic" and credentials:
+        methods.append("basic")
+    if scheme.lower() == "bearer" and credentials:
+        methods.append("bearer")
+    if request.query.get("access_token", "").strip():
+        methods.append("access_token")
+    ssl_object = request.transport.get_extra_info("ssl_object") if request.transport is not None else None
+    if ssl_object is not None and ssl_object.getpeercert(binary_form=True):
+        methods.append("x509")
+    if methods:
+        return "Authentication failed, attempted: " + ", ".join(methods)
+    return "Authentication failed, no credentials provided"
+
+
+async def audit_failed_authentication(ctx: RequestContext, error: status.StatusError) -> None:
+    """A 401 is audited as upstream audits it: one `ResponseStarted` event without a user, whose
+    status says which credentials failed; the answer carries its `Audit-ID`."""
+    audit_id = ctx.request.headers.get(AUDIT_ID_HEADER) or str(uuid.uuid4())
+    error.headers[AUDIT_ID_HEADER] = audit_id
+    auditor: Auditor | None = ctx.server.audit
+    if auditor is None or ctx.info is None:
+        return
+    decision = auditor.policy.decide(_policy_request(ctx))
+    if decision.level is Level.NONE:
+        return
+    event = events.new_event(decision.level, audit_id, ctx.request, ctx.info, UserInfo(""), wallclock.now_datetime())
+    event["user"] = {}
+    event["responseStatus"] = {"metadata": {}, "message": _authentication_methods(ctx), "code": error.code}
+    await _delivered(_emit(auditor, decision, event, "ResponseStarted", {}))
 
 
 async def _audited(
@@ -78,7 +124,11 @@ async def _audited(
     event = events.new_event(decision.level, audit_id, ctx.request, ctx.info, ctx.user, wallclock.now_datetime())
     annotations: dict[str, str] = {}
     token = request_audit_annotations.set(annotations)
-    _emit(auditor, decision, event, "RequestReceived", annotations)
+    if not await _delivered(_emit(auditor, decision, event, "RequestReceived", annotations)) and auditor.strict:
+        request_audit_annotations.reset(token)
+        error = status.internal_error("failed to store audit event")
+        error.headers[AUDIT_ID_HEADER] = audit_id
+        raise error
 
     def started(response: web.StreamResponse) -> None:
         event["responseStatus"] = events.response_status(response.status)
@@ -90,29 +140,29 @@ async def _audited(
     except status.StatusError as error:
         error.headers[AUDIT_ID_HEADER] = audit_id
         _complete(ctx, event, decision, error.code, error.status(), None)
-        _emit(auditor, decision, event, "ResponseComplete", annotations)
+        await _delivered(_emit(auditor, decision, event, "ResponseComplete", annotations))
         raise
     except web.HTTPException as error:
         _complete(ctx, event, decision, error.status, None, None)
-        _emit(auditor, decision, event, "ResponseComplete", annotations)
+        await _delivered(_emit(auditor, decision, event, "ResponseComplete", annotations))
         raise
     except StorageError as error:
         # Answered by the recovery filter (503 when the store is unreachable, else 500): not a panic.
         code = 503 if isinstance(error, StoreUnreachableError) else 500
         _complete(ctx, event, decision, code, {"status": "Failure", "message": str(error)}, None)
-        _emit(auditor, decision, event, "ResponseComplete", annotations)
+        await _delivered(_emit(auditor, decision, event, "ResponseComplete", annotations))
         raise
     except Exception as error:
         event["responseStatus"] = events.response_status(
             500, {"status": "Failure", "reason": "InternalError", "message": f"APIServer panic'd: {error}"}
         )
-        _emit(auditor, decision, event, "Panic", annotations)
+        await _delivered(_emit(auditor, decision, event, "Panic", annotations))
         raise
     finally:
         request_audit_annotations.reset(token)
     _set_header(response, audit_id)
     _complete(ctx, event, decision, response.status, None, response)
-    _emit(auditor, decision, event, "ResponseComplete", annotations)
+    await _delivered(_emit(auditor, decision, event, "ResponseComplete", annotations))
     return response
 
 
@@ -133,7 +183,9 @@ def _complete(
     if "objectRef" in event and info.verb in _OBJECT_VERBS:
         events.complete_object_ref(event["objectRef"], request_object)
     response_object = None
-    if isinstance(response, web.Response) and isinstance(response.body, bytes):
+    # The answer is read only when the event holds it or it may be a Status (an error, a delete).
+    wanted = decision.level >= Level.REQUEST_RESPONSE or code >= 300 or info.verb in _STATUS_VERBS
+    if wanted and isinstance(response, web.Response) and isinstance(response.body, bytes):
         response_object = events.decode_json(response.body, response.content_type)
     if status_body is None and isinstance(response_object, dict) and response_object.get("kind") == "Status":
         status_body = response_object

@@ -12,6 +12,7 @@ from aiohttp import web
 from svc.apiserver.authn.authenticator import AuthenticationError
 from svc.apiserver.context import RequestContext
 from svc.apiserver.filters import Handler
+from svc.apiserver.filters.audit import audit_failed_authentication
 from svc.machinery import status
 
 
@@ -27,7 +28,9 @@ async def authenticate(ctx: RequestContext, next_handler: Handler) -> web.Stream
         result, time.perf_counter() - started, user.name if user is not None else None
     )
     if user is None:
-        raise status.unauthorized()
+        error = status.unauthorized()
+        await audit_failed_authentication(ctx, error)
+        raise error
     ctx.user = ctx.authenticated_user = user
     ctx.request = ctx.server.authentication.strip(ctx.request)
     return await next_handler(ctx)

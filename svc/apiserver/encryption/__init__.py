@@ -1,0 +1,1 @@
+"""Encryption at rest as a server concern: the flags, the configured transformers, reloads, health."""

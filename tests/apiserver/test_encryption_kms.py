@@ -1,0 +1,174 @@
+"""KMS v2 encryption with a plugin written here: a gRPC server on a unix socket speaking upstream's
+`KeyManagementService` (Status, Encrypt, Decrypt)."""
+
+from __future__ import annotations
+
+import base64
+import os
+import tempfile
+from collections.abc import Iterator
+from concurrent import futures
+from pathlib import Path
+
+import grpc
+import pytest
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from svc.storage.encryption.kms import encrypted_object_pb2, kms_api_pb2
+from svc.storage.encryption.kms.kms_api_pb2_grpc import (
+    KeyManagementServiceServicer,
+    add_KeyManagementServiceServicer_to_server,
+)
+from tests.apiserver.test_encryption_at_rest import PLAINTEXT, SECRETS, create_secret, raw_value, write_config
+
+PREFIX = b"svc:enc:kms:v2:vault:"
+
+
+class FakeKms(KeyManagementServiceServicer):
+    """Encrypts with an AES key per key ID; the current key ID can be changed to rotate. (Method names
+    are the gRPC service's.)"""
+
+    def __init__(self) -> None:
+        self.key_id = "key-1"
+        self.healthz = "ok"
+        self.keys: dict[str, bytes] = {}
+        self.decrypts = 0
+
+    def _key(self, key_id: str) -> bytes:
+        return self.keys.setdefault(key_id, os.urandom(32))
+
+    def Status(self, request, context):
+        return kms_api_pb2.StatusResponse(version="v2", healthz=self.healthz, key_id=self.key_id)
+
+    def Encrypt(self, request, context):
+        nonce = os.urandom(12)
+        sealed = nonce + AESGCM(self._key(self.key_id)).encrypt(nonce, request.plaintext, None)
+        return kms_api_pb2.EncryptResponse(ciphertext=sealed, key_id=self.key_id, annotations={"example.com/v": b"1"})
+
+    def Decrypt(self, request, context):
+        self.decrypts += 1
+        assert request.annotations["example.com/v"] == b"1"
+        key = self._key(request.key_id)
+        return kms_api_pb2.DecryptResponse(
+            plaintext=AESGCM(key).decrypt(request.ciphertext[:12], request.ciphertext[12:], None)
+        )
+
+
+@pytest.fixture
+def plugin() -> Iterator[tuple[FakeKms, str]]:
+    # A short directory: unix socket paths are limited to about 100 bytes.
+    with tempfile.TemporaryDirectory(prefix="kms-") as directory:
+        endpoint = f"unix://{directory}/kms.sock"
+        fake = FakeKms()
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+        add_KeyManagementServiceServicer_to_server(fake, server)
+        server.add_insecure_port(endpoint)
+        server.start()
+        try:
+            yield fake, endpoint
+        finally:
+            server.stop(grace=None)
+
+
+def _kms_config(tmp_path: Path, endpoint: str) -> Path:
+    return write_config(
+        tmp_path / "enc.yaml", f"  - kms: {{apiVersion: v2, name: vault, endpoint: '{endpoint}', timeout: 2s}}\n"
+    )
+
+
+def _stored(running, name: str) -> encrypted_object_pb2.EncryptedObject:
+    value = raw_value(running, f"/core/secrets/default/{name}")
+    assert value.startswith(PREFIX)
+    message = encrypted_object_pb2.EncryptedObject()
+    message.ParseFromString(value[len(PREFIX) :])
+    return message
+
+
+def test_secrets_are_sealed_by_the_plugin_and_read_back(svc_server_factory, tmp_path, plugin) -> None:
+    _, endpoint = plugin
+    running = svc_server_factory(f"--encryption-provider-config={_kms_config(tmp_path, endpoint)}")
+    client = running.client()
+    create_secret(client, "db")
+    stored = _stored(running, "db")
+    assert stored.keyID == "key-1"
+    assert stored.encryptedDEKSourceType == encrypted_object_pb2.HKDF_SHA256_XNONCE_AES_GCM_SEED
+    assert PLAINTEXT not in stored.encryptedData
+    got = client.request("GET", f"{SECRETS}/db").json()
+    assert base64.b64decode(got["data"]["password"]) == PLAINTEXT
+
+
+def test_the_seed_is_decrypted_once_and_cached(svc_server_factory, tmp_path, plugin) -> None:
+    fake, endpoint = plugin
+    running = svc_server_factory(
+        f"--encryption-provider-config={_kms_config(tmp_path, endpoint)}", "--watch-cache=false"
+    )
+    client = running.client()
+    for name in ("a", "b", "c"):
+        create_secret(client, name)
+    for _ in range(3):
+        assert len(client.request("GET", SECRETS).json()["items"]) == 3
+    assert fake.decrypts == 0
+    assert len({_stored(running, name).encryptedDEKSource for name in ("a", "b", "c")}) == 1
+
+
+def test_a_new_key_id_rotates_the_seed_and_marks_old_values_stale(svc_server_factory, tmp_path, plugin) -> None:
+    fake, endpoint = plugin
+    running = svc_server_factory(f"--encryption-provider-config={_kms_config(tmp_path, endpoint)}")
+    client = running.client()
+    create_secret(client, "db")
+    fake.key_id = "key-2"
+    kms = running.server.encryption.current.kms[0]
+    running.call(kms.check())
+    current = client.request("GET", f"{SECRETS}/db").json()
+    assert client.request("PUT", f"{SECRETS}/db", body=current).status == 200
+    assert _stored(running, "db").keyID == "key-2"
+
+
+def test_values_of_a_previous_process_are_read_through_the_plugin(svc_server_factory, tmp_path, plugin) -> None:
+    fake, endpoint = plugin
+    config = _kms_config(tmp_path, endpoint)
+    first = svc_server_factory(f"--encryption-provider-config={config}")
+    create_secret(first.client(), "db")
+    value = raw_value(first, "/core/secrets/default/db")
+    second = svc_server_factory(f"--encryption-provider-config={config}")
+    running_key = second.server.options.store_prefix + "/core/secrets/default/db"
+    second.call(second.server.backend.create(running_key, value))
+    got = second.client().request("GET", f"{SECRETS}/db").json()
+    assert base64.b64decode(got["data"]["password"]) == PLAINTEXT
+    assert fake.decrypts == 1
+
+
+def test_health_follows_the_plugin(svc_server_factory, tmp_path, plugin) -> None:
+    fake, endpoint = plugin
+    running = svc_server_factory(f"--encryption-provider-config={_kms_config(tmp_path, endpoint)}")
+    client = running.client()
+    assert client.request("GET", "/healthz/kms-provider-0").status == 200
+    fake.healthz = "sealed"
+    running.call(running.server.encryption.current.kms[0].check())
+    response = client.request("GET", "/healthz?verbose")
+    assert response.status == 500
+    assert "[-]kms-provider-0 failed: reason withheld" in response.body.decode()
+
+
+def test_automatic_reload_has_one_kms_providers_check(svc_server_factory, tmp_path, plugin) -> None:
+    _, endpoint = plugin
+    running = svc_server_factory(
+        f"--encryption-provider-config={_kms_config(tmp_path, endpoint)}",
+        "--encryption-provider-config-automatic-reload",
+    )
+    client = running.client()
+    assert client.request("GET", "/healthz/kms-providers").status == 200
+    assert client.request("GET", "/healthz/kms-provider-0").status == 404
+
+
+def test_writes_fail_while_the_plugin_is_unreachable(svc_server_factory, tmp_path) -> None:
+    with tempfile.TemporaryDirectory(prefix="kms-") as directory:
+        running = svc_server_factory(
+            f"--encryption-provider-config={_kms_config(tmp_path, f'unix://{directory}/absent.sock')}"
+        )
+        client = running.client()
+        body = {"metadata": {"name": "db"}, "data": {"password": base64.b64encode(PLAINTEXT).decode()}}
+        response = client.request("POST", SECRETS, body=body)
+        assert response.status == 500
+        assert "failed to encrypt with KMS provider vault" in response.json()["message"]
+        assert client.request("GET", "/healthz/kms-provider-0").status == 500
