@@ -141,6 +141,36 @@ def _table() -> list[dict]:
     return orjson.loads((package_files.files("svc.api") / "resource_table.json").read_bytes())
 
 
+@functools.cache
+def _group_of_resource() -> dict[str, str]:
+    """Each built-in resource name's group (a core resource wins a name two groups store together)."""
+    found: dict[str, str] = {}
+    for row in sorted(_table(), key=lambda row: row["group"] != ""):
+        found.setdefault(row["resource"], row["group"])
+    return found
+
+
+_SPECIAL_KEYS = {prefix: group_resource for group_resource, prefix in _SPECIAL_PREFIXES.items()}
+_SPECIAL_KEYS["ingress"] = ("networking.k8s.io", "ingresses")
+
+
+def group_resource_of_key(path: str) -> tuple[str, str] | None:
+    """The (upstream group, resource) whose `storage_prefix` starts `path` (a key below the store
+    prefix, `/secrets/ns/name`): the inverse of the key layout, for what keys values by resource."""
+    parts = path.split("/", 3)
+    if len(parts) < 3 or parts[0]:
+        return None
+    first, second = parts[1], parts[2]
+    if "." in first:
+        return first, second
+    if (special := _SPECIAL_KEYS.get(f"{first}/{second}")) is not None:
+        return special
+    if (special := _SPECIAL_KEYS.get(first)) is not None:
+        return special
+    group = _group_of_resource().get(first)
+    return None if group is None else (group, first)
+
+
 def parse_runtime_config(entries: Iterable[str]) -> dict[str, bool]:
     """`--runtime-config` pairs (`apps/v1=false`, `api/beta=true`, `v1=true`) as a dict."""
     parsed: dict[str, bool] = {}

@@ -79,7 +79,7 @@ def test_stored_secrets_hold_no_plaintext(svc_server_factory, tmp_path, provider
     running = svc_server_factory(f"--encryption-provider-config={config}")
     client = running.client()
     create_secret(client, "db")
-    stored = raw_value(running, "/core/secrets/default/db")
+    stored = raw_value(running, "/secrets/default/db")
     assert stored.startswith(prefix)
     assert PLAINTEXT not in stored
     assert base64.b64encode(PLAINTEXT) not in stored
@@ -94,7 +94,7 @@ def test_resources_not_configured_stay_plain(svc_server_factory, tmp_path) -> No
     )
     body = {"metadata": {"name": "cm"}, "data": {"k": "visible"}}
     assert running.client().request("POST", "/api/v1/namespaces/default/configmaps", body=body).status == 201
-    assert b"visible" in raw_value(running, "/core/configmaps/default/cm")
+    assert b"visible" in raw_value(running, "/configmaps/default/cm")
 
 
 def test_list_and_watch_decrypt(svc_server_factory, tmp_path) -> None:
@@ -151,12 +151,12 @@ def test_plain_values_written_before_encryption_stay_readable_and_are_encrypted_
         }
     ).encode()
     running.call(
-        running.server.backend.create(running.server.options.store_prefix + "/core/secrets/default/old", plain)
+        running.server.backend.create(running.server.options.store_prefix + "/secrets/default/old", plain)
     )
     current = client.request("GET", f"{SECRETS}/old").json()
     assert base64.b64decode(current["data"]["password"]) == PLAINTEXT
     assert client.request("PUT", f"{SECRETS}/old", body=current).status == 200
-    assert raw_value(running, "/core/secrets/default/old").startswith(b"svc:enc:aescbc:v1:k1:")
+    assert raw_value(running, "/secrets/default/old").startswith(b"svc:enc:aescbc:v1:k1:")
 
 
 def test_rotation_by_rewriting_after_a_reload(svc_server_factory, tmp_path) -> None:
@@ -168,12 +168,12 @@ def test_rotation_by_rewriting_after_a_reload(svc_server_factory, tmp_path) -> N
     create_secret(client, "db")
     write_config(config, aescbc(("k2", KEY2), ("k1", KEY1)))
     assert running.call(running.server.encryption.reload()) is True
-    assert raw_value(running, "/core/secrets/default/db").startswith(b"svc:enc:aescbc:v1:k1:")
+    assert raw_value(running, "/secrets/default/db").startswith(b"svc:enc:aescbc:v1:k1:")
     current = client.request("GET", f"{SECRETS}/db").json()
     updated = client.request("PUT", f"{SECRETS}/db", body=current)
     assert updated.status == 200
     assert updated.json()["metadata"]["resourceVersion"] != current["metadata"]["resourceVersion"]
-    assert raw_value(running, "/core/secrets/default/db").startswith(b"svc:enc:aescbc:v1:k2:")
+    assert raw_value(running, "/secrets/default/db").startswith(b"svc:enc:aescbc:v1:k2:")
     again = client.request("PUT", f"{SECRETS}/db", body=updated.json())
     assert again.json()["metadata"]["resourceVersion"] == updated.json()["metadata"]["resourceVersion"]
 
@@ -187,7 +187,7 @@ def test_a_bad_reload_keeps_the_old_configuration_and_is_counted(svc_server_fact
     assert running.call(running.server.encryption.reload()) is False
     client = running.client()
     create_secret(client, "db")
-    assert raw_value(running, "/core/secrets/default/db").startswith(b"svc:enc:aescbc:v1:k1:")
+    assert raw_value(running, "/secrets/default/db").startswith(b"svc:enc:aescbc:v1:k1:")
     metrics = client.request("GET", "/metrics").body.decode()
     assert 'apiserver_encryption_config_controller_automatic_reloads_total{apiserver_id_hash="sha256:' in metrics
     assert 'status="failure"} 1.0' in metrics
@@ -209,7 +209,7 @@ def test_kubectl_replace_re_encrypts_with_the_new_first_key(svc_server_factory, 
     listed = kubectl.run("get", "secrets", "-A", "-o", "json").stdout
     kubectl.run("replace", "-f", "-", stdin=listed)
     for name in ("a", "b"):
-        assert raw_value(running, f"/core/secrets/default/{name}").startswith(b"k8s:enc:aescbc:v1:k2:")
+        assert raw_value(running, f"/secrets/default/{name}").startswith(b"k8s:enc:aescbc:v1:k2:")
 
 
 def test_a_value_that_cannot_be_decrypted_is_a_corrupt_object(svc_server_factory, tmp_path) -> None:
@@ -220,7 +220,7 @@ def test_a_value_that_cannot_be_decrypted_is_a_corrupt_object(svc_server_factory
     client = running.client()
     running.call(
         running.server.backend.create(
-            running.server.options.store_prefix + "/core/secrets/default/lost", b"svc:enc:aescbc:v1:gone:" + bytes(48)
+            running.server.options.store_prefix + "/secrets/default/lost", b"svc:enc:aescbc:v1:gone:" + bytes(48)
         )
     )
     response = client.request("GET", f"{SECRETS}/lost")
@@ -241,4 +241,4 @@ def test_wildcards_cover_custom_groups_and_core(svc_server_factory, tmp_path) ->
     running = svc_server_factory(f"--encryption-provider-config={config}")
     body = {"metadata": {"name": "cm"}, "data": {"k": "visible"}}
     assert running.client().request("POST", "/api/v1/namespaces/default/configmaps", body=body).status == 201
-    assert raw_value(running, "/core/configmaps/default/cm").startswith(b"svc:enc:aescbc:v1:k1:")
+    assert raw_value(running, "/configmaps/default/cm").startswith(b"svc:enc:aescbc:v1:k1:")

@@ -77,7 +77,7 @@ def _kms_config(tmp_path: Path, endpoint: str) -> Path:
 
 
 def _stored(running, name: str) -> encrypted_object_pb2.EncryptedObject:
-    value = raw_value(running, f"/core/secrets/default/{name}")
+    value = raw_value(running, f"/secrets/default/{name}")
     assert value.startswith(PREFIX)
     message = encrypted_object_pb2.EncryptedObject()
     message.ParseFromString(value[len(PREFIX) :])
@@ -129,9 +129,9 @@ def test_values_of_a_previous_process_are_read_through_the_plugin(svc_server_fac
     config = _kms_config(tmp_path, endpoint)
     first = svc_server_factory(f"--encryption-provider-config={config}")
     create_secret(first.client(), "db")
-    value = raw_value(first, "/core/secrets/default/db")
+    value = raw_value(first, "/secrets/default/db")
     second = svc_server_factory(f"--encryption-provider-config={config}")
-    running_key = second.server.options.store_prefix + "/core/secrets/default/db"
+    running_key = second.server.options.store_prefix + "/secrets/default/db"
     second.call(second.server.backend.create(running_key, value))
     got = second.client().request("GET", f"{SECRETS}/db").json()
     assert base64.b64decode(got["data"]["password"]) == PLAINTEXT

@@ -15,7 +15,7 @@ from svc.storage.encryption.transformer import Identity, Prefixed, PrefixTransfo
 KEY16 = bytes(range(16))
 KEY32 = bytes(range(32))
 OTHER32 = bytes(range(1, 33))
-CONTEXT = b"/registry/core/secrets/default/a"
+CONTEXT = b"/registry/secrets/default/a"
 
 
 def _no_kms(name: str, endpoint: str, timeout: float):
@@ -39,7 +39,7 @@ def test_another_key_does_not_decrypt(make) -> None:
 def test_aesgcm_binds_the_value_to_its_key() -> None:
     stored = AesGcm(KEY32).to_storage(b"data", CONTEXT)
     with pytest.raises(TransformError, match="message authentication failed"):
-        AesGcm(KEY32).from_storage(stored, b"/registry/core/secrets/default/b")
+        AesGcm(KEY32).from_storage(stored, b"/registry/secrets/default/b")
 
 
 def _chain(*entries: tuple[bytes, object]) -> PrefixTransformers:
@@ -77,21 +77,34 @@ def _config(*resources: str) -> tuple[ResourceConfig, ...]:
 
 def test_resources_are_found_by_exact_name_then_group_wildcard_then_any() -> None:
     exact = build_transformers(_config("secrets"), KUBERNETES, "/registry", _no_kms)
-    assert exact.for_key("/registry/core/secrets/default/a") is not None
-    assert exact.for_key("/registry/core/configmaps/default/a") is None
+    assert exact.for_key("/registry/secrets/default/a") is not None
+    assert exact.for_key("/registry/configmaps/default/a") is None
     group = build_transformers(_config("*.apps"), KUBERNETES, "/registry", _no_kms)
-    assert group.for_key("/registry/apps/deployments/default/a") is not None
-    assert group.for_key("/registry/core/secrets/default/a") is None
+    assert group.for_key("/registry/deployments/default/a") is not None
+    assert group.for_key("/registry/secrets/default/a") is None
     core = build_transformers(_config("*."), KUBERNETES, "/registry", _no_kms)
-    assert core.for_key("/registry/core/configmaps/default/a") is not None
-    assert core.for_key("/registry/apps/deployments/default/a") is None
+    assert core.for_key("/registry/configmaps/default/a") is not None
+    assert core.for_key("/registry/deployments/default/a") is None
     every = build_transformers(_config("*.*"), KUBERNETES, "/registry", _no_kms)
     assert every.for_key("/registry/stable.example.com/crontabs/default/a") is not None
 
 
+def test_resources_are_read_from_upstreams_key_layout() -> None:
+    services = build_transformers(
+        _config("services", "nodes", "ingresses.networking.k8s.io"), KUBERNETES, "/registry", _no_kms
+    )
+    assert services.for_key("/registry/services/specs/default/a") is not None
+    assert services.for_key("/registry/services/endpoints/default/a") is None
+    assert services.for_key("/registry/minions/n1") is not None
+    assert services.for_key("/registry/ingress/default/a") is not None
+    crontabs = build_transformers(_config("crontabs.stable.example.com"), KUBERNETES, "/registry", _no_kms)
+    assert crontabs.for_key("/registry/stable.example.com/crontabs/default/a") is not None
+    assert crontabs.for_key("/registry/stable.example.com/other/default/a") is None
+
+
 def test_keys_outside_the_store_prefix_are_plain() -> None:
     every = build_transformers(_config("*.*"), KUBERNETES, "/registry-1", _no_kms)
-    assert every.for_key("/registry-2/core/secrets/default/a") is None
+    assert every.for_key("/registry-2/secrets/default/a") is None
 
 
 def test_prefix_follows_the_brand_profile() -> None:

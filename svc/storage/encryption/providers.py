@@ -2,8 +2,8 @@
 
 Each resource list gets one provider chain; a resource is looked up as upstream looks it up:
 `resource.group` first, then `*.group`, then `*.*`; resources named nowhere are stored in plaintext.
-Keys are `<store prefix>/<group>/<resource>/...` (the core group written `core`), so the group and
-resource of a value come from its key, and custom resources are covered without registering them.
+The group and resource of a value come from its key (upstream's layout, read back by
+`group_resource_of_key`), so custom resources are covered without registering them.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from svc.api.brand import Profile
+from svc.api.resources import group_resource_of_key
 from svc.storage.encryption.aes import AesCbc, AesGcm
 from svc.storage.encryption.config import Provider, ResourceConfig, parse_group_resource
 from svc.storage.encryption.secretbox import Secretbox
@@ -35,17 +36,18 @@ class ResourceTransformers:
     def for_key(self, key: str) -> Transformer | None:
         if not key.startswith(self._root):
             return None
-        group_end = key.find("/", len(self._root))
-        resource_end = key.find("/", group_end + 1)
-        if group_end < 0 or resource_end < 0:
+        first_end = key.find("/", len(self._root))
+        if first_end < 0:
             return None
-        prefix = key[:resource_end]
+        prefix = key[:first_end]
+        if "." in prefix[len(self._root) :] or prefix.endswith("/services"):  # `<group>/<resource>`, `services/specs`
+            second_end = key.find("/", first_end + 1)
+            prefix = key[: second_end if second_end >= 0 else len(key)]
         try:
             return self._by_prefix[prefix]
         except KeyError:
-            group = key[len(self._root) : group_end]
-            resource = key[group_end + 1 : resource_end]
-            found = self._lookup("" if group == "core" else group, resource)
+            group_resource = group_resource_of_key(key[len(self._root) - 1 :])
+            found = self._lookup(*group_resource) if group_resource is not None else None
             self._by_prefix[prefix] = found
             return found
 
