@@ -1,4 +1,5 @@
-"""The feature-gated plugins of 1.36: PodResizeValidator (in-place resize against the node), and with
+"""The feature-gated plugins of 1.36: PodResizeValidator (in-place resize against the node),
+NodeDeclaredFeatureValidator (an update needing a feature the node does not declare), and with
 GenericWorkload on PodGroupProtection, PodGroupWorkloadExists and JobValidation."""
 
 from __future__ import annotations
@@ -21,10 +22,17 @@ def client(svc_server: RunningServer) -> RestClient:
     return svc_server.client()
 
 
-def _node(client: RestClient, name: str, system: str = "linux", cpu: str = "2", memory: str = "4Gi") -> None:
+def _node(
+    client: RestClient,
+    name: str,
+    system: str = "linux",
+    cpu: str = "2",
+    declared: tuple[str, ...] = ("GuaranteedQoSPodCPUResize",),
+) -> None:
     node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/os": system}}}
     created(client, "nodes", node, "")
-    status = {"status": {"allocatable": {"cpu": cpu, "memory": memory, "pods": "110"}}}
+    allocatable = {"cpu": cpu, "memory": "4Gi", "pods": "110"}
+    status = {"status": {"allocatable": allocatable, "declaredFeatures": list(declared)}}
     answer = client.request("PATCH", core_path("nodes", "", name) + "/status", body=status, content_type=SMP)
     assert answer.status == 200, answer.body
 
@@ -74,6 +82,26 @@ def test_resize_on_a_windows_node_is_forbidden(client: RestClient) -> None:
         'pods "p" is forbidden: pod resize is only supported on linux nodes, node "w1" is "windows"'
     )
     assert answer.json()["details"]["causes"] == [{"reason": "UnsupportedPlatform"}]
+
+
+def test_a_resize_needing_an_undeclared_node_feature_is_forbidden(client: RestClient) -> None:
+    _node(client, "n1", declared=())
+    _bound_pod(client, "n1")
+    answer = _resize(client, "1")
+    assert answer.status == 403
+    assert answer.json()["message"] == (
+        'pods "p" is forbidden: pod update requires features GuaranteedQoSPodCPUResize which are not available '
+        'on node "n1"'
+    )
+
+
+def test_undeclared_node_features_are_not_checked_with_the_gate_off(
+    svc_server_factory: Callable[..., RunningServer],
+) -> None:
+    client = svc_server_factory("--feature-gates=NodeDeclaredFeatures=false").client()
+    _node(client, "n1", declared=())
+    _bound_pod(client, "n1")
+    assert _resize(client, "1").status == 200
 
 
 SCHEDULING = "/apis/scheduling.svc/v1alpha2/namespaces/default"
