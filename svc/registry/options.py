@@ -51,3 +51,4 @@ class WriteOptions:
     dry_run: bool = False
     field_manager: str = ""
     subresource: str = ""
+    field_validation: str = ""  # the request's `fieldValidation`, as given (admission webhooks see it)

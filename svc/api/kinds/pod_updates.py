@@ -104,6 +104,14 @@ def _resources_by_name(spec: Obj) -> dict[str, Obj]:
     return {c.get("name"): c for c in (spec.get("initContainers") or []) + (spec.get("containers") or [])}
 
 
+def _next_generation(result: Obj, old: Obj) -> None:
+    """A resize that changes the spec bumps the pod's generation, as upstream's resize strategy does
+    (the PodResizeValidator admission plugin skips a resize that leaves it unchanged)."""
+    generation = old["metadata"].get("generation")
+    if generation is not None and result["spec"] != old.get("spec"):
+        result["metadata"]["generation"] = generation + 1
+
+
 def resize_only(new: Obj, old: Obj) -> Obj:
     """Copies each container's `resources` and `resizePolicy` from the request, by container name."""
     result = _with_metadata_of(new, old)
@@ -130,4 +138,5 @@ def resize_only(new: Obj, old: Obj) -> Obj:
         errors.append(invalid("spec", old_class, "Pod QOS Class may not change as a result of resizing"))
     if errors:
         raise _invalid(result, errors)
+    _next_generation(result, old)
     return result

@@ -60,6 +60,7 @@ class Scope:
             dry_run=self.dry_run(),
             field_manager=self.query.get("fieldManager", ""),
             subresource=self.subresource,
+            field_validation=self.query.get("fieldValidation", ""),
         )
 
     async def read_body(self) -> bytes:

@@ -95,14 +95,35 @@ def test_a_failing_mutation_rejects_under_fail_and_is_skipped_under_ignore(clien
     _install(client, "fails", [_apply("Object{data: {'x': object.data.missing}}")])
     refused = _create(client, "c")
     assert refused.status == 403
-    assert refused.json()["message"] == (
-        'configmaps "c" is forbidden: '
-        "MutatingAdmissionPolicy 'fails' with binding 'fails' denied request: "
+    message = (
+        "policy 'fails' with binding 'fails' denied request: "
         "expression 'Object{data: {'x': object.data.missing}}' resulted in error: no such key: missing"
     )
+    body = refused.json()
+    assert (body["message"], body["reason"]) == (message, "Invalid")
+    assert body["details"]["causes"] == [{"message": message}]
     _install(client, "ignored", [_apply("Object{data: {'y': object.data.missing}}")], failurePolicy="Ignore")
     assert client.request("DELETE", f"{ADMISSION}/mutatingadmissionpolicybindings/fails").status == 200
     assert _create(client, "d").status == 201
+
+
+def test_every_failure_is_a_cause_and_the_first_configuration_error_is_the_message(client) -> None:
+    deny = {"paramRef": {"name": "absent", "namespace": "default", "parameterNotFoundAction": "Deny"}}
+    _install(client, "a-broken", [_apply("Object{data: {'x': object.data.missing}}")])
+    _install(
+        client, "b-params", [_apply("Object{}")], binding=deny, paramKind={"apiVersion": "v1", "kind": "ConfigMap"}
+    )
+    body = _create(client, "c").json()
+    config = (
+        "policy 'b-params' with binding 'b-params' denied request: failed to configure binding: "
+        "no params found for policy binding with `Deny` parameterNotFoundAction"
+    )
+    assert (body["code"], body["reason"], body["message"]) == (403, "Forbidden", config)
+    assert [cause["message"] for cause in body["details"]["causes"]] == [
+        config,
+        "policy 'a-broken' with binding 'a-broken' denied request: "
+        "expression 'Object{data: {'x': object.data.missing}}' resulted in error: no such key: missing",
+    ]
 
 
 def test_a_policy_served_only_at_v1beta1_mutates(svc_server_factory) -> None:

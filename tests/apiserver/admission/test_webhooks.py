@@ -61,6 +61,17 @@ def test_the_review_request_is_filled_as_upstream_fills_it(svc_server: RunningSe
     assert request["options"]["kind"] == "CreateOptions" and request["options"]["fieldManager"] == "tester"
 
 
+def test_the_review_options_carry_the_requests_field_validation(svc_server: RunningServer, webhook: Webhook) -> None:
+    install(svc_server, VALIDATING, "watcher", [hook("watch.example.com", webhook, "watch")])
+    assert create(svc_server, configmap("strict"), fieldValidation="Strict").status == 201
+    (review,) = webhook.calls("watch")
+    assert review["request"]["options"] == {
+        "kind": "CreateOptions",
+        "apiVersion": f"{svc_server.server.profile.meta_group}/v1",
+        "fieldValidation": "Strict",
+    }
+
+
 def test_a_validating_webhook_denies_with_its_message_and_code(svc_server: RunningServer, webhook: Webhook) -> None:
     webhook.answers["deny"] = lambda review: {"allowed": False, "status": {"message": "no thanks", "code": 422}}
     install(svc_server, VALIDATING, "denier", [hook("deny.example.com", webhook, "deny")])

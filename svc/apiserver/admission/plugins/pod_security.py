@@ -3,8 +3,8 @@ level (privileged, baseline, restricted) and `<mode>-version` per mode: `enforce
 pods, `warn` returns a warning, `audit` adds the `<prefix>audit-violations` audit annotation; an
 evaluated pod records `<prefix>enforce-policy`, an exempt one `<prefix>exempt` (namespace, user or
 runtimeClass), invalid labels `<prefix>error`, as upstream. Workload resources with a pod template
-(deployments, jobs, ...) get warn and audit, never enforce. Every version label is evaluated with the
-checks of the latest version (version pinning is not built). Defaults and exemptions (usernames,
+(deployments, jobs, ...) get warn and audit, never enforce. A `<mode>-version: v1.N` label evaluates
+the checks as they were at 1.N (`podsecurity/checks.py`). Defaults and exemptions (usernames,
 runtime classes, namespaces) come from the PodSecurityConfiguration in the admission configuration file.
 
 A namespace with invalid labels is refused (422); a namespace whose enforce level is tightened gets a
@@ -166,7 +166,7 @@ class PodSecurity:
 
         def evaluate(level: LevelVersion) -> list[str]:
             if level not in results:
-                results[level] = violations(level.level, metadata, spec)
+                results[level] = violations(level.level, level.version, metadata, spec)
             return results[level]
 
         rejection = None
@@ -215,7 +215,7 @@ class PodSecurity:
             spec = pod.get("spec") or {}
             if spec.get("runtimeClassName") in self._exempt_runtime_classes:
                 continue
-            found = violations(enforce.level, pod.get("metadata") or {}, spec)
+            found = violations(enforce.level, enforce.version, pod.get("metadata") or {}, spec)
             if found:
                 groups.setdefault(", ".join(found), []).append(pod["metadata"]["name"])
         if not groups:

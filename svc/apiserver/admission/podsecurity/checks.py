@@ -1,18 +1,26 @@
-"""The checks of the Pod Security Standards at their latest version, with upstream's reasons and
+"""The checks of the Pod Security Standards as they were at each version, with upstream's reasons and
 details. Each check takes the pod's metadata and spec and returns None (allowed) or (reason, detail).
 
-The restricted level runs the baseline checks it does not override, then its own; within a level the
-checks run in the order of their identifiers, so messages come out in upstream's order.
+Every check has one or more variants, each applying from a minimum minor version (1.N) until the next
+variant's: a namespace pinned to `v1.N` is judged as a server of that version would judge it, as
+upstream's policy registry does; a check whose first variant is newer than the pinned version does not
+run, and versions newer than this server's (and `latest`) mean this server's. The restricted level runs
+the baseline checks that its active variants do not override, then its own; within a level the checks
+run in the order of their identifiers, so messages come out in upstream's order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 Obj = dict[str, Any]
 Result = tuple[str, str] | None
+Run = Callable[[Obj, Obj], Result]
+# The minor version of this server: `latest`, and any newer pin, evaluate as this one.
+LATEST_MINOR = 36
 
 _ALLOWED_CAPABILITIES = frozenset(
     {
@@ -31,27 +39,41 @@ _ALLOWED_CAPABILITIES = frozenset(
         "SYS_CHROOT",
     }
 )
-_ALLOWED_SYSCTLS = frozenset(
+_SYSCTLS_1_0 = frozenset(
     {
         "kernel.shm_rmid_forced",
         "net.ipv4.ip_local_port_range",
-        "net.ipv4.ip_local_reserved_ports",
         "net.ipv4.tcp_syncookies",
         "net.ipv4.ping_group_range",
         "net.ipv4.ip_unprivileged_port_start",
-        "net.ipv4.tcp_keepalive_time",
-        "net.ipv4.tcp_fin_timeout",
-        "net.ipv4.tcp_keepalive_intvl",
-        "net.ipv4.tcp_keepalive_probes",
-        "net.ipv4.tcp_rmem",
-        "net.ipv4.tcp_wmem",
     }
 )
-_SELINUX_TYPES = frozenset({"", "container_t", "container_init_t", "container_kvm_t", "container_engine_t"})
+_SYSCTLS_1_27 = _SYSCTLS_1_0 | {"net.ipv4.ip_local_reserved_ports"}
+_SYSCTLS_1_29 = _SYSCTLS_1_27 | {
+    "net.ipv4.tcp_keepalive_time",
+    "net.ipv4.tcp_fin_timeout",
+    "net.ipv4.tcp_keepalive_intvl",
+    "net.ipv4.tcp_keepalive_probes",
+}
+_SYSCTLS_1_32 = _SYSCTLS_1_29 | {"net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"}
+_SELINUX_TYPES_1_0 = frozenset({"", "container_t", "container_init_t", "container_kvm_t"})
+_SELINUX_TYPES_1_31 = _SELINUX_TYPES_1_0 | {"container_engine_t"}
 _RESTRICTED_VOLUME_SOURCES = frozenset(
-    {"configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "persistentVolumeClaim", "projected", "secret"}
+    {
+        "configMap",
+        "csi",
+        "downwardAPI",
+        "emptyDir",
+        "ephemeral",
+        "image",
+        "persistentVolumeClaim",
+        "projected",
+        "secret",
+    }
 )
 _APPARMOR_PREFIX = "container.apparmor.security.beta.kubernetes.io/"
+_SECCOMP_POD_ANNOTATION = "seccomp.security.alpha.kubernetes.io/pod"
+_SECCOMP_CONTAINER_PREFIX = "container.seccomp.security.alpha.kubernetes.io/"
 
 
 def _plural(singular: str, plural: str, count: int) -> str:
@@ -81,6 +103,29 @@ def _named(names: list[str]) -> str:
 
 def _windows(spec: Obj) -> bool:
     return (spec.get("os") or {}).get("name") == "windows"
+
+
+def _user_namespaced(spec: Obj) -> bool:
+    """A pod in its own user namespace (`hostUsers: false`), which some checks relax from 1.35."""
+    return spec.get("hostUsers") is False
+
+
+def _unless_windows(run: Run) -> Run:
+    """The 1.25 variant of a restricted check: Windows pods are exempt from it."""
+
+    def check(metadata: Obj, spec: Obj) -> Result:
+        return None if _windows(spec) else run(metadata, spec)
+
+    return check
+
+
+def _unless_user_namespaced(run: Run) -> Run:
+    """The 1.35 variant of a check relaxed for pods with `hostUsers: false`."""
+
+    def check(metadata: Obj, spec: Obj) -> Result:
+        return None if _user_namespaced(spec) else run(metadata, spec)
+
+    return check
 
 
 # -- baseline --------------------------------------------------------------------------------
@@ -157,7 +202,7 @@ def proc_mount(metadata: Obj, spec: Obj) -> Result:
     kinds: set[str] = set()
     for container in _containers(spec):
         mount = _security(container).get("procMount")
-        if mount is None or mount == "Default" or (mount == "Unmasked" and spec.get("hostUsers") is False):
+        if mount is None or mount == "Default":
             continue
         bad.append(container.get("name", ""))
         kinds.add(mount)
@@ -166,13 +211,34 @@ def proc_mount(metadata: Obj, spec: Obj) -> Result:
     return None
 
 
-def se_linux_options(metadata: Obj, spec: Obj) -> Result:
+def host_probes_and_host_lifecycle(metadata: Obj, spec: Obj) -> Result:
+    bad: set[str] = set()
+    hosts: set[str] = set()
+    for container in _containers(spec):
+        handlers = [container.get(probe) or {} for probe in ("livenessProbe", "readinessProbe", "startupProbe")]
+        lifecycle = container.get("lifecycle") or {}
+        handlers += [lifecycle.get("postStart") or {}, lifecycle.get("preStop") or {}]
+        found = [(handler.get(kind) or {}).get("host", "") for handler in handlers for kind in ("httpGet", "tcpSocket")]
+        found = [host for host in found if host]
+        if found:
+            bad.add(container.get("name", ""))
+            hosts.update(found)
+    if bad:
+        detail = (
+            f"{_named(sorted(bad))} {_plural('uses', 'use', len(bad))} "
+            f"{_plural('probe or lifecycle host', 'probe or lifecycle hosts', len(hosts))} {_quoted(sorted(hosts))}"
+        )
+        return "probe or lifecycle host", detail
+    return None
+
+
+def _se_linux_options(allowed_types: frozenset[str], spec: Obj) -> Result:
     types: set[str] = set()
     flags = {"user": False, "role": False}
 
     def valid(options: Obj) -> bool:
         ok = True
-        if options.get("type", "") not in _SELINUX_TYPES:
+        if options.get("type", "") not in allowed_types:
             ok = False
             types.add(options.get("type", ""))
         for field in ("user", "role"):
@@ -198,6 +264,14 @@ def se_linux_options(metadata: Obj, spec: Obj) -> Result:
     data += [f"{field} may not be set" for field in ("user", "role") if flags[field]]
     detail = f"{' and '.join(setters)} set forbidden securityContext.seLinuxOptions: {'; '.join(data)}"
     return "seLinuxOptions", detail
+
+
+def se_linux_options_1_0(metadata: Obj, spec: Obj) -> Result:
+    return _se_linux_options(_SELINUX_TYPES_1_0, spec)
+
+
+def se_linux_options_1_31(metadata: Obj, spec: Obj) -> Result:
+    return _se_linux_options(_SELINUX_TYPES_1_31, spec)
 
 
 def _seccomp(valid: Callable[[str], bool], spec: Obj, require: bool) -> Result:
@@ -236,15 +310,34 @@ def _seccomp(valid: Callable[[str], bool], spec: Obj, require: bool) -> Result:
     return None
 
 
-def seccomp_profile_baseline(metadata: Obj, spec: Obj) -> Result:
+def seccomp_profile_baseline_1_0(metadata: Obj, spec: Obj) -> Result:
+    """Before 1.19 seccomp was chosen by the alpha annotations, so those are what is checked."""
+    annotations = metadata.get("annotations") or {}
+    keys = [_SECCOMP_POD_ANNOTATION] + [_SECCOMP_CONTAINER_PREFIX + c.get("name", "") for c in _containers(spec)]
+    forbidden = {
+        f'{key}="{annotations[key]}"'
+        for key in keys
+        if key in annotations
+        and annotations[key] not in ("runtime/default", "docker/default")
+        and not annotations[key].startswith("localhost/")
+    }
+    if forbidden:
+        return "seccompProfile", f"forbidden {_plural('annotation', 'annotations', len(forbidden))} " + ", ".join(
+            sorted(forbidden)
+        )
+    return None
+
+
+def seccomp_profile_baseline_1_19(metadata: Obj, spec: Obj) -> Result:
     return _seccomp(lambda kind: kind != "Unconfined", spec, require=False)
 
 
-def sysctls(metadata: Obj, spec: Obj) -> Result:
-    names = [
-        s.get("name", "") for s in _pod_security(spec).get("sysctls") or [] if s.get("name") not in _ALLOWED_SYSCTLS
-    ]
-    return ("forbidden sysctls", ", ".join(names)) if names else None
+def _sysctls(allowed: frozenset[str]) -> Run:
+    def check(metadata: Obj, spec: Obj) -> Result:
+        names = [s.get("name", "") for s in _pod_security(spec).get("sysctls") or [] if s.get("name") not in allowed]
+        return ("forbidden sysctls", ", ".join(names)) if names else None
+
+    return check
 
 
 def windows_host_process(metadata: Obj, spec: Obj) -> Result:
@@ -262,8 +355,6 @@ def windows_host_process(metadata: Obj, spec: Obj) -> Result:
 
 # -- restricted ------------------------------------------------------------------------------
 def allow_privilege_escalation(metadata: Obj, spec: Obj) -> Result:
-    if _windows(spec):
-        return None
     bad = [c.get("name", "") for c in _containers(spec) if _security(c).get("allowPrivilegeEscalation") is not False]
     if bad:
         return (
@@ -274,8 +365,6 @@ def allow_privilege_escalation(metadata: Obj, spec: Obj) -> Result:
 
 
 def capabilities_restricted(metadata: Obj, spec: Obj) -> Result:
-    if _windows(spec):
-        return None
     missing_drop: list[str] = []
     adding: list[str] = []
     forbidden: set[str] = set()
@@ -352,61 +441,123 @@ def run_as_user(metadata: Obj, spec: Obj) -> Result:
 
 
 def seccomp_profile_restricted(metadata: Obj, spec: Obj) -> Result:
-    if _windows(spec):
-        return None
     return _seccomp(lambda kind: kind in ("RuntimeDefault", "Localhost"), spec, require=True)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One implementation of a check, in force from 1.`minimum` until the check's next variant."""
+
+    minimum: int
+    run: Run
+    overrides: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Check:
     id: str
     level: str
-    run: Callable[[Obj, Obj], Result]
-    overrides: str = ""
+    variants: tuple[Variant, ...]
+
+    def at(self, minor: int) -> Variant | None:
+        """The variant in force at 1.`minor`; None when the check is newer than that."""
+        found = None
+        for variant in self.variants:
+            if variant.minimum <= minor:
+                found = variant
+        return found
+
+
+def _one(run: Run, minimum: int = 0, overrides: tuple[str, ...] = ()) -> tuple[Variant, ...]:
+    return (Variant(minimum, run, overrides),)
 
 
 CHECKS: tuple[Check, ...] = (
-    Check("appArmorProfile", "baseline", app_armor_profile),
-    Check("capabilities_baseline", "baseline", capabilities_baseline),
-    Check("hostNamespaces", "baseline", host_namespaces),
-    Check("hostPathVolumes", "baseline", host_path_volumes),
-    Check("hostPorts", "baseline", host_ports),
-    Check("privileged", "baseline", privileged),
-    Check("procMount", "baseline", proc_mount),
-    Check("seLinuxOptions", "baseline", se_linux_options),
-    Check("seccompProfile_baseline", "baseline", seccomp_profile_baseline),
-    Check("sysctls", "baseline", sysctls),
-    Check("windowsHostProcess", "baseline", windows_host_process),
-    Check("allowPrivilegeEscalation", "restricted", allow_privilege_escalation),
-    Check("capabilities_restricted", "restricted", capabilities_restricted, "capabilities_baseline"),
-    Check("restrictedVolumes", "restricted", restricted_volumes, "hostPathVolumes"),
-    Check("runAsNonRoot", "restricted", run_as_non_root),
-    Check("runAsUser", "restricted", run_as_user),
-    Check("seccompProfile_restricted", "restricted", seccomp_profile_restricted, "seccompProfile_baseline"),
+    Check("appArmorProfile", "baseline", _one(app_armor_profile)),
+    Check("capabilities_baseline", "baseline", _one(capabilities_baseline)),
+    Check("hostNamespaces", "baseline", _one(host_namespaces)),
+    Check("hostPathVolumes", "baseline", _one(host_path_volumes)),
+    Check("hostPorts", "baseline", _one(host_ports)),
+    Check("hostProbesAndHostLifecycle", "baseline", _one(host_probes_and_host_lifecycle, 34)),
+    Check("privileged", "baseline", _one(privileged)),
+    Check("procMount", "baseline", (Variant(0, proc_mount), Variant(35, _unless_user_namespaced(proc_mount)))),
+    Check("seLinuxOptions", "baseline", (Variant(0, se_linux_options_1_0), Variant(31, se_linux_options_1_31))),
+    Check(
+        "seccompProfile_baseline",
+        "baseline",
+        (Variant(0, seccomp_profile_baseline_1_0), Variant(19, seccomp_profile_baseline_1_19)),
+    ),
+    Check(
+        "sysctls",
+        "baseline",
+        (
+            Variant(0, _sysctls(_SYSCTLS_1_0)),
+            Variant(27, _sysctls(_SYSCTLS_1_27)),
+            Variant(29, _sysctls(_SYSCTLS_1_29)),
+            Variant(32, _sysctls(_SYSCTLS_1_32)),
+        ),
+    ),
+    Check("windowsHostProcess", "baseline", _one(windows_host_process)),
+    Check(
+        "allowPrivilegeEscalation",
+        "restricted",
+        (Variant(8, allow_privilege_escalation), Variant(25, _unless_windows(allow_privilege_escalation))),
+    ),
+    Check(
+        "capabilities_restricted",
+        "restricted",
+        (
+            Variant(22, capabilities_restricted, ("capabilities_baseline",)),
+            Variant(25, _unless_windows(capabilities_restricted), ("capabilities_baseline",)),
+        ),
+    ),
+    Check("procMount_restricted", "restricted", _one(proc_mount, 35, ("procMount",))),
+    Check("restrictedVolumes", "restricted", _one(restricted_volumes, 0, ("hostPathVolumes",))),
+    Check(
+        "runAsNonRoot",
+        "restricted",
+        (Variant(0, run_as_non_root), Variant(35, _unless_user_namespaced(run_as_non_root))),
+    ),
+    Check("runAsUser", "restricted", (Variant(23, run_as_user), Variant(35, _unless_user_namespaced(run_as_user)))),
+    Check(
+        "seccompProfile_restricted",
+        "restricted",
+        (
+            Variant(19, seccomp_profile_restricted, ("seccompProfile_baseline",)),
+            Variant(25, _unless_windows(seccomp_profile_restricted), ("seccompProfile_baseline",)),
+        ),
+    ),
 )
 
 
-def _ordered(level: str) -> tuple[Check, ...]:
-    baseline = sorted((c for c in CHECKS if c.level == "baseline"), key=lambda c: c.id)
+def minor_of(version: str) -> int:
+    """The minor version a `latest` or `v1.N` label evaluates as (newer than this server: this server's)."""
+    if version == "latest":
+        return LATEST_MINOR
+    return min(int(version.removeprefix("v1.")), LATEST_MINOR)
+
+
+@cache
+def checks_at(level: str, minor: int) -> tuple[Run, ...]:
+    """The checks of a level at 1.`minor`, in upstream's order (computed once per level and version)."""
+    if level == "privileged":
+        return ()
+    active = [(check, variant) for check in CHECKS if (variant := check.at(minor)) is not None]
+    baseline = sorted(((c, v) for c, v in active if c.level == "baseline"), key=lambda pair: pair[0].id)
     if level == "baseline":
-        return tuple(baseline)
-    restricted = sorted((c for c in CHECKS if c.level == "restricted"), key=lambda c: c.id)
-    overridden = {c.overrides for c in restricted}
-    return tuple(c for c in baseline if c.id not in overridden) + tuple(restricted)
+        return tuple(v.run for _, v in baseline)
+    restricted = sorted(((c, v) for c, v in active if c.level == "restricted"), key=lambda pair: pair[0].id)
+    overridden = {override for _, v in restricted for override in v.overrides}
+    kept = [v.run for c, v in baseline if c.id not in overridden]
+    return tuple(kept + [v.run for _, v in restricted])
 
 
-BY_LEVEL: dict[str, tuple[Check, ...]] = {
-    "privileged": (),
-    "baseline": _ordered("baseline"),
-    "restricted": _ordered("restricted"),
-}
-
-
-def violations(level: str, metadata: Obj, spec: Obj) -> list[str]:
-    """`reason (detail)` of each failed check, in upstream's order; empty when the pod is allowed."""
+def violations(level: str, version: str, metadata: Obj, spec: Obj) -> list[str]:
+    """`reason (detail)` of each failed check of a level at a version (`latest` or `v1.N`), in
+    upstream's order; empty when the pod is allowed."""
     found = []
-    for check in BY_LEVEL[level]:
-        result = check.run(metadata, spec)
+    for run in checks_at(level, minor_of(version)):
+        result = run(metadata, spec)
         if result is not None:
             reason, detail = result
             found.append(f"{reason} ({detail})" if detail else reason)

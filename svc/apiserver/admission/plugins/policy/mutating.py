@@ -5,7 +5,10 @@ The object is changed in place (the registry keeps its own reference to it). Rei
 the chain's context as upstream's: a change asks the chain for a second mutating pass, in which a
 policy with `reinvocationPolicy: IfNeeded` that ran before a later change (by another policy, a
 webhook or an in-tree plugin) runs once more; nothing runs for the first time in that pass. A
-mutation that fails rejects the request under `failurePolicy: Fail` and is skipped under `Ignore`.
+mutation that fails rejects the request under `failurePolicy: Fail` and is skipped under `Ignore`:
+every failure is collected and the request is refused once, after all policies ran, with the first
+failure as the message (`policy '<p>' with binding '<b>' denied request: ...`, reason Invalid for a
+mutation or match condition, Forbidden for a configuration error) and each as a cause, as upstream.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from svc.api.schemas import schema_for
+from svc.apiserver.admission.errors import forbidden
 from svc.apiserver.admission.matching import (
     NamespaceGetter,
     RequestMatcher,
@@ -35,6 +39,21 @@ from svc.machinery.apply.shapes import shape_of
 from svc.registry.admission import Attributes
 
 PLUGIN_NAME = "MutatingAdmissionPolicy"
+
+
+@dataclass(frozen=True)
+class _PolicyError:
+    """A failure of one policy (and binding) on this request; upstream's generic PolicyError."""
+
+    policy: MutatingPolicy
+    binding: str
+    message: str
+    reason: str = ""
+
+    def __str__(self) -> str:
+        if self.binding:
+            return f"policy '{self.policy.name}' with binding '{self.binding}' denied request: {self.message}"
+        return f'policy "{self.policy.name}" denied request: {self.message}'
 
 
 @dataclass
@@ -79,34 +98,45 @@ class MutatingAdmissionPolicy:
         state = context.values.setdefault(PLUGIN_NAME, _Reinvocation())
         if context.is_reinvoke and state.last_output != attributes.object:
             state.require_reinvoking_invoked()  # another plugin changed the object in the second pass
+        errors: list[_PolicyError] = []
+        failures: list[_PolicyError] = []
         try:
             for entry in bound:
                 policy = entry.policy
-                if not await self._policy_matches(policy, attributes):
+                if not await self._policy_matches(policy, attributes, errors):
                     continue
                 for binding in entry.bindings:
                     key = (policy.name, binding.name)
                     if context.is_reinvoke and key not in state.reinvoke:
                         continue
-                    if await self._run(policy, binding, attributes, request, shape):
+                    if await self._run(policy, binding, attributes, request, shape, errors, failures):
                         state.require_reinvoking_invoked()
                         context.should_reinvoke = True
                     if policy.reinvoke:
                         state.invoked.add(key)
         finally:
             state.last_output = copy.deepcopy(attributes.object)
+        _refuse(attributes, [error for error in errors + failures if error.policy.fail])
 
-    async def _policy_matches(self, policy: MutatingPolicy, attributes: Attributes) -> bool:
+    async def _policy_matches(self, policy: MutatingPolicy, attributes: Attributes, errors: list[_PolicyError]) -> bool:
         try:
             return await self._matcher.matches(policy.criteria, attributes) is not None
         except status.StatusError as err:
-            _fail(policy, "", f"failed to configure policy: {err}", attributes)
+            errors.append(_PolicyError(policy, "", f"failed to configure policy: {err}"))
             return False
 
     async def _run(
-        self, policy: MutatingPolicy, binding: Binding, attributes: Attributes, request: dict[str, Any], shape: Any
+        self,
+        policy: MutatingPolicy,
+        binding: Binding,
+        attributes: Attributes,
+        request: dict[str, Any],
+        shape: Any,
+        errors: list[_PolicyError],
+        failures: list[_PolicyError],
     ) -> int:
-        """Applies one binding; returns how many times it changed the object."""
+        """Applies one binding; returns how many times it changed the object. A configuration error
+        goes to `errors`, a failed mutation to `failures` (upstream reports them in that order)."""
         try:
             if binding.criteria is not None and await self._matcher.matches(binding.criteria, attributes) is None:
                 return 0
@@ -114,7 +144,7 @@ class MutatingAdmissionPolicy:
                 self._objects, policy.spec.get("paramKind"), binding.spec.get("paramRef"), attributes.namespace
             )
         except (status.StatusError, ParamError) as err:
-            _fail(policy, binding.name, f"failed to configure binding: {err}", attributes)
+            errors.append(_PolicyError(policy, binding.name, f"failed to configure binding: {err}"))
             return 0
         values = await request_values(
             policy.expressions, attributes, request, get_namespace=self._get_namespace, authorizer=self._authorizer
@@ -129,7 +159,7 @@ class MutatingAdmissionPolicy:
                     lambda param=param, obj=obj: policy.mutate({**values, PARAMS: param}, obj, shape),
                 )
             except MutationError as err:
-                _fail(policy, binding.name, str(err), attributes)
+                failures.append(_PolicyError(policy, binding.name, str(err), "Invalid"))
                 continue
             if mutated != obj:
                 obj.clear()
@@ -138,8 +168,15 @@ class MutatingAdmissionPolicy:
         return changed
 
 
-def _fail(policy: MutatingPolicy, binding: str, message: str, attributes: Attributes) -> None:
-    if not policy.fail:
+def _refuse(attributes: Attributes, errors: list[_PolicyError]) -> None:
+    """Upstream's single refusal for every failure under `failurePolicy: Fail`: code 403, the first
+    failure's message and reason, each failure a cause."""
+    if not errors:
         return
-    subject = f"MutatingAdmissionPolicy '{policy.name}'" + (f" with binding '{binding}'" if binding else "")
-    raise status.forbidden(attributes.resource.group_resource, attributes.name, f"{subject} denied request: {message}")
+    error = forbidden(attributes, "admission request denied by policy")
+    error.message = str(errors[0])
+    error.reason = errors[0].reason or "Forbidden"
+    details = dict(error.details or {})
+    details["causes"] = [{"message": str(failure)} for failure in errors]
+    error.details = details
+    raise error

@@ -112,8 +112,11 @@ def options_object(attributes: Attributes, meta_group: str) -> dict[str, Any] | 
             options["propagationPolicy"] = given.propagation_policy
     if attributes.dry_run:
         options["dryRun"] = ["All"]
-    if isinstance(given, WriteOptions) and given.field_manager:
-        options["fieldManager"] = given.field_manager
+    if isinstance(given, WriteOptions):
+        if given.field_manager:
+            options["fieldManager"] = given.field_manager
+        if given.field_validation:
+            options["fieldValidation"] = given.field_validation
     return options
 
 
