@@ -150,9 +150,7 @@ def test_plain_values_written_before_encryption_stay_readable_and_are_encrypted_
             "data": {"password": base64.b64encode(PLAINTEXT).decode()},
         }
     ).encode()
-    running.call(
-        running.server.backend.create(running.server.options.store_prefix + "/secrets/default/old", plain)
-    )
+    running.call(running.server.backend.create(running.server.options.store_prefix + "/secrets/default/old", plain))
     current = client.request("GET", f"{SECRETS}/old").json()
     assert base64.b64decode(current["data"]["password"]) == PLAINTEXT
     assert client.request("PUT", f"{SECRETS}/old", body=current).status == 200
