@@ -36,6 +36,8 @@ class Profile:
     label_domain: str
     root_ca_configmap: str
     service_account_volume: str
+    header_brand: str
+    """The brand in response header names (`X-Kubernetes-PF-FlowSchema-UID`)."""
 
     def label(self, upstream: str) -> str:
         """A label or annotation key in this profile's spelling (`ipaddress.kubernetes.io/ip-family` ->
@@ -87,6 +89,7 @@ SVC = Profile(
     label_domain="svc.io",
     root_ca_configmap="svc-root-ca.crt",
     service_account_volume="svc-api-access",
+    header_brand="Svc",
 )
 
 KUBERNETES = Profile(
@@ -110,6 +113,7 @@ KUBERNETES = Profile(
     label_domain="kubernetes.io",
     root_ca_configmap="kube-root-ca.crt",
     service_account_volume="kube-api-access",
+    header_brand="Kubernetes",
 )
 
 PROFILES = {profile.name: profile for profile in (SVC, KUBERNETES)}

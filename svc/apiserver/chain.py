@@ -10,6 +10,9 @@ Ordering rules:
   which add to the event on the way back;
 - impersonation after authentication (it authorizes the authenticated user to impersonate) and before
   authorization (which then decides for the impersonated user);
+- priority and fairness (or the max-in-flight limits) after impersonation, so requests are classified
+  by the user they act as, and before authorization, as upstream places it: a flood is held back
+  before it costs authorization work;
 - authorization right before the handlers, so nothing unauthorized reaches a handler;
 - fault injection after it (a refused request is refused, not faulted), last before the handlers.
 """
@@ -28,6 +31,7 @@ from svc.apiserver.filters.metrics import measure
 from svc.apiserver.filters.panic_recovery import recover
 from svc.apiserver.filters.request_info import attach_request_info
 from svc.apiserver.filters.timeout import limit_time
+from svc.apiserver.flowcontrol.filter import limit_requests
 
 FILTERS: tuple[Filter, ...] = (
     recover,
@@ -37,6 +41,7 @@ FILTERS: tuple[Filter, ...] = (
     authenticate,
     audit,
     impersonate,
+    limit_requests,
     authorize,
     inject_faults,
 )

@@ -30,6 +30,8 @@ from svc.apiserver.authz.options import AuthorizationOptions
 from svc.apiserver.faults import options as fault_options
 from svc.apiserver.faults.options import FaultOptions
 from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
+from svc.apiserver.flowcontrol import options as flowcontrol_options
+from svc.apiserver.flowcontrol.options import FlowControlOptions
 from svc.apiserver.logs import FORMATS, LogSettings, parse_vmodule
 from svc.machinery.duration import parse_duration
 from svc.machinery.gotext import parse_bool
@@ -96,6 +98,7 @@ class Options:
     admission: AdmissionOptions = field(default_factory=AdmissionOptions)
     faults: FaultOptions = field(default_factory=FaultOptions)
     authentication: authn_options.AuthenticationOptions = field(default_factory=authn_options.AuthenticationOptions)
+    flowcontrol: FlowControlOptions = field(default_factory=FlowControlOptions)
 
     @property
     def pki_dir(self) -> Path:
@@ -245,6 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
     admission_options.add_arguments(parser)
     fault_options.add_arguments(parser)
     authn_options.add_arguments(parser)
+    flowcontrol_options.add_arguments(parser)
     return parser
 
 
@@ -341,6 +345,7 @@ def parse_options(argv: list[str]) -> Options:
         options.admission = admission_options.from_args(args)
         options.audit = audit_options.from_args(args)
         options.faults = fault_options.from_args(args)
+        options.flowcontrol = flowcontrol_options.from_args(args)
     except (ValueError, FeatureGateError, TokenFileError) as error:
         parser.error(str(error))
     _apply_authorization(options)

@@ -47,6 +47,7 @@ from svc.apiserver.authz.rbac.policy import RbacPolicy
 from svc.apiserver.chain import build_handler_chain
 from svc.apiserver.context import RequestContext
 from svc.apiserver.discovery import AGGREGATED_KIND, AGGREGATED_VERSIONS, Discovery
+from svc.apiserver.flowcontrol.build import build_flowcontrol
 from svc.apiserver.health import HealthCheck
 from svc.apiserver.kubeconfig import admin_kubeconfig, write_kubeconfig
 from svc.apiserver.kubelet_client import KubeletClient
@@ -143,6 +144,7 @@ class Server:
         self.openapi = OpenAPI(self.resources, self.profile)
         self.apiextensions = build_apiextensions(self)
         self.audit = build_audit(options.audit)
+        self.flowcontrol = build_flowcontrol(options.flowcontrol, self.profile, self.metrics.registry)
         self.chain = build_handler_chain(endpoint)
         self.version_info = {
             "major": "1",
@@ -416,6 +418,7 @@ class Server:
         if self.node_policy is not None:
             await self.node_policy.start(self.store_for)
         await self.apiextensions.start()
+        await self.flowcontrol.start(self.store_for, UserInfo(self.profile.apiserver_name, groups=("system:masters",)))
         self.kubeconfig_path = options.data_dir / "admin.kubeconfig"
         config = admin_kubeconfig(
             self.pki,
@@ -454,6 +457,7 @@ class Server:
         if self._listener is not None:
             self._listener.close()
         await self.rbac.stop()
+        await self.flowcontrol.stop()
         await self.authorization.close()
         if self.node_policy is not None:
             await self.node_policy.stop()
