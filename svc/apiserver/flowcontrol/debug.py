@@ -63,7 +63,7 @@ def priority_levels(controller: Controller) -> str:
         if queueset is None:
             rows.append((name, "<none>", "<none>", "<none>", "<none>", level.executing, level.dispatched, 0, 0, 0))
             continue
-        active = sum(1 for queue in queueset.queues if queue.busy())
+        active = queueset.active_queues
         idle = queueset.seats_in_use == 0 and queueset.waiting_count == 0
         counts = queueset.counts
         rows.append(

@@ -94,6 +94,8 @@ class QueueSet:
         self.executing: set[Request] = set()
         self.waiting_count = 0
         self.waiting_seats = 0
+        self.active_queues = 0
+        """Queues with requests waiting or running: the divisor of virtual time's rate."""
         self.counts = Counts()
         self.peak_demand = 0
         self._r = 0.0
@@ -101,7 +103,7 @@ class QueueSet:
 
     # -- configuration -----------------------------------------------------------------------
     def reconfigure(self, limit: int, queuing: Queuing | None) -> None:
-        """New seats or queues; waiting requests stay where they are as long as their queue exists."""
+        """New seats or queues; requests already waiting stay in their queues until dispatched."""
         self.limit = limit
         if queuing != self.queuing:
             self.queuing = queuing
@@ -114,9 +116,8 @@ class QueueSet:
     # -- virtual time ------------------------------------------------------------------------
     def _advance(self) -> float:
         now = self.clock()
-        active = sum(1 for queue in self.queues if queue.busy())
-        if active:
-            self._r += (now - self._r_updated) * min(self.seats_in_use, self.limit) / active
+        if self.active_queues:
+            self._r += (now - self._r_updated) * min(self.seats_in_use, self.limit) / self.active_queues
         self._r_updated = now
         return self._r
 
@@ -151,7 +152,13 @@ class QueueSet:
             return Outcome.QUEUE_FULL
         if not queue.busy():
             queue.next_r = max(queue.next_r, self._r)
+            self.active_queues += 1
         request.queue = queue
+        if not self.waiting_count and self._fits(request.width):
+            # nobody waits anywhere: the request would be dispatched at once, without a waiter
+            self._start(request)
+            self._note_demand()
+            return Outcome.DISPATCHED
         queue.waiting.append(request)
         self.waiting_count += 1
         self.waiting_seats += request.width
@@ -167,7 +174,10 @@ class QueueSet:
         queue = request.queue
         if queue is None or request not in queue.waiting:
             return False
+        self._advance()
         queue.waiting.remove(request)
+        if not queue.busy():
+            self.active_queues -= 1
         self.waiting_count -= 1
         self.waiting_seats -= request.width
         if timed_out:
@@ -216,6 +226,8 @@ class QueueSet:
             queue.seats_in_use -= request.width
             took = self.clock() - request.started
             queue.next_r -= max(0.0, request.charged_r - request.width * took)
+            if not queue.busy():
+                self.active_queues -= 1
         self._dispatch()
 
     # -- reporting ---------------------------------------------------------------------------

@@ -220,3 +220,16 @@ def test_without_apf_mutating_requests_have_their_own_limit(svc_server_factory, 
         read = _as(server, VICTIM).request("GET", PATH)
         assert first.result().status == 201
     assert refused.status == 429 and read.status == 200
+
+
+def test_a_watch_gives_its_seat_back_once_it_has_started(svc_server_factory, tmp_path) -> None:
+    server = svc_server_factory(*ONE_SEAT_EACH, f"--token-auth-file={_tokens(tmp_path)}")
+    _tiny_level(server.client(), "flood", ["flood"], {"type": "Reject"})
+    _wait_for_schema(server, "flood")
+    watcher = _as(server, FLOOD)
+    watcher.timeout = 30.0
+    stream = watcher.stream(PATH, params={"watch": "true", "timeoutSeconds": "10"})
+    try:
+        assert _as(server, FLOOD).request("GET", PATH).status == 200
+    finally:
+        stream.close()
