@@ -24,6 +24,7 @@ import uvloop
 from bench import (
     admission,
     admission_policy,
+    apf,
     authn,
     authz,
     cel,
@@ -70,6 +71,7 @@ SCENARIOS = (
     "conversion",
     "authz",
     "admission",
+    "apf",
     "vap",
     "authn",
     "snapshots",
@@ -177,6 +179,7 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
             facts.update(found)
     for name, module in (
         ("admission", admission),
+        ("apf", apf),
         ("vap", admission_policy),
         ("authn", authn),
         ("snapshots", snapshots),
@@ -249,6 +252,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         "start",
         "authz",
         "admission",
+        "apf",
         "vap",
         "authn",
         "snapshots",

@@ -8,12 +8,15 @@ cards one by one from the shrinking deck; the same hash always deals the same ha
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 
 MAX_HASH_BITS = 60
+MEMO_SIZE = 4096
 
 
+@functools.lru_cache(maxsize=MEMO_SIZE)
 def flow_hash(schema: str, distinguisher: str) -> int:
     """64 bits of SHA-256 over the schema name and the flow distinguisher (little-endian, as upstream)."""
     digest = hashlib.sha256(schema.encode() + b"\x00" + distinguisher.encode()).digest()
@@ -32,9 +35,18 @@ class Dealer:
             raise ValueError(f"queues {queues} and handSize {hand_size} need more than {MAX_HASH_BITS} bits")
         self.queues = queues
         self.hand_size = hand_size
+        self._hands: dict[int, tuple[int, ...]] = {}
 
-    def deal(self, hash_value: int) -> list[int]:
-        """The hand of queue indices for `hash_value`, distinct, in dealing order."""
+    def deal(self, hash_value: int) -> tuple[int, ...]:
+        """The hand of queue indices for `hash_value`, distinct, in dealing order (remembered per flow)."""
+        hand = self._hands.get(hash_value)
+        if hand is None:
+            if len(self._hands) >= MEMO_SIZE:
+                self._hands.clear()
+            hand = self._hands[hash_value] = self._deal(hash_value)
+        return hand
+
+    def _deal(self, hash_value: int) -> tuple[int, ...]:
         digits = []
         for position in range(self.hand_size):
             hash_value, digit = divmod(hash_value, self.queues - position)
@@ -45,4 +57,4 @@ class Dealer:
                 if card >= earlier:
                     card += 1
             hand.append(card)
-        return hand
+        return tuple(hand)

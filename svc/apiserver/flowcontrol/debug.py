@@ -81,7 +81,7 @@ def queues(controller: Controller) -> str:
             rows.append((name, "<none>", "<none>", "<none>", "<none>", "<none>", "<none>", "<none>", "<none>"))
             continue
         for queue in queueset.queues:
-            seats = queue.seats_waiting()
+            seats = queue.seats_waiting
             rows.append(
                 (name, queue.index, len(queue.waiting), queue.executing, queue.seats_in_use,
                  f"{queue.next_r:.8f}ss", seats, seats, seats)

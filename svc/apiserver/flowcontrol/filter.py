@@ -19,10 +19,10 @@ from aiohttp import web
 from svc.apiserver.context import RequestContext
 from svc.apiserver.filters import Handler
 from svc.apiserver.flowcontrol.build import FlowControl
-from svc.apiserver.flowcontrol.classifier import classify
 from svc.apiserver.flowcontrol.controller import Level
 from svc.apiserver.flowcontrol.dealer import flow_hash
 from svc.apiserver.flowcontrol.max_inflight import MUTATING_VERBS
+from svc.apiserver.flowcontrol.metrics import FlowSeries
 from svc.apiserver.flowcontrol.queueset import Outcome, QueueSet, Request
 from svc.apiserver.flowcontrol.width import seats
 from svc.apiserver.request_info import RequestInfo
@@ -88,43 +88,35 @@ async def _priority_and_fairness(
     info, user = ctx.info, ctx.user
     assert info is not None and user is not None and control.controller is not None
     config = control.controller.config
-    schema = classify(config.schemas, user, info)
+    schema = config.classifier.classify(user, info)
     if schema is None:  # only while the configuration is being replaced: serve rather than refuse
         return await next_handler(ctx)
     level = config.levels[schema.level]
     headers = {control.schema_header: schema.uid, control.level_header: level.uid}
     ctx.started_hooks.append(lambda response: _set_headers(response, headers))
-    metrics = control.metrics
-    labels = (schema.name, level.name)
+    series = control.metrics.flow(schema.name, level.name)
     if level.exempt:
-        return await _run_exempt(ctx, next_handler, control, level, labels, headers)
+        return await _run_exempt(ctx, next_handler, level, series, headers)
     queueset = level.queueset
     assert queueset is not None
     distinguisher = schema.flow_distinguisher(user, info)
-    request = Request(
-        schema.name,
-        distinguisher,
-        flow_hash(schema.name, distinguisher),
-        seats(ctx.server, ctx.request, info, level.max_seats),
-        time.monotonic(),
-        (user.name, info.verb, info.path),
-    )
+    width = seats(ctx.server, ctx.request, info, level.max_seats)
+    request = Request(schema.name, distinguisher, flow_hash(schema.name, distinguisher), width, time.monotonic())
+    request.description = (user.name, info.verb, info.path)
     outcome = queueset.offer(request)
+    waited = 0.0
     if outcome is None:
-        outcome = await _wait(ctx, info, control, queueset, request, labels)
+        outcome = await _wait(ctx, info, queueset, request, series)
         waited = time.monotonic() - request.arrived
-        metrics.child(metrics.wait, (*labels, str(outcome is Outcome.DISPATCHED).lower())).observe(waited)
-    else:
-        metrics.child(metrics.wait, (*labels, str(outcome is Outcome.DISPATCHED).lower())).observe(0.0)
     if outcome is not Outcome.DISPATCHED:
-        metrics.child(metrics.rejected, (*labels, outcome.value)).inc()
+        series.waited_then_refused.observe(waited)
+        series.rejected(outcome.value).inc()
         control.retry_after.record(level.name)
         return too_many_requests(control.retry_after.seconds(level.name), headers)
-    metrics.child(metrics.dispatched, labels).inc()
-    executing = metrics.child(metrics.executing, labels)
-    executing_seats = metrics.child(metrics.executing_seats, labels)
-    executing.inc()
-    executing_seats.inc(request.width)
+    series.waited_then_ran.observe(waited)
+    series.dispatched.inc()
+    series.executing.inc()
+    series.executing_seats.inc(request.width)
     released = False
 
     def release(_: web.StreamResponse | None = None) -> None:
@@ -132,8 +124,8 @@ async def _priority_and_fairness(
         if not released:
             released = True
             queueset.finish(request)
-            executing.dec()
-            executing_seats.dec(request.width)
+            series.executing.dec()
+            series.executing_seats.dec(request.width)
 
     if info.verb == "watch":
         ctx.started_hooks.append(release)
@@ -155,16 +147,10 @@ async def _call(ctx: RequestContext, next_handler: Handler, headers: dict[str, s
 
 
 async def _wait(
-    ctx: RequestContext,
-    info: RequestInfo,
-    control: FlowControl,
-    queueset: QueueSet,
-    request: Request,
-    labels: tuple[str, str],
+    ctx: RequestContext, info: RequestInfo, queueset: QueueSet, request: Request, series: FlowSeries
 ) -> Outcome:
     assert request.waiter is not None
-    inqueue = control.metrics.child(control.metrics.inqueue, labels)
-    inqueue.inc()
+    series.inqueue.inc()
     try:
         async with asyncio.timeout(_wait_limit(ctx, info)):
             await asyncio.shield(request.waiter)
@@ -176,28 +162,22 @@ async def _wait(
             queueset.finish(request)
         raise
     finally:
-        inqueue.dec()
+        series.inqueue.dec()
 
 
 async def _run_exempt(
-    ctx: RequestContext,
-    next_handler: Handler,
-    control: FlowControl,
-    level: Level,
-    labels: tuple[str, str],
-    headers: dict[str, str],
+    ctx: RequestContext, next_handler: Handler, level: Level, series: FlowSeries, headers: dict[str, str]
 ) -> web.StreamResponse:
-    metrics = control.metrics
-    metrics.child(metrics.dispatched, labels).inc()
-    executing = metrics.child(metrics.executing, labels)
-    executing.inc()
+    series.waited_then_ran.observe(0.0)
+    series.dispatched.inc()
+    series.executing.inc()
     level.executing += 1
     level.dispatched += 1
     try:
         return await _call(ctx, next_handler, headers)
     finally:
         level.executing -= 1
-        executing.dec()
+        series.executing.dec()
 
 
 def _set_headers(response: web.StreamResponse, headers: dict[str, str]) -> None:

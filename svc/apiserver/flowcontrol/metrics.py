@@ -78,6 +78,14 @@ class FlowControlMetrics:
             registry=registry,
         )
         self._children: dict[tuple[str, tuple[str, ...]], Any] = {}
+        self._flows: dict[tuple[str, str], FlowSeries] = {}
+
+    def flow(self, schema: str, level: str) -> FlowSeries:
+        """The series of one flow schema at one level, looked up once (labels() costs more than an update)."""
+        found = self._flows.get((schema, level))
+        if found is None:
+            found = self._flows[(schema, level)] = FlowSeries(self, schema, level)
+        return found
 
     def child(self, metric: Any, labels: tuple[str, ...]) -> Any:
         key = (metric._name, labels)
@@ -85,3 +93,20 @@ class FlowControlMetrics:
         if found is None:
             found = self._children[key] = metric.labels(*labels)
         return found
+
+
+class FlowSeries:
+    """The labelled children of one (flow schema, priority level) pair."""
+
+    def __init__(self, metrics: FlowControlMetrics, schema: str, level: str) -> None:
+        self._metrics = metrics
+        self._labels = (schema, level)
+        self.dispatched = metrics.dispatched.labels(schema, level)
+        self.inqueue = metrics.inqueue.labels(schema, level)
+        self.executing = metrics.executing.labels(schema, level)
+        self.executing_seats = metrics.executing_seats.labels(schema, level)
+        self.waited_then_ran = metrics.wait.labels(schema, level, "true")
+        self.waited_then_refused = metrics.wait.labels(schema, level, "false")
+
+    def rejected(self, reason: str) -> Any:
+        return self._metrics.child(self._metrics.rejected, (*self._labels, reason))

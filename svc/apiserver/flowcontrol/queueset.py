@@ -64,9 +64,7 @@ class Queue:
     executing: int = 0
     seats_in_use: int = 0
     next_r: float = 0.0
-
-    def seats_waiting(self) -> int:
-        return sum(request.width for request in self.waiting)
+    seats_waiting: int = 0
 
     def busy(self) -> bool:
         return bool(self.waiting) or self.executing > 0
@@ -134,7 +132,8 @@ class QueueSet:
     def offer(self, request: Request) -> Outcome | None:
         """Run the request now (DISPATCHED), refuse it (QUEUE_FULL, CONCURRENCY_LIMIT), or queue it
         (None: wait on `request.waiter`)."""
-        request.width = max(1, min(request.width, max(1, self.limit)))
+        if request.width > self.limit:
+            request.width = max(1, self.limit)
         self._advance()
         if self.dealer is None:
             if self._fits(request.width):
@@ -146,7 +145,7 @@ class QueueSet:
             return Outcome.CONCURRENCY_LIMIT
         assert self.queuing is not None
         hand = self.dealer.deal(request.flow)
-        queue = min((self.queues[index] for index in hand), key=lambda q: q.seats_waiting() + q.seats_in_use)
+        queue = self._shortest(hand)
         if len(queue.waiting) >= self.queuing.queue_length_limit:
             self.counts.rejected += 1
             return Outcome.QUEUE_FULL
@@ -160,6 +159,7 @@ class QueueSet:
             self._note_demand()
             return Outcome.DISPATCHED
         queue.waiting.append(request)
+        queue.seats_waiting += request.width
         self.waiting_count += 1
         self.waiting_seats += request.width
         request.waiter = asyncio.get_running_loop().create_future()
@@ -169,6 +169,17 @@ class QueueSet:
             return Outcome.DISPATCHED
         return None
 
+    def _shortest(self, hand: tuple[int, ...]) -> Queue:
+        """The queue of the hand with the fewest seats waiting and running (the first of equals)."""
+        best = self.queues[hand[0]]
+        best_work = best.seats_waiting + best.seats_in_use
+        for index in hand[1:]:
+            queue = self.queues[index]
+            work = queue.seats_waiting + queue.seats_in_use
+            if work < best_work:
+                best, best_work = queue, work
+        return best
+
     def withdraw(self, request: Request, *, timed_out: bool) -> bool:
         """Take a waiting request out of its queue (its wait ended); False when it was dispatched meanwhile."""
         queue = request.queue
@@ -176,6 +187,7 @@ class QueueSet:
             return False
         self._advance()
         queue.waiting.remove(request)
+        queue.seats_waiting -= request.width
         if not queue.busy():
             self.active_queues -= 1
         self.waiting_count -= 1
@@ -207,6 +219,7 @@ class QueueSet:
             if not self._fits(head.width):
                 return
             queue.waiting.popleft()
+            queue.seats_waiting -= head.width
             self.waiting_count -= 1
             self.waiting_seats -= head.width
             self._start(head)

@@ -22,9 +22,9 @@ def test_hands_hold_distinct_queues_in_range() -> None:
 
 def test_the_hash_is_read_as_mixed_radix_digits() -> None:
     # 3 + 4 x 2: first card 3 (of 4), then digit 2 of the 3 left (0, 1, 2 -> skipping 3 is not needed) = 2.
-    assert Dealer(4, 2).deal(3 + 4 * 2) == [3, 2]
+    assert Dealer(4, 2).deal(3 + 4 * 2) == (3, 2)
     # digit 0 then 0: the second card skips the first one taken.
-    assert Dealer(4, 2).deal(0) == [0, 1]
+    assert Dealer(4, 2).deal(0) == (0, 1)
 
 
 def test_different_flows_mostly_get_different_hands() -> None:
