@@ -125,3 +125,17 @@ def test_kubectl_lists_the_flow_schemas(svc_server_factory) -> None:
     assert columns["exempt"] == ["exempt", "1", "<none>"]
     assert columns["kube-controller-manager"] == ["workload-high", "800", "ByNamespace"]
     assert columns["catch-all"] == ["catch-all", "10000", "ByUser"]
+
+
+def test_a_round_of_the_ensurer_over_unchanged_objects_writes_nothing(svc_server) -> None:
+    api = svc_server.client()
+    server = svc_server.server
+    assert server is not None and svc_server.loop is not None
+    before = api.request("GET", f"{GROUP}/prioritylevelconfigurations").json()["metadata"]["resourceVersion"]
+    levels = server.store_for(bootstrap.GROUP, "prioritylevelconfigurations")
+    schemas = server.store_for(bootstrap.GROUP, "flowschemas")
+    user = UserInfo(server.profile.apiserver_name, groups=("system:masters",))
+    asyncio.run_coroutine_threadsafe(ensure_all(levels, schemas, server.profile, user), svc_server.loop).result(10)
+    listed = api.request("GET", f"{GROUP}/prioritylevelconfigurations").json()
+    versions = {item["metadata"]["resourceVersion"] for item in listed["items"]}
+    assert max(int(version) for version in versions) <= int(before)
