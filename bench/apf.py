@@ -43,6 +43,7 @@ FLOOD_OBJECTS = 1_000
 FLOOD_CLIENTS = 64
 FLOOD_LIMITS = ("--max-requests-inflight=20", "--max-mutating-requests-inflight=10")
 ROUNDS = 2
+VICTIM_REQUESTS = 200
 
 
 def _tokens() -> str:
@@ -116,7 +117,9 @@ async def _flood_level(server: ServerProcess) -> None:
     await asyncio.sleep(1.0)  # the objects reach the classifier a cache flush after they are stored
 
 
-async def _get_as(server: ServerProcess, token: str, concurrency: int, count: int) -> Measurement:
+async def _get_as(
+    server: ServerProcess, token: str, concurrency: int, count: int, *, repeatable: bool = True
+) -> Measurement:
     target = f"{server.url}/api/v1/namespaces/apf/configmaps/cm-0"
     headers = {**JSON, "Authorization": f"Bearer {token}"}
     async with open_session(_token_context(server), concurrency) as session:
@@ -126,7 +129,8 @@ async def _get_as(server: ServerProcess, token: str, concurrency: int, count: in
                 await expect(response, 200)
 
         _checked(await drive(get, count=concurrency * 4, concurrency=concurrency, clock=CpuClock(server.cpu)))
-        return await drive(get, count=count, concurrency=concurrency, clock=CpuClock(server.cpu), repeatable=True)
+        clock = CpuClock(server.cpu)
+        return await drive(get, count=count, concurrency=concurrency, clock=clock, repeatable=repeatable)
 
 
 async def _overhead(workdir, plan: Plan, tokens, section: Section, facts: Facts) -> None:
@@ -193,7 +197,7 @@ async def _victim_under_flood(server: ServerProcess, count: int) -> tuple[Measur
     )
     try:
         await asyncio.sleep(3.0)  # let the flood fill its queues
-        measured = await _get_as(server, VICTIM, 1, count)
+        measured = await _get_as(server, VICTIM, 1, count, repeatable=False)
     finally:
         flood.terminate()
         output, _ = await asyncio.wait_for(flood.communicate(), 60)
@@ -202,7 +206,7 @@ async def _victim_under_flood(server: ServerProcess, count: int) -> tuple[Measur
 
 
 async def _flooded(workdir, plan: Plan, tokens, section: Section, facts: Facts) -> None:
-    count = plan.crud_ops[1]
+    count = min(plan.crud_ops[1], VICTIM_REQUESTS)
     for mode, flags in (("APF", ()), ("no APF", ("--enable-priority-and-fairness=false",))):
         server = await start_server(
             workdir / f"apf-flood-{mode.replace(' ', '-')}",

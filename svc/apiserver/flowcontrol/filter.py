@@ -108,6 +108,8 @@ async def _priority_and_fairness(
     if outcome is None:
         outcome = await _wait(ctx, info, queueset, request, series)
         waited = time.monotonic() - request.arrived
+    elif outcome is Outcome.DISPATCHED:
+        await _let_arrivals_in(queueset, request)
     if outcome is not Outcome.DISPATCHED:
         series.waited_then_refused.observe(waited)
         series.rejected(outcome.value).inc()
@@ -178,6 +180,23 @@ async def _run_exempt(
     finally:
         level.executing -= 1
         series.executing.dec()
+
+
+async def _let_arrivals_in(queueset: QueueSet, request: Request) -> None:
+    """Hold the seats for one turn of the event loop before running.
+
+    One process serves every request on one thread: a handler that never awaits (a LIST from the
+    watch cache) would take its seats and give them back within one step, so seats would never be
+    seen taken and a flood would never queue; its requests would instead wait in the event loop's
+    own first-come queue, ahead of everyone else's. Yielding once lets the requests that arrived
+    together be admitted (or queued, or refused) before any of them runs, as concurrent arrivals
+    are in upstream's threaded server.
+    """
+    try:
+        await asyncio.sleep(0)
+    except asyncio.CancelledError:
+        queueset.finish(request)
+        raise
 
 
 def _set_headers(response: web.StreamResponse, headers: dict[str, str]) -> None:
