@@ -8,5 +8,5 @@
 - `queueset`: queues and fair dispatch of one priority level; `controller`: the levels as the
   objects say; `retry_after`: the Retry-After of rejections;
 - `filter` and `max_inflight`: the request filter in both modes; `debug`: the dump endpoints;
-  `metrics`: the `apiserver_flowcontrol_*` series.
+  `metrics`: the `apiserver_flowcontrol_*` series; `byte_rate`: `--max-connection-bytes-per-sec`.
 """

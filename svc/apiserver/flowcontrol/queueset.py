@@ -112,15 +112,12 @@ class QueueSet:
         self._dispatch()
 
     # -- virtual time ------------------------------------------------------------------------
-    def _advance(self) -> float:
+    def _advance(self) -> None:
+        """Move the virtual clock R up to now, at the rate of the interval just ended."""
         now = self.clock()
         if self.active_queues:
             self._r += (now - self._r_updated) * min(self.seats_in_use, self.limit) / self.active_queues
         self._r_updated = now
-        return self._r
-
-    def virtual_time(self) -> float:
-        return self._advance()
 
     # -- admission ---------------------------------------------------------------------------
     def _fits(self, width: int) -> bool:
