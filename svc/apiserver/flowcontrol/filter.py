@@ -71,6 +71,7 @@ async def _max_in_flight(ctx: RequestContext, next_handler: Handler, control: Fl
             return await next_handler(ctx)
         return too_many_requests(1)
     try:
+        await asyncio.sleep(0)  # counted for one turn of the loop at least, see `_let_arrivals_in`
         return await next_handler(ctx)
     finally:
         control.max_in_flight.release(mutating)
