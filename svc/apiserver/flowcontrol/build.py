@@ -66,6 +66,8 @@ class FlowControl:
         await ensurer.ensure_all(levels, schemas, self.profile, user)
         await self._followers.add(self.controller, levels)
         await self._followers.add(self.controller, schemas)
+        # the first conditions are written before the server is ready, not behind its first requests
+        await self.controller.write_conditions(schemas, user)
         self._tasks = [
             asyncio.create_task(self._keep_bootstrap(levels, schemas, user), name="apf-bootstrap"),
             asyncio.create_task(self.controller.run_reallocation(), name="apf-reallocation"),
@@ -82,8 +84,8 @@ class FlowControl:
             changed.clear()
             try:
                 await ensurer.ensure_all(levels, schemas, self.profile, user)
-            except Exception:  # the next round tries again
-                log.exception("APF bootstrap ensurer failed; will retry")
+            except Exception as error:  # storage trouble: the next round tries again
+                log.warning("APF bootstrap ensurer failed, will retry: %s", error)
 
     async def stop(self) -> None:
         for task in self._tasks:

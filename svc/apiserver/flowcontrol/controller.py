@@ -12,7 +12,6 @@ between levels by demand (see `allocation`).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import copy
 import datetime
 import logging
@@ -32,6 +31,7 @@ from svc.registry.store import GenericStore
 
 Obj = dict[str, Any]
 log = logging.getLogger(__name__)
+_STATUS_RETRY_SECONDS = 1.0
 _STATUS = WriteOptions(subresource="status", field_manager="api-priority-and-fairness-config-consumer-v1")
 
 
@@ -130,7 +130,8 @@ class Controller:
         self._objects: dict[str, dict[str, Obj]] = {"flowschemas": {}, "prioritylevelconfigurations": {}}
         self._status_wakeup = asyncio.Event()
         self.mandatory_changed = asyncio.Event()
-        """Set when a mandatory object changes or goes, so the ensurer need not wait for its next round."""
+        """Set when a mandatory object's spec changes or the object goes (not on status writes), so the
+        ensurer need not wait for its next round."""
         self._rebuild()
 
     # -- the index the stores keep current ------------------------------------------------------
@@ -139,8 +140,10 @@ class Controller:
         self._rebuild()
 
     def put(self, resource: str, obj: Obj) -> None:
+        previous = self._objects[resource].get(obj["metadata"]["name"])
         self._objects[resource][obj["metadata"]["name"]] = obj
-        self._note_mandatory(obj)
+        if previous is None or previous.get("spec") != obj.get("spec"):
+            self._note_mandatory(obj)
         self._rebuild()
 
     def remove(self, resource: str, obj: Obj) -> None:
@@ -223,18 +226,32 @@ class Controller:
         while True:
             await self._status_wakeup.wait()
             self._status_wakeup.clear()
-            levels = set(self._objects["prioritylevelconfigurations"])
-            for name, schema in list(self._objects["flowschemas"].items()):
-                wanted = dangling_condition(schema, levels)
-                conditions = (schema.get("status") or {}).get("conditions") or []
-                current = next((c for c in conditions if c.get("type") == "Dangling"), None)
-                if _same(current, wanted):
-                    continue
-                with contextlib.suppress(status.StatusError):
-                    await _write_condition(store, name, wanted, user)
+            if not await self.write_conditions(store, user):
+                await asyncio.sleep(_STATUS_RETRY_SECONDS)
+                self._status_wakeup.set()
+
+    async def write_conditions(self, store: GenericStore, user: UserInfo) -> bool:
+        """One pass over the schemas whose condition is stale; False when a write failed."""
+        levels = set(self._objects["prioritylevelconfigurations"])
+        written = True
+        for name, schema in list(self._objects["flowschemas"].items()):
+            wanted = dangling_condition(schema, levels)
+            conditions = (schema.get("status") or {}).get("conditions") or []
+            current = next((c for c in conditions if c.get("type") == "Dangling"), None)
+            if _same(current, wanted):
+                continue
+            try:
+                # what was stored is what the watch will bring: known now, it is not written twice
+                self._objects["flowschemas"][name] = await _write_condition(store, name, wanted, user)
+            except status.StatusError as error:
+                written = written and error.code == 404
+            except Exception as error:  # storage trouble: try again a moment later
+                log.warning("could not write the Dangling condition of FlowSchema %s: %s", name, error)
+                written = False
+        return written
 
 
-async def _write_condition(store: GenericStore, name: str, wanted: Obj, user: UserInfo) -> None:
+async def _write_condition(store: GenericStore, name: str, wanted: Obj, user: UserInfo) -> Obj:
     async def transform(current: Obj | None) -> Obj:
         if current is None:
             raise status.not_found(store.resource.group_resource, name)
@@ -244,4 +261,5 @@ async def _write_condition(store: GenericStore, name: str, wanted: Obj, user: Us
         updated["status"] = {**(updated.get("status") or {}), "conditions": conditions}
         return updated
 
-    await store.update("", name, transform, admission=NoAdmission(), user=user, options=_STATUS)
+    stored, _ = await store.update("", name, transform, admission=NoAdmission(), user=user, options=_STATUS)
+    return stored
