@@ -24,6 +24,7 @@ import uvloop
 from bench import (
     admission,
     admission_policy,
+    apf,
     audit,
     authn,
     authz,
@@ -74,6 +75,7 @@ SCENARIOS = (
     "conversion",
     "authz",
     "admission",
+    "apf",
     "vap",
     "authn",
     "snapshots",
@@ -189,6 +191,7 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
             facts.update(found)
     for name, module in (
         ("admission", admission),
+        ("apf", apf),
         ("vap", admission_policy),
         ("authn", authn),
         ("snapshots", snapshots),
@@ -264,6 +267,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         "start",
         "authz",
         "admission",
+        "apf",
         "vap",
         "authn",
         "snapshots",

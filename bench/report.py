@@ -274,6 +274,20 @@ TARGETS = (
         _percent,
     ),
     Target(
+        "APF on GET vs --enable-priority-and-fairness=false (32 clients, server CPU)",
+        "< 5%",
+        _fact("apf get cost/32"),
+        lambda v: v < 0.05,
+        lambda v: f"{v:+.1%}",
+    ),
+    Target(
+        "victim GET p99 while a low-level flood gets 429s (APF)",
+        "< 100 ms",
+        _fact("apf victim p99"),
+        lambda v: v < 0.100,
+        millis,
+    ),
+    Target(
         "restore of a snapshot of {snapshot} objects (storage)",
         "< 100 ms",
         _fact("snapshot restore"),

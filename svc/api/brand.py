@@ -37,6 +37,8 @@ class Profile:
     root_ca_configmap: str
     service_account_volume: str
     encryption_prefix: str
+    header_brand: str
+    """The brand in response header names (`X-Kubernetes-PF-FlowSchema-UID`)."""
 
     def label(self, upstream: str) -> str:
         """A label or annotation key in this profile's spelling (`ipaddress.kubernetes.io/ip-family` ->
@@ -89,6 +91,7 @@ SVC = Profile(
     root_ca_configmap="svc-root-ca.crt",
     service_account_volume="svc-api-access",
     encryption_prefix="svc:enc:",
+    header_brand="Svc",
 )
 
 KUBERNETES = Profile(
@@ -113,6 +116,7 @@ KUBERNETES = Profile(
     root_ca_configmap="kube-root-ca.crt",
     service_account_volume="kube-api-access",
     encryption_prefix="k8s:enc:",
+    header_brand="Kubernetes",
 )
 
 PROFILES = {profile.name: profile for profile in (SVC, KUBERNETES)}

@@ -14,6 +14,9 @@ Ordering rules:
   which add to the event on the way back;
 - impersonation after authentication (it authorizes the authenticated user to impersonate) and before
   authorization (which then decides for the impersonated user);
+- priority and fairness (or the max-in-flight limits) after impersonation, so requests are classified
+  by the user they act as, and before authorization, as upstream places it: a flood is held back
+  before it costs authorization work;
 - authorization right before the handlers, so nothing unauthorized reaches a handler;
 - fault injection after it (a refused request is refused, not faulted), last before the handlers.
 """
@@ -35,6 +38,7 @@ from svc.apiserver.filters.request_info import attach_request_info
 from svc.apiserver.filters.response_headers import cors, hsts
 from svc.apiserver.filters.retry_after import retry_after_while_draining
 from svc.apiserver.filters.timeout import limit_time
+from svc.apiserver.flowcontrol.filter import limit_requests
 from svc.apiserver.serving_options import ServingOptions
 
 FILTERS: tuple[Filter, ...] = (
@@ -45,6 +49,7 @@ FILTERS: tuple[Filter, ...] = (
     authenticate,
     audit,
     impersonate,
+    limit_requests,
     authorize,
     inject_faults,
 )

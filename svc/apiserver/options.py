@@ -35,6 +35,8 @@ from svc.apiserver.encryption.options import EncryptionOptions
 from svc.apiserver.faults import options as fault_options
 from svc.apiserver.faults.options import FaultOptions
 from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
+from svc.apiserver.flowcontrol import options as flowcontrol_options
+from svc.apiserver.flowcontrol.options import FlowControlOptions
 from svc.apiserver.logs import FORMATS, LogSettings, parse_vmodule
 from svc.apiserver.metrics_options import MetricsOptions
 from svc.apiserver.peers import options as peer_options
@@ -111,6 +113,7 @@ class Options:
     watch_from_history: bool = False
     authentication: authn_options.AuthenticationOptions = field(default_factory=authn_options.AuthenticationOptions)
     serving: ServingOptions = field(default_factory=ServingOptions)
+    flowcontrol: FlowControlOptions = field(default_factory=FlowControlOptions)
 
     @property
     def pki_dir(self) -> Path:
@@ -271,6 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     authn_options.add_arguments(parser)
     serving_options.add_arguments(parser)
+    flowcontrol_options.add_arguments(parser)
     return parser
 
 
@@ -373,6 +377,7 @@ def parse_options(argv: list[str]) -> Options:
         options.clock = clock_options.from_args(args, test_endpoints=options.enable_test_endpoints)
         options.serving = serving_options.from_args(args)
         options.encryption = encryption_options.from_args(args, PROFILES[options.brand_profile])
+        options.flowcontrol = flowcontrol_options.from_args(args)
     except (ValueError, FeatureGateError, TokenFileError) as error:
         parser.error(str(error))
     _apply_authorization(options)

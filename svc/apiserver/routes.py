@@ -15,6 +15,7 @@ from aiohttp import web
 from svc.apiserver import admin_endpoints, logs_handler, profiling
 from svc.apiserver.authn import issuer_discovery
 from svc.apiserver.context import RequestContext
+from svc.apiserver.flowcontrol import debug as flowcontrol_debug
 from svc.apiserver.handlers.action import act, action_for
 from svc.apiserver.handlers.create import create
 from svc.apiserver.handlers.delete import delete, delete_collection
@@ -149,6 +150,11 @@ async def _non_resource(ctx: RequestContext) -> web.StreamResponse:
         return await logs_handler.serve(path, server.logs_directory)
     if path == "/metrics/slis":
         return respond(ctx, 200, server.metrics.slis.render(), CONTENT_TYPE)
+    if path.startswith(flowcontrol_debug.PREFIX) and server.flowcontrol.controller is not None:
+        details = request.query.get("includeRequestDetails") == "1"
+        text = flowcontrol_debug.dump(server.flowcontrol.controller, path, details)
+        if text is not None:
+            return respond(ctx, 200, text.encode(), "text/plain; charset=utf-8")
     if path in (issuer_discovery.DISCOVERY_PATH, issuer_discovery.JWKS_PATH):
         return _issuer_discovery(ctx, path)
     if path == "/version":

@@ -50,6 +50,7 @@ from svc.apiserver.debug_socket import DebugSocket
 from svc.apiserver.discovery import AGGREGATED_KIND, AGGREGATED_VERSIONS, Discovery
 from svc.apiserver.encryption.build import build_encryption
 from svc.apiserver.event_ttl import EventExpiry
+from svc.apiserver.flowcontrol.build import build_flowcontrol
 from svc.apiserver.health import HealthCheck, after_grace
 from svc.apiserver.kubeconfig import admin_kubeconfig, write_kubeconfig
 from svc.apiserver.kubelet_client import KubeletClient
@@ -171,6 +172,7 @@ class Server:
         self.openapi = OpenAPI(self.resources, self.profile)
         self.apiextensions = build_apiextensions(self)
         self.audit = build_audit(options.audit, self.metrics.audit)
+        self.flowcontrol = build_flowcontrol(options.flowcontrol, self.profile, self.metrics.registry)
         self.chain = build_handler_chain(endpoint, build_filters(options.serving))
         self.version_info = {
             "major": "1",
@@ -476,6 +478,7 @@ class Server:
         if self.node_policy is not None:
             await self.node_policy.start(self.store_for)
         await self.apiextensions.start()
+        await self.flowcontrol.start(self.store_for, UserInfo(self.profile.apiserver_name, groups=("system:masters",)))
         self.kubeconfig_path = options.data_dir / "admin.kubeconfig"
         config = admin_kubeconfig(
             self.pki,
@@ -541,6 +544,7 @@ class Server:
         if self.debug_socket is not None:
             await self.debug_socket.stop()
         await self.rbac.stop()
+        await self.flowcontrol.stop()
         await self.authorization.close()
         if self.node_policy is not None:
             await self.node_policy.stop()

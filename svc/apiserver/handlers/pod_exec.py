@@ -21,6 +21,7 @@ from aiohttp import WSMsgType, web
 
 from svc.apiserver.authz.authorizer import Decision
 from svc.apiserver.filters.authorization import attributes_of, forbidden_message
+from svc.apiserver.flowcontrol.byte_rate import ByteRate
 from svc.apiserver.handlers.pod_log import choose_container
 from svc.apiserver.handlers.scope import Scope
 from svc.apiserver.kubelet_client import kubelet_base_url
@@ -50,9 +51,13 @@ async def _authorize_create(scope: Scope) -> None:
         raise status.forbidden(GroupResource("", "pods"), scope.name, message)
 
 
-async def _copy(source: Any, target: Any) -> None:
-    """Frames from one socket to the other until the source closes; then close the target."""
+async def _copy(source: Any, target: Any, bytes_per_second: int) -> None:
+    """Frames from one socket to the other until the source closes; then close the target. With
+    `--max-connection-bytes-per-sec` (non-zero), at most that many bytes a second."""
+    rate = ByteRate(bytes_per_second) if bytes_per_second else None
     async for message in source:
+        if rate is not None and message.type in (WSMsgType.BINARY, WSMsgType.TEXT):
+            await rate.take(len(message.data))
         if message.type == WSMsgType.BINARY:
             await target.send_bytes(message.data)
         elif message.type == WSMsgType.TEXT:
@@ -89,8 +94,9 @@ async def pod_stream(scope: Scope) -> web.StreamResponse:
     async with kubelet:
         client = web.WebSocketResponse(protocols=(kubelet.protocol,) if kubelet.protocol else ())
         await client.prepare(request)
-        upstream = asyncio.create_task(_copy(kubelet, client))
-        downstream = asyncio.create_task(_copy(client, kubelet))
+        rate = scope.server.options.flowcontrol.max_connection_bytes_per_sec
+        upstream = asyncio.create_task(_copy(kubelet, client, rate))
+        downstream = asyncio.create_task(_copy(client, kubelet, rate))
         await asyncio.wait((upstream, downstream), return_when=asyncio.FIRST_COMPLETED)
         for task in (upstream, downstream):
             task.cancel()

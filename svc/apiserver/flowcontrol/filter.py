@@ -1,0 +1,205 @@
+"""The request filter: priority and fairness, or the plain in-flight limits when it is off.
+
+It runs after impersonation and before authorization, as upstream's, so requests are classified by
+the user they act as. Under APF a request is classified, gets the `X-<brand>-PF-FlowSchema-UID` and
+`-PriorityLevel-UID` headers, and then runs (exempt level), or waits in its level's queues for at
+most a quarter of its deadline (15 s for a watch, never over a minute), or is refused: 429 with
+upstream's plain-text body and `Retry-After`. A watch holds its seats only until its response starts
+(its initial events are sent); other long-running requests (exec, attach, logs, proxy) bypass the
+filter, as upstream's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from aiohttp import web
+
+from svc.apiserver.context import RequestContext
+from svc.apiserver.filters import Handler
+from svc.apiserver.flowcontrol.build import FlowControl
+from svc.apiserver.flowcontrol.controller import Level
+from svc.apiserver.flowcontrol.dealer import flow_hash
+from svc.apiserver.flowcontrol.max_inflight import MUTATING_VERBS
+from svc.apiserver.flowcontrol.metrics import FlowSeries
+from svc.apiserver.flowcontrol.queueset import Outcome, QueueSet, Request
+from svc.apiserver.flowcontrol.width import seats
+from svc.apiserver.request_info import RequestInfo
+from svc.machinery import status
+
+TOO_MANY_REQUESTS = "Too many requests, please try again later.\n"
+_LONG_RUNNING_VERBS = frozenset({"watch", "proxy"})
+_LONG_RUNNING_SUBRESOURCES = frozenset({"attach", "exec", "proxy", "log", "portforward"})
+DEFAULT_WAIT = 15.0
+MAX_WAIT = 60.0
+
+
+def long_running(info: RequestInfo) -> bool:
+    return info.verb in _LONG_RUNNING_VERBS or (
+        info.is_resource_request and info.subresource in _LONG_RUNNING_SUBRESOURCES
+    )
+
+
+def too_many_requests(retry_after: int, headers: dict[str, str] | None = None) -> web.Response:
+    response = web.Response(status=429, text=TOO_MANY_REQUESTS, content_type="text/plain", charset="utf-8")
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Retry-After"] = str(retry_after)
+    response.headers.update(headers or {})
+    return response
+
+
+async def limit_requests(ctx: RequestContext, next_handler: Handler) -> web.StreamResponse:
+    control = ctx.server.flowcontrol
+    info = ctx.info
+    assert info is not None
+    if control is None or (long_running(info) and info.verb != "watch"):
+        return await next_handler(ctx)
+    if control.controller is None:
+        return await _max_in_flight(ctx, next_handler, control)
+    return await _priority_and_fairness(ctx, next_handler, control)
+
+
+async def _max_in_flight(ctx: RequestContext, next_handler: Handler, control: FlowControl) -> web.StreamResponse:
+    info, user = ctx.info, ctx.user
+    assert info is not None and user is not None
+    if info.verb == "watch":
+        return await next_handler(ctx)
+    mutating = info.verb in MUTATING_VERBS
+    if not control.max_in_flight.try_acquire(mutating):
+        if "system:masters" in user.groups:
+            return await next_handler(ctx)
+        return too_many_requests(1)
+    try:
+        await asyncio.sleep(0)  # counted for one turn of the loop at least, see `_let_arrivals_in`
+        return await next_handler(ctx)
+    finally:
+        control.max_in_flight.release(mutating)
+
+
+def _wait_limit(ctx: RequestContext, info: RequestInfo) -> float:
+    if info.verb == "watch":
+        return DEFAULT_WAIT
+    return min(ctx.server.options.request_timeout / 4, MAX_WAIT)
+
+
+async def _priority_and_fairness(
+    ctx: RequestContext, next_handler: Handler, control: FlowControl
+) -> web.StreamResponse:
+    info, user = ctx.info, ctx.user
+    assert info is not None and user is not None and control.controller is not None
+    config = control.controller.config
+    schema = config.classifier.classify(user, info)
+    if schema is None:  # only while the configuration is being replaced: serve rather than refuse
+        return await next_handler(ctx)
+    level = config.levels[schema.level]
+    headers = {control.schema_header: schema.uid, control.level_header: level.uid}
+    ctx.started_hooks.append(lambda response: _set_headers(response, headers))
+    series = control.metrics.flow(schema.name, level.name)
+    if level.exempt:
+        return await _run_exempt(ctx, next_handler, level, series, headers)
+    queueset = level.queueset
+    assert queueset is not None
+    distinguisher = schema.flow_distinguisher(user, info)
+    width = seats(ctx.server, ctx.request, info, level.max_seats)
+    request = Request(schema.name, distinguisher, flow_hash(schema.name, distinguisher), width, time.monotonic())
+    request.description = (user.name, info.verb, info.path)
+    outcome = queueset.offer(request)
+    waited = 0.0
+    if outcome is None:
+        outcome = await _wait(ctx, info, queueset, request, series)
+        waited = time.monotonic() - request.arrived
+    elif outcome is Outcome.DISPATCHED:
+        await _let_arrivals_in(queueset, request)
+    if outcome is not Outcome.DISPATCHED:
+        series.waited_then_refused.observe(waited)
+        series.rejected(outcome.value).inc()
+        control.retry_after.record(level.name)
+        return too_many_requests(control.retry_after.seconds(level.name), headers)
+    series.waited_then_ran.observe(waited)
+    series.dispatched.inc()
+    series.executing.inc()
+    series.executing_seats.inc(request.width)
+    released = False
+
+    def release(_: web.StreamResponse | None = None) -> None:
+        nonlocal released
+        if not released:
+            released = True
+            queueset.finish(request)
+            series.executing.dec()
+            series.executing_seats.dec(request.width)
+
+    if info.verb == "watch":
+        ctx.started_hooks.append(release)
+    try:
+        return await _call(ctx, next_handler, headers)
+    finally:
+        release()
+
+
+async def _call(ctx: RequestContext, next_handler: Handler, headers: dict[str, str]) -> web.StreamResponse:
+    """The rest of the chain; its answer, error or not, carries the classification headers."""
+    try:
+        response = await next_handler(ctx)
+    except status.StatusError as error:
+        error.headers.update(headers)
+        raise
+    _set_headers(response, headers)
+    return response
+
+
+async def _wait(
+    ctx: RequestContext, info: RequestInfo, queueset: QueueSet, request: Request, series: FlowSeries
+) -> Outcome:
+    assert request.waiter is not None
+    series.inqueue.inc()
+    try:
+        async with asyncio.timeout(_wait_limit(ctx, info)):
+            await asyncio.shield(request.waiter)
+        return Outcome.DISPATCHED
+    except TimeoutError:
+        return Outcome.TIME_OUT if queueset.withdraw(request, timed_out=True) else Outcome.DISPATCHED
+    except asyncio.CancelledError:
+        if not queueset.withdraw(request, timed_out=False):
+            queueset.finish(request)
+        raise
+    finally:
+        series.inqueue.dec()
+
+
+async def _run_exempt(
+    ctx: RequestContext, next_handler: Handler, level: Level, series: FlowSeries, headers: dict[str, str]
+) -> web.StreamResponse:
+    series.waited_then_ran.observe(0.0)
+    series.dispatched.inc()
+    series.executing.inc()
+    level.executing += 1
+    level.dispatched += 1
+    try:
+        return await _call(ctx, next_handler, headers)
+    finally:
+        level.executing -= 1
+        series.executing.dec()
+
+
+async def _let_arrivals_in(queueset: QueueSet, request: Request) -> None:
+    """Hold the seats for one turn of the event loop before running.
+
+    One process serves every request on one thread: a handler that never awaits (a LIST from the
+    watch cache) would take its seats and give them back within one step, so seats would never be
+    seen taken and a flood would never queue; its requests would instead wait in the event loop's
+    own first-come queue, ahead of everyone else's. Yielding once lets the requests that arrived
+    together be admitted (or queued, or refused) before any of them runs, as concurrent arrivals
+    are in upstream's threaded server.
+    """
+    try:
+        await asyncio.sleep(0)
+    except asyncio.CancelledError:
+        queueset.finish(request)
+        raise
+
+
+def _set_headers(response: web.StreamResponse, headers: dict[str, str]) -> None:
+    if not response.prepared:
+        response.headers.update(headers)

@@ -1,0 +1,248 @@
+"""The queues of one limited priority level, and fair dispatch among them (upstream's `queueset`).
+
+A request needs `width` seats. It runs at once when the level has them free and nobody waits;
+otherwise a `Reject` level refuses it, and a `Queue` level puts it on the shortest (fewest seats
+waiting and running) of the queues its flow's hand deals, refusing it when that queue already holds
+`queueLengthLimit` requests.
+
+Dispatch is fair queuing by virtual time: the level's virtual clock R advances, in real seconds,
+at the rate of the seats in use (at most the limit) divided by the queues that have work. Each queue
+carries the R at which its next request may start; dispatching a request moves it on by `width` x
+the nominal service time `G`, and the request's end corrects it by what it actually took. The
+queue with the smallest next-start R goes first; when its head does not fit in the free seats,
+dispatch waits for seats rather than letting narrower requests overtake it. A queue that falls
+idle restarts at the current R, so no flow banks credit while it is away.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+
+from svc.apiserver.flowcontrol.dealer import Dealer
+
+SERVICE_TIME = 60.0  # G: nominal seconds a request is charged for when it is dispatched
+
+
+class Outcome(Enum):
+    DISPATCHED = "dispatched"
+    QUEUE_FULL = "queue-full"
+    CONCURRENCY_LIMIT = "concurrency-limit"
+    TIME_OUT = "time-out"
+
+
+@dataclass(frozen=True)
+class Queuing:
+    queues: int
+    hand_size: int
+    queue_length_limit: int
+
+
+@dataclass(eq=False)
+class Request:
+    flow_schema: str
+    distinguisher: str
+    flow: int
+    width: int
+    arrived: float
+    description: tuple[str, ...] = ()
+    """User, verb and path, for `dump_requests`."""
+    queue: Queue | None = None
+    started: float = 0.0
+    charged_r: float = 0.0
+    waiter: asyncio.Future[None] | None = None
+
+
+@dataclass(eq=False)
+class Queue:
+    index: int
+    waiting: deque[Request] = field(default_factory=deque)
+    executing: int = 0
+    seats_in_use: int = 0
+    next_r: float = 0.0
+    seats_waiting: int = 0
+
+    def busy(self) -> bool:
+        return bool(self.waiting) or self.executing > 0
+
+
+@dataclass
+class Counts:
+    dispatched: int = 0
+    rejected: int = 0
+    timed_out: int = 0
+    cancelled: int = 0
+
+
+class QueueSet:
+    def __init__(
+        self, name: str, limit: int, queuing: Queuing | None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.name = name
+        self.limit = limit
+        self.clock = clock
+        self.queuing = queuing
+        self.queues = [Queue(index) for index in range(queuing.queues)] if queuing else []
+        self.dealer = Dealer(queuing.queues, queuing.hand_size) if queuing else None
+        self.seats_in_use = 0
+        self.executing: set[Request] = set()
+        self.waiting_count = 0
+        self.waiting_seats = 0
+        self.active_queues = 0
+        """Queues with requests waiting or running: the divisor of virtual time's rate."""
+        self.counts = Counts()
+        self.peak_demand = 0
+        self._r = 0.0
+        self._r_updated = clock()
+
+    # -- configuration -----------------------------------------------------------------------
+    def reconfigure(self, limit: int, queuing: Queuing | None) -> None:
+        """New seats or queues; requests already waiting stay in their queues until dispatched."""
+        self.limit = limit
+        if queuing != self.queuing:
+            self.queuing = queuing
+            self.dealer = Dealer(queuing.queues, queuing.hand_size) if queuing else None
+            count = queuing.queues if queuing else 0
+            while len(self.queues) < count:
+                self.queues.append(Queue(len(self.queues)))
+        self._dispatch()
+
+    # -- virtual time ------------------------------------------------------------------------
+    def _advance(self) -> None:
+        """Move the virtual clock R up to now, at the rate of the interval just ended."""
+        now = self.clock()
+        if self.active_queues:
+            self._r += (now - self._r_updated) * min(self.seats_in_use, self.limit) / self.active_queues
+        self._r_updated = now
+
+    # -- admission ---------------------------------------------------------------------------
+    def _fits(self, width: int) -> bool:
+        return self.seats_in_use == 0 or self.seats_in_use + width <= self.limit
+
+    def _note_demand(self) -> None:
+        self.peak_demand = max(self.peak_demand, self.seats_in_use + self.waiting_seats)
+
+    def offer(self, request: Request) -> Outcome | None:
+        """Run the request now (DISPATCHED), refuse it (QUEUE_FULL, CONCURRENCY_LIMIT), or queue it
+        (None: wait on `request.waiter`)."""
+        if request.width > self.limit:
+            request.width = max(1, self.limit)
+        self._advance()
+        if self.dealer is None:
+            if self._fits(request.width):
+                self._start(request)
+                self._note_demand()
+                return Outcome.DISPATCHED
+            self.peak_demand = max(self.peak_demand, self.seats_in_use + request.width)
+            self.counts.rejected += 1
+            return Outcome.CONCURRENCY_LIMIT
+        assert self.queuing is not None
+        hand = self.dealer.deal(request.flow)
+        queue = self._shortest(hand)
+        if len(queue.waiting) >= self.queuing.queue_length_limit:
+            self.counts.rejected += 1
+            return Outcome.QUEUE_FULL
+        if not queue.busy():
+            queue.next_r = max(queue.next_r, self._r)
+            self.active_queues += 1
+        request.queue = queue
+        if not self.waiting_count and self._fits(request.width):
+            # nobody waits anywhere: the request would be dispatched at once, without a waiter
+            self._start(request)
+            self._note_demand()
+            return Outcome.DISPATCHED
+        queue.waiting.append(request)
+        queue.seats_waiting += request.width
+        self.waiting_count += 1
+        self.waiting_seats += request.width
+        request.waiter = asyncio.get_running_loop().create_future()
+        self._dispatch()
+        self._note_demand()
+        if request.waiter.done():
+            return Outcome.DISPATCHED
+        return None
+
+    def _shortest(self, hand: tuple[int, ...]) -> Queue:
+        """The queue of the hand with the fewest seats waiting and running (the first of equals)."""
+        best = self.queues[hand[0]]
+        best_work = best.seats_waiting + best.seats_in_use
+        for index in hand[1:]:
+            queue = self.queues[index]
+            work = queue.seats_waiting + queue.seats_in_use
+            if work < best_work:
+                best, best_work = queue, work
+        return best
+
+    def withdraw(self, request: Request, *, timed_out: bool) -> bool:
+        """Take a waiting request out of its queue (its wait ended); False when it was dispatched meanwhile."""
+        queue = request.queue
+        if queue is None or request not in queue.waiting:
+            return False
+        self._advance()
+        queue.waiting.remove(request)
+        queue.seats_waiting -= request.width
+        if not queue.busy():
+            self.active_queues -= 1
+        self.waiting_count -= 1
+        self.waiting_seats -= request.width
+        if timed_out:
+            self.counts.timed_out += 1
+            self.counts.rejected += 1
+        else:
+            self.counts.cancelled += 1
+        self._dispatch()
+        return True
+
+    def _start(self, request: Request) -> None:
+        request.started = self.clock()
+        self.seats_in_use += request.width
+        self.executing.add(request)
+        self.counts.dispatched += 1
+        queue = request.queue
+        if queue is not None:
+            queue.executing += 1
+            queue.seats_in_use += request.width
+            request.charged_r = request.width * SERVICE_TIME
+            queue.next_r += request.charged_r
+
+    def _dispatch(self) -> None:
+        while self.waiting_count:
+            queue = min((q for q in self.queues if q.waiting), key=lambda q: q.next_r)
+            head = queue.waiting[0]
+            if not self._fits(head.width):
+                return
+            queue.waiting.popleft()
+            queue.seats_waiting -= head.width
+            self.waiting_count -= 1
+            self.waiting_seats -= head.width
+            self._start(head)
+            if head.waiter is not None and not head.waiter.done():
+                head.waiter.set_result(None)
+
+    def finish(self, request: Request) -> None:
+        """The request ended (or a watch finished starting): free its seats, correct its queue's R."""
+        if request not in self.executing:
+            return
+        self._advance()
+        self.executing.discard(request)
+        self.seats_in_use -= request.width
+        queue = request.queue
+        if queue is not None:
+            queue.executing -= 1
+            queue.seats_in_use -= request.width
+            took = self.clock() - request.started
+            queue.next_r -= max(0.0, request.charged_r - request.width * took)
+            if not queue.busy():
+                self.active_queues -= 1
+        self._dispatch()
+
+    # -- reporting ---------------------------------------------------------------------------
+    def take_peak_demand(self) -> int:
+        """Seats demanded at most since the last call (running plus waiting); restarts the window."""
+        peak = max(self.peak_demand, self.seats_in_use)
+        self.peak_demand = self.seats_in_use
+        return peak
