@@ -27,6 +27,8 @@ from svc.apiserver.authn.token_file import TokenFile, TokenFileError
 from svc.apiserver.authn.x509 import load_client_cas
 from svc.apiserver.authz import options as authz_options
 from svc.apiserver.authz.options import AuthorizationOptions
+from svc.apiserver.aggregator import options as aggregator_options
+from svc.apiserver.aggregator.options import AggregatorOptions
 from svc.apiserver.faults import options as fault_options
 from svc.apiserver.faults.options import FaultOptions
 from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
@@ -95,6 +97,7 @@ class Options:
     service_node_port_range: range = field(default_factory=lambda: parse_node_port_range(DEFAULT_NODE_PORT_RANGE))
     admission: AdmissionOptions = field(default_factory=AdmissionOptions)
     faults: FaultOptions = field(default_factory=FaultOptions)
+    aggregator: AggregatorOptions = field(default_factory=AggregatorOptions)
     authentication: authn_options.AuthenticationOptions = field(default_factory=authn_options.AuthenticationOptions)
 
     @property
@@ -244,6 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--logging-format", help="text (default) or json")
     admission_options.add_arguments(parser)
     fault_options.add_arguments(parser)
+    aggregator_options.add_arguments(parser)
     authn_options.add_arguments(parser)
     return parser
 
@@ -341,6 +345,7 @@ def parse_options(argv: list[str]) -> Options:
         options.admission = admission_options.from_args(args)
         options.audit = audit_options.from_args(args)
         options.faults = fault_options.from_args(args)
+        options.aggregator = aggregator_options.from_args(args)
     except (ValueError, FeatureGateError, TokenFileError) as error:
         parser.error(str(error))
     _apply_authorization(options)

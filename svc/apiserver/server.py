@@ -31,6 +31,7 @@ from svc.apiserver.admission.plugins.policy.status_loop import status_loop
 from svc.apiserver.admission.plugins.priority import create_system_priority_classes
 from svc.apiserver.admission.plugins.webhook.build import close_webhooks
 from svc.apiserver.admission.registry import build_plugins
+from svc.apiserver.aggregator.build import build_aggregator
 from svc.apiserver.apiextensions.build import build_apiextensions
 from svc.apiserver.audit.auditor import build_audit
 from svc.apiserver.authn import extension_configmap
@@ -142,6 +143,7 @@ class Server:
         self.discovery = Discovery(self.resources, self.served_subresources, "")
         self.openapi = OpenAPI(self.resources, self.profile)
         self.apiextensions = build_apiextensions(self)
+        self.aggregator = build_aggregator(options.aggregator, self)
         self.audit = build_audit(options.audit)
         self.chain = build_handler_chain(endpoint)
         self.version_info = {
@@ -290,7 +292,12 @@ class Server:
             *common[3:],
             HealthCheck("shutdown", not_shutting_down),
         ]
-        return {"healthz": common, "livez": common, "readyz": readiness}
+        aggregator = self.aggregator.health_checks()
+        return {
+            "healthz": [*common, *aggregator[1:]],
+            "livez": [*common, *aggregator[1:]],
+            "readyz": [*readiness[:-1], *aggregator, readiness[-1]],
+        }
 
     # -- lifecycle ---------------------------------------------------------------------------
     def _cache_enabled(self, resource: Any) -> bool:
@@ -416,6 +423,7 @@ class Server:
         if self.node_policy is not None:
             await self.node_policy.start(self.store_for)
         await self.apiextensions.start()
+        await self.aggregator.start()
         self.kubeconfig_path = options.data_dir / "admin.kubeconfig"
         config = admin_kubeconfig(
             self.pki,
@@ -459,6 +467,7 @@ class Server:
             await self.node_policy.stop()
         await self.authentication.close()
         await close_webhooks(self)
+        await self.aggregator.stop()
         await self.apiextensions.stop()
         for cache in self.caches.values():
             await cache.stop()
