@@ -18,6 +18,8 @@ from svc.api.brand import PROFILES
 from svc.api.resources import parse_runtime_config
 from svc.apiserver.admission import options as admission_options
 from svc.apiserver.admission.options import AdmissionOptions
+from svc.apiserver.aggregator import options as aggregator_options
+from svc.apiserver.aggregator.options import AggregatorOptions
 from svc.apiserver.audit import options as audit_options
 from svc.apiserver.audit.options import AuditOptions
 from svc.apiserver.authn import external_options
@@ -27,8 +29,6 @@ from svc.apiserver.authn.token_file import TokenFile, TokenFileError
 from svc.apiserver.authn.x509 import load_client_cas
 from svc.apiserver.authz import options as authz_options
 from svc.apiserver.authz.options import AuthorizationOptions
-from svc.apiserver.aggregator import options as aggregator_options
-from svc.apiserver.aggregator.options import AggregatorOptions
 from svc.apiserver.faults import options as fault_options
 from svc.apiserver.faults.options import FaultOptions
 from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
