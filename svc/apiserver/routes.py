@@ -58,7 +58,7 @@ async def endpoint(ctx: RequestContext) -> web.StreamResponse:
     info = ctx.info
     assert info is not None
     path = ctx.request.path
-    if path.startswith("/apis/"):
+    if path.startswith(("/apis/", "/openapi/v3/apis/")):
         proxied = await ctx.server.aggregator.route(ctx, path)
         if proxied is not None:
             return proxied
@@ -149,7 +149,7 @@ async def _non_resource(ctx: RequestContext) -> web.StreamResponse:
     if path == "/version":
         return _json(ctx, orjson.dumps(server.version_info, option=orjson.OPT_INDENT_2))
     if path.startswith("/openapi/"):
-        return await server.openapi.serve(ctx, path)
+        return await server.openapi.serve(ctx, path, server.aggregator.openapi)
     discovery = server.discovery
     if path in ("/api", "/apis"):
         aggregated = server.aggregated_discovery_request(request.headers.get("Accept", ""))

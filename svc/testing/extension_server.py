@@ -1,6 +1,7 @@
 """A real extension API server for tests and the bench: HTTPS on loopback, serving one group version.
 
-It answers discovery (`/apis`, `/apis/<group>`, `/apis/<group>/<version>`), lists and gets of its
+It answers discovery (`/apis`, `/apis/<group>`, `/apis/<group>/<version>`), a small OpenAPI
+document (`/openapi/v2`, `/openapi/v3/apis/<group>/<version>`), lists and gets of its
 resources (items come from a function called per request, so a test changes what it serves by
 changing its data), a watch that sends the current items as ADDED events, and records the
 front-proxy headers of every request it receives. `metrics_api` builds the resource metrics API
@@ -71,6 +72,34 @@ class ExtensionApi:
             ],
         }
 
+    def openapi(self, v3: bool) -> Obj:
+        """A small OpenAPI document: a list operation per resource and a definition per kind."""
+        group_dots = ".".join(reversed(self.group.split(".")))
+        names = {r.kind: f"{group_dots}.{self.version}.{r.kind}" for r in self.resources}
+        paths = {
+            f"/apis/{self.group_version}/{r.name}": {
+                "get": {
+                    "operationId": f"list{r.kind}",
+                    "x-kubernetes-group-version-kind": {"group": self.group, "version": self.version, "kind": r.kind},
+                    "responses": {"200": {"description": "OK"}},
+                }
+            }
+            for r in self.resources
+        }
+        schemas = {
+            names[r.kind]: {
+                "type": "object",
+                "properties": {"kind": {"type": "string"}, "apiVersion": {"type": "string"}},
+                "x-kubernetes-group-version-kind": [{"group": self.group, "version": self.version, "kind": r.kind}],
+            }
+            for r in self.resources
+        }
+        if v3:
+            return {"openapi": "3.0.0", "info": {"title": self.group, "version": self.version}, "paths": paths,
+                    "components": {"schemas": schemas}}  # fmt: skip
+        return {"swagger": "2.0", "info": {"title": self.group, "version": self.version}, "paths": paths,
+                "definitions": schemas}  # fmt: skip
+
     def group_object(self) -> Obj:
         version = {"groupVersion": self.group_version, "version": self.version}
         return {"name": self.group, "versions": [version], "preferredVersion": version}
@@ -114,6 +143,10 @@ def _app(api: ExtensionApi) -> web.Application:
             }
         )
         path = request.path.rstrip("/")
+        if path == "/openapi/v2":
+            return _json(api.openapi(v3=False))
+        if path == f"/openapi/v3/apis/{api.group_version}":
+            return _json(api.openapi(v3=True))
         if path == "/apis":
             return _json({"kind": "APIGroupList", "apiVersion": "v1", "groups": [api.group_object()]})
         if path == f"/apis/{api.group}":

@@ -1,7 +1,8 @@
 """The aggregation layer as the server wires it: one object to start, stop, route and check.
 
-`route` is asked first for every request under `/apis/<group>/<version>`: a group version an
-APIService names a service for is proxied; everything else is served locally. The readiness checks
+`route` is asked first for every request under `/apis/<group>/<version>` (and for the v3 OpenAPI
+document of a group version): a group version an APIService names a service for is proxied;
+everything else is served locally. The readiness checks
 carry upstream's names: `autoregister-completion` (every local APIService exists),
 `poststarthook/apiservice-registration-controller` and
 `poststarthook/apiservice-status-available-controller` (the first pass of each has run).
@@ -18,6 +19,7 @@ from aiohttp import web
 from svc.apiserver.aggregator.availability import AvailabilityChecker
 from svc.apiserver.aggregator.controllers import Controllers
 from svc.apiserver.aggregator.discovery import MergedDiscovery
+from svc.apiserver.aggregator.openapi import MergedOpenAPI, RemoteSpecs
 from svc.apiserver.aggregator.options import AggregatorOptions
 from svc.apiserver.aggregator.proxy import Proxy
 from svc.apiserver.aggregator.registry import Registry, RemoteService, remote_service
@@ -43,6 +45,7 @@ class Aggregator:
         self.resolver = Resolver(
             self._get_service, self._list_slices, endpoint_routing=options.enable_aggregator_routing
         )
+        self.specs = RemoteSpecs(self.resolver, self.transport)
         self.proxy = Proxy(self.resolver, self.transport, reject_redirects=options.reject_forwarding_redirect)
         built_in = frozenset(group.name for group in server.resources.groups)
         self.controllers = Controllers(
@@ -51,11 +54,13 @@ class Aggregator:
             built_in=built_in,
             profile=server.profile,
             checker=AvailabilityChecker(self.resolver, self.transport),
+            specs=self.specs,
             registry=self.registry,
             user=UserInfo(server.profile.apiserver_name, groups=("system:masters",)),
             interval=SYNC_INTERVAL_SECONDS,
         )
         self.discovery = MergedDiscovery(self.registry, self.controllers.discovery)
+        self.openapi = MergedOpenAPI(self.registry, self.specs)
         self._task: asyncio.Task[None] | None = None
 
     # -- collaborators read through the server's stores --------------------------------------
@@ -92,7 +97,7 @@ class Aggregator:
 
     async def route(self, ctx: RequestContext, path: str) -> web.StreamResponse | None:
         """The proxied response for a remote group version's path, or None to serve locally."""
-        parts = path.split("/", 4)
+        parts = path.removeprefix("/openapi/v3").split("/", 4)
         if len(parts) < 4 or parts[1] != "apis" or not parts[2] or not parts[3]:
             return None
         if not self.registry.remote and self.server.resources.group(parts[2]) is not None:

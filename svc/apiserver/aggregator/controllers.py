@@ -1,5 +1,6 @@
 """The aggregator's control loops in the API server: autoregister (local APIServices) and the
-availability controller (the `Available` condition, and the discovery documents of extension servers).
+availability controller (the `Available` condition, and the discovery documents and OpenAPI specs of
+extension servers, fetched once they answer).
 
 Both are level-based over the APIService objects and run on one timer; each pass also refreshes the
 `Registry` the proxy routes by. A remote APIService is checked every pass (upstream re-checks on every
@@ -12,6 +13,7 @@ import asyncio
 import contextlib
 import copy
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +21,7 @@ from svc.api.kinds.custom_resource_definitions import set_condition
 from svc.apiserver.aggregator import local_services
 from svc.apiserver.aggregator.availability import LOCAL, AvailabilityChecker
 from svc.apiserver.aggregator.discovery import RemoteDocuments
+from svc.apiserver.aggregator.openapi import RemoteSpecs
 from svc.apiserver.aggregator.registry import Registry, condition, remote_service
 from svc.machinery import status
 from svc.registry.admission import NoAdmission, UserInfo
@@ -38,6 +41,7 @@ class Controllers:
         built_in: frozenset[str],
         profile: Any,
         checker: AvailabilityChecker,
+        specs: RemoteSpecs,
         registry: Registry,
         user: UserInfo,
         interval: float,
@@ -47,6 +51,7 @@ class Controllers:
         self._built_in = built_in
         self._profile = profile
         self.checker = checker
+        self.specs = specs
         self.registry = registry
         self.user = user
         self.interval = interval
@@ -119,6 +124,9 @@ class Controllers:
         key = (entry.group, entry.version)
         if verdict.discovery is not None:
             self.discovery.put(key, verdict.discovery)
+            now = time.monotonic()
+            if self.specs.stale(entry, now):
+                await self.specs.fetch(entry, now)
         elif verdict.status != "True":
             self.discovery.drop(key)
         return verdict.condition()

@@ -153,3 +153,18 @@ def test_discovery_includes_the_extension_group(kube_server, tmp_path: Path) -> 
     resources = {r["resource"]: r for r in item["versions"][0]["resources"]}
     assert resources["pods"]["scope"] == "Namespaced" and resources["nodes"]["scope"] == "Cluster"
     assert resources["nodes"]["responseKind"]["kind"] == "NodeMetrics"
+
+
+def test_openapi_includes_the_extension_group(kube_server, tmp_path: Path) -> None:
+    client = kube_server.client()
+    with threaded_extension_server(metrics(), issue_extension_tls(tmp_path, "metrics", "default")) as extension:
+        register(client, extension, service="metrics", namespace="default")
+        wait_for_available(client, "True")
+        v2 = client.request("GET", "/openapi/v2").json()
+        index = client.request("GET", "/openapi/v3").json()["paths"]
+        v3 = client.request("GET", index["apis/metrics.k8s.io/v1beta1"]["serverRelativeURL"])
+    assert "/apis/metrics.k8s.io/v1beta1/nodes" in v2["paths"]
+    assert "io.k8s.metrics.v1beta1.NodeMetrics" in v2["definitions"]
+    assert "/api/v1/namespaces/{namespace}/pods" in v2["paths"]
+    assert v3.status == 200
+    assert "/apis/metrics.k8s.io/v1beta1/pods" in v3.json()["paths"]
