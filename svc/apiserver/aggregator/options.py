@@ -6,6 +6,8 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
+from svc.machinery.gotext import parse_bool
+
 
 @dataclass
 class AggregatorOptions:
@@ -15,13 +17,11 @@ class AggregatorOptions:
     proxy_client_key_file: str = ""
 
 
-def _bool(value: str) -> bool:
-    lowered = value.strip().lower()
-    if lowered in ("true", "1", "t"):
-        return True
-    if lowered in ("false", "0", "f"):
-        return False
-    raise ValueError(f'invalid boolean value "{value}"')
+def _bool(flag: str, value: str) -> bool:
+    try:
+        return parse_bool(value)
+    except ValueError as error:
+        raise ValueError(f'invalid argument "{value}" for "{flag}" flag: {error}') from None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,9 +47,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def from_args(args: argparse.Namespace) -> AggregatorOptions:
     options = AggregatorOptions()
     if args.enable_aggregator_routing is not None:
-        options.enable_aggregator_routing = _bool(args.enable_aggregator_routing)
+        options.enable_aggregator_routing = _bool("--enable-aggregator-routing", args.enable_aggregator_routing)
     if args.aggregator_reject_forwarding_redirect is not None:
-        options.reject_forwarding_redirect = _bool(args.aggregator_reject_forwarding_redirect)
+        options.reject_forwarding_redirect = _bool(
+            "--aggregator-reject-forwarding-redirect", args.aggregator_reject_forwarding_redirect
+        )
     cert, key = args.proxy_client_cert_file or "", args.proxy_client_key_file or ""
     if bool(cert) != bool(key):
         raise ValueError("--proxy-client-cert-file and --proxy-client-key-file must be given together")
