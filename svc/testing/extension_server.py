@@ -1,7 +1,7 @@
 """A real extension API server for tests and the bench: HTTPS on loopback, serving one group version.
 
 It answers discovery (`/apis`, `/apis/<group>`, `/apis/<group>/<version>`), a small OpenAPI
-document (`/openapi/v2`, `/openapi/v3/apis/<group>/<version>`), lists and gets of its
+document (`/openapi/v2`, `/openapi/v3/apis/<group>/<version>`), a WebSocket echo on any path, lists and gets of its
 resources (items come from a function called per request, so a test changes what it serves by
 changing its data), a watch that sends the current items as ADDED events, and records the
 front-proxy headers of every request it receives. `metrics_api` builds the resource metrics API
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from aiohttp import web
+from aiohttp import WSMsgType, web
 
 from svc.client.rest import RestClient
 from svc.machinery.labels import parse_label_selector
@@ -124,6 +124,18 @@ def _not_found(path: str) -> web.Response:
     )
 
 
+async def _echo(request: web.Request) -> web.WebSocketResponse:
+    """A WebSocket on any path sends back what it receives (for upgrade pass-through tests)."""
+    socket = web.WebSocketResponse(protocols=("echo.test",))
+    await socket.prepare(request)
+    async for message in socket:
+        if message.type == WSMsgType.TEXT:
+            await socket.send_str(message.data)
+        elif message.type == WSMsgType.BINARY:
+            await socket.send_bytes(message.data)
+    return socket
+
+
 def _app(api: ExtensionApi) -> web.Application:
     by_name = {r.name: r for r in api.resources}
     base = f"/apis/{api.group_version}"
@@ -142,6 +154,8 @@ def _app(api: ExtensionApi) -> web.Application:
                 else False,
             }
         )
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            return await _echo(request)
         path = request.path.rstrip("/")
         if path == "/openapi/v2":
             return _json(api.openapi(v3=False))

@@ -4,11 +4,15 @@ answered 503 `service unavailable` when the APIService is not available, whose c
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
+import aiohttp
 import pytest
 
+from svc.client.kubeconfig import load_kubeconfig
+from svc.client.tls import ssl_context
 from svc.testing.extension_server import (
     issue_extension_tls,
     register,
@@ -168,3 +172,28 @@ def test_openapi_includes_the_extension_group(kube_server, tmp_path: Path) -> No
     assert "/api/v1/namespaces/{namespace}/pods" in v2["paths"]
     assert v3.status == 200
     assert "/apis/metrics.k8s.io/v1beta1/pods" in v3.json()["paths"]
+
+
+def test_a_websocket_upgrade_is_relayed(kube_server, tmp_path: Path) -> None:
+    client = kube_server.client()
+    config = load_kubeconfig(kube_server.kubeconfig)
+    headers = {"Authorization": f"Bearer {config.token}"} if config.token else {}
+
+    async def echo() -> tuple[str | None, str]:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.ws_connect(
+                f"{kube_server.url}/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/web-1/echo",
+                ssl=ssl_context(config),
+                headers=headers,
+                protocols=("echo.test",),
+            ) as socket,
+        ):
+            await socket.send_str("hello")
+            message = await asyncio.wait_for(socket.receive(), 10)
+            return socket.protocol, message.data
+
+    with threaded_extension_server(metrics(), issue_extension_tls(tmp_path, "metrics", "default")) as extension:
+        register(client, extension, service="metrics", namespace="default")
+        wait_for_available(client, "True")
+        assert asyncio.run(echo()) == ("echo.test", "hello")
