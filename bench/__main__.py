@@ -24,6 +24,7 @@ import uvloop
 from bench import (
     admission,
     admission_policy,
+    aggregator,
     authn,
     authz,
     cel,
@@ -76,6 +77,7 @@ SCENARIOS = (
     "workloads",
     "webhooks",
     "crd",
+    "aggregator",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 # The bench's objects as the server returns them (its metadata included): the anchors' value sizes
@@ -182,6 +184,7 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
         ("snapshots", snapshots),
         ("crd", crd),
         ("webhooks", webhooks),
+        ("aggregator", aggregator),
         ("workloads", workloads),
     ):
         if name in only:
@@ -255,6 +258,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         "workloads",
         "webhooks",
         "crd",
+        "aggregator",
     )
     chosen = [sections[name] for name in order if name in sections]
     chosen += [ratios_section(facts), targets_section(facts)]
