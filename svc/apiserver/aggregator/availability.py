@@ -81,7 +81,6 @@ class AvailabilityChecker:
         except TransportError as error:
             return _false("FailedDiscoveryCheck", f"failing or missing response from {url}: {error}")
         headers = {
-            "Host": f"{entry.service.server_name}:{entry.service.port}",
             "Accept": "application/json",
             "X-Remote-User": AGGREGATOR_USER,
             "X-Remote-Group": "system:masters",

@@ -81,7 +81,8 @@ class Controllers:
             if name not in wanted and local_services.automanaged(existing, self._profile) == local_services.MANAGED:
                 with contextlib.suppress(status.StatusError):
                     await store.delete("", name, DeleteOptions(), admission=NoAdmission(), user=self.user)
-        self.pending_local = {name for name in self.pending_local if name not in await self._names(store)}
+        if self.pending_local:
+            self.pending_local -= await self._names(store)
         self.registered = not self.pending_local
 
     async def _names(self, store: GenericStore) -> set[str]:

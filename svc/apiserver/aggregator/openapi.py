@@ -50,7 +50,7 @@ class RemoteSpecs:
             async with asyncio.timeout(FETCH_TIMEOUT_SECONDS):
                 async with self.transport.session().get(
                     f"https://{address.netloc}/openapi/v2",
-                    headers={"Accept": "application/json", "Host": f"{entry.service.server_name}:{entry.service.port}"},
+                    headers={"Accept": "application/json"},
                     ssl=context,
                     server_hostname=entry.service.server_name,
                 ) as response:

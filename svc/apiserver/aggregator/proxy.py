@@ -61,15 +61,21 @@ def front_proxy_headers(user: UserInfo) -> list[tuple[str, str]]:
     return headers
 
 
-def forwarded_headers(request: web.BaseRequest, user: UserInfo, host: str) -> list[tuple[str, str]]:
+def forwarded_headers(request: web.BaseRequest, user: UserInfo) -> list[tuple[str, str]]:
+    """The caller's headers minus credentials, hop-by-hop and front-proxy ones (`Host` becomes the dialled
+    address), the caller appended to `X-Forwarded-For` (as Go's reverse proxy does), the identity headers."""
     kept = [
         (name, value)
         for name, value in request.headers.items()
         if name.lower() not in _HOP_BY_HOP
-        and name.lower() != "authorization"
+        and name.lower() not in ("authorization", "x-forwarded-for")
         and not name.lower().startswith(_DROPPED_PREFIXES)
     ]
-    return [*kept, ("Host", host), *front_proxy_headers(user)]
+    forwarded = [v.strip() for v in request.headers.getall("X-Forwarded-For", []) if v.strip()]
+    if request.remote:
+        forwarded.append(request.remote)
+    extra = [("X-Forwarded-For", ", ".join(forwarded))] if forwarded else []
+    return [*kept, *extra, *front_proxy_headers(user)]
 
 
 class Proxy:
@@ -91,8 +97,7 @@ class Proxy:
             return plain_error(503, "service unavailable")
         request = ctx.request
         url = f"https://{address.netloc}{request.rel_url}"
-        host = f"{entry.service.server_name}:{entry.service.port}"
-        headers = forwarded_headers(request, user, host)
+        headers = forwarded_headers(request, user)
         if request.headers.get("Upgrade", "").lower() == "websocket":
             return await self._websocket(request, url, headers, context, entry)
         try:
