@@ -122,14 +122,11 @@ class Controllers:
             verdict = await self.checker.check(entry)
         except status.StatusError as error:
             return {"type": "Available", "status": "Unknown", "reason": "ServiceAccessError", "message": error.message}
-        key = (entry.group, entry.version)
         if verdict.discovery is not None:
-            self.discovery.put(key, verdict.discovery)
+            self.discovery.put((entry.group, entry.version), verdict.discovery)
             now = time.monotonic()
             if self.specs.stale(entry, now):
                 await self.specs.fetch(entry, now)
-        elif verdict.status != "True":
-            self.discovery.drop(key)
         return verdict.condition()
 
     async def _write_condition(self, store: GenericStore, name: str, wanted: Obj) -> None:

@@ -3,7 +3,8 @@
 The local documents stay as `Discovery` builds them; the remote groups (from APIServices, ordered by
 group priority) are appended. Their resources come from the APIResourceList each extension server
 answered the availability check with, converted to the aggregated form, as upstream's aggregated
-discovery manager does for servers that only serve the legacy documents. A merged document is built
+discovery manager does for servers that only serve the legacy documents; while an APIService is not
+available its last document is kept, marked `Stale`. A merged document is built
 once per change (local documents or remote ones) and kept as bytes.
 """
 
@@ -30,10 +31,6 @@ class RemoteDocuments:
     def put(self, key: tuple[str, str], document: Obj) -> None:
         if self.documents.get(key) != document:
             self.documents[key] = document
-            self.generation += 1
-
-    def drop(self, key: tuple[str, str]) -> None:
-        if self.documents.pop(key, None) is not None:
             self.generation += 1
 
 
@@ -142,7 +139,7 @@ class MergedDiscovery:
                         {
                             "version": entry.version,
                             "resources": _aggregated_resources(fetched),
-                            "freshness": "Current",
+                            "freshness": "Current" if entry.available else "Stale",
                         }
                     )
                 if versions:

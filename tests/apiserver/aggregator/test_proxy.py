@@ -88,6 +88,10 @@ def test_a_down_extension_server_is_unavailable_and_requests_get_503(kube_server
     response = client.request("GET", NODES)
     assert (response.status, response.body) == (503, b"service unavailable\n")
     assert response.headers["Content-Type"] == "text/plain; charset=utf-8"
+    accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+    aggregated = client.request("GET", "/apis", accept=accept).json()
+    item = next(i for i in aggregated["items"] if i["metadata"]["name"] == "metrics.k8s.io")
+    assert item["versions"][0]["freshness"] == "Stale"
 
 
 def _remote_apiservice(service: str, port: int = 443) -> dict:
