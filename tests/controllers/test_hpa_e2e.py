@@ -98,3 +98,45 @@ def test_a_deployment_scales_up_when_its_pods_use_more_cpu_than_the_target(
         metric = status()["currentMetrics"][0]["resource"]
         assert metric["name"] == "cpu" and metric["current"]["averageUtilization"] == 150
         assert status()["lastScaleTime"]
+
+
+def test_without_a_metrics_api_scaling_is_not_active(
+    svc_server_factory: Callable[..., RunningServer],
+    svc_controller_manager: Callable[..., RunningControllerManager],
+) -> None:
+    server = svc_server_factory("--brand-profile=kubernetes")
+    rest = server.client()
+    svc_controller_manager(
+        server,
+        "--brand-profile=kubernetes",
+        "--controllers=deployment,replicaset,horizontalpodautoscaling",
+        "--horizontal-pod-autoscaler-sync-period=1s",
+    )
+    labels = {"app": "web"}
+    template = {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "app", "image": "nginx"}]}}
+    deployment = {
+        "metadata": {"name": "web"},
+        "spec": {"replicas": 2, "selector": {"matchLabels": labels}, "template": template},
+    }
+    assert rest.request("POST", DEPLOYMENTS, body=deployment).status == 201
+    hpa = {
+        "metadata": {"name": "web"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 4},
+    }
+    assert rest.request("POST", HPA, body=hpa).status == 201
+
+    def conditions() -> dict:
+        return {
+            c["type"]: c for c in (rest.request("GET", f"{HPA}/web").json().get("status") or {}).get("conditions", [])
+        }
+
+    assert wait_for(lambda: "ScalingActive" in conditions(), timeout=30), conditions()
+    active = conditions()["ScalingActive"]
+    assert (active["status"], active["reason"]) == ("False", "FailedGetResourceMetric")
+    assert active["message"].startswith(
+        "the HPA was unable to compute the replica count: failed to get cpu utilization: unable to get metrics for "
+        "resource cpu: unable to fetch metrics from resource metrics API:"
+    )
+    able = conditions()["AbleToScale"]
+    assert (able["status"], able["reason"]) == ("True", "SucceededGetScale")
+    assert rest.request("GET", f"{HPA}/web").json()["status"]["currentReplicas"] == 2
