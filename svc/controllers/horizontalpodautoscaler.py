@@ -20,7 +20,7 @@ from decimal import Decimal
 from typing import Any
 
 from svc.client.aio import ApiError, resource_path
-from svc.client.informer import Handler, Informer, key_of
+from svc.client.informer import NAMESPACE_INDEX, Handler, Informer, key_of
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers import hpa_behavior as behavior
 from svc.controllers import hpa_replicas as replicas
@@ -256,8 +256,8 @@ class HorizontalPodAutoscalerController:
         namespace = hpa["metadata"]["namespace"]
         pods = [
             pod
-            for pod in self.pods.list()
-            if pod["metadata"].get("namespace") == namespace and parsed.matches(pod["metadata"].get("labels") or {})
+            for pod in self.pods.by_index(NAMESPACE_INDEX, namespace)
+            if parsed.matches(pod["metadata"].get("labels") or {})
         ]
         specs = hpa["spec"].get("metrics") or []
         best, best_name, statuses, failures = -1, "", [], []

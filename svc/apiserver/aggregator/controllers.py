@@ -77,8 +77,10 @@ class Controllers:
                 await self._create(store, obj)
             elif local_services.automanaged(existing, self._profile) and local_services.differs(existing, obj):
                 await self._replace_spec(store, name, obj)
+        # `true` APIServices follow what is served; `onstart` ones are only pruned at start, as upstream
+        prunable = {local_services.MANAGED} if self.registered else {local_services.MANAGED, local_services.ON_START}
         for name, existing in current.items():
-            if name not in wanted and local_services.automanaged(existing, self._profile) == local_services.MANAGED:
+            if name not in wanted and local_services.automanaged(existing, self._profile) in prunable:
                 with contextlib.suppress(status.StatusError):
                     await store.delete("", name, DeleteOptions(), admission=NoAdmission(), user=self.user)
         if self.pending_local:
