@@ -24,6 +24,7 @@ import uvloop
 from bench import (
     admission,
     admission_policy,
+    aggregator,
     apf,
     audit,
     authn,
@@ -84,6 +85,7 @@ SCENARIOS = (
     "crd",
     "encryption",
     "audit",
+    "aggregator",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 # The bench's objects as the server returns them (its metadata included): the anchors' value sizes
@@ -197,6 +199,7 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
         ("snapshots", snapshots),
         ("crd", crd),
         ("webhooks", webhooks),
+        ("aggregator", aggregator),
         ("workloads", workloads),
         ("encryption", encryption),
         ("audit", audit),
@@ -276,6 +279,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         "crd",
         "encryption",
         "audit",
+        "aggregator",
     )
     chosen = [sections[name] for name in order if name in sections]
     chosen += [ratios_section(facts), targets_section(facts)]

@@ -111,6 +111,7 @@ RATIOS = (
     Ratio("our create rate / SQLite single-row commits", "create/32", "sqlite commit/1"),
     Ratio("custom resource create / ConfigMap create (32 clients)", "crd cr create/32", "crd cm create/32"),
     Ratio("custom resource get / ConfigMap get (32 clients)", "crd cr get/32", "crd cm get/32"),
+    Ratio("proxied get / local get (32 clients)", "aggregator proxied get/32", "aggregator local get/32"),
 )
 
 

@@ -412,30 +412,34 @@ class OpenAPI:
         """Upstream's tag for both encodings: the SHA-512 of the JSON document, in upper-case hex, quoted."""
         return '"' + hashlib.sha512(self.v2_document).hexdigest().upper() + '"'
 
-    def serve_v2(self, ctx: Any) -> web.StreamResponse:
+    def serve_v2(self, ctx: Any, merged: tuple[bytes, str, bytes] | None = None) -> web.StreamResponse:
         """JSON or Protobuf by `Accept`, with upstream's caching headers and conditional answers
-        (`If-None-Match`, else `If-Modified-Since`, give a 304); a bare 406 when neither is acceptable."""
+        (`If-None-Match`, else `If-Modified-Since`, give a 304); a bare 406 when neither is acceptable.
+        `merged` is (document, ETag, Protobuf) of the document merged with extension servers' specs."""
         headers = ctx.request.headers
         content_type = _v2_content_type(headers.get("Accept", ""))
         if content_type is None:
             return web.Response(status=406, headers={"Vary": "Accept"})
-        if not_modified(headers, self.v2_etag, self.last_modified):
-            return web.Response(status=304, headers={"ETag": self.v2_etag, "Vary": "Accept"})
-        body = self.v2_document if content_type == "application/json" else self.v2_protobuf
+        document, etag, protobuf = merged or (self.v2_document, self.v2_etag, b"")
+        if not_modified(headers, etag, self.last_modified):
+            return web.Response(status=304, headers={"ETag": etag, "Vary": "Accept"})
+        body = document if content_type == "application/json" else (protobuf or self.v2_protobuf)
         response = respond(ctx, 200, body, content_type)
-        response.headers["ETag"] = self.v2_etag
+        response.headers["ETag"] = etag
         response.headers["Last-Modified"] = format_datetime(self.last_modified, usegmt=True)
         response.headers.add("Vary", "Accept")
         return response
 
-    async def serve(self, ctx: Any, path: str) -> web.StreamResponse:
+    async def serve(self, ctx: Any, path: str, merge: Any = None) -> web.StreamResponse:
+        """`merge` (the aggregator's `MergedOpenAPI`) adds the extension servers' documents."""
         if path == "/openapi/v2":
-            return self.serve_v2(ctx)
+            return self.serve_v2(ctx, merge.v2(self.v2_document) if merge is not None else None)
         accept = ctx.request.headers.get("Accept", "")
         if accept and "json" not in accept and "*/*" not in accept:
             raise status.not_acceptable("only the following media types are accepted: application/json")
         if path == "/openapi/v3":
-            return respond(ctx, 200, self.v3_root, "application/json")
+            root = merge.v3_root(self.v3_root) if merge is not None else self.v3_root
+            return respond(ctx, 200, root, "application/json")
         parts = path.removeprefix("/openapi/v3/").split("/")
         body = None
         if parts[0] == "api" and len(parts) == 2:

@@ -19,6 +19,8 @@ from svc.api.resources import parse_runtime_config
 from svc.apiserver import metrics_options, serving_options
 from svc.apiserver.admission import options as admission_options
 from svc.apiserver.admission.options import AdmissionOptions
+from svc.apiserver.aggregator import options as aggregator_options
+from svc.apiserver.aggregator.options import AggregatorOptions
 from svc.apiserver.audit import options as audit_options
 from svc.apiserver.audit.options import AuditOptions
 from svc.apiserver.authn import external_options
@@ -111,6 +113,7 @@ class Options:
     faults: FaultOptions = field(default_factory=FaultOptions)
     clock: ClockOptions = field(default_factory=ClockOptions)
     watch_from_history: bool = False
+    aggregator: AggregatorOptions = field(default_factory=AggregatorOptions)
     authentication: authn_options.AuthenticationOptions = field(default_factory=authn_options.AuthenticationOptions)
     serving: ServingOptions = field(default_factory=ServingOptions)
     flowcontrol: FlowControlOptions = field(default_factory=FlowControlOptions)
@@ -272,6 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
         "serve a watch older than the watch cache's window from the store's revision log until compacted, "
         "instead of 410 Gone (a test-toolkit feature; default false)",
     )
+    aggregator_options.add_arguments(parser)
     authn_options.add_arguments(parser)
     serving_options.add_arguments(parser)
     flowcontrol_options.add_arguments(parser)
@@ -378,6 +382,7 @@ def parse_options(argv: list[str]) -> Options:
         options.serving = serving_options.from_args(args)
         options.encryption = encryption_options.from_args(args, PROFILES[options.brand_profile])
         options.flowcontrol = flowcontrol_options.from_args(args)
+        options.aggregator = aggregator_options.from_args(args)
     except (ValueError, FeatureGateError, TokenFileError) as error:
         parser.error(str(error))
     _apply_authorization(options)

@@ -58,6 +58,11 @@ def _method_not_allowed() -> status.StatusError:
 async def endpoint(ctx: RequestContext) -> web.StreamResponse:
     info = ctx.info
     assert info is not None
+    path = ctx.request.path
+    if path.startswith(("/apis/", "/openapi/v3/apis/")):
+        proxied = await ctx.server.aggregator.route(ctx, path)
+        if proxied is not None:
+            return proxied
     if info.is_resource_request:
         return await _resource(ctx)
     return await _non_resource(ctx)
@@ -160,24 +165,28 @@ async def _non_resource(ctx: RequestContext) -> web.StreamResponse:
     if path == "/version":
         return _json(ctx, orjson.dumps(server.version_info, option=orjson.OPT_INDENT_2))
     if path.startswith("/openapi/"):
-        return await server.openapi.serve(ctx, path)
+        return await server.openapi.serve(ctx, path, server.aggregator.openapi)
     discovery = server.discovery
     if path in ("/api", "/apis"):
         aggregated = server.aggregated_discovery_request(request.headers.get("Accept", ""))
         if aggregated is not None:
             version, content_type = aggregated
             body, etag = discovery.aggregated(path == "/api", version, server.profile.discovery_group)
+            if path == "/apis":
+                body, etag = server.aggregator.discovery.aggregated(body, etag)
             response = _json(ctx, body, content_type)
             response.headers["ETag"] = etag
             response.headers["Vary"] = "Accept"
             return response
-        return _json(ctx, discovery.api_versions if path == "/api" else discovery.api_group_list)
+        if path == "/api":
+            return _json(ctx, discovery.api_versions)
+        return _json(ctx, server.aggregator.discovery.group_list(discovery.api_group_list))
     parts = path.strip("/").split("/")
     body = None
     if parts[0] == "api" and len(parts) == 2:
         body = discovery.resource_list("", parts[1])
     elif parts[0] == "apis" and len(parts) == 2:
-        body = discovery.api_group(parts[1])
+        body = discovery.api_group(parts[1]) or server.aggregator.discovery.api_group(parts[1])
     elif parts[0] == "apis" and len(parts) == 3:
         body = discovery.resource_list(parts[1], parts[2])
     if body is None:

@@ -31,6 +31,7 @@ from svc.apiserver.admission.chain import Chain
 from svc.apiserver.admission.plugins.priority import create_system_priority_classes
 from svc.apiserver.admission.plugins.webhook.build import close_webhooks
 from svc.apiserver.admission.registry import build_plugins
+from svc.apiserver.aggregator.build import build_aggregator
 from svc.apiserver.apiextensions.build import build_apiextensions
 from svc.apiserver.audit.auditor import build_audit
 from svc.apiserver.authn import extension_configmap
@@ -171,6 +172,7 @@ class Server:
         self.discovery = Discovery(self.resources, self.served_subresources, "")
         self.openapi = OpenAPI(self.resources, self.profile)
         self.apiextensions = build_apiextensions(self)
+        self.aggregator = build_aggregator(options.aggregator, self)
         self.audit = build_audit(options.audit, self.metrics.audit)
         self.flowcontrol = build_flowcontrol(options.flowcontrol, self.profile, self.metrics.registry)
         self.chain = build_handler_chain(endpoint, build_filters(options.serving))
@@ -330,10 +332,12 @@ class Server:
             *common[3 + len(kms) :],
             HealthCheck("shutdown", not_shutting_down),
         ]
+        aggregator = self.aggregator.health_checks()
+        live = [*common, *aggregator[1:]]
         grace = self.options.serving.livez_grace_period
         until = time.monotonic() + grace
-        livez = [check if check.name in _UNDELAYED or not grace else after_grace(check, until) for check in common]
-        return {"healthz": common, "livez": livez, "readyz": readiness}
+        livez = [check if check.name in _UNDELAYED or not grace else after_grace(check, until) for check in live]
+        return {"healthz": live, "livez": livez, "readyz": [*readiness[:-1], *aggregator, readiness[-1]]}
 
     # -- lifecycle ---------------------------------------------------------------------------
     def _cache_enabled(self, resource: Any) -> bool:
@@ -479,6 +483,7 @@ class Server:
             await self.node_policy.start(self.store_for)
         await self.apiextensions.start()
         await self.flowcontrol.start(self.store_for, UserInfo(self.profile.apiserver_name, groups=("system:masters",)))
+        await self.aggregator.start()
         self.kubeconfig_path = options.data_dir / "admin.kubeconfig"
         config = admin_kubeconfig(
             self.pki,
@@ -550,6 +555,7 @@ class Server:
             await self.node_policy.stop()
         await self.authentication.close()
         await close_webhooks(self)
+        await self.aggregator.stop()
         await self.apiextensions.stop()
         for cache in self.caches.values():
             await cache.stop()

@@ -27,6 +27,7 @@ from svc.controllers import (
     endpointslice,
     ephemeralvolume,
     garbagecollector,
+    horizontalpodautoscaler,
     job,
     namespace,
     nodelifecycle,
@@ -153,6 +154,17 @@ BUILT: dict[str, Constructor] = {
         context, replicaset.REPLICATION_CONTROLLERS, workers=options.concurrent_rc_syncs
     ),
     job.NAME: lambda context, options: job.JobController(context, workers=options.concurrent_job_syncs),
+    horizontalpodautoscaler.NAME: lambda context, options: horizontalpodautoscaler.HorizontalPodAutoscalerController(
+        context,
+        workers=options.concurrent_horizontal_pod_autoscaler_syncs,
+        settings=horizontalpodautoscaler.Settings(
+            sync_period=options.horizontal_pod_autoscaler_sync_period,
+            tolerance=options.horizontal_pod_autoscaler_tolerance,
+            downscale_stabilization=options.horizontal_pod_autoscaler_downscale_stabilization,
+            cpu_initialization_period=options.horizontal_pod_autoscaler_cpu_initialization_period,
+            initial_readiness_delay=options.horizontal_pod_autoscaler_initial_readiness_delay,
+        ),
+    ),
     cronjob.NAME: lambda context, options: cronjob.CronJobController(
         context, workers=options.concurrent_cron_job_syncs
     ),

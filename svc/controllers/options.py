@@ -69,6 +69,12 @@ class Options:
     concurrent_replicaset_syncs: int = 5
     concurrent_rc_syncs: int = 5
     concurrent_deployment_syncs: int = 5
+    concurrent_horizontal_pod_autoscaler_syncs: int = 5
+    horizontal_pod_autoscaler_sync_period: float = 15.0
+    horizontal_pod_autoscaler_tolerance: float = 0.1
+    horizontal_pod_autoscaler_downscale_stabilization: float = 300.0
+    horizontal_pod_autoscaler_cpu_initialization_period: float = 300.0
+    horizontal_pod_autoscaler_initial_readiness_delay: float = 30.0
     concurrent_job_syncs: int = 5
     concurrent_cron_job_syncs: int = 5
     concurrent_daemonset_syncs: int = 2
@@ -203,6 +209,42 @@ def build_parser() -> argparse.ArgumentParser:
     add("--concurrent-rc-syncs", type=_int, default=5, help="replicationcontroller workers (default 5)")
     add("--concurrent-deployment-syncs", type=_int, default=5, help="deployment workers (default 5)")
     add("--concurrent-job-syncs", type=_int, default=5, help="job workers (default 5)")
+    add(
+        "--concurrent-horizontal-pod-autoscaler-syncs",
+        type=_int,
+        default=5,
+        help="horizontal-pod-autoscaler workers (default 5)",
+    )
+    add(
+        "--horizontal-pod-autoscaler-sync-period",
+        type=_duration,
+        default=15.0,
+        help="how often each autoscaler is reconciled (default 15s)",
+    )
+    add(
+        "--horizontal-pod-autoscaler-tolerance",
+        type=_float,
+        default=0.1,
+        help="minimum change of the desired-to-actual ratio from 1.0 before scaling (default 0.1)",
+    )
+    add(
+        "--horizontal-pod-autoscaler-downscale-stabilization",
+        type=_duration,
+        default=300.0,
+        help="look-back that prevents scaling down below earlier recommendations (default 5m0s)",
+    )
+    add(
+        "--horizontal-pod-autoscaler-cpu-initialization-period",
+        type=_duration,
+        default=300.0,
+        help="period after pod start when CPU samples may be skipped (default 5m0s)",
+    )
+    add(
+        "--horizontal-pod-autoscaler-initial-readiness-delay",
+        type=_duration,
+        default=30.0,
+        help="period after pod start when readiness changes count as initial (default 30s)",
+    )
     add("--concurrent-cron-job-syncs", type=_int, default=5, help="cronjob workers (default 5)")
     add("--concurrent-daemonset-syncs", type=_int, default=2, help="daemonset workers (default 2)")
     add("--concurrent-statefulset-syncs", type=_int, default=5, help="statefulset workers (default 5)")
@@ -317,6 +359,12 @@ def parse_options(argv: list[str]) -> Options:
                 "concurrent_replicaset_syncs",
                 "concurrent_rc_syncs",
                 "concurrent_deployment_syncs",
+                "concurrent_horizontal_pod_autoscaler_syncs",
+                "horizontal_pod_autoscaler_sync_period",
+                "horizontal_pod_autoscaler_tolerance",
+                "horizontal_pod_autoscaler_downscale_stabilization",
+                "horizontal_pod_autoscaler_cpu_initialization_period",
+                "horizontal_pod_autoscaler_initial_readiness_delay",
                 "concurrent_job_syncs",
                 "concurrent_cron_job_syncs",
                 "concurrent_daemonset_syncs",
@@ -415,6 +463,7 @@ def _validate(options: Options) -> list[str]:
         ("--concurrent-replicaset-syncs", options.concurrent_replicaset_syncs),
         ("--concurrent-rc-syncs", options.concurrent_rc_syncs),
         ("--concurrent-deployment-syncs", options.concurrent_deployment_syncs),
+        ("--concurrent-horizontal-pod-autoscaler-syncs", options.concurrent_horizontal_pod_autoscaler_syncs),
         ("--concurrent-job-syncs", options.concurrent_job_syncs),
         ("--concurrent-cron-job-syncs", options.concurrent_cron_job_syncs),
         ("--concurrent-daemonset-syncs", options.concurrent_daemonset_syncs),

@@ -23,6 +23,7 @@ BUILT = [
     "replicaset-controller",
     "replicationcontroller-controller",
     "job-controller",
+    "horizontal-pod-autoscaler-controller",
     "cronjob-controller",
     "daemonset-controller",
     "statefulset-controller",
@@ -100,9 +101,18 @@ def test_the_garbage_collector_follows_enable_garbage_collector() -> None:
 
 def test_a_flag_of_an_unbuilt_controller_is_an_unknown_flag(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
-        parse_options(["--concurrent-horizontal-pod-autoscaler-syncs=5"])
+        parse_options(["--concurrent-service-syncs=5"])
     assert exit_info.value.code == 2
-    assert "unrecognized arguments: --concurrent-horizontal-pod-autoscaler-syncs=5" in capsys.readouterr().err
+    assert "unrecognized arguments: --concurrent-service-syncs=5" in capsys.readouterr().err
+
+
+def test_the_autoscaler_flags_have_upstreams_defaults() -> None:
+    options = parse_options(["--horizontal-pod-autoscaler-sync-period=1s", "--horizontal-pod-autoscaler-tolerance=0.2"])
+    assert (options.horizontal_pod_autoscaler_sync_period, options.horizontal_pod_autoscaler_tolerance) == (1.0, 0.2)
+    defaults = parse_options([])
+    assert defaults.horizontal_pod_autoscaler_downscale_stabilization == 300.0
+    assert defaults.horizontal_pod_autoscaler_cpu_initialization_period == 300.0
+    assert defaults.horizontal_pod_autoscaler_initial_readiness_delay == 30.0
 
 
 def test_help_names_the_built_controllers(capsys: pytest.CaptureFixture[str]) -> None:

@@ -109,7 +109,7 @@ CASES = {
         ["fast", "example.com/fast", "Delete", "Immediate", "false"],
     ),
     "validatingwebhookconfigurations": (["NAME", "WEBHOOKS", "AGE"], ["checks", "0"]),
-    "apiservices": (["NAME", "SERVICE", "AVAILABLE", "AGE"], ["v1.example.com", "Local", "Unknown"]),
+    "apiservices": (["NAME", "SERVICE", "AVAILABLE", "AGE"], ["v1.example.com", "Local", "True"]),
     "runtimeclasses": (["NAME", "HANDLER", "AGE"], ["gvisor", "runsc"]),
     "endpointslices": (["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"], ["web-1", "IPv4", "80", "10.1.0.5"]),
     "prioritylevelconfigurations": (
@@ -124,6 +124,8 @@ def kubectl(svc_server_factory, kubectl_binary) -> Kubectl:
     server = svc_server_factory("--brand-profile=kubernetes")
     k = Kubectl(kubectl_binary, server.kubeconfig)
     k.run("apply", "-f", "-", stdin=OBJECTS)
+    # the availability controller marks a local APIService Available within a second
+    k.run("wait", "--for=condition=Available", "apiservice/v1.example.com", "--timeout=30s")
     return k
 
 

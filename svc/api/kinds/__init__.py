@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from svc.api.brand import Profile
 from svc.api.kinds import (
+    api_services,
     certificates,
     custom_resource_definitions,
     jobs,
@@ -68,6 +69,7 @@ _GENERATION = frozenset(
 
 _SPECIAL: dict[tuple[str, str], Callable[[Strategy], Strategy]] = {
     ("", "Namespace"): namespaces.strategy,
+    ("apiregistration.k8s.io", "APIService"): api_services.strategy,
     ("", "Pod"): pods.strategy,
     ("", "Service"): services.strategy,
     ("", "Secret"): secrets.strategy,

@@ -1,0 +1,1 @@
+"""The aggregation layer: APIService objects, proxying to extension API servers, merged discovery."""

@@ -1,0 +1,423 @@
+"""The horizontal-pod-autoscaler controller: autoscaling/v2 HPAs scale their target by resource metrics.
+
+Upstream `pkg/controller/podautoscaler`. Every `--horizontal-pod-autoscaler-sync-period` each HPA is
+reconciled: the target's scale subresource is read (its selector picks the pods), the resource metrics
+API (`metrics.k8s.io`, served by an extension server through the API server's aggregation layer) gives
+each pod's usage, `hpa_replicas` turns every Resource and ContainerResource metric into a proposal
+(the largest wins), `hpa_behavior` stabilizes and rate-limits it, the scale is written when it changes,
+and the status (current and desired replicas, current metrics, last scale time, observed generation)
+with the AbleToScale, ScalingActive and ScalingLimited conditions carries upstream's reasons and
+messages. Pods, Object and External metrics need the custom and external metrics APIs, which svc does
+not serve: such a metric is reported as failed, with upstream's reason for its type. Events are not
+recorded.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from svc.client.aio import ApiError, resource_path
+from svc.client.informer import NAMESPACE_INDEX, Handler, Informer, key_of
+from svc.client.workqueue import RateLimitingQueue
+from svc.controllers import hpa_behavior as behavior
+from svc.controllers import hpa_replicas as replicas
+from svc.controllers.context import ControllerContext
+from svc.controllers.deployment_math import rfc3339
+from svc.controllers.workers import run_workers
+from svc.machinery.duration import parse_duration
+from svc.machinery.labels import SelectorError, parse_label_selector
+from svc.machinery.quantity import Quantity, QuantityFormat
+
+NAME = "horizontal-pod-autoscaler-controller"
+Obj = dict[str, Any]
+_FAILED_REASONS = {
+    "Pods": "FailedGetPodsMetric",
+    "Object": "FailedGetObjectMetric",
+    "External": "FailedGetExternalMetric",
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    sync_period: float = 15.0
+    tolerance: float = 0.1
+    downscale_stabilization: float = 300.0
+    cpu_initialization_period: float = 300.0
+    initial_readiness_delay: float = 30.0
+
+
+class MetricError(Exception):
+    """One metric gave no proposal: the ScalingActive reason and the error text."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+def _milli_quantity(milli: int) -> str:
+    return Quantity(Decimal(milli) / 1000, QuantityFormat.DECIMAL_SI).canonical()
+
+
+def _set_condition(status: Obj, kind: str, state: str, reason: str, message: str, wall: float) -> None:
+    """Upstream's `setConditionInList`: the transition time moves only when the status changes."""
+    conditions = status.setdefault("conditions", [])
+    for entry in conditions:
+        if entry.get("type") == kind:
+            if entry.get("status") != state:
+                entry["lastTransitionTime"] = rfc3339(wall)
+            entry.update(status=state, reason=reason, message=message)
+            return
+    conditions.append(
+        {"type": kind, "status": state, "lastTransitionTime": rfc3339(wall), "reason": reason, "message": message}
+    )
+
+
+class HorizontalPodAutoscalerController:
+    def __init__(self, context: ControllerContext, *, workers: int = 5, settings: Settings = Settings()) -> None:
+        self.context = context
+        self.workers = workers
+        self.settings = settings
+        self.autoscaling = context.profile.group("autoscaling")
+        self.metrics_group = context.profile.group("metrics.k8s.io")
+        self.queue: RateLimitingQueue[str] = RateLimitingQueue(NAME, clock=context.clock)
+        self.hpas: Informer = context.informers.informer("autoscaling", "v2", "horizontalpodautoscalers")
+        self.pods: Informer = context.informers.informer("", "v1", "pods")
+        self.histories: dict[str, behavior.History] = {}
+        enqueue = lambda obj: self.queue.add(key_of(obj))  # noqa: E731
+        self.hpas.add_handler(Handler(on_add=enqueue, on_update=lambda _old, new: enqueue(new), on_delete=enqueue))
+
+    async def run(self) -> None:
+        await run_workers(self.queue, self.sync, workers=self.workers, name=NAME)
+
+    async def sync(self, key: str) -> None:
+        hpa = self.hpas.get(key)
+        if hpa is None:
+            self.histories.pop(key, None)
+            return
+        try:
+            await self.reconcile(key, hpa)
+        finally:
+            self.queue.add_after(key, self.settings.sync_period)
+
+    # -- the target --------------------------------------------------------------------------
+    async def _scale_path(self, namespace: str, ref: Obj) -> str:
+        """The target's scale subresource, its resource found by kind in discovery (CRDs included)."""
+        api_version = ref.get("apiVersion") or ""
+        group, _, version = api_version.rpartition("/")
+        listing = await self.context.client.get(resource_path(group, version, "").rstrip("/"))
+        resource = next(
+            (
+                entry["name"]
+                for entry in listing.get("resources") or ()
+                if entry.get("kind") == ref.get("kind") and "/" not in entry.get("name", "")
+            ),
+            None,
+        )
+        if resource is None:
+            raise ApiError(404, {"message": f'no matches for kind "{ref.get("kind")}" in group "{group}"'})
+        return resource_path(
+            group, version, resource, namespace=namespace, name=ref.get("name") or "", subresource="scale"
+        )
+
+    # -- metrics -----------------------------------------------------------------------------
+    async def _pod_samples(
+        self, namespace: str, selector: str, resource: str, container: str
+    ) -> dict[str, replicas.PodMetric]:
+        path = resource_path(self.metrics_group, "v1beta1", "pods", namespace=namespace)
+        try:
+            listed = await self.context.client.get(path, labelSelector=selector)
+        except (ApiError, ConnectionError) as error:
+            message = error.status.get("message", str(error)) if isinstance(error, ApiError) else str(error)
+            raise replicas.ReplicaCalculationError(
+                f"unable to get metrics for resource {resource}: unable to fetch metrics from resource metrics API: "
+                f"{message}"
+            ) from None
+        items = listed.get("items") or []
+        if not items:
+            raise replicas.ReplicaCalculationError(
+                f"unable to get metrics for resource {resource}: no metrics returned from resource metrics API"
+            )
+        samples = {}
+        for item in items:
+            total, complete = 0, True
+            containers = item.get("containers") or []
+            if container:
+                containers = [c for c in containers if c.get("name") == container]
+                if not containers:
+                    meta = item["metadata"]
+                    raise replicas.ReplicaCalculationError(
+                        f"failed to get container metrics: container {container} not present in metrics for pod "
+                        f"{meta.get('namespace')}/{meta['name']}"
+                    )
+            for entry in containers:
+                usage = (entry.get("usage") or {}).get(resource)
+                if usage is None:
+                    complete = False
+                    break
+                total += replicas.milli_value(usage)
+            if complete:
+                window = parse_duration(item.get("window") or "0s")
+                stamp = replicas.parse_time(item.get("timestamp")) or 0.0
+                samples[item["metadata"]["name"]] = replicas.PodMetric(total, stamp, window)
+        return samples
+
+    async def _resource_proposal(
+        self, hpa: Obj, spec: Obj, source_type: str, current: int, selector: str, pods: list[Obj]
+    ) -> tuple[int, str, Obj]:
+        source = spec.get("resource" if source_type == "Resource" else "containerResource") or {}
+        resource, container = source.get("name") or "", source.get("container") or ""
+        target = source.get("target") or {}
+        kind = "container resource" if source_type == "ContainerResource" else "resource"
+        reason = "FailedGetResourceMetric" if source_type == "Resource" else "FailedGetContainerResourceMetric"
+        tolerances = self._tolerances(hpa)
+        readiness = replicas.Readiness(self.settings.cpu_initialization_period, self.settings.initial_readiness_delay)
+        now = self.context.clock.wall()
+        average_value = target.get("averageValue")
+        utilization = target.get("averageUtilization")
+        try:
+            samples = await self._pod_samples(hpa["metadata"]["namespace"], selector, resource, container)
+            if average_value is not None:
+                recommendation = replicas.resource_replicas(
+                    current,
+                    pods,
+                    samples,
+                    resource,
+                    target_average_value=replicas.milli_value(average_value),
+                    container=container,
+                    tolerances=tolerances,
+                    readiness=readiness,
+                    now=now,
+                )
+            elif utilization is not None:
+                recommendation = replicas.resource_replicas(
+                    current,
+                    pods,
+                    samples,
+                    resource,
+                    target_utilization=int(utilization),
+                    container=container,
+                    tolerances=tolerances,
+                    readiness=readiness,
+                    now=now,
+                )
+            else:
+                raise replicas.ReplicaCalculationError(
+                    "invalid resource metric source: neither an average utilization target nor an average value "
+                    "(usage) target was set"
+                )
+        except replicas.ReplicaCalculationError as error:
+            what = "usage" if average_value is not None else "utilization"
+            raise MetricError(reason, f"failed to get {resource} {what}: {error}") from None
+        current_value: Obj = {"averageValue": _milli_quantity(recommendation.raw_value)}
+        if average_value is not None:
+            name = f"{resource} {kind}"
+        else:
+            name = f"{resource} {kind} utilization (percentage of request)"
+            current_value = {"averageUtilization": recommendation.utilization, **current_value}
+        key = "resource" if source_type == "Resource" else "containerResource"
+        body: Obj = {"name": resource, "current": current_value}
+        if container:
+            body["container"] = container
+        return recommendation.replicas, name, {"type": source_type, key: body}
+
+    def _tolerances(self, hpa: Obj) -> replicas.Tolerances:
+        rules = (hpa["spec"].get("behavior")) or {}
+        down = (rules.get("scaleDown") or {}).get("tolerance")
+        up = (rules.get("scaleUp") or {}).get("tolerance")
+        default = self.settings.tolerance
+        return replicas.Tolerances(
+            replicas.milli_value(down) / 1000 if down is not None else default,
+            replicas.milli_value(up) / 1000 if up is not None else default,
+        )
+
+    async def _proposals(self, hpa: Obj, status: Obj, scale: Obj, current: int) -> tuple[int, str, list[Obj]]:
+        """Upstream's `computeReplicasForMetrics`: the largest proposal, or -1 and ScalingActive False."""
+        wall = self.context.clock.wall()
+        selector = (scale.get("status") or {}).get("selector") or ""
+        if not selector:
+            _set_condition(
+                status,
+                "ScalingActive",
+                "False",
+                "InvalidSelector",
+                "the HPA target's scale is missing a selector",
+                wall,
+            )
+            raise MetricError("", "selector is required")
+        try:
+            parsed = parse_label_selector(selector)
+        except SelectorError as error:
+            message = f"couldn't convert selector into a corresponding internal selector object: {error}"
+            _set_condition(status, "ScalingActive", "False", "InvalidSelector", message, wall)
+            raise MetricError("", message) from None
+        namespace = hpa["metadata"]["namespace"]
+        pods = [
+            pod
+            for pod in self.pods.by_index(NAMESPACE_INDEX, namespace)
+            if parsed.matches(pod["metadata"].get("labels") or {})
+        ]
+        specs = hpa["spec"].get("metrics") or []
+        best, best_name, statuses, failures = -1, "", [], []
+        for spec in specs:
+            source_type = spec.get("type") or ""
+            try:
+                if source_type not in ("Resource", "ContainerResource"):
+                    raise MetricError(
+                        _FAILED_REASONS.get(source_type, "InvalidMetricSourceType"),
+                        f"unable to get metric {source_type}: no custom or external metrics API is served",
+                    )
+                proposal, name, metric_status = await self._resource_proposal(
+                    hpa, spec, source_type, current, selector, pods
+                )
+            except MetricError as error:
+                failures.append(error)
+                continue
+            statuses.append(metric_status)
+            if proposal > best:
+                best, best_name = proposal, name
+        if failures and (len(failures) >= len(specs) or best < current):
+            first = failures[0]
+            message = f"the HPA was unable to compute the replica count: {first}"
+            _set_condition(status, "ScalingActive", "False", first.reason, message, wall)
+            raise MetricError(first.reason, str(first))
+        message = f"the HPA was able to successfully calculate a replica count from {best_name}"
+        _set_condition(status, "ScalingActive", "True", "ValidMetricFound", message, wall)
+        return best, best_name, statuses
+
+    # -- reconcile ---------------------------------------------------------------------------
+    async def reconcile(self, key: str, hpa: Obj) -> None:
+        clock = self.context.clock
+        spec = hpa["spec"]
+        status = copy.deepcopy(hpa.get("status") or {})
+        namespace = hpa["metadata"]["namespace"]
+        ref = spec.get("scaleTargetRef") or {}
+        try:
+            scale_path = await self._scale_path(namespace, ref)
+            scale = await self.context.client.get(scale_path)
+        except (ApiError, ConnectionError) as error:
+            message = error.status.get("message", str(error)) if isinstance(error, ApiError) else str(error)
+            text = f"the HPA controller was unable to get the target's current scale: {message}"
+            _set_condition(status, "AbleToScale", "False", "FailedGetScale", text, clock.wall())
+            await self._write_status(hpa, status)
+            return
+        _set_condition(
+            status,
+            "AbleToScale",
+            "True",
+            "SucceededGetScale",
+            "the HPA controller was able to get the target's current scale",
+            clock.wall(),
+        )
+        current = int((scale.get("spec") or {}).get("replicas") or 0)
+        history = self.histories.setdefault(key, behavior.History())
+        if not history.recommendations:
+            history.recommendations.append((current, clock.now()))
+        min_replicas = int(spec.get("minReplicas") if spec.get("minReplicas") is not None else 1)
+        max_replicas = int(spec.get("maxReplicas") or 0)
+        rescale, desired, statuses = True, 0, status.get("currentMetrics") or []
+        if current == 0 and min_replicas != 0:
+            rescale = False
+            _set_condition(
+                status,
+                "ScalingActive",
+                "False",
+                "ScalingDisabled",
+                "scaling is disabled since the replica count of the target is zero",
+                clock.wall(),
+            )
+        elif current > max_replicas:
+            desired = max_replicas
+        elif current < min_replicas:
+            desired = min_replicas
+        else:
+            try:
+                proposal, _, statuses = await self._proposals(hpa, status, scale, current)
+            except MetricError:
+                status.update(currentReplicas=current)
+                await self._write_status(hpa, status)
+                return
+            desired = max(desired, proposal)
+            outcome = self._normalize(history, spec, current, desired, min_replicas, max_replicas)
+            _set_condition(status, "AbleToScale", "True", *outcome.able_to_scale, clock.wall())
+            _set_condition(
+                status, "ScalingLimited", "True" if outcome.limited else "False", *outcome.limit, clock.wall()
+            )
+            desired = outcome.replicas
+            rescale = desired != current
+        if rescale:
+            updated = copy.deepcopy(scale)
+            updated.setdefault("spec", {})["replicas"] = desired
+            try:
+                await self.context.client.update(scale_path, updated)
+            except (ApiError, ConnectionError) as error:
+                message = error.status.get("message", str(error)) if isinstance(error, ApiError) else str(error)
+                text = f"the HPA controller was unable to update the target scale: {message}"
+                _set_condition(status, "AbleToScale", "False", "FailedUpdateScale", text, clock.wall())
+                status.update(currentReplicas=current, currentMetrics=statuses)
+                await self._write_status(hpa, status)
+                raise
+            _set_condition(
+                status,
+                "AbleToScale",
+                "True",
+                "SucceededRescale",
+                f"the HPA controller was able to update the target scale to {desired}",
+                clock.wall(),
+            )
+            behavior.store_scale_event(history, spec.get("behavior"), current, desired, clock.now())
+            status["lastScaleTime"] = rfc3339(clock.wall())
+        else:
+            desired = current
+        status.update(currentReplicas=current, desiredReplicas=desired)
+        if statuses:
+            status["currentMetrics"] = statuses
+        else:
+            status.pop("currentMetrics", None)
+        await self._write_status(hpa, status)
+
+    def _normalize(
+        self, history: behavior.History, spec: Obj, current: int, desired: int, min_replicas: int, max_replicas: int
+    ) -> behavior.Outcome:
+        now = self.context.clock.now()
+        rules = spec.get("behavior")
+        if rules is None:
+            return behavior.normalize(
+                history,
+                current=current,
+                desired=desired,
+                min_replicas=min_replicas,
+                max_replicas=max_replicas,
+                window=self.settings.downscale_stabilization,
+                now=now,
+            )
+        return behavior.normalize_with_behavior(
+            history,
+            rules,
+            current=current,
+            desired=desired,
+            min_replicas=min_replicas,
+            max_replicas=max_replicas,
+            default_down_window=self.settings.downscale_stabilization,
+            now=now,
+        )
+
+    async def _write_status(self, hpa: Obj, status: Obj) -> None:
+        generation = hpa["metadata"].get("generation")
+        if generation is not None:
+            status["observedGeneration"] = generation
+        if status == (hpa.get("status") or {}):
+            return
+        updated = {**hpa, "status": status}
+        meta = hpa["metadata"]
+        path = resource_path(
+            self.autoscaling,
+            "v2",
+            "horizontalpodautoscalers",
+            namespace=meta["namespace"],
+            name=meta["name"],
+            subresource="status",
+        )
+        await self.context.client.update(path, updated)
