@@ -22,7 +22,7 @@ from svc.apiserver.aggregator.registry import RemoteService
 from svc.apiserver.aggregator.resolver import Address, Resolver
 from svc.apiserver.aggregator.transport import Transport, TransportError
 from svc.apiserver.context import RequestContext
-from svc.apiserver.handlers.pod_exec import _copy as relay_frames
+from svc.apiserver.handlers.pod_exec import relay_frames
 from svc.apiserver.webhook_client import Endpoint, ResolveError, _transport_reason
 from svc.registry.admission import UserInfo
 

@@ -51,7 +51,7 @@ async def _authorize_create(scope: Scope) -> None:
         raise status.forbidden(GroupResource("", "pods"), scope.name, message)
 
 
-async def _copy(source: Any, target: Any, bytes_per_second: int) -> None:
+async def relay_frames(source: Any, target: Any, bytes_per_second: int = 0) -> None:
     """Frames from one socket to the other until the source closes; then close the target. With
     `--max-connection-bytes-per-sec` (non-zero), at most that many bytes a second."""
     rate = ByteRate(bytes_per_second) if bytes_per_second else None
@@ -95,8 +95,8 @@ async def pod_stream(scope: Scope) -> web.StreamResponse:
         client = web.WebSocketResponse(protocols=(kubelet.protocol,) if kubelet.protocol else ())
         await client.prepare(request)
         rate = scope.server.options.flowcontrol.max_connection_bytes_per_sec
-        upstream = asyncio.create_task(_copy(kubelet, client, rate))
-        downstream = asyncio.create_task(_copy(client, kubelet, rate))
+        upstream = asyncio.create_task(relay_frames(kubelet, client, rate))
+        downstream = asyncio.create_task(relay_frames(client, kubelet, rate))
         await asyncio.wait((upstream, downstream), return_when=asyncio.FIRST_COMPLETED)
         for task in (upstream, downstream):
             task.cancel()
