@@ -30,6 +30,7 @@ from svc.controllers import (
     namespace,
     nodelifecycle,
     podgc,
+    pvbinder,
     pvcprotection,
     pvprotection,
     replicaset,
@@ -187,6 +188,11 @@ BUILT: dict[str, Constructor] = {
     csrapproving.NAME: lambda context, _options: csrapproving.CSRApprovingController(context),
     csrcleaner.NAME: lambda context, _options: csrcleaner.CSRCleanerController(context),
     ttl.NAME: lambda context, _options: ttl.TTLController(context),
+    pvbinder.NAME: lambda context, options: pvbinder.PersistentVolumeBinder(
+        context,
+        sync_period=options.pvclaimbinder_sync_period,
+        dynamic_provisioning=options.enable_dynamic_provisioning,
+    ),
     tokencleaner.NAME: lambda context, _options: tokencleaner.TokenCleaner(context),
     bootstrapsigner.NAME: lambda context, _options: bootstrapsigner.BootstrapSigner(context),
 }

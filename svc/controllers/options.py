@@ -85,6 +85,8 @@ class Options:
     terminated_pod_gc_threshold: int = 12500
     enable_garbage_collector: bool = True
     namespace_sync_period: float = 300.0
+    pvclaimbinder_sync_period: float = 15.0
+    enable_dynamic_provisioning: bool = True
     brand_profile: str = "svc"
     verbosity: int = 0
     identity: str = ""
@@ -237,6 +239,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="terminated pods kept before the oldest are deleted; 0 keeps all (default 12500)",
     )
     add("--namespace-sync-period", type=_duration, default=300.0, help="namespace resync (default 5m0s)")
+    add("--pvclaimbinder-sync-period", type=_duration, default=15.0, help="volume and claim resync (default 15s)")
+    add(
+        "--enable-dynamic-provisioning",
+        type=_bool,
+        nargs="?",
+        const=True,
+        default=True,
+        help="ask provisioners for volumes of claims with a class (default true)",
+    )
     add("--cluster-signing-cert-file", default="", help="CA certificate of the built-in signers")
     add("--cluster-signing-key-file", default="", help="CA key (RSA or ECDSA) of the built-in signers")
     add(
@@ -312,6 +323,8 @@ def parse_options(argv: list[str]) -> Options:
                 "terminated_pod_gc_threshold",
                 "enable_garbage_collector",
                 "namespace_sync_period",
+                "pvclaimbinder_sync_period",
+                "enable_dynamic_provisioning",
                 "brand_profile",
                 "verbosity",
             )

@@ -37,6 +37,7 @@ BUILT = [
     "certificatesigningrequest-approving-controller",
     "certificatesigningrequest-cleaner-controller",
     "ttl-controller",
+    "persistentvolume-binder-controller",
 ]
 
 
