@@ -27,6 +27,7 @@ from svc.controllers import (
     ephemeralvolume,
     garbagecollector,
     job,
+    legacytokencleaner,
     namespace,
     nodelifecycle,
     podgc,
@@ -36,6 +37,7 @@ from svc.controllers import (
     replicaset,
     resourcequota,
     rootcacert,
+    satoken,
     serviceaccount,
     statefulset,
     tainteviction,
@@ -115,6 +117,7 @@ ALIASES = {
 }
 
 GARBAGE_COLLECTOR = garbagecollector.NAME
+# A constructor returns None for a controller its flags leave off (upstream's "controller is disabled").
 Constructor = Callable[[ControllerContext, Any], Any]
 
 BUILT: dict[str, Constructor] = {
@@ -188,6 +191,18 @@ BUILT: dict[str, Constructor] = {
     csrapproving.NAME: lambda context, _options: csrapproving.CSRApprovingController(context),
     csrcleaner.NAME: lambda context, _options: csrcleaner.CSRCleanerController(context),
     ttl.NAME: lambda context, _options: ttl.TTLController(context),
+    satoken.NAME: lambda context, options: (
+        satoken.ServiceAccountTokenController(
+            context,
+            satoken.load_signer(options.service_account_private_key_file, context),
+            workers=options.concurrent_serviceaccount_token_syncs,
+        )
+        if options.service_account_private_key_file
+        else None
+    ),
+    legacytokencleaner.NAME: lambda context, options: legacytokencleaner.LegacyTokenCleaner(
+        context, clean_up_period=options.legacy_service_account_token_clean_up_period
+    ),
     pvbinder.NAME: lambda context, options: pvbinder.PersistentVolumeBinder(
         context,
         sync_period=options.pvclaimbinder_sync_period,

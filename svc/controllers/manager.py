@@ -26,7 +26,13 @@ class ControllerManager:
         starts, so a standby candidate is healthy without running any (as upstream's daemon)."""
         self.context = context
         self.checks = checks
-        self.controllers = {name: catalog.BUILT[name](context, options) for name in enabled}
+        self.controllers = {}
+        for name in enabled:
+            controller = catalog.BUILT[name](context, options)
+            if controller is None:
+                log.info("controller %s is disabled by its flags", name)
+            else:
+                self.controllers[name] = controller
         self.tasks: dict[str, asyncio.Task[None]] = {}
 
     async def run(self) -> None:

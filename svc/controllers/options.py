@@ -86,6 +86,9 @@ class Options:
     enable_garbage_collector: bool = True
     namespace_sync_period: float = 300.0
     pvclaimbinder_sync_period: float = 15.0
+    service_account_private_key_file: str = ""
+    concurrent_serviceaccount_token_syncs: int = 5
+    legacy_service_account_token_clean_up_period: float = 8760 * 3600.0
     enable_dynamic_provisioning: bool = True
     brand_profile: str = "svc"
     verbosity: int = 0
@@ -239,6 +242,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="terminated pods kept before the oldest are deleted; 0 keeps all (default 12500)",
     )
     add("--namespace-sync-period", type=_duration, default=300.0, help="namespace resync (default 5m0s)")
+    add(
+        "--service-account-private-key-file",
+        default="",
+        help="PEM RSA or ECDSA key signing legacy token Secrets; without it serviceaccount-token is off",
+    )
+    add(
+        "--concurrent-serviceaccount-token-syncs",
+        type=_int,
+        default=5,
+        help="serviceaccount-token workers (default 5)",
+    )
+    add(
+        "--legacy-service-account-token-clean-up-period",
+        type=_duration,
+        default=8760 * 3600.0,
+        help="unused time before a legacy token can be deleted (default 8760h0m0s)",
+    )
     add("--pvclaimbinder-sync-period", type=_duration, default=15.0, help="volume and claim resync (default 15s)")
     add(
         "--enable-dynamic-provisioning",
@@ -324,6 +344,9 @@ def parse_options(argv: list[str]) -> Options:
                 "enable_garbage_collector",
                 "namespace_sync_period",
                 "pvclaimbinder_sync_period",
+                "service_account_private_key_file",
+                "concurrent_serviceaccount_token_syncs",
+                "legacy_service_account_token_clean_up_period",
                 "enable_dynamic_provisioning",
                 "brand_profile",
                 "verbosity",
@@ -404,6 +427,7 @@ def _validate(options: Options) -> list[str]:
         ("--concurrent-daemonset-syncs", options.concurrent_daemonset_syncs),
         ("--concurrent-statefulset-syncs", options.concurrent_statefulset_syncs),
         ("--concurrent-ephemeralvolume-syncs", options.concurrent_ephemeralvolume_syncs),
+        ("--concurrent-serviceaccount-token-syncs", options.concurrent_serviceaccount_token_syncs),
     ):
         if workers < 1:
             problems.append(f"{flag} must be at least 1")

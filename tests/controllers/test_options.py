@@ -37,6 +37,8 @@ BUILT = [
     "certificatesigningrequest-approving-controller",
     "certificatesigningrequest-cleaner-controller",
     "ttl-controller",
+    "serviceaccount-token-controller",
+    "legacy-serviceaccount-token-cleaner-controller",
     "persistentvolume-binder-controller",
 ]
 
