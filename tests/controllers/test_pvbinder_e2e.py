@@ -39,8 +39,11 @@ def test_a_claim_binds_to_the_smallest_fitting_volume_which_is_released_after_th
     for name, size in (("large", "10Gi"), ("medium", "2Gi"), ("tiny", "500Mi")):
         assert rest.request("POST", VOLUMES, body=volume(name, size)).status == 201
     assert rest.request("POST", CLAIMS, body=claim("data", "1Gi")).status == 201
-    # The claim's protection finalizer (added on create) is released by pvc-protection.
-    svc_controller_manager(svc_server, "--controllers=persistentvolume-binder,pvc-protection")
+    # The claim's protection finalizer (added on create) is released by pvc-protection. A claim synced
+    # before the volumes are Available waits for the next periodic sync, as upstream: keep it short.
+    svc_controller_manager(
+        svc_server, "--controllers=persistentvolume-binder,pvc-protection", "--pvclaimbinder-sync-period=1s"
+    )
 
     def claim_status() -> dict:
         return rest.request("GET", f"{CLAIMS}/data").json().get("status") or {}

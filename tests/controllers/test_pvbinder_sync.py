@@ -46,7 +46,7 @@ def binder(volumes=(), claims=(), classes=(), pods=()) -> tuple[PersistentVolume
 
 
 def events(client: Any) -> list[tuple[str, str, str]]:
-    return [(body["type"], body["reason"], body["message"]) for verb, _path, body in client.calls if verb == "create"]
+    return [(body["type"], body["reason"], body["message"]) for verb, _path, body in client.events if verb == "create"]
 
 
 def writes(client: Any) -> list[tuple[str, str]]:
@@ -118,7 +118,7 @@ def test_no_volume_and_no_class_is_a_failed_binding_event_and_pending() -> None:
         await controller.sync_claim("ns/c")
         message = "no persistent volumes available for this claim and no storage class is set"
         assert events(client) == [("Normal", "FailedBinding", message)]
-        event = next(body for verb, _, body in client.calls if verb == "create")
+        event = next(body for verb, _, body in client.events if verb == "create")
         assert event["source"] == {"component": "persistentvolume-controller"}
         assert event["involvedObject"]["kind"] == "PersistentVolumeClaim"
 
