@@ -29,6 +29,7 @@ from svc.controllers import (
     job,
     legacytokencleaner,
     namespace,
+    nodeipam,
     nodelifecycle,
     podgc,
     pvbinder,
@@ -202,6 +203,9 @@ BUILT: dict[str, Constructor] = {
     ),
     legacytokencleaner.NAME: lambda context, options: legacytokencleaner.LegacyTokenCleaner(
         context, clean_up_period=options.legacy_service_account_token_clean_up_period
+    ),
+    nodeipam.NAME: lambda context, options: (
+        nodeipam.NodeIPAMController(context, options.ipam_config()) if options.allocate_node_cidrs else None
     ),
     pvbinder.NAME: lambda context, options: pvbinder.PersistentVolumeBinder(
         context,

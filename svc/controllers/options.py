@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from svc.api.brand import PROFILES
-from svc.controllers import catalog
+from svc.controllers import catalog, nodeipam
 from svc.controllers.leaderelection import JITTER
 from svc.machinery.duration import parse_duration
 from svc.machinery.gotext import parse_bool
@@ -89,11 +89,29 @@ class Options:
     service_account_private_key_file: str = ""
     concurrent_serviceaccount_token_syncs: int = 5
     legacy_service_account_token_clean_up_period: float = 8760 * 3600.0
+    allocate_node_cidrs: bool = False
+    cluster_cidr: str = ""
+    service_cluster_ip_range: str = ""
+    cidr_allocator_type: str = "RangeAllocator"
+    node_cidr_mask_size: int = 0
+    node_cidr_mask_size_ipv4: int = 0
+    node_cidr_mask_size_ipv6: int = 0
     enable_dynamic_provisioning: bool = True
     brand_profile: str = "svc"
     verbosity: int = 0
     identity: str = ""
     enabled: list[str] = field(default_factory=list)
+
+    def ipam_config(self) -> nodeipam.IPAMConfig:
+        """node-ipam's allocator settings; ValueError says why they cannot work."""
+        return nodeipam.configure(
+            cluster_cidr=self.cluster_cidr,
+            service_range=self.service_cluster_ip_range,
+            mask=self.node_cidr_mask_size,
+            mask_v4=self.node_cidr_mask_size_ipv4,
+            mask_v6=self.node_cidr_mask_size_ipv6,
+            allocator=self.cidr_allocator_type,
+        )
 
 
 class _Parser(argparse.ArgumentParser):
@@ -259,6 +277,25 @@ def build_parser() -> argparse.ArgumentParser:
         default=8760 * 3600.0,
         help="unused time before a legacy token can be deleted (default 8760h0m0s)",
     )
+    add(
+        "--allocate-node-cidrs",
+        type=_bool,
+        nargs="?",
+        const=True,
+        default=False,
+        help="allocate pod CIDRs to nodes from --cluster-cidr (node-ipam)",
+    )
+    add("--cluster-cidr", default="", help="pod CIDR range(s), one per IP family; used with --allocate-node-cidrs")
+    add("--service-cluster-ip-range", default="", help="service CIDR(s) never handed to nodes")
+    add("--cidr-allocator-type", default="RangeAllocator", help="CIDR allocator (default RangeAllocator)")
+    add(
+        "--node-cidr-mask-size",
+        type=_int,
+        default=0,
+        help="node CIDR mask of a single-stack cluster (24 IPv4, 64 IPv6)",
+    )
+    add("--node-cidr-mask-size-ipv4", type=_int, default=0, help="node CIDR mask for IPv4 (default 24)")
+    add("--node-cidr-mask-size-ipv6", type=_int, default=0, help="node CIDR mask for IPv6 (default 64)")
     add("--pvclaimbinder-sync-period", type=_duration, default=15.0, help="volume and claim resync (default 15s)")
     add(
         "--enable-dynamic-provisioning",
@@ -347,6 +384,13 @@ def parse_options(argv: list[str]) -> Options:
                 "service_account_private_key_file",
                 "concurrent_serviceaccount_token_syncs",
                 "legacy_service_account_token_clean_up_period",
+                "allocate_node_cidrs",
+                "cluster_cidr",
+                "service_cluster_ip_range",
+                "cidr_allocator_type",
+                "node_cidr_mask_size",
+                "node_cidr_mask_size_ipv4",
+                "node_cidr_mask_size_ipv6",
                 "enable_dynamic_provisioning",
                 "brand_profile",
                 "verbosity",
@@ -432,6 +476,11 @@ def _validate(options: Options) -> list[str]:
         if workers < 1:
             problems.append(f"{flag} must be at least 1")
     problems += _signing_problems(options)
+    if "node-ipam-controller" in options.enabled and options.allocate_node_cidrs:
+        try:
+            options.ipam_config()
+        except ValueError as error:
+            problems.append(f'error starting controller "node-ipam-controller": {error}')
     if not 1 <= options.max_endpoints_per_slice <= 1000:
         problems.append("--max-endpoints-per-slice must be between 1 and 1000")
     if not options.leader_elect:

@@ -39,6 +39,7 @@ BUILT = [
     "ttl-controller",
     "serviceaccount-token-controller",
     "legacy-serviceaccount-token-cleaner-controller",
+    "node-ipam-controller",
     "persistentvolume-binder-controller",
 ]
 
