@@ -24,6 +24,7 @@ from svc.controllers import (
     disruption,
     endpoints,
     endpointslice,
+    endpointslicemirroring,
     ephemeralvolume,
     garbagecollector,
     job,
@@ -203,6 +204,11 @@ BUILT: dict[str, Constructor] = {
     ),
     legacytokencleaner.NAME: lambda context, options: legacytokencleaner.LegacyTokenCleaner(
         context, clean_up_period=options.legacy_service_account_token_clean_up_period
+    ),
+    endpointslicemirroring.NAME: lambda context, options: endpointslicemirroring.EndpointSliceMirroringController(
+        context,
+        workers=options.mirroring_concurrent_service_endpoint_syncs,
+        max_per_subset=options.mirroring_max_endpoints_per_subset,
     ),
     nodeipam.NAME: lambda context, options: (
         nodeipam.NodeIPAMController(context, options.ipam_config()) if options.allocate_node_cidrs else None

@@ -89,6 +89,8 @@ class Options:
     service_account_private_key_file: str = ""
     concurrent_serviceaccount_token_syncs: int = 5
     legacy_service_account_token_clean_up_period: float = 8760 * 3600.0
+    mirroring_concurrent_service_endpoint_syncs: int = 5
+    mirroring_max_endpoints_per_subset: int = 1000
     allocate_node_cidrs: bool = False
     cluster_cidr: str = ""
     service_cluster_ip_range: str = ""
@@ -278,6 +280,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="unused time before a legacy token can be deleted (default 8760h0m0s)",
     )
     add(
+        "--mirroring-concurrent-service-endpoint-syncs",
+        type=_int,
+        default=5,
+        help="endpointslice-mirroring workers (default 5)",
+    )
+    add(
+        "--mirroring-max-endpoints-per-subset",
+        type=_int,
+        default=1000,
+        help="addresses of one Endpoints subset mirrored (default 1000)",
+    )
+    add(
         "--allocate-node-cidrs",
         type=_bool,
         nargs="?",
@@ -384,6 +398,8 @@ def parse_options(argv: list[str]) -> Options:
                 "service_account_private_key_file",
                 "concurrent_serviceaccount_token_syncs",
                 "legacy_service_account_token_clean_up_period",
+                "mirroring_concurrent_service_endpoint_syncs",
+                "mirroring_max_endpoints_per_subset",
                 "allocate_node_cidrs",
                 "cluster_cidr",
                 "service_cluster_ip_range",
@@ -472,6 +488,7 @@ def _validate(options: Options) -> list[str]:
         ("--concurrent-statefulset-syncs", options.concurrent_statefulset_syncs),
         ("--concurrent-ephemeralvolume-syncs", options.concurrent_ephemeralvolume_syncs),
         ("--concurrent-serviceaccount-token-syncs", options.concurrent_serviceaccount_token_syncs),
+        ("--mirroring-concurrent-service-endpoint-syncs", options.mirroring_concurrent_service_endpoint_syncs),
     ):
         if workers < 1:
             problems.append(f"{flag} must be at least 1")
@@ -483,6 +500,11 @@ def _validate(options: Options) -> list[str]:
             problems.append(f'error starting controller "node-ipam-controller": {error}')
     if not 1 <= options.max_endpoints_per_slice <= 1000:
         problems.append("--max-endpoints-per-slice must be between 1 and 1000")
+    if not 1 <= options.mirroring_max_endpoints_per_subset <= 1000:
+        problems.append(
+            "mirroring-max-endpoints-per-subset must be between 1 and 1000, "
+            f"got {options.mirroring_max_endpoints_per_subset}"
+        )
     if not options.leader_elect:
         return problems
     if options.lease_duration <= 0:

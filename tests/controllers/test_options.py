@@ -39,6 +39,7 @@ BUILT = [
     "ttl-controller",
     "serviceaccount-token-controller",
     "legacy-serviceaccount-token-cleaner-controller",
+    "endpointslice-mirroring-controller",
     "node-ipam-controller",
     "persistentvolume-binder-controller",
 ]
