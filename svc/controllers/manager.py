@@ -14,6 +14,7 @@ from typing import Any
 from svc.apiserver.health import HealthCheck
 from svc.controllers import catalog
 from svc.controllers.context import ControllerContext
+from svc.controllers.credentials import Credentials
 
 log = logging.getLogger(__name__)
 
@@ -26,9 +27,10 @@ class ControllerManager:
         starts, so a standby candidate is healthy without running any (as upstream's daemon)."""
         self.context = context
         self.checks = checks
+        self.credentials = Credentials(context, per_controller=options.use_service_account_credentials)
         self.controllers = {}
         for name in enabled:
-            controller = catalog.BUILT[name](context, options)
+            controller = catalog.BUILT[name](self.credentials.context_for(name), options)
             if controller is None:
                 log.info("controller %s is disabled by its flags", name)
             else:
@@ -51,6 +53,7 @@ class ControllerManager:
                 task.cancel()
             await asyncio.gather(*self.tasks.values(), return_exceptions=True)
             await factory.stop()
+            await self.credentials.close()
 
     def _check(self, name: str) -> Any:
         """Fails once the controller's workers have stopped."""

@@ -39,6 +39,7 @@ class Options:
     api_burst: int = 30
     controllers: list[str] = field(default_factory=lambda: ["*"])
     min_resync_period: float = 12 * 3600.0
+    use_service_account_credentials: bool = False
     leader_elect: bool = True
     lease_duration: float = 15.0
     renew_deadline: float = 10.0
@@ -177,6 +178,14 @@ def build_parser() -> argparse.ArgumentParser:
             "'*' enables the controllers that are on by default, 'foo' enables foo, '-foo' disables foo "
             f"(default *). Built: {built}"
         ),
+    )
+    add(
+        "--use-service-account-credentials",
+        type=_bool,
+        nargs="?",
+        const=True,
+        default=False,
+        help="each controller acts as its own service account in the system namespace",
     )
     add("--min-resync-period", type=_duration, default=12 * 3600.0, help="resync base (default 12h0m0s)")
     add("--leader-elect", type=_bool, nargs="?", const=True, default=True, help="elect a leader (default true)")
@@ -356,6 +365,7 @@ def parse_options(argv: list[str]) -> Options:
                 "api_burst",
                 "controllers",
                 "min_resync_period",
+                "use_service_account_credentials",
                 "leader_elect",
                 "controller_shutdown_timeout",
                 "bind_address",
