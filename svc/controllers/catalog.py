@@ -41,6 +41,7 @@ from svc.controllers import (
     rootcacert,
     satoken,
     serviceaccount,
+    servicecidr,
     statefulset,
     tainteviction,
     tokencleaner,
@@ -213,6 +214,7 @@ BUILT: dict[str, Constructor] = {
     nodeipam.NAME: lambda context, options: (
         nodeipam.NodeIPAMController(context, options.ipam_config()) if options.allocate_node_cidrs else None
     ),
+    servicecidr.NAME: lambda context, _options: servicecidr.ServiceCIDRController(context),
     pvbinder.NAME: lambda context, options: pvbinder.PersistentVolumeBinder(
         context,
         sync_period=options.pvclaimbinder_sync_period,

@@ -41,6 +41,7 @@ BUILT = [
     "legacy-serviceaccount-token-cleaner-controller",
     "endpointslice-mirroring-controller",
     "node-ipam-controller",
+    "service-cidr-controller",
     "persistentvolume-binder-controller",
 ]
 
