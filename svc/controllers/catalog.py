@@ -47,6 +47,7 @@ from svc.controllers import (
     tokencleaner,
     ttl,
     ttlafterfinished,
+    unavailable,
 )
 from svc.controllers.context import ControllerContext
 
@@ -215,6 +216,7 @@ BUILT: dict[str, Constructor] = {
         nodeipam.NodeIPAMController(context, options.ipam_config()) if options.allocate_node_cidrs else None
     ),
     servicecidr.NAME: lambda context, _options: servicecidr.ServiceCIDRController(context),
+    **dict.fromkeys(unavailable.REASONS, unavailable.not_started),
     pvbinder.NAME: lambda context, options: pvbinder.PersistentVolumeBinder(
         context,
         sync_period=options.pvclaimbinder_sync_period,

@@ -150,10 +150,9 @@ class ServiceAccountClient(AsyncRestClient):
 class Credentials:
     """Hands each controller the context it acts in: the daemon's own, or its service account's."""
 
-    def __init__(self, context: ControllerContext, *, per_controller: bool, user_agent: str = "") -> None:
+    def __init__(self, context: ControllerContext, *, per_controller: bool) -> None:
         self.context = context
         self.per_controller = per_controller
-        self.user_agent = user_agent or context.client._headers.get("User-Agent", "")
         self.clients: dict[str, ServiceAccountClient] = {}
 
     def context_for(self, controller: str) -> ControllerContext:
@@ -166,7 +165,7 @@ class Credentials:
                 self.context.profile.system_namespace,
                 account,
                 auth_group=self.context.profile.group("authentication.k8s.io"),
-                user_agent=f"{self.user_agent}/{account}",
+                user_agent=f"{self.context.client.user_agent}/{account}",
             )
         return dataclasses.replace(self.context, client=self.clients[account])
 

@@ -12,7 +12,7 @@ import logging
 from typing import Any
 
 from svc.apiserver.health import HealthCheck
-from svc.controllers import catalog
+from svc.controllers import catalog, unavailable
 from svc.controllers.context import ControllerContext
 from svc.controllers.credentials import Credentials
 
@@ -32,7 +32,7 @@ class ControllerManager:
         for name in enabled:
             controller = catalog.BUILT[name](self.credentials.context_for(name), options)
             if controller is None:
-                log.info("controller %s is disabled by its flags", name)
+                log.info("controller %s is disabled: %s", name, unavailable.REASONS.get(name, "by its flags"))
             else:
                 self.controllers[name] = controller
         self.tasks: dict[str, asyncio.Task[None]] = {}

@@ -42,6 +42,10 @@ BUILT = [
     "endpointslice-mirroring-controller",
     "node-ipam-controller",
     "service-cidr-controller",
+    "cloud-node-lifecycle-controller",
+    "node-route-controller",
+    "service-lb-controller",
+    "storageversion-garbage-collector-controller",
     "persistentvolume-binder-controller",
 ]
 
