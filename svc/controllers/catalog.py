@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from svc.controllers import (
+    attachdetach,
     bootstrapsigner,
     clusterroleaggregation,
     cronjob,
@@ -217,6 +218,13 @@ BUILT: dict[str, Constructor] = {
     ),
     servicecidr.NAME: lambda context, _options: servicecidr.ServiceCIDRController(context),
     **dict.fromkeys(unavailable.REASONS, unavailable.not_started),
+    attachdetach.NAME: lambda context, options: attachdetach.AttachDetachController(
+        context,
+        reconcile_period=0.0
+        if options.disable_attach_detach_reconcile_sync
+        else options.attach_detach_reconcile_sync_period,
+        force_detach=not options.disable_force_detach_on_timeout,
+    ),
     pvbinder.NAME: lambda context, options: pvbinder.PersistentVolumeBinder(
         context,
         sync_period=options.pvclaimbinder_sync_period,

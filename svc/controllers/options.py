@@ -92,6 +92,9 @@ class Options:
     legacy_service_account_token_clean_up_period: float = 8760 * 3600.0
     mirroring_concurrent_service_endpoint_syncs: int = 5
     mirroring_max_endpoints_per_subset: int = 1000
+    attach_detach_reconcile_sync_period: float = 60.0
+    disable_attach_detach_reconcile_sync: bool = False
+    disable_force_detach_on_timeout: bool = False
     allocate_node_cidrs: bool = False
     cluster_cidr: str = ""
     service_cluster_ip_range: str = ""
@@ -301,6 +304,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="addresses of one Endpoints subset mirrored (default 1000)",
     )
     add(
+        "--attach-detach-reconcile-sync-period",
+        type=_duration,
+        default=60.0,
+        help="attach-detach reconcile wait; must exceed one second (default 1m0s)",
+    )
+    add(
+        "--disable-attach-detach-reconcile-sync",
+        type=_bool,
+        nargs="?",
+        const=True,
+        default=False,
+        help="disable the attach-detach periodic reconcile",
+    )
+    add(
+        "--disable-force-detach-on-timeout",
+        type=_bool,
+        nargs="?",
+        const=True,
+        default=False,
+        help="never detach a volume the node still reports in use",
+    )
+    add(
         "--allocate-node-cidrs",
         type=_bool,
         nargs="?",
@@ -410,6 +435,9 @@ def parse_options(argv: list[str]) -> Options:
                 "legacy_service_account_token_clean_up_period",
                 "mirroring_concurrent_service_endpoint_syncs",
                 "mirroring_max_endpoints_per_subset",
+                "attach_detach_reconcile_sync_period",
+                "disable_attach_detach_reconcile_sync",
+                "disable_force_detach_on_timeout",
                 "allocate_node_cidrs",
                 "cluster_cidr",
                 "service_cluster_ip_range",
@@ -503,6 +531,10 @@ def _validate(options: Options) -> list[str]:
         if workers < 1:
             problems.append(f"{flag} must be at least 1")
     problems += _signing_problems(options)
+    if options.attach_detach_reconcile_sync_period < 1.0:
+        problems.append(
+            "duration time must be greater than one second as set via command line option reconcile-sync-loop-period"
+        )
     if "node-ipam-controller" in options.enabled and options.allocate_node_cidrs:
         try:
             options.ipam_config()

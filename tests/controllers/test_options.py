@@ -46,6 +46,7 @@ BUILT = [
     "node-route-controller",
     "service-lb-controller",
     "storageversion-garbage-collector-controller",
+    "persistentvolume-attach-detach-controller",
     "persistentvolume-binder-controller",
 ]
 
