@@ -38,6 +38,7 @@ from svc.controllers import (
     pvcprotection,
     pvprotection,
     replicaset,
+    resourceclaim,
     resourcequota,
     rootcacert,
     satoken,
@@ -224,6 +225,9 @@ BUILT: dict[str, Constructor] = {
         if options.disable_attach_detach_reconcile_sync
         else options.attach_detach_reconcile_sync_period,
         force_detach=not options.disable_force_detach_on_timeout,
+    ),
+    resourceclaim.NAME: lambda context, options: resourceclaim.ResourceClaimController(
+        context, workers=options.concurrent_resourceclaim_syncs
     ),
     pvbinder.NAME: lambda context, options: pvbinder.PersistentVolumeBinder(
         context,

@@ -95,6 +95,7 @@ class Options:
     attach_detach_reconcile_sync_period: float = 60.0
     disable_attach_detach_reconcile_sync: bool = False
     disable_force_detach_on_timeout: bool = False
+    concurrent_resourceclaim_syncs: int = 50
     allocate_node_cidrs: bool = False
     cluster_cidr: str = ""
     service_cluster_ip_range: str = ""
@@ -326,6 +327,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="never detach a volume the node still reports in use",
     )
     add(
+        "--concurrent-resourceclaim-syncs",
+        type=_int,
+        default=50,
+        help="resourceclaim workers creating or deleting claims (default 50)",
+    )
+    add(
         "--allocate-node-cidrs",
         type=_bool,
         nargs="?",
@@ -438,6 +445,7 @@ def parse_options(argv: list[str]) -> Options:
                 "attach_detach_reconcile_sync_period",
                 "disable_attach_detach_reconcile_sync",
                 "disable_force_detach_on_timeout",
+                "concurrent_resourceclaim_syncs",
                 "allocate_node_cidrs",
                 "cluster_cidr",
                 "service_cluster_ip_range",
@@ -527,6 +535,7 @@ def _validate(options: Options) -> list[str]:
         ("--concurrent-ephemeralvolume-syncs", options.concurrent_ephemeralvolume_syncs),
         ("--concurrent-serviceaccount-token-syncs", options.concurrent_serviceaccount_token_syncs),
         ("--mirroring-concurrent-service-endpoint-syncs", options.mirroring_concurrent_service_endpoint_syncs),
+        ("--concurrent-resourceclaim-syncs", options.concurrent_resourceclaim_syncs),
     ):
         if workers < 1:
             problems.append(f"{flag} must be at least 1")

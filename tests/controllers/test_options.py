@@ -47,6 +47,7 @@ BUILT = [
     "service-lb-controller",
     "storageversion-garbage-collector-controller",
     "persistentvolume-attach-detach-controller",
+    "resourceclaim-controller",
     "persistentvolume-binder-controller",
 ]
 
