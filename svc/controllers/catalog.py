@@ -36,6 +36,7 @@ from svc.controllers import (
     podgc,
     pvbinder,
     pvcprotection,
+    pvexpander,
     pvprotection,
     replicaset,
     resourceclaim,
@@ -229,6 +230,7 @@ BUILT: dict[str, Constructor] = {
     resourceclaim.NAME: lambda context, options: resourceclaim.ResourceClaimController(
         context, workers=options.concurrent_resourceclaim_syncs
     ),
+    pvexpander.NAME: lambda context, _options: pvexpander.PersistentVolumeExpander(context),
     pvbinder.NAME: lambda context, options: pvbinder.PersistentVolumeBinder(
         context,
         sync_period=options.pvclaimbinder_sync_period,

@@ -48,6 +48,7 @@ BUILT = [
     "storageversion-garbage-collector-controller",
     "persistentvolume-attach-detach-controller",
     "resourceclaim-controller",
+    "persistentvolume-expander-controller",
     "persistentvolume-binder-controller",
 ]
 
