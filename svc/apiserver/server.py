@@ -24,7 +24,7 @@ from svc.api.brand import PROFILES
 from svc.api.columns import columns_for, row_conditions_for
 from svc.api.kinds import strategy_for
 from svc.api.resources import Resource, ResourceSet, version_priority
-from svc.apiserver import default_service
+from svc.apiserver import default_service, legacy_token_tracking
 from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
 from svc.apiserver.admission.plugins.policy.status_loop import status_loop
@@ -426,11 +426,13 @@ class Server:
         )
         write_kubeconfig(self.kubeconfig_path, config)
         await default_service.reconcile(self, port, advertise)
+        await legacy_token_tracking.ensure(self)
         self._tasks = [
             asyncio.create_task(default_service.default_service_loop(self, port, advertise), name="default-service"),
             asyncio.create_task(compaction_loop(self), name="compaction"),
             asyncio.create_task(status_loop(self), name="validating-admission-policy-status"),
             asyncio.create_task(storage_size_loop(self), name="storage-size"),
+            asyncio.create_task(legacy_token_tracking.tracking_loop(self), name="legacy-token-tracking"),
             asyncio.create_task(self.authorization.run_reloads(), name="authorization-config"),
         ]
         self.ready = True
