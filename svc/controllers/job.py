@@ -149,6 +149,7 @@ class JobController:
             self.expectations.forget(key)
             return
         job = copy.deepcopy(job)
+        before = copy.deepcopy((job.get("status") or {}).get("conditions") or [])
         namespace = job["metadata"]["namespace"]
         reference = owner_reference(job, f"{self.batch}/v1", "Job")
         pods = await claim(
@@ -199,6 +200,29 @@ class JobController:
         status["ready"] = sum(1 for pod in active if ready_since(pod) is not None)
         status["terminating"] = len(terminating)
         await self._write_status(job)
+        await self._condition_events(job, before)
+
+    async def _condition_events(self, job: Obj, before: list[Obj]) -> None:
+        """Upstream's Job events for conditions that just changed: `Completed`, the failure's own reason
+        and message (`BackoffLimitExceeded`, `DeadlineExceeded`, ...), `Suspended` and `Resumed`."""
+        was = {c.get("type"): (c.get("status"), c.get("reason")) for c in before}
+        for current in (job.get("status") or {}).get("conditions") or []:
+            kind, truth = current.get("type"), current.get("status")
+            if was.get(kind) == (truth, current.get("reason")):
+                continue
+            if kind == "Complete" and truth == "True":
+                event = ("Normal", "Completed", "Job completed")
+            elif kind == "Failed" and truth == "True":
+                event = ("Warning", current.get("reason", ""), current.get("message", ""))
+            elif kind == "Suspended":
+                event = (
+                    ("Normal", "Suspended", "Job suspended")
+                    if truth == "True"
+                    else ("Normal", "Resumed", "Job resumed")
+                )
+            else:
+                continue
+            await self.events.event(job, "Job", f"{self.batch}/v1", *event)
 
     async def _count_finished(self, job: Obj, pods: list[Obj]) -> None:
         """Count each finished pod exactly once: record it, release its finalizer, then add it up.
