@@ -43,10 +43,20 @@ def default_field_labels(obj: Obj) -> dict[str, str]:
     return labels
 
 
-def status_only(new: Obj, old: Obj) -> Obj:
-    """The object as stored, with the status (and the resourceVersion precondition) of `new`."""
+def subresource_base(new: Obj, old: Obj) -> Obj:
+    """The object as stored, with what a write through a subresource carries in its metadata: the
+    resourceVersion precondition, and the managed fields the field manager recorded for the write."""
     result = dict(old)
-    result["metadata"] = {**old["metadata"], "resourceVersion": new["metadata"].get("resourceVersion", "")}
+    metadata = {**old["metadata"], "resourceVersion": new["metadata"].get("resourceVersion", "")}
+    if "managedFields" in new["metadata"]:
+        metadata["managedFields"] = new["metadata"]["managedFields"]
+    result["metadata"] = metadata
+    return result
+
+
+def status_only(new: Obj, old: Obj) -> Obj:
+    """The object as stored, with the status of `new` (see `subresource_base`)."""
+    result = subresource_base(new, old)
     if "status" in new:
         result["status"] = new["status"]
     else:

@@ -80,6 +80,6 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(1) from None
     try:
         asyncio.run(_run(server))
-    except (OSError, StorageError) as error:
+    except (OSError, StorageError, ValueError) as error:  # ValueError: a plugin that cannot serve (a signer)
         print(f"svc-apiserver: {error}", file=sys.stderr)
         raise SystemExit(1) from None

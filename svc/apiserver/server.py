@@ -27,7 +27,6 @@ from svc.api.resources import Resource, ResourceSet, version_priority
 from svc.apiserver import default_service, legacy_token_tracking
 from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
-from svc.apiserver.admission.plugins.policy.status_loop import status_loop
 from svc.apiserver.admission.plugins.priority import create_system_priority_classes
 from svc.apiserver.admission.plugins.webhook.build import close_webhooks
 from svc.apiserver.admission.registry import build_plugins
@@ -399,6 +398,7 @@ class Server:
                 writer=UserInfo(self.profile.apiserver_name, groups=("system:masters",)),
             ),
         )
+        await self.tokens.start()
         self.authentication = build_authenticator(
             options, client_cas=client_cas, tokens=self.tokens, profile=self.profile
         )
@@ -430,7 +430,6 @@ class Server:
         self._tasks = [
             asyncio.create_task(default_service.default_service_loop(self, port, advertise), name="default-service"),
             asyncio.create_task(compaction_loop(self), name="compaction"),
-            asyncio.create_task(status_loop(self), name="validating-admission-policy-status"),
             asyncio.create_task(storage_size_loop(self), name="storage-size"),
             asyncio.create_task(legacy_token_tracking.tracking_loop(self), name="legacy-token-tracking"),
             asyncio.create_task(self.authorization.run_reloads(), name="authorization-config"),

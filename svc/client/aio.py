@@ -128,13 +128,21 @@ class AsyncRestClient:
     async def update(self, path: str, body: Obj) -> Obj:
         return await self.request("PUT", path, body=body)
 
-    async def patch(self, path: str, body: Any, *, patch_type: str = "merge") -> Obj:
+    async def patch(
+        self, path: str, body: Any, *, patch_type: str = "merge", params: Mapping[str, str] | None = None
+    ) -> Obj:
         content_type = {
             "merge": "application/merge-patch+json",
             "json": "application/json-patch+json",
             "strategic": "application/strategic-merge-patch+json",
+            "apply": "application/apply-patch+yaml",
         }[patch_type]
-        return await self.request("PATCH", path, body=body, content_type=content_type)
+        return await self.request("PATCH", path, body=body, params=params, content_type=content_type)
+
+    async def apply(self, path: str, body: Obj, *, field_manager: str, force: bool = True) -> Obj:
+        """Server-side apply, as upstream controllers write the fields they own (status, mostly)."""
+        params = {"fieldManager": field_manager, **({"force": "true"} if force else {})}
+        return await self.patch(path, body, patch_type="apply", params=params)
 
     async def delete(self, path: str, body: Obj | None = None) -> Obj:
         return await self.request("DELETE", path, body=body)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from svc.controllers import (
+    admissionpolicystatus,
     attachdetach,
     bootstrapsigner,
     clusterroleaggregation,
@@ -198,6 +199,9 @@ BUILT: dict[str, Constructor] = {
     csrapproving.NAME: lambda context, _options: csrapproving.CSRApprovingController(context),
     csrcleaner.NAME: lambda context, _options: csrcleaner.CSRCleanerController(context),
     ttl.NAME: lambda context, _options: ttl.TTLController(context),
+    admissionpolicystatus.NAME: lambda context, options: admissionpolicystatus.AdmissionPolicyStatusController(
+        context, workers=options.concurrent_validating_admission_policy_status_syncs
+    ),
     satoken.NAME: lambda context, options: (
         satoken.ServiceAccountTokenController(
             context,

@@ -6,8 +6,8 @@ one whose template equals the Deployment's (ignoring `pod-template-hash`) or cre
 - RollingUpdate: scales the new set up within `maxSurge`, then the old ones down (unhealthy first)
   while at least `replicas - maxUnavailable` pods stay available;
 - Recreate: scales the old sets to zero, waits for their pods to be gone, then scales the new set up;
-- paused, or only `replicas` changed: scales without rolling (the change goes to the newest active
-  set; upstream's proportional spread over several active sets during a rollout is not simulated);
+- paused, or only `replicas` changed: scales without rolling (`deployment_math.scale_plan`: one active
+  set takes it all; during a rollout the change is spread over the active sets in proportion);
 and writes the status and the `Available` and `Progressing` conditions with upstream's reasons and
 messages, including `ProgressDeadlineExceeded`. Old sets beyond `revisionHistoryLimit` are deleted
 once the rollout is complete, so `kubectl rollout history` and `rollout undo` see the kept revisions.
@@ -364,16 +364,10 @@ class DeploymentController:
     async def _scale_only(self, deployment: Obj, sets: list[Obj]) -> None:
         new = self._find_new(deployment, sets)
         old = [rs for rs in sets if new is None or rs["metadata"]["uid"] != new["metadata"]["uid"]]
-        desired = deployment["spec"].get("replicas", 1)
-        active = [rs for rs in sets if math.replicas_of(rs) > 0]
-        newest = max(
-            active or ([new] if new else []), key=lambda rs: rs["metadata"].get("creationTimestamp", ""), default=None
-        )
-        if newest is not None:
-            others = sum(math.replicas_of(rs) for rs in active if rs is not newest)
-            surge, _ = math.fenceposts(deployment)
-            target = max(desired + (surge if others else 0) - others, 0) if len(active) > 1 else desired
-            await self._scale(deployment, newest, target)
+        plan = math.scale_plan(deployment, new, old, desired_key=self.desired_key, max_key=self.max_key)
+        resized = {rs["metadata"]["uid"]: await self._scale(deployment, rs, size) for rs, size in plan}
+        sets = [resized.get(rs["metadata"]["uid"], rs) for rs in sets]
+        new = self._find_new(deployment, sets)
         status = await self._write_status(deployment, sets, new)
         if deployment["spec"].get("paused") and math.complete(deployment, status):
             await self._clean_history(deployment, old)

@@ -194,3 +194,80 @@ def timed_out(deployment: Obj, status: Obj, wall: float) -> bool:
         return False
     updated = datetime.fromisoformat(current["lastUpdateTime"].replace("Z", "+00:00")).timestamp()
     return updated + deadline < wall
+
+
+def _created(rs: Obj) -> tuple[str, str]:
+    return rs["metadata"].get("creationTimestamp", ""), rs["metadata"]["name"]
+
+
+def _round_half_away(value: float) -> int:
+    """Go's `math.Round`: halves away from zero (Python's `round` goes to even)."""
+    return math.floor(abs(value) + 0.5) * (1 if value >= 0 else -1)
+
+
+def _fraction(rs: Obj, deployment: Obj, max_key: str) -> int:
+    """Upstream's `getReplicaSetFraction`: how much of the change this set takes, by its share of
+    the size the Deployment had (its `max-replicas` annotation) when the set was last scaled."""
+    desired = deployment["spec"].get("replicas", 1)
+    if desired == 0:
+        return -replicas_of(rs)
+    surge, _ = fenceposts(deployment)
+    text = (rs["metadata"].get("annotations") or {}).get(max_key, "")
+    before = int(text) if text.isdigit() else 0
+    if before == 0:
+        before = status_count(deployment, "replicas")
+    if before == 0:
+        return 0
+    return _round_half_away(replicas_of(rs) * (desired + surge) / before) - replicas_of(rs)
+
+
+def _saturated(deployment: Obj, rs: Obj | None, desired_key: str) -> bool:
+    if rs is None:
+        return False
+    desired = deployment["spec"].get("replicas", 1)
+    annotation = (rs["metadata"].get("annotations") or {}).get(desired_key, "")
+    available = status_count(rs, "availableReplicas")
+    return replicas_of(rs) == desired and annotation == str(desired) and available == desired
+
+
+def scale_plan(
+    deployment: Obj, new: Obj | None, old: list[Obj], *, desired_key: str, max_key: str
+) -> list[tuple[Obj, int]]:
+    """Upstream's `scale` (a paused Deployment, or only `replicas` changed): the sets to resize, with
+    their sizes. One active set (or none: the newest) takes the whole count; a saturated new set
+    leaves the old ones at zero; otherwise, in a rolling update, the change up to `replicas +
+    maxSurge` is spread over the active sets in proportion to their size, largest first (newer
+    first when scaling up, older first when scaling down), the rounding leftover going to the first."""
+    desired = deployment["spec"].get("replicas", 1)
+    newest_first = sorted(old, key=_created, reverse=True)
+    active = [rs for rs in [*newest_first, *([new] if new else [])] if replicas_of(rs) > 0]
+    if new is not None or old:
+        if not active:
+            return [(new if new is not None else newest_first[0], desired)]
+        if len(active) == 1:
+            return [(active[0], desired)]
+    if _saturated(deployment, new, desired_key):
+        return [(rs, 0) for rs in old if replicas_of(rs) > 0]
+    if (((deployment["spec"].get("strategy") or {}).get("type")) or "RollingUpdate") != "RollingUpdate":
+        return []
+    surge, _ = fenceposts(deployment)
+    allowed = desired + surge if desired > 0 else 0
+    to_add = allowed - sum(replicas_of(rs) for rs in active)
+    if to_add > 0:
+        ordered = sorted(active, key=_created, reverse=True)
+        ordered.sort(key=replicas_of, reverse=True)
+    else:
+        ordered = sorted(active, key=_created)
+        ordered.sort(key=replicas_of, reverse=True)
+    sizes: list[int] = []
+    added = 0
+    for rs in ordered:
+        proportion = 0
+        if to_add != 0 and added != to_add:
+            fraction = _fraction(rs, deployment, max_key)
+            proportion = min(fraction, to_add - added) if to_add > 0 else max(fraction, to_add - added)
+        sizes.append(replicas_of(rs) + proportion)
+        added += proportion
+    if ordered and to_add != 0:
+        sizes[0] = max(sizes[0] + to_add - added, 0)
+    return list(zip(ordered, sizes, strict=True))

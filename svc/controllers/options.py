@@ -71,6 +71,7 @@ class Options:
     concurrent_daemonset_syncs: int = 2
     concurrent_statefulset_syncs: int = 5
     concurrent_ephemeralvolume_syncs: int = 5
+    concurrent_validating_admission_policy_status_syncs: int = 5
     node_monitor_period: float = 5.0
     node_monitor_grace_period: float = 50.0
     node_startup_grace_period: float = 60.0
@@ -231,6 +232,12 @@ def build_parser() -> argparse.ArgumentParser:
     add("--concurrent-daemonset-syncs", type=_int, default=2, help="daemonset workers (default 2)")
     add("--concurrent-statefulset-syncs", type=_int, default=5, help="statefulset workers (default 5)")
     add("--concurrent-ephemeralvolume-syncs", type=_int, default=5, help="ephemeral-volume workers (default 5)")
+    add(
+        "--concurrent-validating-admission-policy-status-syncs",
+        type=_int,
+        default=5,
+        help="validatingadmissionpolicy-status workers (default 5)",
+    )
     add("--node-monitor-period", type=_duration, default=5.0, help="node health check period (default 5s)")
     add(
         "--node-monitor-grace-period",
@@ -423,6 +430,7 @@ def parse_options(argv: list[str]) -> Options:
                 "concurrent_daemonset_syncs",
                 "concurrent_statefulset_syncs",
                 "concurrent_ephemeralvolume_syncs",
+                "concurrent_validating_admission_policy_status_syncs",
                 "node_monitor_period",
                 "node_monitor_grace_period",
                 "node_startup_grace_period",

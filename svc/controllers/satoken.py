@@ -151,7 +151,7 @@ class ServiceAccountTokenController:
             data["namespace"] = _b64(metadata["namespace"].encode())
         annotations = dict(live["metadata"].get("annotations") or {})
         if needs_token:
-            data["token"] = _b64(self._token(account, metadata["name"]).encode())
+            data["token"] = _b64((await self._token(account, metadata["name"])).encode())
             annotations[self.name_key] = account["metadata"]["name"]
             annotations[self.uid_key] = account["metadata"].get("uid", "")
         body = {**live, "data": data, "metadata": {**live["metadata"], "annotations": annotations}}
@@ -161,7 +161,7 @@ class ServiceAccountTokenController:
             if error.reason != "NotFound":
                 raise
 
-    def _token(self, account: Obj, secret_name: str) -> str:
+    async def _token(self, account: Obj, secret_name: str) -> str:
         namespace = account["metadata"]["namespace"]
         name = account["metadata"]["name"]
         prefix = self.claim_prefix
@@ -172,7 +172,7 @@ class ServiceAccountTokenController:
             f"{prefix}service-account.uid": account["metadata"].get("uid", ""),
             "sub": f"system:serviceaccount:{namespace}:{name}",
         }
-        return self.signer.sign(claims)
+        return await self.signer.sign(claims)
 
     async def _delete(self, secret: Obj) -> None:
         metadata = secret["metadata"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from svc.controllers import deployment_math as math
 
 
@@ -79,3 +81,57 @@ def test_templates_are_equal_ignoring_the_hash_label():
     a = {"metadata": {"labels": {"app": "web", "pod-template-hash": "abc"}}, "spec": {}}
     b = {"metadata": {"labels": {"app": "web"}}, "spec": {}}
     assert math.same_template(a, b)
+
+
+DESIRED, MAX = "desired", "max"
+
+
+def _set(name: str, replicas: int, created: str, before: int, available: int = 0) -> dict:
+    """A replica set last scaled when the Deployment had `before` replicas (no surge)."""
+    annotations = {DESIRED: str(before), MAX: str(before)}
+    return {
+        "metadata": {"name": name, "creationTimestamp": created, "annotations": annotations},
+        "spec": {"replicas": replicas},
+        "status": {"availableReplicas": available},
+    }
+
+
+def _plan(replicas: int, new: dict | None, old: list[dict]) -> dict[str, int]:
+    scaled = deployment(replicas, surge=0, unavailable=0)
+    plan = math.scale_plan(scaled, new, old, desired_key=DESIRED, max_key=MAX)
+    return {rs["metadata"]["name"]: size for rs, size in plan}
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "sizes", "expected"),
+    [
+        (5, 10, {"v1": 3, "v2": 2}, {"v1": 6, "v2": 4}),
+        (5, 3, {"v1": 3, "v2": 2}, {"v1": 2, "v2": 1}),
+        (9, 4, {"v1": 1, "v2": 8}, {"v2": 4, "v1": 0}),
+        (7, 10, {"v1": 2, "v2": 3, "v3": 2}, {"v2": 4, "v3": 3, "v1": 3}),
+        (13, 8, {"v1": 3, "v2": 8, "v3": 2}, {"v2": 5, "v1": 2, "v3": 1}),
+    ],
+)
+def test_a_resize_during_a_rollout_is_spread_in_proportion(before, after, sizes, expected) -> None:
+    sets = [
+        _set(name, size, f"2026-01-0{index + 1}T00:00:00Z", before) for index, (name, size) in enumerate(sizes.items())
+    ]
+    *old, new = sets
+    assert _plan(after, new, old) == expected
+
+
+def test_one_active_set_takes_the_whole_count() -> None:
+    new = _set("v2", 5, "2026-01-02T00:00:00Z", 5)
+    old = [_set("v1", 0, "2026-01-01T00:00:00Z", 5)]
+    assert _plan(8, new, old) == {"v2": 8}
+
+
+def test_without_an_active_set_the_newest_is_scaled() -> None:
+    old = [_set("v1", 0, "2026-01-01T00:00:00Z", 5), _set("v2", 0, "2026-01-02T00:00:00Z", 5)]
+    assert _plan(3, None, old) == {"v2": 3}
+
+
+def test_a_saturated_new_set_scales_the_old_ones_away() -> None:
+    new = _set("v2", 4, "2026-01-02T00:00:00Z", 4, available=4)
+    old = [_set("v1", 2, "2026-01-01T00:00:00Z", 4)]
+    assert _plan(4, new, old) == {"v1": 0}

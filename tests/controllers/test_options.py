@@ -37,6 +37,7 @@ BUILT = [
     "certificatesigningrequest-approving-controller",
     "certificatesigningrequest-cleaner-controller",
     "ttl-controller",
+    "validatingadmissionpolicy-status-controller",
     "serviceaccount-token-controller",
     "legacy-serviceaccount-token-cleaner-controller",
     "endpointslice-mirroring-controller",

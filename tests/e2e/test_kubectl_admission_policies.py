@@ -1,5 +1,6 @@
 """ValidatingAdmissionPolicy through kubectl 1.35: bindings deny, warn, take parameters from a
-ConfigMap, honour matchConditions and variables; an expression that does not compile is refused."""
+ConfigMap, honour matchConditions and variables; an expression that does not compile is refused; the
+controller manager reports type-checking warnings in the policy's status."""
 
 from __future__ import annotations
 
@@ -150,7 +151,12 @@ def test_a_validation_that_is_not_boolean_is_refused(kubectl: Kubectl) -> None:
     assert expected in refused.stderr
 
 
-def test_a_field_the_matched_kind_lacks_is_a_type_checking_warning_in_status(kubectl: Kubectl) -> None:
+def test_a_field_the_matched_kind_lacks_is_a_type_checking_warning_in_status(
+    svc_server_factory, svc_controller_manager
+) -> None:
+    server = svc_server_factory("--brand-profile=kubernetes")
+    svc_controller_manager(server, "--controllers=validatingadmissionpolicy-status")
+    kubectl = Kubectl(str(TOOLS / "kubectl"), server.kubeconfig)
     kubectl.run("apply", "-f", "-", stdin=REPLICA_POLICY.replace("object.spec.replicas <= 5", "object.replicas > 1"))
     expected = {
         "observedGeneration": 1,
@@ -166,7 +172,7 @@ def test_a_field_the_matched_kind_lacks_is_a_type_checking_warning_in_status(kub
         },
     }
     found = None
-    for _ in range(50):
+    for _ in range(100):
         policy = json.loads(
             kubectl.run("get", "validatingadmissionpolicy", "replica-limit.example.com", "-o", "json").stdout
         )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from svc.api.strategy import Strategy
+from svc.api.strategy import Strategy, subresource_base
 from svc.machinery import status
 from svc.machinery.field_errors import FieldError, aggregate_message, duplicate, forbidden, invalid, not_supported
 from svc.machinery.field_errors import required as required_error
@@ -100,9 +100,8 @@ def _with_timestamps(conditions: list[Obj], old_conditions: list[Obj], now: str)
 
 
 def _base(new: Obj, old: Obj) -> Obj:
-    """The stored object with the request's resourceVersion precondition, ready to take a status part."""
-    result = dict(old)
-    result["metadata"] = {**old["metadata"], "resourceVersion": new["metadata"].get("resourceVersion", "")}
+    """The stored object with the request's precondition and managed fields, ready to take a status part."""
+    result = subresource_base(new, old)
     result["status"] = dict(old.get("status") or {})
     return result
 

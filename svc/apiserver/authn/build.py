@@ -24,7 +24,7 @@ from svc.apiserver.authn.request_header import RequestHeaderAuthenticator, Reque
 from svc.apiserver.authn.structured import StructuredJWT
 from svc.apiserver.authn.token_authentication import TokenAuthentication, build_token_authentication
 from svc.apiserver.authn.token_file import TokenFile
-from svc.apiserver.authn.tokens import AudienceAgnostic
+from svc.apiserver.authn.tokens import AudienceAgnostic, CachedSuccesses
 from svc.apiserver.authn.webhook_token import WebhookTokenAuthenticator, load_webhook_config
 from svc.apiserver.authn.x509 import ClientCertificates
 from svc.registry.admission import UserInfo
@@ -112,7 +112,7 @@ def build_authenticator(
     structured = None
     if external.jwt is not None and (external.jwt.jwt or external.authentication_config_file):
         structured = StructuredJWT(external.jwt, disallowed_issuers=external.disallowed_issuers)
-        tokens.union.authenticators.append(AudienceAgnostic(structured, tokens.api_audiences))
+        tokens.union.authenticators.append(CachedSuccesses(AudienceAgnostic(structured, tokens.api_audiences)))
         closers.append(structured)
     if external.webhook_config_file:
         webhook = WebhookTokenAuthenticator(
@@ -120,8 +120,9 @@ def build_authenticator(
             group=profile.group("authentication.k8s.io"),
             version=external.webhook_version,
             cache_ttl=external.webhook_cache_ttl,
+            implicit_audiences=tokens.api_audiences,
         )
-        tokens.union.authenticators.append(AudienceAgnostic(webhook, tokens.api_audiences))
+        tokens.union.authenticators.append(webhook)
         closers.append(webhook)
     anonymous = external.anonymous
     if anonymous is not None:

@@ -67,7 +67,7 @@ class LegacyTokens:
     async def authenticate_token(self, token: str, audiences: tuple[str, ...]) -> TokenResult | None:
         if unverified_issuer(token) != self._issuer:
             return None
-        claims = self._verifier.claims(token)
+        claims = await self._verifier.verify(token)
         granted = check_audiences(claims, audiences, self._implicit)
         values = {
             name: claims.get(self._prefix + name)

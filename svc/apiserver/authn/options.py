@@ -36,14 +36,20 @@ class AuthenticationOptions:
     service_account_extend_token_expiration: bool = True
     service_account_lookup: bool = True
     service_account_jwks_uri: str = ""
+    service_account_signing_endpoint: str = ""
     enable_bootstrap_token_auth: bool = False
     signing_key: PrivateKey | None = None
     verification_keys: list[PublicKey] = field(default_factory=list)
 
     @property
     def issues_tokens(self) -> bool:
-        """Whether TokenRequest is served: with a signing key, or in the quick start (no key flags)."""
-        return bool(self.service_account_signing_key_file) or not self.service_account_key_files
+        """Whether TokenRequest is served: with a signing key or an external signer, or in the quick
+        start (no key flags)."""
+        return (
+            bool(self.service_account_signing_key_file)
+            or bool(self.service_account_signing_endpoint)
+            or not self.service_account_key_files
+        )
 
 
 def _bool(text: str) -> bool:
@@ -95,6 +101,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add("--service-account-jwks-uri", help="key-set URL to publish in the discovery document")
     add(
+        "--service-account-signing-endpoint",
+        help="unix socket of an external JWT signer (ExternalJWTSigner v1); exclusive with the key file flags",
+    )
+    add(
         "--enable-bootstrap-token-auth",
         type=_bool,
         nargs="?",
@@ -138,12 +148,22 @@ def from_args(args: Any, *, tls_private_key_file: str = "") -> AuthenticationOpt
         options.service_account_jwks_uri = args.service_account_jwks_uri
     options.service_account_signing_key_file = args.service_account_signing_key_file or ""
     options.service_account_key_files = args.service_account_key_file or []
+    options.service_account_signing_endpoint = args.service_account_signing_endpoint or ""
+    if options.service_account_signing_endpoint and (
+        options.service_account_signing_key_file or options.service_account_key_files
+    ):
+        raise ValueError(
+            "can't set `--service-account-signing-key-file` and/or `--service-account-key-file` with "
+            "`--service-account-signing-endpoint` (They are mutually exclusive)"
+        )
     if options.service_account_signing_key_file and not options.service_account_key_files:
         raise ValueError("service-account-key-file is a required flag when service-account-signing-key-file is given")
     try:
         if options.service_account_signing_key_file:
             options.signing_key = load_private_key(options.service_account_signing_key_file)
-        key_files = options.service_account_key_files or ([tls_private_key_file] if tls_private_key_file else [])
+        key_files = options.service_account_key_files or (
+            [tls_private_key_file] if tls_private_key_file and not options.service_account_signing_endpoint else []
+        )
         options.verification_keys = [key for path in key_files for key in load_public_keys(path)]
     except KeyFileError as error:
         raise ValueError(str(error)) from None

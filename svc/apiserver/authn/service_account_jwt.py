@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import functools
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 import jwt
@@ -31,7 +31,7 @@ class Signer:
         self.issuer = issuer
         self._key = key
 
-    def sign(self, claims: Claims) -> str:
+    async def sign(self, claims: Claims) -> str:
         payload = {**claims, "iss": self.issuer}
         return jwt.encode(
             payload, self._key.key, algorithm=self._key.public.alg, headers={"kid": self._key.public.kid, "typ": None}
@@ -57,15 +57,37 @@ def unverified_issuer(token: str) -> str | None:
     return issuer if isinstance(issuer, str) else None
 
 
+def _unverified_kid(token: str) -> str | None:
+    try:
+        kid = jwt.get_unverified_header(token).get("kid")
+    except (jwt.PyJWTError, ValueError):
+        return None
+    return kid if isinstance(kid, str) else None
+
+
 class Verifier:
     """Checks signatures against a key set, with a cache of verified tokens and their claims."""
 
     def __init__(self, keys: Iterable[PublicKey]) -> None:
+        self.replace(keys)
+        # Asked when a token names a key id we do not know (an external signer may have rotated).
+        self.refresh: Callable[[], Awaitable[None]] | None = None
+
+    def replace(self, keys: Iterable[PublicKey]) -> None:
+        """A new key set; tokens verified with a key no longer in it must verify again."""
         self.keys = list({key.kid: key for key in keys}.values())
         self._by_kid: dict[str, list[PublicKey]] = {}
         for key in self.keys:
             self._by_kid.setdefault(key.kid, []).append(key)
         self._verified: dict[str, Claims] = {}
+
+    async def verify(self, token: str) -> Claims:
+        """`claims`, after a refresh of the key set when the token names an unknown key id."""
+        if self.refresh is not None and token not in self._verified:
+            kid = _unverified_kid(token)
+            if kid and kid not in self._by_kid:
+                await self.refresh()
+        return self.claims(token)
 
     def claims(self, token: str) -> Claims:
         """The claims of a token whose signature one of the keys verifies; raises AuthenticationError."""

@@ -27,6 +27,8 @@ from svc.apiserver.authn.tokens import TokenResult, intersect
 from svc.registry.admission import UserInfo
 
 LEEWAY = 60.0
+# How far an admission-injected token is extended (`--service-account-extend-token-expiration`).
+EXTENDED_EXPIRATION = 365 * 24 * 3600
 SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:"
 SERVICE_ACCOUNTS_GROUP = "system:serviceaccounts"
 
@@ -196,7 +198,7 @@ class ServiceAccountTokens:
             return checked.result
         if unverified_issuer(token) not in self._issuers:
             return None
-        claims = self._verifier.claims(token)
+        claims = await self._verifier.verify(token)
         if claims.get("iss") not in self._issuers:
             raise AuthenticationError(f'token issuer "{claims.get("iss")}" is invalid')
         granted = check_audiences(claims, audiences, self._implicit)

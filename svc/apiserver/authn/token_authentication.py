@@ -12,15 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from svc.api.brand import Profile
 from svc.apiserver.authn.bootstrap_tokens import BootstrapTokens
+from svc.apiserver.authn.external_signer import ExternalSigner
 from svc.apiserver.authn.legacy_tokens import LegacyTokens
 from svc.apiserver.authn.object_lookup import ObjectLookup
 from svc.apiserver.authn.options import AuthenticationOptions
 from svc.apiserver.authn.service_account_jwt import Signer, Verifier
 from svc.apiserver.authn.service_account_keys import PublicKey, ensure_signing_key, load_private_key
-from svc.apiserver.authn.service_account_tokens import ServiceAccountTokens
+from svc.apiserver.authn.service_account_tokens import EXTENDED_EXPIRATION, ServiceAccountTokens
 from svc.apiserver.authn.tokens import AudienceAgnostic, TokenAuthenticator, TokenUnion, UserTokens
 from svc.registry.admission import UserInfo
 from svc.registry.store import GenericStore
@@ -31,10 +33,32 @@ class TokenAuthentication:
     union: TokenUnion
     issuers: list[str]
     api_audiences: tuple[str, ...]
-    signer: Signer | None
-    keys: list[PublicKey]
+    signer: Signer | ExternalSigner | None
+    keys: list[PublicKey]  # published at /openid/v1/jwks
     options: AuthenticationOptions
-    closers: list[LegacyTokens] = field(default_factory=list)
+    verifier: Verifier
+    max_extended_expiration: float = EXTENDED_EXPIRATION
+    closers: list[Any] = field(default_factory=list)
+
+    async def start(self) -> None:
+        """Connect the external signer, when one is configured; raises ValueError (one line) when it
+        cannot serve, as upstream refuses to start."""
+        endpoint = self.options.service_account_signing_endpoint
+        if not endpoint:
+            return
+        signer = ExternalSigner(self.issuers[0], endpoint, self._external_keys)
+        await signer.start()
+        self.closers.append(signer)
+        options = self.options
+        options.service_account_max_token_expiration, self.max_extended_expiration = signer.check_expirations(
+            options.service_account_max_token_expiration
+        )
+        self.verifier.refresh = signer.refresh_for_unknown_key
+        self.signer = signer
+
+    def _external_keys(self, every: list[PublicKey], published: list[PublicKey]) -> None:
+        self.verifier.replace(every)
+        self.keys = published
 
     async def close(self) -> None:
         for closer in self.closers:
@@ -63,7 +87,7 @@ def build_token_authentication(
     audiences = tuple(options.api_audiences or issuers)
     signing_key = options.signing_key
     keys = list(options.verification_keys)
-    if signing_key is None and not options.service_account_key_files:
+    if signing_key is None and not options.service_account_key_files and not options.service_account_signing_endpoint:
         signing_key = load_private_key(str(ensure_signing_key(pki_dir)))
         keys.append(signing_key.public)
     verifier = Verifier(keys)
@@ -94,5 +118,6 @@ def build_token_authentication(
         signer=Signer(issuers[0], signing_key) if signing_key is not None else None,
         keys=verifier.keys,
         options=options,
+        verifier=verifier,
         closers=[legacy],
     )

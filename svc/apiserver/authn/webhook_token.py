@@ -2,11 +2,14 @@
 
 Each unknown token is POSTed as a TokenReview (`--authentication-token-webhook-version`, v1 or
 v1beta1) to the kubeconfig's server with its CA and client credentials. Answers, authenticated or
-not, are cached for `--authentication-token-webhook-cache-ttl` (2m) keyed by a digest of the token, as
-upstream caches both; a failed call (unreachable, non-2xx, malformed answer) is not cached and fails
-only the request at hand with a 401. The call itself (kubeconfig credentials, retries of transient
-failures with upstream's default backoff) is `svc/apiserver/webhook_kubeconfig.py`, shared with the
-webhook authorizer.
+not, are cached for `--authentication-token-webhook-cache-ttl` (2m) keyed by a digest of the token
+and the audiences asked for, as upstream caches both; a failed call (unreachable, non-2xx, malformed
+answer) is not cached and fails only the request at hand with a 401. The call itself (kubeconfig
+credentials, retries of transient failures with upstream's default backoff) is
+`svc/apiserver/webhook_kubeconfig.py`, shared with the webhook authorizer.
+
+Audiences as upstream: a review carries the audiences the request (or a TokenReview) asks for, and the
+answer must name one of them; an answer naming none counts as the API's own (`--api-audiences`).
 """
 
 from __future__ import annotations
@@ -18,10 +21,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from aiohttp import web
-
 from svc.apiserver.authn.authenticator import AuthenticationError
-from svc.apiserver.authn.token_file import bearer_token
+from svc.apiserver.authn.tokens import TokenResult, intersect
 from svc.apiserver.webhook_kubeconfig import KubeconfigWebhook, WebhookCallError
 from svc.client.kubeconfig import ClientConfig, load_kubeconfig
 from svc.client.tls import ssl_context
@@ -52,41 +53,38 @@ class WebhookTokenAuthenticator:
         group: str,
         version: str,
         cache_ttl: float,
-        audiences: tuple[str, ...] = (),
+        implicit_audiences: tuple[str, ...] = (),
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._webhook = KubeconfigWebhook(config, timeout=REQUEST_TIMEOUT)
-        self._audiences = audiences
+        self._implicit = implicit_audiences
         self._api_version = f"{group}/{version}"
         self._ttl = cache_ttl
         self._clock = clock
-        self._cache: OrderedDict[bytes, tuple[float, UserInfo | None]] = OrderedDict()
+        self._cache: OrderedDict[bytes, tuple[float, TokenResult | None]] = OrderedDict()
 
-    async def authenticate(self, request: web.BaseRequest) -> UserInfo | None:
-        token = bearer_token(request)
-        return None if token is None else await self.user_for_token(token)
-
-    async def user_for_token(self, token: str) -> UserInfo | None:
-        """The remote service's answer for a token, cached (TokenReview asks this too)."""
-        key = hashlib.sha256(token.encode()).digest()
+    async def authenticate_token(self, token: str, audiences: tuple[str, ...]) -> TokenResult | None:
+        """The remote service's answer for a token meant for `audiences`, cached (TokenReview asks
+        this too); a token the service does not authenticate fails the request."""
+        key = hashlib.sha256("\x00".join((token, *audiences)).encode()).digest()
         cached = self._cache.get(key)
         if cached is not None and cached[0] > self._clock():
-            user = cached[1]
+            result = cached[1]
         else:
-            user = await self._review(token)
+            result = await self._review(token, audiences)
             if self._ttl > 0:
-                self._cache[key] = (self._clock() + self._ttl, user)
+                self._cache[key] = (self._clock() + self._ttl, result)
                 self._cache.move_to_end(key)
                 while len(self._cache) > CACHE_SIZE:
                     self._cache.popitem(last=False)
-        if user is None:
+        if result is None:
             raise AuthenticationError("invalid bearer token")
-        return user
+        return result
 
-    async def _review(self, token: str) -> UserInfo | None:
+    async def _review(self, token: str, audiences: tuple[str, ...]) -> TokenResult | None:
         spec: dict[str, Any] = {"token": token}
-        if self._audiences:
-            spec["audiences"] = list(self._audiences)
+        if audiences:
+            spec["audiences"] = list(audiences)
         review = {
             "apiVersion": self._api_version,
             "kind": "TokenReview",
@@ -100,11 +98,12 @@ class WebhookTokenAuthenticator:
             log.warning("token webhook call failed: %s", error)
             raise AuthenticationError(f"webhook token authenticator: {error}") from None
         user = _user_of(answer)
-        if user is not None and self._audiences:
-            answered = answer["status"].get("audiences") or []
-            if not set(answered) & set(self._audiences):
-                raise AuthenticationError("webhook token authenticator: token audiences do not intersect")
-        return user
+        if user is None:
+            return None
+        if not audiences:
+            return TokenResult(user)
+        granted = intersect(audiences, answer["status"].get("audiences") or self._implicit)
+        return TokenResult(user, granted) if granted else None
 
     async def close(self) -> None:
         await self._webhook.close()

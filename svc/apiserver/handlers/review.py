@@ -18,7 +18,7 @@ from svc.apiserver.authz.rbac.rules import Rule
 from svc.apiserver.handlers.scope import Scope
 from svc.machinery import status
 from svc.machinery.fields import FieldRequirement, parse_field_selector
-from svc.machinery.labels import Operator, SelectorError
+from svc.machinery.labels import Operator, Requirement, SelectorError, new_requirement, parse_label_selector
 from svc.registry.admission import UserInfo
 
 Obj = dict[str, Any]
@@ -66,6 +66,40 @@ def _field_requirements(selector: Any) -> tuple[FieldRequirement, ...]:
     return tuple(found)
 
 
+_REVIEW_LABEL_OPERATORS = {
+    "In": Operator.IN,
+    "NotIn": Operator.NOT_IN,
+    "Exists": Operator.EXISTS,
+    "DoesNotExist": Operator.DOES_NOT_EXIST,
+}
+
+
+def _label_requirements(selector: Any) -> tuple[Requirement, ...]:
+    """`resourceAttributes.labelSelector`: a raw selector or requirements, as a list's `labelSelector`
+    narrows the request; a requirement that does not parse is left out, as upstream's review does."""
+    if not isinstance(selector, dict):
+        return ()
+    raw = selector.get("rawSelector")
+    if isinstance(raw, str) and raw:
+        try:
+            return parse_label_selector(raw).requirements
+        except SelectorError:
+            return ()
+    found = []
+    for requirement in selector.get("requirements") or ():
+        if not isinstance(requirement, dict):
+            continue
+        operator = _REVIEW_LABEL_OPERATORS.get(requirement.get("operator", ""))
+        values = requirement.get("values") or []
+        if operator is None or not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            continue
+        try:
+            found.append(new_requirement(str(requirement.get("key", "")), operator, values))
+        except SelectorError:
+            continue
+    return tuple(found)
+
+
 async def _token(scope: Scope, body: Obj) -> Obj:
     """Upstream's TokenReview: the token authenticators the API's requests meet, asked for the
     review's audiences (the API's when it names none); a failure is reported, not raised."""
@@ -103,6 +137,7 @@ def _attributes(user: UserInfo, spec: Obj) -> Attributes:
             subresource=resource.get("subresource", ""),
             name=resource.get("name", ""),
             field_requirements=_field_requirements(resource.get("fieldSelector")),
+            label_requirements=_label_requirements(resource.get("labelSelector")),
         )
     non_resource = spec.get("nonResourceAttributes")
     if isinstance(non_resource, dict):

@@ -18,6 +18,8 @@ from typing import Any
 
 from aiohttp import web
 
+from svc.apiserver.authn.external_signer import SignerError
+from svc.apiserver.authn.service_account_jwt import Claims
 from svc.apiserver.authn.service_account_tokens import Ref, token_claims
 from svc.apiserver.handlers.action import read_posted_object
 from svc.apiserver.handlers.scope import Scope
@@ -29,7 +31,6 @@ DEFAULT_EXPIRATION = 3600
 MIN_EXPIRATION = 600
 MAX_EXPIRATION = 1 << 32
 WARN_ONLY_EXPIRATION = 3600 + 7
-EXTENDED_EXPIRATION = 365 * 24 * 3600
 _BINDABLE = {"Pod": "pods", "Secret": "secrets", "Node": "nodes"}
 
 
@@ -89,6 +90,14 @@ def _ref(obj: Obj) -> Ref:
     return Ref(obj["metadata"]["name"], obj["metadata"].get("uid", ""))
 
 
+async def _sign(signer: Any, claims: Claims) -> str:
+    """A signer that fails (an external one unreachable) is the server's error, as upstream's."""
+    try:
+        return await signer.sign(claims)
+    except SignerError as error:
+        raise status.internal_error(f"failed to generate token: {error}") from None
+
+
 async def token_request(scope: Scope) -> web.StreamResponse:
     server = scope.server
     tokens = server.tokens
@@ -140,7 +149,7 @@ async def token_request(scope: Scope) -> web.StreamResponse:
         and expiration == WARN_ONLY_EXPIRATION
         and set(spec["audiences"]) <= api_audiences
     ):
-        warn_after, expiration = expiration, EXTENDED_EXPIRATION
+        warn_after, expiration = expiration, int(tokens.max_extended_expiration)
     now = time.time()
     claims = token_claims(
         server.profile,
@@ -159,7 +168,7 @@ async def token_request(scope: Scope) -> web.StreamResponse:
     body["metadata"].setdefault("namespace", scope.namespace)
     body["metadata"]["creationTimestamp"] = None
     body["status"] = {
-        "token": tokens.signer.sign(claims),
+        "token": await _sign(tokens.signer, claims),
         "expirationTimestamp": expires.strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
     return scope.respond(201, body, negotiated)

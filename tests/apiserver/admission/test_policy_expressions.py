@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from svc.api.brand import PROFILES
 from svc.api.resources import ResourceSet
+from svc.api.validation.policy_type_checking import expression_warnings
 from svc.apiserver.admission.plugins.policy.expressions import OUT_OF_BUDGET
-from svc.apiserver.admission.plugins.policy.type_checking import expression_warnings
 from svc.apiserver.admission.plugins.policy.validating_policy import ValidatingPolicy
 
 DEPLOYMENTS = {"resourceRules": [{"apiGroups": ["apps"], "apiVersions": ["v1"], "resources": ["deployments"]}]}

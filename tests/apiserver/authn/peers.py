@@ -12,6 +12,7 @@ import json
 import ssl
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -145,7 +146,8 @@ class Provider:
 
     def token(self, *, key: rsa.RSAPrivateKey | None = None, kid: str | None = None, **claims: Any) -> str:
         now = int(time.time())
-        payload = {"iss": self.url, "aud": "svc", "sub": "alice", "iat": now, "exp": now + 600, **claims}
+        payload = {"iss": self.url, "aud": "svc", "sub": "alice", "iat": now, "exp": now + 600, "jti": uuid.uuid4().hex}
+        payload.update(claims)
         current_kid, current_key = self.keys[0]
         return jwt.encode(payload, key or current_key, algorithm="RS256", headers={"kid": kid or current_kid})
 
@@ -158,6 +160,7 @@ class Webhook:
         self.reviews: list[dict[str, Any]] = []
         self.authorizations: list[str] = []
         self.fail = False
+        self.audiences: list[str] | None = None  # named in authenticated answers when set
         self.app = web.Application()
         self.app.router.add_post("/review", self._review)
 
@@ -169,6 +172,8 @@ class Webhook:
             return web.Response(status=500, text="broken")
         user = self.users.get(review["spec"]["token"])
         status: dict[str, Any] = {"authenticated": True, "user": user} if user else {"authenticated": False}
+        if user and self.audiences is not None:
+            status["audiences"] = self.audiences
         return web.json_response({"apiVersion": review["apiVersion"], "kind": "TokenReview", "status": status})
 
 

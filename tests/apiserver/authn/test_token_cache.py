@@ -1,4 +1,5 @@
-"""The outcome cache of bound tokens never outlives the token's time window or the objects it names."""
+"""Token caches: the outcome cache of bound tokens never outlives the token's time window or the objects it
+names; the success cache in front of JWT issuers remembers accepted tokens for 10 s only."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from svc.apiserver.authn.object_lookup import Identity
 from svc.apiserver.authn.service_account_jwt import Verifier
 from svc.apiserver.authn.service_account_keys import PublicKey
 from svc.apiserver.authn.service_account_tokens import LEEWAY, ServiceAccountTokens
+from svc.apiserver.authn.tokens import CachedSuccesses, TokenResult
+from svc.registry.admission import UserInfo
 
 ISSUER = "https://issuer.example"
 NOW = 1_800_000_000.0
@@ -87,3 +90,45 @@ def test_a_cached_outcome_is_for_the_audiences_it_was_checked_for(setup) -> None
     assert _check(tokens, token) is not None
     with pytest.raises(AuthenticationError, match="invalid for the target audiences"):
         asyncio.run(tokens.authenticate_token(token, ("vault",)))
+
+
+class Counting:
+    """A token authenticator that accepts `good` and counts how often it was asked."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    async def authenticate_token(self, token: str, audiences: tuple[str, ...]) -> TokenResult | None:
+        self.asked += 1
+        return TokenResult(UserInfo("alice"), audiences) if token == "good" else None
+
+
+def test_an_accepted_token_is_remembered_for_ten_seconds_per_audience_set() -> None:
+    now = [NOW]
+    source = Counting()
+    cached = CachedSuccesses(source, clock=lambda: now[0])
+
+    async def run() -> None:
+        assert (await cached.authenticate_token("good", ("api",))).user.name == "alice"
+        now[0] += 9.9
+        await cached.authenticate_token("good", ("api",))
+        assert source.asked == 1
+        await cached.authenticate_token("good", ("other",))
+        assert source.asked == 2
+        now[0] += 0.2
+        await cached.authenticate_token("good", ("api",))
+        assert source.asked == 3
+
+    asyncio.run(run())
+
+
+def test_a_refused_token_is_asked_again() -> None:
+    source = Counting()
+    cached = CachedSuccesses(source, clock=lambda: NOW)
+
+    async def run() -> None:
+        assert await cached.authenticate_token("bad", ()) is None
+        assert await cached.authenticate_token("bad", ()) is None
+
+    asyncio.run(run())
+    assert source.asked == 2

@@ -124,3 +124,41 @@ def test_a_token_review_asks_the_webhook_too(svc_server_factory, webhook) -> Non
     answer = server.client().request("POST", "/apis/authentication.svc/v1/tokenreviews", body=review).json()
     assert answer["status"]["authenticated"] is True
     assert answer["status"]["user"]["username"] == "carol"
+
+
+def _token_review(server, audiences: list[str]) -> dict:
+    review = {"apiVersion": "authentication.svc/v1", "kind": "TokenReview", "spec": {"token": "good-token"}}
+    if audiences:
+        review["spec"]["audiences"] = audiences
+    return server.client().request("POST", "/apis/authentication.svc/v1/tokenreviews", body=review).json()["status"]
+
+
+def test_a_requests_review_asks_for_the_api_audiences(svc_server_factory, webhook) -> None:
+    hook, config = webhook
+    server = svc_server_factory(f"--authentication-token-webhook-config-file={config}", "--api-audiences=api-1,api-2")
+    assert whoami(token_client(server, "good-token"))[0] == 201
+    assert hook.reviews[0]["spec"]["audiences"] == ["api-1", "api-2"]
+
+
+def test_an_answer_for_other_audiences_does_not_authenticate(svc_server_factory, webhook) -> None:
+    hook, config = webhook
+    hook.audiences = ["somebody-else"]
+    server = svc_server_factory(f"--authentication-token-webhook-config-file={config}", "--api-audiences=api-1")
+    assert whoami(token_client(server, "good-token"))[0] == 401
+
+
+def test_an_answer_naming_no_audience_grants_the_api_audiences_asked_for(svc_server_factory, webhook) -> None:
+    _, config = webhook
+    server = svc_server_factory(f"--authentication-token-webhook-config-file={config}", "--api-audiences=api-1")
+    assert _token_review(server, ["api-1", "elsewhere"])["audiences"] == ["api-1"]
+    assert _token_review(server, ["elsewhere"]).get("authenticated") is not True
+
+
+def test_a_token_reviews_audiences_are_sent_and_answered(svc_server_factory, webhook) -> None:
+    hook, config = webhook
+    hook.audiences = ["vault"]
+    server = svc_server_factory(f"--authentication-token-webhook-config-file={config}", "--api-audiences=api-1")
+    status = _token_review(server, ["vault", "db"])
+    assert status["authenticated"] is True
+    assert status["audiences"] == ["vault"]
+    assert hook.reviews[-1]["spec"]["audiences"] == ["vault", "db"]

@@ -76,6 +76,41 @@ def test_v1_reviews_carry_groups_and_the_lists_selectors(svc_server_factory, tmp
     }
 
 
+def test_an_access_reviews_label_selector_reaches_the_webhook(svc_server_factory, tmp_path):
+    review = {
+        "apiVersion": "authorization.svc/v1",
+        "kind": "SubjectAccessReview",
+        "spec": {
+            "user": "bob",
+            "resourceAttributes": {
+                "verb": "list",
+                "namespace": "default",
+                "version": "v1",
+                "resource": "pods",
+                "labelSelector": {
+                    "requirements": [
+                        {"key": "app", "operator": "NotIn", "values": ["x"]},
+                        {"key": "bad key!", "operator": "Exists"},
+                        {"key": "tier", "operator": "Exists"},
+                    ]
+                },
+            },
+        },
+    }
+    with serve_sar_webhook(lambda review: {"allowed": True}, tmp_path) as webhook:
+        server = _start(svc_server_factory, tmp_path, webhook, "Webhook", "--authorization-webhook-version=v1")
+        response = server.client().request("POST", "/apis/authorization.svc/v1/subjectaccessreviews", body=review)
+    assert response.status == 201, response.body
+    assert response.json()["status"]["allowed"] is True
+    sent = webhook.reviews[-1]["spec"]["resourceAttributes"]
+    assert sent["labelSelector"] == {
+        "requirements": [
+            {"key": "app", "operator": "NotIn", "values": ["x"]},
+            {"key": "tier", "operator": "Exists"},
+        ]
+    }
+
+
 def test_a_denial_stops_the_chain_with_the_webhooks_reason(svc_server_factory, tmp_path):
     with serve_sar_webhook(lambda review: {"allowed": False, "denied": True, "reason": "pods are off"}, tmp_path) as w:
         server = _start(svc_server_factory, tmp_path, w, "Webhook,AlwaysAllow")

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from svc.api.resources import Resource, ResourceSet
+from svc.api.validation.builtin_object_types import object_type
 from svc.api.validation.policy_expressions import BASE_VARIABLES, PARAMS, VARIABLES
-from svc.apiserver.admission.plugins.policy.builtin_types import object_type
 from svc.machinery.cel import types
 from svc.machinery.cel.checker import check_expression
 from svc.machinery.cel.types import Type
