@@ -77,6 +77,7 @@ def test_a_claim_nothing_can_serve_stays_pending_with_an_event(
         return [(event["reason"], event["source"].get("component")) for event in items]
 
     assert wait_for(lambda: ("FailedBinding", "persistentvolume-controller") in reasons(), timeout=15), reasons()
+
     # The event comes first and the Pending status right after it, as upstream orders them.
     def phase() -> str:
         return (rest.request("GET", f"{CLAIMS}/orphan").json().get("status") or {}).get("phase", "")
