@@ -25,7 +25,7 @@ from svc.api.brand import PROFILES
 from svc.api.columns import columns_for, row_conditions_for
 from svc.api.kinds import strategy_for
 from svc.api.resources import Resource, ResourceSet, version_priority
-from svc.apiserver import default_service
+from svc.apiserver import default_service, legacy_token_tracking
 from svc.apiserver import health as health_endpoints
 from svc.apiserver.admission.chain import Chain
 from svc.apiserver.admission.plugins.priority import create_system_priority_classes
@@ -498,6 +498,7 @@ class Server:
         await default_service.reconcile(self, port, advertise, await self.peers.reconciler.addresses(advertise))
         if self.debug_socket is not None:
             await self.debug_socket.start()
+        await legacy_token_tracking.ensure(self)
         self._tasks = [
             *self.peers.tasks(),
             asyncio.create_task(
@@ -506,6 +507,7 @@ class Server:
             ),
             asyncio.create_task(compaction_loop(self), name="compaction"),
             asyncio.create_task(storage_size_loop(self), name="storage-size"),
+            asyncio.create_task(legacy_token_tracking.tracking_loop(self), name="legacy-token-tracking"),
             asyncio.create_task(self.authorization.run_reloads(), name="authorization-config"),
             asyncio.create_task(self.event_expiry().run(), name="event-ttl"),
         ]

@@ -68,6 +68,7 @@ class AsyncRestClient:
     ):
         """`qps`/`burst` limit requests (not watch streams) as client-go's `--kube-api-qps`; 0 is no limit."""
         self.config = config
+        self.user_agent = user_agent
         self.timeout = timeout
         self.clock = clock or RealClock()
         self._limiter = TokenBucket(qps, max(burst, 1), clock=self.clock) if qps > 0 else None

@@ -13,6 +13,7 @@ from typing import Any
 
 from svc.controllers import (
     admissionpolicystatus,
+    attachdetach,
     bootstrapsigner,
     clusterroleaggregation,
     cronjob,
@@ -25,24 +26,33 @@ from svc.controllers import (
     disruption,
     endpoints,
     endpointslice,
+    endpointslicemirroring,
     ephemeralvolume,
     garbagecollector,
     horizontalpodautoscaler,
     job,
+    legacytokencleaner,
     namespace,
+    nodeipam,
     nodelifecycle,
     podgc,
+    pvbinder,
     pvcprotection,
+    pvexpander,
     pvprotection,
     replicaset,
+    resourceclaim,
     resourcequota,
     rootcacert,
+    satoken,
     serviceaccount,
+    servicecidr,
     statefulset,
     tainteviction,
     tokencleaner,
     ttl,
     ttlafterfinished,
+    unavailable,
 )
 from svc.controllers.context import ControllerContext
 
@@ -116,6 +126,7 @@ ALIASES = {
 }
 
 GARBAGE_COLLECTOR = garbagecollector.NAME
+# A constructor returns None for a controller its flags leave off (upstream's "controller is disabled").
 Constructor = Callable[[ControllerContext, Any], Any]
 
 BUILT: dict[str, Constructor] = {
@@ -202,6 +213,44 @@ BUILT: dict[str, Constructor] = {
     ttl.NAME: lambda context, _options: ttl.TTLController(context),
     admissionpolicystatus.NAME: lambda context, options: admissionpolicystatus.AdmissionPolicyStatusController(
         context, workers=options.concurrent_validating_admission_policy_status_syncs
+    ),
+    satoken.NAME: lambda context, options: (
+        satoken.ServiceAccountTokenController(
+            context,
+            satoken.load_signer(options.service_account_private_key_file, context),
+            workers=options.concurrent_serviceaccount_token_syncs,
+        )
+        if options.service_account_private_key_file
+        else None
+    ),
+    legacytokencleaner.NAME: lambda context, options: legacytokencleaner.LegacyTokenCleaner(
+        context, clean_up_period=options.legacy_service_account_token_clean_up_period
+    ),
+    endpointslicemirroring.NAME: lambda context, options: endpointslicemirroring.EndpointSliceMirroringController(
+        context,
+        workers=options.mirroring_concurrent_service_endpoint_syncs,
+        max_per_subset=options.mirroring_max_endpoints_per_subset,
+    ),
+    nodeipam.NAME: lambda context, options: (
+        nodeipam.NodeIPAMController(context, options.ipam_config()) if options.allocate_node_cidrs else None
+    ),
+    servicecidr.NAME: lambda context, _options: servicecidr.ServiceCIDRController(context),
+    **dict.fromkeys(unavailable.REASONS, unavailable.not_started),
+    attachdetach.NAME: lambda context, options: attachdetach.AttachDetachController(
+        context,
+        reconcile_period=0.0
+        if options.disable_attach_detach_reconcile_sync
+        else options.attach_detach_reconcile_sync_period,
+        force_detach=not options.disable_force_detach_on_timeout,
+    ),
+    resourceclaim.NAME: lambda context, options: resourceclaim.ResourceClaimController(
+        context, workers=options.concurrent_resourceclaim_syncs
+    ),
+    pvexpander.NAME: lambda context, _options: pvexpander.PersistentVolumeExpander(context),
+    pvbinder.NAME: lambda context, options: pvbinder.PersistentVolumeBinder(
+        context,
+        sync_period=options.pvclaimbinder_sync_period,
+        dynamic_provisioning=options.enable_dynamic_provisioning,
     ),
     tokencleaner.NAME: lambda context, _options: tokencleaner.TokenCleaner(context),
     bootstrapsigner.NAME: lambda context, _options: bootstrapsigner.BootstrapSigner(context),

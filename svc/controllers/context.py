@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from svc.api.brand import Profile
 from svc.client.aio import AsyncRestClient, resource_path
 from svc.client.clock import Clock, RealClock
+from svc.client.events import EventRecorder
 from svc.client.informer import Informer, RestListerWatcher
 
 
@@ -57,3 +58,7 @@ class ControllerContext:
     informers: InformerFactory
     clock: Clock = field(default_factory=RealClock)
     root_ca: bytes = b""
+
+    def recorder(self, component: str) -> EventRecorder:
+        """An event recorder reporting as `component` (upstream's per-controller event source)."""
+        return EventRecorder(self.client, component, clock=self.clock)

@@ -73,6 +73,7 @@ class CronJobController:
         self.context = context
         self.workers = workers
         self.batch = context.profile.group("batch")
+        self.events = context.recorder(NAME)
         self.scheduled_key = context.profile.label("batch.kubernetes.io/cronjob-scheduled-timestamp")
         self.queue: RateLimitingQueue[str] = RateLimitingQueue(NAME, clock=context.clock)
         self.cronjobs: Informer = context.informers.informer("batch", "v1", "cronjobs")
@@ -176,7 +177,7 @@ class CronJobController:
             return wait
         if running and policy == "Replace":
             for job in running:
-                await self._delete(job)
+                await self._delete(cronjob, job)
         created = await self._create(cronjob, name, scheduled)
         if created is not None:
             status["lastScheduleTime"] = _stamp(scheduled)
@@ -202,19 +203,28 @@ class CronJobController:
             "spec": copy.deepcopy(template.get("spec") or {}),
         }
         try:
-            return await self.context.client.create(self._path("jobs", cronjob["metadata"]["namespace"]), body)
+            created = await self.context.client.create(self._path("jobs", cronjob["metadata"]["namespace"]), body)
         except ApiError as error:
             if error.reason == "AlreadyExists":
                 return None
+            await self._event(cronjob, "Warning", "FailedCreate", f"Error creating job: {error}")
             raise
+        await self._event(cronjob, "Normal", "SuccessfulCreate", f"Created job {created['metadata']['name']}")
+        return created
 
-    async def _delete(self, job: Obj) -> None:
+    async def _delete(self, cronjob: Obj, job: Obj) -> None:
         path = self._path("jobs", job["metadata"]["namespace"], job["metadata"]["name"])
         try:
             await self.context.client.delete(path, {"propagationPolicy": "Background"})
         except ApiError as error:
             if error.reason != "NotFound":
+                await self._event(cronjob, "Warning", "FailedDelete", f"Deleted job: {error}")
                 raise
+        else:
+            await self._event(cronjob, "Normal", "SuccessfulDelete", f"Deleted job {job['metadata']['name']}")
+
+    async def _event(self, cronjob: Obj, event_type: str, reason: str, message: str) -> None:
+        await self.events.event(cronjob, "CronJob", f"{self.batch}/v1", event_type, reason, message)
 
     async def _clean_history(self, cronjob: Obj, jobs: list[Obj]) -> None:
         spec = cronjob["spec"]
@@ -230,4 +240,4 @@ class CronJobController:
                 key=lambda job: ((job.get("status") or {}).get("startTime") or "", job["metadata"]["name"]),
             )
             for job in finished[: max(len(finished) - limit, 0)]:
-                await self._delete(job)
+                await self._delete(cronjob, job)

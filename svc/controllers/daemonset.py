@@ -21,6 +21,7 @@ from typing import Any
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import NAMESPACE_INDEX, Handler, Informer, key_of
 from svc.client.workqueue import RateLimitingQueue
+from svc.controllers import pod_events
 from svc.controllers.context import ControllerContext
 from svc.controllers.controller_ref import claim, controller_of, owned_by, owner_reference, selector_of
 from svc.controllers.deployment_math import scaled_value
@@ -57,6 +58,7 @@ class DaemonSetController:
         self.context = context
         self.workers = workers
         self.apps = context.profile.group("apps")
+        self.events = context.recorder(NAME)
         self.label = context.profile.label
         self.history = History(context.client, self.apps)
         self.queue: RateLimitingQueue[str] = RateLimitingQueue(NAME, clock=context.clock)
@@ -227,9 +229,11 @@ class DaemonSetController:
         path = resource_path("", "v1", "pods", namespace=daemon["metadata"]["namespace"])
         results = await asyncio.gather(
             *(self.context.client.create(path, self._new_pod(daemon, node, current)) for node in creations),
-            *(self._delete(key, pod) for pod in deletions),
+            *(self._delete(key, daemon, pod) for pod in deletions),
             return_exceptions=True,
         )
+        for result in results[: len(creations)]:
+            await pod_events.record(self.events, daemon, "DaemonSet", f"{self.apps}/v1", "Create", result)
         failures = [result for result in results[: len(creations)] if isinstance(result, BaseException)]
         if failures:
             self.expectations.creations_failed(key, len(failures))
@@ -266,14 +270,17 @@ class DaemonSetController:
         chosen += [p for p in old_available if is_available(p, min_ready, now)][: max(room, 0)]
         return chosen
 
-    async def _delete(self, key: str, pod: Obj) -> None:
+    async def _delete(self, key: str, daemon: Obj, pod: Obj) -> None:
         path = resource_path("", "v1", "pods", namespace=pod["metadata"]["namespace"], name=pod["metadata"]["name"])
         try:
             await self.context.client.delete(path)
         except ApiError as error:
             self.expectations.deletion_observed(key, key_of(pod))
             if error.reason != "NotFound":
+                await pod_events.record(self.events, daemon, "DaemonSet", f"{self.apps}/v1", "Delete", error)
                 raise
+        else:
+            await pod_events.record(self.events, daemon, "DaemonSet", f"{self.apps}/v1", "Delete", pod)
 
     async def _update_status(
         self, daemon: Obj, by_node: dict[str, list[Obj]], wanted: set[str], current: str, collisions: int

@@ -38,6 +38,7 @@ class DeploymentController:
         self.workers = workers
         profile = context.profile
         self.apps = profile.group("apps")
+        self.events = context.recorder(NAME)
         self.revision_key = profile.label("deployment.kubernetes.io/revision")
         self.desired_key = profile.label("deployment.kubernetes.io/desired-replicas")
         self.max_key = profile.label("deployment.kubernetes.io/max-replicas")
@@ -111,7 +112,16 @@ class DeploymentController:
             "metadata": {**rs["metadata"], "annotations": annotations},
             "spec": {**rs["spec"], "replicas": replicas},
         }
-        return await self.context.client.update(self._set_path(rs), updated)
+        written = await self.context.client.update(self._set_path(rs), updated)
+        old = math.replicas_of(rs)
+        if old != replicas:
+            direction = "up" if old < replicas else "down"
+            message = f"Scaled {direction} replica set {rs['metadata']['name']} from {old} to {replicas}"
+            await self._event(deployment, "Normal", "ScalingReplicaSet", message)
+        return written
+
+    async def _event(self, deployment: Obj, event_type: str, reason: str, message: str) -> None:
+        await self.events.event(deployment, "Deployment", f"{self.apps}/v1", event_type, reason, message)
 
     # -- sync ---------------------------------------------------------------------------------
     async def sync(self, key: str) -> None:
@@ -228,9 +238,14 @@ class DeploymentController:
             created = await self.context.client.create(self._path("replicasets", body["metadata"]["namespace"]), body)
         except ApiError as error:
             if error.reason != "AlreadyExists":
+                message = f'Failed to create new replica set "{body["metadata"]["name"]}": {error}'
+                await self._event(deployment, "Warning", "FailedCreate", message)
                 raise
             await self._count_collision(deployment)
             raise
+        if body["spec"]["replicas"] > 0:
+            message = f"Scaled up replica set {created['metadata']['name']} from 0 to {body['spec']['replicas']}"
+            await self._event(deployment, "Normal", "ScalingReplicaSet", message)
         status = deployment.setdefault("status", {})
         math.set_condition(
             status,

@@ -23,6 +23,7 @@ from svc.client.informer import NAMESPACE_INDEX, Handler, key_of
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers import service_pods
 from svc.controllers.context import ControllerContext
+from svc.controllers.slice_tracker import SliceTracker
 from svc.controllers.workers import RequeueAfter, run_workers
 
 NAME = "endpointslice-controller"
@@ -50,8 +51,7 @@ class EndpointSliceController:
         self.slices.add_handler(
             Handler(on_add=self._managed, on_update=lambda _old, new: self._managed(new), on_delete=self._managed)
         )
-        # service key -> slice name -> the resourceVersion written, or None once deleted.
-        self.written: dict[str, dict[str, int | None]] = {}
+        self.tracker = SliceTracker(self.slices)
 
     def _managed(self, endpoint_slice: Obj) -> None:
         labels = (endpoint_slice.get("metadata") or {}).get("labels") or {}
@@ -66,7 +66,7 @@ class EndpointSliceController:
         if service is None or not service_pods.selector(service):
             return
         namespace, name = key.split("/", 1)
-        if self._stale(key, namespace):
+        if self.tracker.stale(key, namespace):
             raise RequeueAfter(1.0, "the EndpointSlice cache does not show this controller's last writes yet")
         current = sorted(self._current(namespace, name), key=lambda s: s["metadata"]["name"])
         desired = self.desired(service)
@@ -77,10 +77,10 @@ class EndpointSliceController:
             ):
                 metadata = {**existing["metadata"], **{k: wanted["metadata"][k] for k in ("labels", "ownerReferences")}}
                 path = f"{collection}/{existing['metadata']['name']}"
-                self._wrote(key, await self.context.client.update(path, {**wanted, "metadata": metadata}))
+                self.tracker.wrote(key, await self.context.client.update(path, {**wanted, "metadata": metadata}))
         for wanted in desired[len(current) :]:
             try:
-                self._wrote(key, await self.context.client.create(collection, wanted))
+                self.tracker.wrote(key, await self.context.client.create(collection, wanted))
             except ApiError as error:
                 if not has_cause(error, "NamespaceTerminating"):
                     raise
@@ -90,29 +90,7 @@ class EndpointSliceController:
             except ApiError as error:
                 if error.reason != "NotFound":
                     raise
-            self.written.setdefault(key, {})[stale["metadata"]["name"]] = None
-
-    def _wrote(self, key: str, written: Obj) -> None:
-        metadata = written.get("metadata") or {}
-        version = str(metadata.get("resourceVersion", ""))
-        if metadata.get("name") and version.isdigit():
-            self.written.setdefault(key, {})[metadata["name"]] = int(version)
-
-    def _stale(self, key: str, namespace: str) -> bool:
-        """Whether the cache lacks one of this controller's writes for `key`; forgets the seen ones."""
-        pending = self.written.get(key, {})
-        for slice_name, version in list(pending.items()):
-            cached = self.slices.get(f"{namespace}/{slice_name}")
-            if version is None:
-                seen = cached is None
-            else:
-                cached_version = str((cached or {}).get("metadata", {}).get("resourceVersion", ""))
-                seen = cached_version.isdigit() and int(cached_version) >= version
-            if seen:
-                del pending[slice_name]
-        if not pending:
-            self.written.pop(key, None)
-        return bool(pending)
+            self.tracker.deleted(key, stale["metadata"]["name"])
 
     def _current(self, namespace: str, service: str) -> list[Obj]:
         found = []

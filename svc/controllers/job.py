@@ -27,7 +27,7 @@ from typing import Any
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import NAMESPACE_INDEX, Handler, Informer, key_of
 from svc.client.workqueue import RateLimitingQueue
-from svc.controllers import job_rules
+from svc.controllers import job_rules, pod_events
 from svc.controllers.context import ControllerContext
 from svc.controllers.controller_ref import claim, controller_of, owner_reference, selector_of
 from svc.controllers.deployment_math import condition, rfc3339
@@ -73,6 +73,7 @@ class JobController:
         self.index_key = label("batch.kubernetes.io/job-completion-index")
         self.failure_count_key = label("batch.kubernetes.io/job-index-failure-count")
         self.batch = context.profile.group("batch")
+        self.events = context.recorder(NAME)
         self.queue: RateLimitingQueue[str] = RateLimitingQueue(NAME, clock=context.clock)
         self.expectations = Expectations(context.clock)
         self._released: set[str] = set()
@@ -148,6 +149,7 @@ class JobController:
             self.expectations.forget(key)
             return
         job = copy.deepcopy(job)
+        before = copy.deepcopy((job.get("status") or {}).get("conditions") or [])
         namespace = job["metadata"]["namespace"]
         reference = owner_reference(job, f"{self.batch}/v1", "Job")
         pods = await claim(
@@ -175,7 +177,7 @@ class JobController:
         now = self.context.clock.wall()
         spec = job["spec"]
         if spec.get("suspend"):
-            await asyncio.gather(*(self._delete(key, pod) for pod in active))
+            await asyncio.gather(*(self._delete(key, job, pod) for pod in active))
             self._set(status, "Suspended", "True", "JobSuspended", "Job suspended", now)
             status.pop("startTime", None)
             active = []
@@ -188,7 +190,7 @@ class JobController:
                 self._judge(job, now)
             ending = self._ending(job)
             if ending is not None:
-                await asyncio.gather(*(self._delete(key, pod) for pod in active))
+                await asyncio.gather(*(self._delete(key, job, pod) for pod in active))
                 active = []
                 if not terminating:
                     self._finish(job, ending, now)
@@ -198,6 +200,29 @@ class JobController:
         status["ready"] = sum(1 for pod in active if ready_since(pod) is not None)
         status["terminating"] = len(terminating)
         await self._write_status(job)
+        await self._condition_events(job, before)
+
+    async def _condition_events(self, job: Obj, before: list[Obj]) -> None:
+        """Upstream's Job events for conditions that just changed: `Completed`, the failure's own reason
+        and message (`BackoffLimitExceeded`, `DeadlineExceeded`, ...), `Suspended` and `Resumed`."""
+        was = {c.get("type"): (c.get("status"), c.get("reason")) for c in before}
+        for current in (job.get("status") or {}).get("conditions") or []:
+            kind, truth = current.get("type"), current.get("status")
+            if was.get(kind) == (truth, current.get("reason")):
+                continue
+            if kind == "Complete" and truth == "True":
+                event = ("Normal", "Completed", "Job completed")
+            elif kind == "Failed" and truth == "True":
+                event = ("Warning", current.get("reason", ""), current.get("message", ""))
+            elif kind == "Suspended":
+                event = (
+                    ("Normal", "Suspended", "Job suspended")
+                    if truth == "True"
+                    else ("Normal", "Resumed", "Job resumed")
+                )
+            else:
+                continue
+            await self.events.event(job, "Job", f"{self.batch}/v1", *event)
 
     async def _count_finished(self, job: Obj, pods: list[Obj]) -> None:
         """Count each finished pod exactly once: record it, release its finalizer, then add it up.
@@ -379,7 +404,7 @@ class JobController:
             if len(active) > target:
                 doomed = sorted(active, key=deletion_rank)[: len(active) - target]
                 self.expectations.expect(key, deletes={key_of(pod) for pod in doomed})
-                await asyncio.gather(*(self._delete(key, pod) for pod in doomed))
+                await asyncio.gather(*(self._delete(key, job, pod) for pod in doomed))
                 return [pod for pod in active if pod not in doomed]
             wanted = [None] * max(target - occupied, 0)
         if not wanted:
@@ -449,6 +474,8 @@ class JobController:
                 ),
                 return_exceptions=True,
             )
+            for result in results:
+                await pod_events.record(self.events, job, "Job", f"{self.batch}/v1", "Create", result)
             failures = [result for result in results if isinstance(result, BaseException)]
             created += len(chunk) - len(failures)
             if failures:
@@ -456,13 +483,16 @@ class JobController:
             batch *= 2
         return created, None
 
-    async def _delete(self, key: str, pod: Obj) -> None:
+    async def _delete(self, key: str, job: Obj, pod: Obj) -> None:
         try:
             await self.context.client.delete(self._pod_path(pod))
         except ApiError as error:
             self.expectations.deletion_observed(key, key_of(pod))
             if error.reason != "NotFound":
+                await pod_events.record(self.events, job, "Job", f"{self.batch}/v1", "Delete", error)
                 raise
+        else:
+            await pod_events.record(self.events, job, "Job", f"{self.batch}/v1", "Delete", pod)
 
     async def _write_status(self, job: Obj) -> None:
         status = job["status"]

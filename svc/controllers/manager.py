@@ -12,8 +12,9 @@ import logging
 from typing import Any
 
 from svc.apiserver.health import HealthCheck
-from svc.controllers import catalog
+from svc.controllers import catalog, unavailable
 from svc.controllers.context import ControllerContext
+from svc.controllers.credentials import Credentials
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +27,14 @@ class ControllerManager:
         starts, so a standby candidate is healthy without running any (as upstream's daemon)."""
         self.context = context
         self.checks = checks
-        self.controllers = {name: catalog.BUILT[name](context, options) for name in enabled}
+        self.credentials = Credentials(context, per_controller=options.use_service_account_credentials)
+        self.controllers = {}
+        for name in enabled:
+            controller = catalog.BUILT[name](self.credentials.context_for(name), options)
+            if controller is None:
+                log.info("controller %s is disabled: %s", name, unavailable.REASONS.get(name, "by its flags"))
+            else:
+                self.controllers[name] = controller
         self.tasks: dict[str, asyncio.Task[None]] = {}
 
     async def run(self) -> None:
@@ -45,6 +53,7 @@ class ControllerManager:
                 task.cancel()
             await asyncio.gather(*self.tasks.values(), return_exceptions=True)
             await factory.stop()
+            await self.credentials.close()
 
     def _check(self, name: str) -> Any:
         """Fails once the controller's workers have stopped."""

@@ -18,7 +18,7 @@ from typing import NoReturn
 from svc.api.brand import PROFILES
 from svc.apiserver import metrics_options
 from svc.apiserver.metrics_options import MetricsOptions
-from svc.controllers import catalog, delegated_auth
+from svc.controllers import catalog, delegated_auth, nodeipam
 from svc.controllers.delegated_auth import DelegationOptions
 from svc.controllers.leaderelection import JITTER
 from svc.machinery.duration import parse_duration
@@ -43,6 +43,7 @@ class Options:
     controllers: list[str] = field(default_factory=lambda: ["*"])
     min_resync_period: float = 12 * 3600.0
     clock: str = "real"
+    use_service_account_credentials: bool = False
     leader_elect: bool = True
     lease_duration: float = 15.0
     renew_deadline: float = 10.0
@@ -96,12 +97,41 @@ class Options:
     terminated_pod_gc_threshold: int = 12500
     enable_garbage_collector: bool = True
     namespace_sync_period: float = 300.0
+    pvclaimbinder_sync_period: float = 15.0
+    service_account_private_key_file: str = ""
+    concurrent_serviceaccount_token_syncs: int = 5
+    legacy_service_account_token_clean_up_period: float = 8760 * 3600.0
+    mirroring_concurrent_service_endpoint_syncs: int = 5
+    mirroring_max_endpoints_per_subset: int = 1000
+    attach_detach_reconcile_sync_period: float = 60.0
+    disable_attach_detach_reconcile_sync: bool = False
+    disable_force_detach_on_timeout: bool = False
+    concurrent_resourceclaim_syncs: int = 50
+    allocate_node_cidrs: bool = False
+    cluster_cidr: str = ""
+    service_cluster_ip_range: str = ""
+    cidr_allocator_type: str = "RangeAllocator"
+    node_cidr_mask_size: int = 0
+    node_cidr_mask_size_ipv4: int = 0
+    node_cidr_mask_size_ipv6: int = 0
+    enable_dynamic_provisioning: bool = True
     brand_profile: str = "svc"
     verbosity: int = 0
     identity: str = ""
     enabled: list[str] = field(default_factory=list)
     delegation: DelegationOptions = field(default_factory=DelegationOptions)
     metrics: MetricsOptions = field(default_factory=MetricsOptions)
+
+    def ipam_config(self) -> nodeipam.IPAMConfig:
+        """node-ipam's allocator settings; ValueError says why they cannot work."""
+        return nodeipam.configure(
+            cluster_cidr=self.cluster_cidr,
+            service_range=self.service_cluster_ip_range,
+            mask=self.node_cidr_mask_size,
+            mask_v4=self.node_cidr_mask_size_ipv4,
+            mask_v6=self.node_cidr_mask_size_ipv6,
+            allocator=self.cidr_allocator_type,
+        )
 
 
 class _Parser(argparse.ArgumentParser):
@@ -165,6 +195,14 @@ def build_parser() -> argparse.ArgumentParser:
             "'*' enables the controllers that are on by default, 'foo' enables foo, '-foo' disables foo "
             f"(default *). Built: {built}"
         ),
+    )
+    add(
+        "--use-service-account-credentials",
+        type=_bool,
+        nargs="?",
+        const=True,
+        default=False,
+        help="each controller acts as its own service account in the system namespace",
     )
     add("--min-resync-period", type=_duration, default=12 * 3600.0, help="resync base (default 12h0m0s)")
     add(
@@ -299,6 +337,91 @@ def build_parser() -> argparse.ArgumentParser:
         help="terminated pods kept before the oldest are deleted; 0 keeps all (default 12500)",
     )
     add("--namespace-sync-period", type=_duration, default=300.0, help="namespace resync (default 5m0s)")
+    add(
+        "--service-account-private-key-file",
+        default="",
+        help="PEM RSA or ECDSA key signing legacy token Secrets; without it serviceaccount-token is off",
+    )
+    add(
+        "--concurrent-serviceaccount-token-syncs",
+        type=_int,
+        default=5,
+        help="serviceaccount-token workers (default 5)",
+    )
+    add(
+        "--legacy-service-account-token-clean-up-period",
+        type=_duration,
+        default=8760 * 3600.0,
+        help="unused time before a legacy token can be deleted (default 8760h0m0s)",
+    )
+    add(
+        "--mirroring-concurrent-service-endpoint-syncs",
+        type=_int,
+        default=5,
+        help="endpointslice-mirroring workers (default 5)",
+    )
+    add(
+        "--mirroring-max-endpoints-per-subset",
+        type=_int,
+        default=1000,
+        help="addresses of one Endpoints subset mirrored (default 1000)",
+    )
+    add(
+        "--attach-detach-reconcile-sync-period",
+        type=_duration,
+        default=60.0,
+        help="attach-detach reconcile wait; must exceed one second (default 1m0s)",
+    )
+    add(
+        "--disable-attach-detach-reconcile-sync",
+        type=_bool,
+        nargs="?",
+        const=True,
+        default=False,
+        help="disable the attach-detach periodic reconcile",
+    )
+    add(
+        "--disable-force-detach-on-timeout",
+        type=_bool,
+        nargs="?",
+        const=True,
+        default=False,
+        help="never detach a volume the node still reports in use",
+    )
+    add(
+        "--concurrent-resourceclaim-syncs",
+        type=_int,
+        default=50,
+        help="resourceclaim workers creating or deleting claims (default 50)",
+    )
+    add(
+        "--allocate-node-cidrs",
+        type=_bool,
+        nargs="?",
+        const=True,
+        default=False,
+        help="allocate pod CIDRs to nodes from --cluster-cidr (node-ipam)",
+    )
+    add("--cluster-cidr", default="", help="pod CIDR range(s), one per IP family; used with --allocate-node-cidrs")
+    add("--service-cluster-ip-range", default="", help="service CIDR(s) never handed to nodes")
+    add("--cidr-allocator-type", default="RangeAllocator", help="CIDR allocator (default RangeAllocator)")
+    add(
+        "--node-cidr-mask-size",
+        type=_int,
+        default=0,
+        help="node CIDR mask of a single-stack cluster (24 IPv4, 64 IPv6)",
+    )
+    add("--node-cidr-mask-size-ipv4", type=_int, default=0, help="node CIDR mask for IPv4 (default 24)")
+    add("--node-cidr-mask-size-ipv6", type=_int, default=0, help="node CIDR mask for IPv6 (default 64)")
+    add("--pvclaimbinder-sync-period", type=_duration, default=15.0, help="volume and claim resync (default 15s)")
+    add(
+        "--enable-dynamic-provisioning",
+        type=_bool,
+        nargs="?",
+        const=True,
+        default=True,
+        help="ask provisioners for volumes of claims with a class (default true)",
+    )
     add("--cluster-signing-cert-file", default="", help="CA certificate of the built-in signers")
     add("--cluster-signing-key-file", default="", help="CA key (RSA or ECDSA) of the built-in signers")
     add(
@@ -339,6 +462,7 @@ def parse_options(argv: list[str]) -> Options:
                 "controllers",
                 "min_resync_period",
                 "clock",
+                "use_service_account_credentials",
                 "leader_elect",
                 "controller_shutdown_timeout",
                 "bind_address",
@@ -384,6 +508,24 @@ def parse_options(argv: list[str]) -> Options:
                 "terminated_pod_gc_threshold",
                 "enable_garbage_collector",
                 "namespace_sync_period",
+                "pvclaimbinder_sync_period",
+                "service_account_private_key_file",
+                "concurrent_serviceaccount_token_syncs",
+                "legacy_service_account_token_clean_up_period",
+                "mirroring_concurrent_service_endpoint_syncs",
+                "mirroring_max_endpoints_per_subset",
+                "attach_detach_reconcile_sync_period",
+                "disable_attach_detach_reconcile_sync",
+                "disable_force_detach_on_timeout",
+                "concurrent_resourceclaim_syncs",
+                "allocate_node_cidrs",
+                "cluster_cidr",
+                "service_cluster_ip_range",
+                "cidr_allocator_type",
+                "node_cidr_mask_size",
+                "node_cidr_mask_size_ipv4",
+                "node_cidr_mask_size_ipv6",
+                "enable_dynamic_provisioning",
                 "brand_profile",
                 "verbosity",
             )
@@ -469,12 +611,29 @@ def _validate(options: Options) -> list[str]:
         ("--concurrent-daemonset-syncs", options.concurrent_daemonset_syncs),
         ("--concurrent-statefulset-syncs", options.concurrent_statefulset_syncs),
         ("--concurrent-ephemeralvolume-syncs", options.concurrent_ephemeralvolume_syncs),
+        ("--concurrent-serviceaccount-token-syncs", options.concurrent_serviceaccount_token_syncs),
+        ("--mirroring-concurrent-service-endpoint-syncs", options.mirroring_concurrent_service_endpoint_syncs),
+        ("--concurrent-resourceclaim-syncs", options.concurrent_resourceclaim_syncs),
     ):
         if workers < 1:
             problems.append(f"{flag} must be at least 1")
     problems += _signing_problems(options)
+    if options.attach_detach_reconcile_sync_period < 1.0:
+        problems.append(
+            "duration time must be greater than one second as set via command line option reconcile-sync-loop-period"
+        )
+    if "node-ipam-controller" in options.enabled and options.allocate_node_cidrs:
+        try:
+            options.ipam_config()
+        except ValueError as error:
+            problems.append(f'error starting controller "node-ipam-controller": {error}')
     if not 1 <= options.max_endpoints_per_slice <= 1000:
         problems.append("--max-endpoints-per-slice must be between 1 and 1000")
+    if not 1 <= options.mirroring_max_endpoints_per_subset <= 1000:
+        problems.append(
+            "mirroring-max-endpoints-per-subset must be between 1 and 1000, "
+            f"got {options.mirroring_max_endpoints_per_subset}"
+        )
     if not options.leader_elect:
         return problems
     if options.lease_duration <= 0:

@@ -22,6 +22,7 @@ from typing import Any
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import NAMESPACE_INDEX, Handler, Informer, key_of
 from svc.client.workqueue import RateLimitingQueue
+from svc.controllers import pod_events
 from svc.controllers.context import ControllerContext
 from svc.controllers.controller_ref import claim, controller_of, owner_reference
 from svc.controllers.expectations import Expectations
@@ -42,6 +43,7 @@ class Kind:
     group: str
     kind: str
     resource: str
+    component: str
 
     def selector(self, owner: Obj) -> LabelSelector:
         selector = (owner.get("spec") or {}).get("selector")
@@ -55,9 +57,9 @@ class Kind:
             return LabelSelector.nothing()
 
 
-REPLICA_SETS = Kind("replicaset-controller", "apps", "ReplicaSet", "replicasets")
+REPLICA_SETS = Kind("replicaset-controller", "apps", "ReplicaSet", "replicasets", "replicaset-controller")
 REPLICATION_CONTROLLERS = Kind(
-    "replicationcontroller-controller", "", "ReplicationController", "replicationcontrollers"
+    "replicationcontroller-controller", "", "ReplicationController", "replicationcontrollers", "replication-controller"
 )
 
 
@@ -128,6 +130,7 @@ class ReplicaSetController:
         self.workers = workers
         self.api_version = f"{context.profile.group(kind.group)}/v1" if kind.group else "v1"
         self.queue: RateLimitingQueue[str] = RateLimitingQueue(kind.name, clock=context.clock)
+        self.events = context.recorder(kind.component)
         self.expectations = Expectations(context.clock)
         self.owners: Informer = context.informers.informer(kind.group, "v1", kind.resource)
         self.pods: Informer = context.informers.informer("", "v1", "pods")
@@ -228,7 +231,7 @@ class ReplicaSetController:
         elif diff > 0:
             doomed = sorted(pods, key=deletion_rank)[: min(diff, BURST_REPLICAS)]
             self.expectations.expect(key, deletes={key_of(pod) for pod in doomed})
-            await asyncio.gather(*(self._delete(key, pod) for pod in doomed))
+            await asyncio.gather(*(self._delete(key, owner, pod) for pod in doomed))
 
     async def _create_in_batches(self, owner: Obj, reference: Obj, count: int) -> tuple[int, BaseException | None]:
         """Create `count` pods in doubling batches; stop at the first batch with a failure, and say
@@ -242,19 +245,27 @@ class ReplicaSetController:
                 return_exceptions=True,
             )
             failures = [result for result in results if isinstance(result, BaseException)]
+            for result in results:
+                await self._event_about(owner, result, "Create")
             created += size - len(failures)
             if failures:
                 return created, failures[0]
             batch *= 2
         return created, None
 
-    async def _delete(self, key: str, pod: Obj) -> None:
+    async def _delete(self, key: str, owner: Obj, pod: Obj) -> None:
         try:
             await self.context.client.delete(self._pod_path(pod))
         except ApiError as error:
             self.expectations.deletion_observed(key, key_of(pod))
             if error.reason != "NotFound":
+                await self._event_about(owner, error, "Delete")
                 raise
+        else:
+            await self._event_about(owner, pod, "Delete")
+
+    async def _event_about(self, owner: Obj, result: object, action: str) -> None:
+        await pod_events.record(self.events, owner, self.kind.kind, self.api_version, action, result)
 
     async def _update_status(self, owner: Obj, pods: list[Obj]) -> None:
         spec = owner["spec"]

@@ -48,6 +48,7 @@ class StatefulSetController:
         self.context = context
         self.workers = workers
         self.apps = context.profile.group("apps")
+        self.events = context.recorder(NAME)
         self.pod_name_label = context.profile.label("statefulset.kubernetes.io/pod-name")
         self.pod_index_label = context.profile.label("apps.kubernetes.io/pod-index")
         self.history = History(context.client, self.apps)
@@ -138,13 +139,17 @@ class StatefulSetController:
             if policy.get("whenDeleted") == "Delete":
                 reference = owner_reference(sts, f"{self.apps}/v1", "StatefulSet")
                 body["metadata"]["ownerReferences"] = [{**reference, "controller": True}]
+            what = f"Claim {name} Pod {set_name}-{ordinal} in StatefulSet {set_name}"
             try:
                 await self.context.client.create(
                     resource_path("", "v1", "persistentvolumeclaims", namespace=namespace), body
                 )
             except ApiError as error:
                 if error.reason != "AlreadyExists":
+                    await self._event(sts, "Warning", "FailedCreate", f"create {what} failure: {error}")
                     raise
+            else:
+                await self._event(sts, "Normal", "SuccessfulCreate", f"create {what} success")
 
     async def _release_claims_to(self, sts: Obj, pod: Obj, ordinal: int) -> None:
         """`whenScaled: Delete`: the removed pod owns its claims, so they go with it."""
@@ -166,13 +171,21 @@ class StatefulSetController:
                 if error.reason != "NotFound":
                     raise
 
-    async def _delete(self, pod: Obj) -> None:
+    async def _delete(self, sts: Obj, pod: Obj) -> None:
         path = resource_path("", "v1", "pods", namespace=pod["metadata"]["namespace"], name=pod["metadata"]["name"])
+        what = f"delete Pod {pod['metadata']['name']} in StatefulSet {sts['metadata']['name']}"
         try:
             await self.context.client.delete(path, {"preconditions": {"uid": pod["metadata"]["uid"]}})
         except ApiError as error:
             if error.reason not in ("NotFound", "Conflict"):
+                await self._event(sts, "Warning", "FailedDelete", f"{what} failed error: {error}")
                 raise
+        else:
+            await self._event(sts, "Normal", "SuccessfulDelete", f"{what} successful")
+
+    async def _event(self, sts: Obj, event_type: str, reason: str, message: str) -> None:
+        """Upstream's `StatefulPodControl` events, on the StatefulSet."""
+        await self.events.event(sts, "StatefulSet", f"{self.apps}/v1", event_type, reason, message)
 
     # -- sync ---------------------------------------------------------------------------------
     async def sync(self, key: str) -> None:
@@ -216,21 +229,25 @@ class StatefulSetController:
         for ordinal in wanted:
             pod = by_ordinal.get(ordinal)
             if pod is not None and (pod.get("status") or {}).get("phase") in TERMINAL:
-                await self._delete(pod)
+                await self._delete(sts, pod)
                 if ordered:
                     return
                 continue
             if pod is None:
                 revision = update if ordinal - start >= partition or not rolling else current
                 await self._ensure_claims(sts, ordinal)
+                new = self._new_pod(sts, revision, ordinal)
+                what = f"create Pod {new['metadata']['name']} in StatefulSet {sts['metadata']['name']}"
                 try:
                     await self.context.client.create(
-                        resource_path("", "v1", "pods", namespace=sts["metadata"]["namespace"]),
-                        self._new_pod(sts, revision, ordinal),
+                        resource_path("", "v1", "pods", namespace=sts["metadata"]["namespace"]), new
                     )
                 except ApiError as error:
                     if error.reason != "AlreadyExists":
+                        await self._event(sts, "Warning", "FailedCreate", f"{what} failed error: {error}")
                         raise
+                else:
+                    await self._event(sts, "Normal", "SuccessfulCreate", f"{what} successful")
                 if ordered:
                     return
                 continue
@@ -249,7 +266,7 @@ class StatefulSetController:
                         return
                     continue
                 await self._release_claims_to(sts, pod, ordinal)
-                await self._delete(pod)
+                await self._delete(sts, pod)
             return
         if not rolling or not all(_healthy(by_ordinal[o], min_ready, now) for o in wanted if o in by_ordinal):
             return
@@ -258,7 +275,7 @@ class StatefulSetController:
                 break
             pod = by_ordinal.get(ordinal)
             if pod is not None and _hash_label(pod) != hash_of(update) and not pod["metadata"].get("deletionTimestamp"):
-                await self._delete(pod)
+                await self._delete(sts, pod)
                 return
 
     async def _update_status(self, sts: Obj, pods: list[Obj], current: Obj, update: Obj, collisions: int) -> None:

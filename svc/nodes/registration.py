@@ -15,6 +15,7 @@ from svc.nodes.node_objects import LEASE_DURATION_SECONDS, NodeShape, lease_obje
 log = logging.getLogger(__name__)
 Obj = dict[str, Any]
 RENEW_INTERVAL = LEASE_DURATION_SECONDS / 4
+CONFLICT_RETRIES = 5
 
 
 class NodeRegistration:
@@ -41,6 +42,19 @@ class NodeRegistration:
             if error.reason != "AlreadyExists":
                 raise
             node = await self.client.get(resource_path("", "v1", "nodes", name=name))
+        attempts = 0
+        while True:
+            try:
+                return await self._settle(node, wanted)
+            except ApiError as error:
+                # A controller (ttl, node lifecycle) may write the new node between our steps.
+                attempts += 1
+                if error.reason != "Conflict" or attempts >= CONFLICT_RETRIES:
+                    raise
+                node = await self.client.get(resource_path("", "v1", "nodes", name=name))
+
+    async def _settle(self, node: Obj, wanted: Obj) -> Obj:
+        name = node["metadata"]["name"]
         if node.get("status") != wanted["status"]:
             node = await self.client.update(
                 resource_path("", "v1", "nodes", name=name, subresource="status"), {**node, "status": wanted["status"]}

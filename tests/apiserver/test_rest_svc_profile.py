@@ -141,6 +141,7 @@ def test_cluster_scoped_and_all_namespaces_list(api) -> None:
         ("default", "a"),
         ("other", "b"),
         ("svc-system", "extension-apiserver-authentication"),
+        ("svc-system", "svc-apiserver-legacy-service-account-token-tracking"),
     ]
 
 

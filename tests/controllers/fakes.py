@@ -14,12 +14,18 @@ Obj = dict[str, Any]
 
 
 class RecordingClient:
+    """Records calls; Events a controller records go to `events`, apart from the calls its sync makes."""
+
     def __init__(self) -> None:
         self.calls: list[tuple[str, str, Obj | None]] = []
+        self.events: list[tuple[str, str, Obj | None]] = []
         self.failures: dict[str, ApiError] = {}
         self.objects: dict[str, Obj] = {}
 
     async def _record(self, verb: str, path: str, body: Obj | None) -> Obj:
+        if "/events" in path:
+            self.events.append((verb, path, body))
+            return body or {}
         self.calls.append((verb, path, body))
         if verb in self.failures:
             raise self.failures[verb]

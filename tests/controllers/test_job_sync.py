@@ -113,3 +113,13 @@ def test_a_suspended_job_deletes_its_active_pods():
     assert [path for path, _ in calls(client, "delete")] == ["/api/v1/namespaces/team/pods/a"]
     suspended = next(c for c in last_status(client)["conditions"] if c["type"] == "Suspended")
     assert (suspended["status"], suspended["reason"]) == ("True", "JobSuspended")
+
+
+def test_job_events_name_the_pods_and_the_outcome():
+    pods = [pod("a", "Failed", code=1), pod("b", "Failed", code=1)]
+    client = run(job(backoffLimit=1), pods)
+    events = [(body["type"], body["reason"], body["message"]) for _, _, body in client.events]
+    assert ("Warning", "BackoffLimitExceeded", "Job has reached the specified backoff limit") in events
+    client = run(job(suspend=True), [pod("a", "Running")])
+    events = [(body["reason"], body["message"]) for _, _, body in client.events]
+    assert events == [("SuccessfulDelete", "Deleted pod: a"), ("Suspended", "Job suspended")]

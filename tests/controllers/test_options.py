@@ -39,6 +39,19 @@ BUILT = [
     "certificatesigningrequest-cleaner-controller",
     "ttl-controller",
     "validatingadmissionpolicy-status-controller",
+    "serviceaccount-token-controller",
+    "legacy-serviceaccount-token-cleaner-controller",
+    "endpointslice-mirroring-controller",
+    "node-ipam-controller",
+    "service-cidr-controller",
+    "cloud-node-lifecycle-controller",
+    "node-route-controller",
+    "service-lb-controller",
+    "storageversion-garbage-collector-controller",
+    "persistentvolume-attach-detach-controller",
+    "resourceclaim-controller",
+    "persistentvolume-expander-controller",
+    "persistentvolume-binder-controller",
 ]
 
 
@@ -62,7 +75,7 @@ def test_controllers_by_name_alias_and_exclusion() -> None:
     assert parse_options(["--controllers=*,-root-ca-cert-publisher"]).enabled == [BUILT[0], *BUILT[2:]]
     assert parse_options(["--controllers=-serviceaccount-controller,*"]).enabled == BUILT[1:]
     assert parse_options(["--controllers=namespace,garbagecollector"]).enabled == BUILT[2:4]
-    assert parse_options(["--controllers=*,-node-ipam-controller"]).enabled == BUILT
+    assert parse_options(["--controllers=*,-storage-version-migrator-controller"]).enabled == BUILT
 
 
 def test_an_unknown_controller_is_refused_with_upstreams_message(capsys: pytest.CaptureFixture[str]) -> None:
@@ -74,9 +87,9 @@ def test_an_unknown_controller_is_refused_with_upstreams_message(capsys: pytest.
 
 def test_a_known_but_unbuilt_controller_is_refused_not_ignored(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
-        parse_options(["--controllers=node-ipam-controller"])
+        parse_options(["--controllers=storage-version-migrator-controller"])
     error = capsys.readouterr().err
-    assert '"node-ipam-controller" is not built in this release' in error
+    assert '"storage-version-migrator-controller" is not built in this release' in error
     assert "serviceaccount-controller" in error
 
 

@@ -131,3 +131,19 @@ def test_a_replication_controller_selects_by_its_label_map():
         assert created[0]["metadata"]["ownerReferences"][0]["apiVersion"] == "v1"
 
     asyncio.run(scenario())
+
+
+def test_creations_and_deletions_are_recorded_as_upstreams_events() -> None:
+    client, _ = run(replica_set(1), [pod("a"), pod("b", node="n1")])
+    deleted = [body for verb, _, body in client.events if verb == "create"]
+    assert [(event["reason"], event["message"]) for event in deleted] == [("SuccessfulDelete", "Deleted pod: a")]
+    assert deleted[0]["involvedObject"] == {
+        "kind": "ReplicaSet",
+        "namespace": "team",
+        "name": "web",
+        "uid": UID,
+        "apiVersion": "apps/v1",
+    }
+    assert deleted[0]["source"] == {"component": "replicaset-controller"}
+    client, _ = run(replica_set(1), [])
+    assert [body["reason"] for verb, _, body in client.events if verb == "create"] == ["SuccessfulCreate"]
