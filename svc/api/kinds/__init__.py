@@ -18,8 +18,10 @@ from svc.api.kinds import (
     simple_fields,
 )
 from svc.api.resources import Resource
-from svc.api.strategy import Strategy
+from svc.api.strategy import NameValidator, Strategy
 from svc.api.validation import rules_for
+from svc.api.validation.service_ranges import ip_address_name_errors
+from svc.api.validation.trust_bundles import any_name
 
 # Kinds whose upstream strategy accepts a PUT of a missing object as a create.
 _CREATE_ON_UPDATE = frozenset(
@@ -66,6 +68,13 @@ _GENERATION = frozenset(
     }
 )
 
+# Kinds whose names are not DNS subdomains: an IPAddress is named by its address; a ClusterTrustBundle's
+# name depends on its signer, so its rules check it.
+_NAME_VALIDATORS: dict[tuple[str, str], NameValidator] = {
+    ("networking.k8s.io", "IPAddress"): ip_address_name_errors,
+    ("certificates.k8s.io", "ClusterTrustBundle"): any_name,
+}
+
 _SPECIAL: dict[tuple[str, str], Callable[[Strategy], Strategy]] = {
     ("", "Namespace"): namespaces.strategy,
     ("", "Pod"): pods.strategy,
@@ -89,6 +98,9 @@ def strategy_for(resource: Resource, profile: Profile) -> Strategy:
         allow_create_on_update=identity in _CREATE_ON_UPDATE,
         tracks_generation=identity in _GENERATION,
     )
+    name_validator = _NAME_VALIDATORS.get(identity)
+    if name_validator is not None:
+        base = dataclasses.replace(base, name_validator=name_validator)
     fields = simple_fields.FIELDS.get(identity)
     if fields:
         base = simple_fields.with_fields(base, fields)
