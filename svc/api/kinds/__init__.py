@@ -12,6 +12,7 @@ from svc.api.kinds import (
     jobs,
     namespaces,
     pods,
+    privileged,
     rbac,
     secrets,
     services,
@@ -90,7 +91,7 @@ _SPECIAL: dict[tuple[str, str], Callable[[Strategy], Strategy]] = {
 }
 
 
-def strategy_for(resource: Resource, profile: Profile) -> Strategy:
+def strategy_for(resource: Resource, profile: Profile, *, allow_privileged: bool = False) -> Strategy:
     identity = (resource.upstream_group, resource.kind)
     base = Strategy(
         resource=resource,
@@ -107,5 +108,8 @@ def strategy_for(resource: Resource, profile: Profile) -> Strategy:
     rules = rules_for(*identity, profile)
     if rules is not None:
         base = dataclasses.replace(base, validate=rules.validate, validate_update=rules.validate_update)
+    spec_path = privileged.POD_SPEC_PATHS.get(identity)
+    if spec_path is not None and not allow_privileged:
+        base = privileged.refuse_privileged(base, spec_path)
     special = _SPECIAL.get(identity)
     return special(base) if special else dataclasses.replace(base)
