@@ -4,6 +4,7 @@ ResourceQuota, as upstream's `pkg/apis/core/validation` checks them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -26,7 +27,7 @@ from svc.api.validation.engine import (
     string_map,
     text,
 )
-from svc.api.validation.resources import quantity, quantity_errors, resource_name_errors
+from svc.api.validation.resources import overcommit_allowed, quantity, quantity_errors, resource_name_errors
 from svc.machinery.field_errors import (
     FieldError,
     Rendered,
@@ -364,6 +365,33 @@ def _limit_range_bounds(values: dict[str, dict[str, Any]], path: str) -> list[Fi
         if default is not None and high is not None and default > high:
             detail = f"default value {default} is greater than max value {high}"
             errors.append(invalid(f"{path}.default[{name}]", str(high), detail))
+        ratio = values.get("maxLimitRequestRatio", {}).get(name)
+        if ratio is not None:
+            errors += _ratio_errors(ratio, low, high, f"{path}.maxLimitRequestRatio[{name}]")
+        if not overcommit_allowed(name) and default is not None and request is not None and default != request:
+            detail = f"default value {default} must equal to defaultRequest value {request} in {name}"
+            errors.append(invalid(f"{path}.defaultRequest[{name}]", str(request), detail))
+    return errors
+
+
+_MAX_MILLI_VALUE: Final = (2**63 - 1) // 1000
+
+
+def _ratio_errors(ratio: Any, low: Any, high: Any, path: str) -> list[FieldError]:
+    """The ratio is at least 1, and no more than max/min when both bounds are set (compared in milli-units
+    when all three fit, as upstream does)."""
+    errors: list[FieldError] = []
+    if ratio.value < 1:
+        errors.append(invalid(path, str(ratio), f"ratio {ratio} is less than 1"))
+    if low is None or high is None:
+        return errors
+    ratio_value, low_value, high_value = (math.ceil(quantity.value) for quantity in (ratio, low, high))
+    if max(ratio_value, low_value, high_value) < _MAX_MILLI_VALUE:
+        ratio_value = math.ceil(ratio.value * 1000) / 1000
+        low_value, high_value = math.ceil(low.value * 1000), math.ceil(high.value * 1000)
+    limit = high_value / low_value if low_value else math.inf
+    if ratio_value > limit:
+        errors.append(invalid(path, str(ratio), f"ratio {ratio} is greater than max/min = {limit:f}"))
     return errors
 
 
