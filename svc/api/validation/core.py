@@ -8,7 +8,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, Final
 
-from svc.api.validation.addresses import ip_errors, special_ip_errors
+from svc.api.validation.addresses import cidr_errors, ip_errors, special_ip_errors
 from svc.api.validation.containers import PORT_RANGE, PROTOCOLS, is_valid_port_name
 from svc.api.validation.engine import (
     IMMUTABLE,
@@ -256,11 +256,33 @@ def _service_rules(spec: Any, base: str) -> list[FieldError]:
         errors.append(invalid(join(base, "externalTrafficPolicy"), policy, detail))
     elif accessible:
         errors += OneOf("externalTrafficPolicy", ("Cluster", "Local")).run(spec, base)
+    errors += _source_ranges(spec, base)
     internal = lookup(spec, "internalTrafficPolicy")
     if internal is None and kind in ("NodePort", "LoadBalancer", "ClusterIP"):
         errors.append(required(join(base, "internalTrafficPolicy")))
     elif internal is not None and internal not in ("Cluster", "Local"):
         errors.append(not_supported(join(base, "internalTrafficPolicy"), internal, ("Cluster", "Local")))
+    return errors
+
+
+def _legacy_cidr_errors(value: str) -> list[str]:
+    """Upstream's `IsValidCIDRForLegacyField` with strict validation: as `IsValidCIDR`, canonical form aside."""
+    return [message for message in cidr_errors(value) if not message.startswith("must be in canonical form")]
+
+
+def _source_ranges(spec: Any, base: str) -> list[FieldError]:
+    """`loadBalancerSourceRanges` (spelled with a capital L in upstream's paths) only on load balancers;
+    each a CIDR, spaces around it allowed as the annotation it replaced allowed them."""
+    ranges = items(lookup(spec, "loadBalancerSourceRanges"))
+    if not ranges:
+        return []
+    path = join(base, "LoadBalancerSourceRanges")
+    errors: list[FieldError] = []
+    if lookup(spec, "type") != "LoadBalancer":
+        errors.append(forbidden(path, "may only be used when `type` is 'LoadBalancer'"))
+    for index, value in enumerate(ranges):
+        value = str(value).strip()
+        errors += [invalid(f"{path}[{index}]", value, message) for message in _legacy_cidr_errors(value)]
     return errors
 
 
