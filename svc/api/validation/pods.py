@@ -35,6 +35,12 @@ from svc.api.validation.engine import (
     text,
 )
 from svc.api.validation.pod_network import dns_config_errors, host_alias_errors, os_errors
+from svc.api.validation.pod_runtime import (
+    host_network_port_errors,
+    overhead_errors,
+    readiness_gate_errors,
+    runtime_class_name_errors,
+)
 from svc.api.validation.scheduling import affinity_errors, topology_spread_errors
 from svc.api.validation.security import host_users_errors, pod_security_errors, unmasked_proc_mount_errors
 from svc.machinery.field_errors import (
@@ -297,8 +303,10 @@ POD_SPEC: Table = (
     Check(_node_selector),
     At("securityContext", POD_SECURITY_CONTEXT, optional=True),
     Check(pod_security_errors),
+    Check(host_network_port_errors),
     Check(affinity_errors),
     Check(dns_config_errors),
+    Check(readiness_gate_errors),
     Check(_scheduling_gates),
     Check(topology_spread_errors),
     Check(host_users_errors),
@@ -310,7 +318,9 @@ POD_SPEC: Table = (
     Check(lambda spec, base: toleration_errors(lookup(spec, "tolerations"), join(base, "tolerations"))),
     Check(host_alias_errors),
     Format("priorityClassName", is_dns1123_subdomain),
+    Check(runtime_class_name_errors),
     OneOf("preemptionPolicy", ("PreemptLowerPriority", "Never"), optional=True),
+    Check(overhead_errors),
     Check(os_errors),
 )
 
