@@ -9,6 +9,7 @@ import ipaddress
 import re
 from typing import Any, Final
 
+from svc.api.validation.autoscaling_metrics import behavior_errors, metrics_errors
 from svc.api.validation.containers import PORT_RANGE, PROTOCOLS, is_valid_port_name
 from svc.api.validation.engine import (
     Check,
@@ -129,7 +130,9 @@ def _replica_bounds(obj: Any, _: str) -> list[FieldError]:
     return errors
 
 
-HORIZONTAL_POD_AUTOSCALER = KindRules(create=(Check(_replica_bounds), Check(_scale_target)))
+HORIZONTAL_POD_AUTOSCALER = KindRules(
+    create=(Check(_replica_bounds), Check(_scale_target), Check(metrics_errors), Check(behavior_errors))
+)
 
 # --- networking.k8s.io NetworkPolicy ------------------------------------------------------------
 
