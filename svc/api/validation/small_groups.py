@@ -303,6 +303,10 @@ def _ingress(obj: Any, _: str) -> list[FieldError]:
             check = is_wildcard_dns1123_subdomain if "*" in str(host) else is_dns1123_subdomain
             path = f"spec.tls[{index}].hosts[{host_index}]"
             errors += [invalid(path, host, message) for message in check(str(host))]
+        secret = text(tls, "secretName")
+        if secret:
+            where = f"spec.tls[{index}].secretName"
+            errors += [invalid(where, secret, message) for message in is_dns1123_subdomain(secret)]
     class_name = spec.get("ingressClassName")
     if class_name is not None:
         errors += [invalid("spec.ingressClassName", class_name, m) for m in is_dns1123_subdomain(str(class_name))]
