@@ -27,6 +27,7 @@ from svc.api.validation.engine import (
     string_map,
     text,
 )
+from svc.api.validation.quota_scopes import scope_selector_errors, scopes_errors
 from svc.api.validation.resources import overcommit_allowed, quantity, quantity_errors, resource_name_errors
 from svc.machinery.field_errors import (
     FieldError,
@@ -427,18 +428,6 @@ def _limit_range(obj: Any, _: str) -> list[FieldError]:
 
 LIMIT_RANGE = KindRules(create=(Check(_limit_range),))
 
-_QUOTA_SCOPES: Final = frozenset(
-    {
-        "Terminating",
-        "NotTerminating",
-        "BestEffort",
-        "NotBestEffort",
-        "PriorityClass",
-        "CrossNamespacePodAffinity",
-        "VolumeAttributesClass",
-    }
-)
-
 
 def _quota_spec(obj: Any, _: str) -> list[FieldError]:
     errors: list[FieldError] = []
@@ -450,14 +439,7 @@ def _quota_spec(obj: Any, _: str) -> list[FieldError]:
             value = quantity(hard[name])
             if value is not None:
                 errors += quantity_errors(name, value, where)
-    scopes = [str(scope) for scope in items(lookup(obj, "spec.scopes"))]
-    for scope in scopes:
-        if scope not in _QUOTA_SCOPES:
-            errors.append(invalid("spec.scopes", scopes, "unsupported scope"))
-    for pair in (("BestEffort", "NotBestEffort"), ("Terminating", "NotTerminating")):
-        if set(pair) <= set(scopes):
-            errors.append(invalid("spec.scopes", scopes, "conflicting scopes"))
-    return errors
+    return errors + scopes_errors(obj, "") + scope_selector_errors(obj, "")
 
 
 def _quota_scopes_fixed(new: Any, old: Any, _: str) -> list[FieldError]:
