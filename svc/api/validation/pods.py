@@ -34,6 +34,7 @@ from svc.api.validation.engine import (
     string_map,
     text,
 )
+from svc.api.validation.pod_annotations import pod_annotation_errors
 from svc.api.validation.pod_network import dns_config_errors, host_alias_errors, os_errors
 from svc.api.validation.pod_runtime import (
     host_network_port_errors,
@@ -341,6 +342,7 @@ def _no_ephemeral_containers(node: Any, base: str) -> list[FieldError]:
 
 POD_TEMPLATE_SPEC: Table = (
     Check(_metadata_maps),
+    Check(lambda node, base: pod_annotation_errors(node, join(base, "annotations"))),
     At("spec", POD_SPEC),
     Check(_no_ephemeral_containers),
 )
