@@ -35,6 +35,7 @@ from svc.api.validation.engine import (
     text,
 )
 from svc.api.validation.pod_annotations import pod_annotation_errors
+from svc.api.validation.pod_claims import pod_claim_errors
 from svc.api.validation.pod_network import dns_config_errors, host_alias_errors, os_errors
 from svc.api.validation.pod_runtime import (
     host_network_port_errors,
@@ -299,6 +300,7 @@ def _scheduling_gates(spec: Any, base: str) -> list[FieldError]:
 POD_SPEC: Table = (
     Required("terminationGracePeriodSeconds"),
     Check(_volumes_and_containers),
+    Check(pod_claim_errors),
     OneOf("restartPolicy", RESTART_POLICIES),
     OneOf("dnsPolicy", DNS_POLICIES),
     Check(_node_selector),
