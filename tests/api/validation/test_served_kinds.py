@@ -66,7 +66,7 @@ VALID = [
     (NET, "ServiceCIDR", with_path(SERVICE_CIDR, "spec.cidrs", ["10.96.0.0/16", "fd00::/108"])),
     (NET, "IPAddress", IP_ADDRESS),
     (CERTS, "ClusterTrustBundle", BUNDLE),
-    (CERTS, "ClusterTrustBundle", {"metadata": {"name": "plain"}, "spec": {"trustBundle": CA_PEM + CA_PEM[:0]}}),
+    (CERTS, "ClusterTrustBundle", {"metadata": {"name": "plain"}, "spec": {"trustBundle": CA_PEM}}),
     (STORAGE, "CSINode", CSI_NODE),
     (STORAGE, "CSIStorageCapacity", CAPACITY),
     (STORAGE, "VolumeAttributesClass", ATTRIBUTES_CLASS),
