@@ -30,6 +30,8 @@ from svc.apiserver.authn.token_file import TokenFile, TokenFileError
 from svc.apiserver.authn.x509 import load_client_cas
 from svc.apiserver.authz import options as authz_options
 from svc.apiserver.authz.options import AuthorizationOptions
+from svc.apiserver.capabilities import options as capabilities_options
+from svc.apiserver.capabilities.options import CapabilitiesOptions
 from svc.apiserver.clock import options as clock_options
 from svc.apiserver.clock.options import ClockOptions
 from svc.apiserver.encryption import options as encryption_options
@@ -112,6 +114,7 @@ class Options:
     admission: AdmissionOptions = field(default_factory=AdmissionOptions)
     faults: FaultOptions = field(default_factory=FaultOptions)
     clock: ClockOptions = field(default_factory=ClockOptions)
+    capabilities: CapabilitiesOptions = field(default_factory=CapabilitiesOptions)
     watch_from_history: bool = False
     aggregator: AggregatorOptions = field(default_factory=AggregatorOptions)
     authentication: authn_options.AuthenticationOptions = field(default_factory=authn_options.AuthenticationOptions)
@@ -269,6 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     admission_options.add_arguments(parser)
     fault_options.add_arguments(parser)
     clock_options.add_arguments(parser)
+    capabilities_options.add_arguments(parser)
     _add_bool(
         parser,
         "--watch-from-history",
@@ -379,6 +383,7 @@ def parse_options(argv: list[str]) -> Options:
         options.metrics = metrics_options.from_args(args, UPSTREAM_VERSION)
         options.faults = fault_options.from_args(args)
         options.clock = clock_options.from_args(args, test_endpoints=options.enable_test_endpoints)
+        options.capabilities = capabilities_options.from_args(args)
         options.serving = serving_options.from_args(args)
         options.encryption = encryption_options.from_args(args, PROFILES[options.brand_profile])
         options.flowcontrol = flowcontrol_options.from_args(args)

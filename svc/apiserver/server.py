@@ -376,7 +376,12 @@ class Server:
             cache = self.caches.get(prefix)
             if cache is None and self._cache_enabled(resource):
                 cache = self.caches[prefix] = WatchCache(objects, prefix)
-            store = GenericStore(strategy_for(resource, self.profile), objects, cache, self.options.store_prefix)
+            store = GenericStore(
+                strategy_for(resource, self.profile, allow_privileged=self.options.capabilities.allow_privileged),
+                objects,
+                cache,
+                self.options.store_prefix,
+            )
             store.watch_from_history = self.options.watch_from_history
             store.on_storage_list = self.metrics.storage.list_recorder(resource.upstream_group, resource.name)
             self.stores[(resource.group, resource.version, resource.name)] = store

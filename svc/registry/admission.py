@@ -36,6 +36,10 @@ request_warnings: ContextVar[list[str] | None] = ContextVar("request_warnings", 
 # what admission records lands in the request's audit event, as upstream's audit context collects it.
 request_audit_annotations: ContextVar[dict[str, str] | None] = ContextVar("request_audit_annotations", default=None)
 
+# The user of the create being prepared (set by the registry around a kind's create preparation): a
+# certificate signing request records its requester, as upstream's strategy reads the request context.
+requesting_user: ContextVar[UserInfo | None] = ContextVar("requesting_user", default=None)
+
 
 def _audit_annotations() -> dict[str, str]:
     annotations = request_audit_annotations.get()

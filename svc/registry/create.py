@@ -12,6 +12,7 @@ from svc.api.strategy import Strategy
 from svc.machinery import status, wallclock
 from svc.machinery.field_errors import aggregate_message
 from svc.machinery.validation import GENERIC_FINALIZERS, validate_object_meta
+from svc.registry.admission import UserInfo, requesting_user
 
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _NAME_SUFFIX = 5
@@ -59,7 +60,7 @@ def invalid(strategy: Strategy, name: str, errors: list) -> status.StatusError:
     return status.invalid(strategy.resource.group_kind, name, errors, aggregate_message(errors))
 
 
-def before_create(strategy: Strategy, obj: dict[str, Any], namespace: str) -> None:
+def before_create(strategy: Strategy, obj: dict[str, Any], namespace: str, user: UserInfo | None = None) -> None:
     metadata = obj.setdefault("metadata", {})
     if not isinstance(metadata, dict):
         raise status.bad_request("metadata must be an object")
@@ -72,7 +73,11 @@ def before_create(strategy: Strategy, obj: dict[str, Any], namespace: str) -> No
         metadata["name"] = generate_name(metadata["generateName"])
     metadata.pop("deletionTimestamp", None)
     metadata.pop("deletionGracePeriodSeconds", None)
-    strategy.create(obj)
+    token = requesting_user.set(user)
+    try:
+        strategy.create(obj)
+    finally:
+        requesting_user.reset(token)
     errors = validate_object_meta(
         metadata,
         namespaced=strategy.resource.namespaced,

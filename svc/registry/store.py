@@ -405,7 +405,7 @@ class GenericStore:
         finish = await self.hooks.begin_create(namespace, obj, dry_run=options.dry_run) if self.hooks else _finished
         stored = False
         try:
-            before_create(self.strategy, obj, namespace)
+            before_create(self.strategy, obj, namespace, user)
             attributes.name = obj["metadata"]["name"]
             await admission.validate(attributes)
             key = self.key(namespace, obj["metadata"]["name"])
@@ -458,7 +458,7 @@ class GenericStore:
                 await admission.admit(attributes)
                 if self.hooks is not None:
                     finishes.append(await self.hooks.begin_create(namespace, obj, dry_run=options.dry_run))
-                before_create(self.strategy, obj, namespace)
+                before_create(self.strategy, obj, namespace, user)
                 await admission.validate(attributes)
                 outcome["created"] = True
                 if options.dry_run:

@@ -62,11 +62,11 @@ def test_a_kubelet_client_request_is_auto_approved_and_signed(
         "request": make_request("system:node:n1", ("system:nodes",)),
         "signerName": "svc.io/svc-apiserver-client-svclet",
         "usages": ["digital signature", "key encipherment", "client auth"],
-        # Upstream's API server stamps the requester here; this one keeps what the client sends.
-        "username": "system:node:n1",
-        "groups": ["system:nodes", "system:authenticated"],
     }
-    assert rest.request("POST", CSRS, body={"metadata": {"name": "node-n1"}, "spec": spec}).status == 201
+    # The API server stamps the requester from the request's user, so the kubelet is impersonated.
+    as_kubelet = {"Impersonate-User": "system:node:n1", "Impersonate-Group": "system:nodes"}
+    created = rest.request("POST", CSRS, body={"metadata": {"name": "node-n1"}, "spec": spec}, headers=as_kubelet)
+    assert created.status == 201
 
     def status() -> dict:
         return rest.request("GET", f"{CSRS}/node-n1").json().get("status") or {}

@@ -19,7 +19,7 @@ spec:
 
 @pytest.fixture
 def kubectl(svc_server_factory, kubectl_binary) -> Kubectl:
-    server = svc_server_factory("--brand-profile=kubernetes")
+    server = svc_server_factory("--brand-profile=kubernetes", "--allow-privileged=true")
     return Kubectl(kubectl_binary, server.kubeconfig)
 
 

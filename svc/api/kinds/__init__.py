@@ -13,14 +13,17 @@ from svc.api.kinds import (
     jobs,
     namespaces,
     pods,
+    privileged,
     rbac,
     secrets,
     services,
     simple_fields,
 )
 from svc.api.resources import Resource
-from svc.api.strategy import Strategy
+from svc.api.strategy import NameValidator, Strategy
 from svc.api.validation import rules_for
+from svc.api.validation.service_ranges import ip_address_name_errors
+from svc.api.validation.trust_bundles import any_name
 
 # Kinds whose upstream strategy accepts a PUT of a missing object as a create.
 _CREATE_ON_UPDATE = frozenset(
@@ -67,6 +70,13 @@ _GENERATION = frozenset(
     }
 )
 
+# Kinds whose names are not DNS subdomains: an IPAddress is named by its address; a ClusterTrustBundle's
+# name depends on its signer, so its rules check it.
+_NAME_VALIDATORS: dict[tuple[str, str], NameValidator] = {
+    ("networking.k8s.io", "IPAddress"): ip_address_name_errors,
+    ("certificates.k8s.io", "ClusterTrustBundle"): any_name,
+}
+
 _SPECIAL: dict[tuple[str, str], Callable[[Strategy], Strategy]] = {
     ("", "Namespace"): namespaces.strategy,
     ("apiregistration.k8s.io", "APIService"): api_services.strategy,
@@ -83,7 +93,7 @@ _SPECIAL: dict[tuple[str, str], Callable[[Strategy], Strategy]] = {
 }
 
 
-def strategy_for(resource: Resource, profile: Profile) -> Strategy:
+def strategy_for(resource: Resource, profile: Profile, *, allow_privileged: bool = False) -> Strategy:
     identity = (resource.upstream_group, resource.kind)
     base = Strategy(
         resource=resource,
@@ -91,11 +101,17 @@ def strategy_for(resource: Resource, profile: Profile) -> Strategy:
         allow_create_on_update=identity in _CREATE_ON_UPDATE,
         tracks_generation=identity in _GENERATION,
     )
+    name_validator = _NAME_VALIDATORS.get(identity)
+    if name_validator is not None:
+        base = dataclasses.replace(base, name_validator=name_validator)
     fields = simple_fields.FIELDS.get(identity)
     if fields:
         base = simple_fields.with_fields(base, fields)
     rules = rules_for(*identity, profile)
     if rules is not None:
         base = dataclasses.replace(base, validate=rules.validate, validate_update=rules.validate_update)
+    spec_path = privileged.POD_SPEC_PATHS.get(identity)
+    if spec_path is not None and not allow_privileged:
+        base = privileged.refuse_privileged(base, spec_path)
     special = _SPECIAL.get(identity)
     return special(base) if special else dataclasses.replace(base)

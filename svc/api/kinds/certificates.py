@@ -15,6 +15,7 @@ from svc.api.strategy import Strategy, subresource_base
 from svc.machinery import status
 from svc.machinery.field_errors import FieldError, aggregate_message, duplicate, forbidden, invalid, not_supported
 from svc.machinery.field_errors import required as required_error
+from svc.registry.admission import requesting_user
 from svc.registry.create import now_rfc3339
 
 Obj = dict[str, Any]
@@ -99,6 +100,33 @@ def _with_timestamps(conditions: list[Obj], old_conditions: list[Obj], now: str)
     return stamped
 
 
+def _record_requester(obj: Obj) -> None:
+    """The requester fields come from the authenticated user, never from the client (as upstream's strategy)."""
+    spec = obj.setdefault("spec", {})
+    for key in ("username", "uid", "groups", "extra"):
+        spec.pop(key, None)
+    user = requesting_user.get()
+    if user is None:
+        return
+    if user.name:
+        spec["username"] = user.name
+    if user.uid:
+        spec["uid"] = user.uid
+    if user.groups:
+        spec["groups"] = list(user.groups)
+    if user.extra:
+        spec["extra"] = {key: list(values) for key, values in user.extra.items()}
+
+
+def _keep_spec_and_status(new: Obj, old: Obj) -> None:
+    """An update of the main resource changes neither the request nor its status (upstream's strategy)."""
+    new["spec"] = old.get("spec", {})
+    if "status" in old:
+        new["status"] = old["status"]
+    else:
+        new.pop("status", None)
+
+
 def _base(new: Obj, old: Obj) -> Obj:
     """The stored object with the request's precondition and managed fields, ready to take a status part."""
     result = subresource_base(new, old)
@@ -132,4 +160,9 @@ def strategy(base: Strategy) -> Strategy:
             del result["status"]["conditions"]
         return check(result, old, approval=False, certificate=True)
 
-    return dataclasses.replace(base, extra_subresource_updates={"approval": approval, "status": status_update})
+    return dataclasses.replace(
+        base,
+        prepare_for_create=_record_requester,
+        prepare_for_update=_keep_spec_and_status,
+        extra_subresource_updates={"approval": approval, "status": status_update},
+    )

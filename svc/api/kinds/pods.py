@@ -1,11 +1,12 @@
-"""Pods: initial phase and QoS class, as upstream's pod strategy sets them on create, and the parts of a pod
-its subresources change."""
+"""Pods: initial phase and QoS class and merged affinity label keys, as upstream's pod strategy sets them on
+create, and the parts of a pod its subresources change."""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any
 
+from svc.api.kinds.pod_affinity_keys import merge_label_keys
 from svc.api.kinds.pod_qos import qos_class
 from svc.api.kinds.pod_updates import ephemeral_containers_only, resize_only
 from svc.api.strategy import Strategy
@@ -13,6 +14,7 @@ from svc.api.strategy import Strategy
 
 def strategy(base: Strategy) -> Strategy:
     def prepare_for_create(obj: dict[str, Any]) -> None:
+        merge_label_keys(obj)
         obj["status"] = {"phase": "Pending", "qosClass": qos_class(obj.get("spec") or {})}
 
     return dataclasses.replace(

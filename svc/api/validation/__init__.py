@@ -13,14 +13,18 @@ from svc.api.validation import (
     apiextensions,
     certificates,
     core,
+    csi_kinds,
     discovery_and_events,
     endpoints_and_nodes,
     flowcontrol,
     pod_updates,
     pods,
     rbac,
+    runtime_classes,
+    service_ranges,
     small_groups,
     storage,
+    trust_bundles,
     volumes,
     workloads,
 )
@@ -42,6 +46,10 @@ _RULES: dict[tuple[str, str], KindRules] = {
     **volumes.RULES,
     **certificates.RULES,
     **apiextensions.RULES,
+    **service_ranges.RULES,
+    **trust_bundles.RULES,
+    **csi_kinds.RULES,
+    **runtime_classes.RULES,
 }
 
 

@@ -4,10 +4,11 @@ ResourceQuota, as upstream's `pkg/apis/core/validation` checks them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any, Final
 
-from svc.api.validation.addresses import ip_errors, special_ip_errors
+from svc.api.validation.addresses import cidr_errors, ip_errors, special_ip_errors
 from svc.api.validation.containers import PORT_RANGE, PROTOCOLS, is_valid_port_name
 from svc.api.validation.engine import (
     IMMUTABLE,
@@ -26,7 +27,8 @@ from svc.api.validation.engine import (
     string_map,
     text,
 )
-from svc.api.validation.resources import quantity, quantity_errors, resource_name_errors
+from svc.api.validation.quota_scopes import scope_selector_errors, scopes_errors
+from svc.api.validation.resources import overcommit_allowed, quantity, quantity_errors, resource_name_errors
 from svc.machinery.field_errors import (
     FieldError,
     Rendered,
@@ -255,11 +257,33 @@ def _service_rules(spec: Any, base: str) -> list[FieldError]:
         errors.append(invalid(join(base, "externalTrafficPolicy"), policy, detail))
     elif accessible:
         errors += OneOf("externalTrafficPolicy", ("Cluster", "Local")).run(spec, base)
+    errors += _source_ranges(spec, base)
     internal = lookup(spec, "internalTrafficPolicy")
     if internal is None and kind in ("NodePort", "LoadBalancer", "ClusterIP"):
         errors.append(required(join(base, "internalTrafficPolicy")))
     elif internal is not None and internal not in ("Cluster", "Local"):
         errors.append(not_supported(join(base, "internalTrafficPolicy"), internal, ("Cluster", "Local")))
+    return errors
+
+
+def _legacy_cidr_errors(value: str) -> list[str]:
+    """Upstream's `IsValidCIDRForLegacyField` with strict validation: as `IsValidCIDR`, canonical form aside."""
+    return [message for message in cidr_errors(value) if not message.startswith("must be in canonical form")]
+
+
+def _source_ranges(spec: Any, base: str) -> list[FieldError]:
+    """`loadBalancerSourceRanges` (spelled with a capital L in upstream's paths) only on load balancers;
+    each a CIDR, spaces around it allowed as the annotation it replaced allowed them."""
+    ranges = items(lookup(spec, "loadBalancerSourceRanges"))
+    if not ranges:
+        return []
+    path = join(base, "LoadBalancerSourceRanges")
+    errors: list[FieldError] = []
+    if lookup(spec, "type") != "LoadBalancer":
+        errors.append(forbidden(path, "may only be used when `type` is 'LoadBalancer'"))
+    for index, value in enumerate(ranges):
+        value = str(value).strip()
+        errors += [invalid(f"{path}[{index}]", value, message) for message in _legacy_cidr_errors(value)]
     return errors
 
 
@@ -364,6 +388,33 @@ def _limit_range_bounds(values: dict[str, dict[str, Any]], path: str) -> list[Fi
         if default is not None and high is not None and default > high:
             detail = f"default value {default} is greater than max value {high}"
             errors.append(invalid(f"{path}.default[{name}]", str(high), detail))
+        ratio = values.get("maxLimitRequestRatio", {}).get(name)
+        if ratio is not None:
+            errors += _ratio_errors(ratio, low, high, f"{path}.maxLimitRequestRatio[{name}]")
+        if not overcommit_allowed(name) and default is not None and request is not None and default != request:
+            detail = f"default value {default} must equal to defaultRequest value {request} in {name}"
+            errors.append(invalid(f"{path}.defaultRequest[{name}]", str(request), detail))
+    return errors
+
+
+_MAX_MILLI_VALUE: Final = (2**63 - 1) // 1000
+
+
+def _ratio_errors(ratio: Any, low: Any, high: Any, path: str) -> list[FieldError]:
+    """The ratio is at least 1, and no more than max/min when both bounds are set (compared in milli-units
+    when all three fit, as upstream does)."""
+    errors: list[FieldError] = []
+    if ratio.value < 1:
+        errors.append(invalid(path, str(ratio), f"ratio {ratio} is less than 1"))
+    if low is None or high is None:
+        return errors
+    ratio_value, low_value, high_value = (math.ceil(quantity.value) for quantity in (ratio, low, high))
+    if max(ratio_value, low_value, high_value) < _MAX_MILLI_VALUE:
+        ratio_value = math.ceil(ratio.value * 1000) / 1000
+        low_value, high_value = math.ceil(low.value * 1000), math.ceil(high.value * 1000)
+    limit = high_value / low_value if low_value else math.inf
+    if ratio_value > limit:
+        errors.append(invalid(path, str(ratio), f"ratio {ratio} is greater than max/min = {limit:f}"))
     return errors
 
 
@@ -377,18 +428,6 @@ def _limit_range(obj: Any, _: str) -> list[FieldError]:
 
 LIMIT_RANGE = KindRules(create=(Check(_limit_range),))
 
-_QUOTA_SCOPES: Final = frozenset(
-    {
-        "Terminating",
-        "NotTerminating",
-        "BestEffort",
-        "NotBestEffort",
-        "PriorityClass",
-        "CrossNamespacePodAffinity",
-        "VolumeAttributesClass",
-    }
-)
-
 
 def _quota_spec(obj: Any, _: str) -> list[FieldError]:
     errors: list[FieldError] = []
@@ -400,14 +439,7 @@ def _quota_spec(obj: Any, _: str) -> list[FieldError]:
             value = quantity(hard[name])
             if value is not None:
                 errors += quantity_errors(name, value, where)
-    scopes = [str(scope) for scope in items(lookup(obj, "spec.scopes"))]
-    for scope in scopes:
-        if scope not in _QUOTA_SCOPES:
-            errors.append(invalid("spec.scopes", scopes, "unsupported scope"))
-    for pair in (("BestEffort", "NotBestEffort"), ("Terminating", "NotTerminating")):
-        if set(pair) <= set(scopes):
-            errors.append(invalid("spec.scopes", scopes, "conflicting scopes"))
-    return errors
+    return errors + scopes_errors(obj, "") + scope_selector_errors(obj, "")
 
 
 def _quota_scopes_fixed(new: Any, old: Any, _: str) -> list[FieldError]:

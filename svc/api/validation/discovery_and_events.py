@@ -209,8 +209,12 @@ def _strict_event_update(new: Any, old: Any, _: str) -> list[FieldError]:
     return errors
 
 
-CORE_EVENT = KindRules(create=(Check(_core_event),))
-EVENT = KindRules(create=(Check(_strict_event),), update=(UpdateCheck(_strict_event_update),))
+# Upstream's update of an Event does not validate the new object (it may have been written through the
+# legacy API): a core/v1 update checks nothing more, an events.k8s.io/v1 update only what may not change.
+CORE_EVENT = KindRules(create=(Check(_core_event),), revalidate_on_update=False)
+EVENT = KindRules(
+    create=(Check(_strict_event),), update=(UpdateCheck(_strict_event_update),), revalidate_on_update=False
+)
 
 RULES: Final[dict[tuple[str, str], KindRules]] = {
     ("discovery.k8s.io", "EndpointSlice"): ENDPOINT_SLICE,

@@ -288,12 +288,16 @@ class KindRules:
     create: Table
     update: UpdateTable = ()
     update_first: bool = False
+    revalidate_on_update: bool = True
+    """False for the few kinds whose upstream update checks only the comparisons (Events)."""
 
     def validate(self, obj: Obj) -> list[FieldError]:
         return run(self.create, obj)
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         comparisons = run_update(self.update, new, old)
+        if not self.revalidate_on_update:
+            return comparisons
         if self.update_first:
             return comparisons + run(self.create, new)
         return run(self.create, new) + comparisons

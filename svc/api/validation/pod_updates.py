@@ -22,6 +22,7 @@ from svc.api.validation.engine import (
     mapping,
     text,
 )
+from svc.api.validation.pod_annotations import pod_annotation_errors
 from svc.api.validation.pods import POD_SPEC, image_whitespace_errors, toleration_errors
 from svc.machinery.field_errors import (
     FieldError,
@@ -156,6 +157,10 @@ def _munged(new: Mapping[str, Any], old: Mapping[str, Any]) -> dict[str, Any]:
 
 
 POD = KindRules(
-    create=(At("spec", POD_SPEC), Check(lambda obj, base: image_whitespace_errors(lookup(obj, "spec"), "spec"))),
+    create=(
+        Check(lambda obj, _: pod_annotation_errors(obj, "metadata.annotations")),
+        At("spec", POD_SPEC),
+        Check(lambda obj, base: image_whitespace_errors(lookup(obj, "spec"), "spec")),
+    ),
     update=(UpdateCheck(pod_spec_update_errors),),
 )

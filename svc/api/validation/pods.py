@@ -34,7 +34,15 @@ from svc.api.validation.engine import (
     string_map,
     text,
 )
+from svc.api.validation.pod_annotations import pod_annotation_errors
+from svc.api.validation.pod_claims import pod_claim_errors
 from svc.api.validation.pod_network import dns_config_errors, host_alias_errors, os_errors
+from svc.api.validation.pod_runtime import (
+    host_network_port_errors,
+    overhead_errors,
+    readiness_gate_errors,
+    runtime_class_name_errors,
+)
 from svc.api.validation.scheduling import affinity_errors, topology_spread_errors
 from svc.api.validation.security import host_users_errors, pod_security_errors, unmasked_proc_mount_errors
 from svc.machinery.field_errors import (
@@ -292,13 +300,16 @@ def _scheduling_gates(spec: Any, base: str) -> list[FieldError]:
 POD_SPEC: Table = (
     Required("terminationGracePeriodSeconds"),
     Check(_volumes_and_containers),
+    Check(pod_claim_errors),
     OneOf("restartPolicy", RESTART_POLICIES),
     OneOf("dnsPolicy", DNS_POLICIES),
     Check(_node_selector),
     At("securityContext", POD_SECURITY_CONTEXT, optional=True),
     Check(pod_security_errors),
+    Check(host_network_port_errors),
     Check(affinity_errors),
     Check(dns_config_errors),
+    Check(readiness_gate_errors),
     Check(_scheduling_gates),
     Check(topology_spread_errors),
     Check(host_users_errors),
@@ -310,7 +321,9 @@ POD_SPEC: Table = (
     Check(lambda spec, base: toleration_errors(lookup(spec, "tolerations"), join(base, "tolerations"))),
     Check(host_alias_errors),
     Format("priorityClassName", is_dns1123_subdomain),
+    Check(runtime_class_name_errors),
     OneOf("preemptionPolicy", ("PreemptLowerPriority", "Never"), optional=True),
+    Check(overhead_errors),
     Check(os_errors),
 )
 
@@ -331,6 +344,7 @@ def _no_ephemeral_containers(node: Any, base: str) -> list[FieldError]:
 
 POD_TEMPLATE_SPEC: Table = (
     Check(_metadata_maps),
+    Check(lambda node, base: pod_annotation_errors(node, join(base, "annotations"))),
     At("spec", POD_SPEC),
     Check(_no_ephemeral_containers),
 )

@@ -11,6 +11,7 @@ from svc.api.brand import Profile
 from svc.api.validation.engine import Check, KindRules, UpdateCheck, items, lookup
 from svc.machinery.field_errors import FieldError, Rendered, invalid, not_supported, required
 from svc.machinery.gotext import json_marshal
+from svc.machinery.labels import validate_label_selector
 from svc.machinery.validation import is_dns1123_subdomain, is_valid_path_segment_name
 
 UPSTREAM_GROUP = "rbac.authorization.k8s.io"
@@ -38,6 +39,25 @@ def _rule(rule: Any, path: str, *, namespaced: bool) -> list[FieldError]:
     return errors
 
 
+def _aggregation_rule(obj: Any, _: str) -> list[FieldError]:
+    """A ClusterRole's `aggregationRule` names at least one valid label selector."""
+    rule = lookup(obj, "aggregationRule")
+    if type(rule) is not dict:
+        return []
+    path = "aggregationRule.clusterRoleSelectors"
+    selectors = items(rule.get("clusterRoleSelectors"))
+    errors = (
+        [] if selectors else [required(path, "at least one clusterRoleSelector required if aggregationRule is non-nil")]
+    )
+    for index, selector in enumerate(selectors):
+        selector_errors = validate_label_selector(selector, f"{path}[{index}]")
+        errors += selector_errors
+        if selector_errors:
+            # upstream also fails to convert the selector, and shows the nil result as "null"
+            errors.append(invalid(f"{path}[{index}]", "null", "invalid label selector."))
+    return errors
+
+
 def _role(*, namespaced: bool) -> KindRules:
     def check(obj: Any, _: str) -> list[FieldError]:
         errors: list[FieldError] = []
@@ -45,7 +65,9 @@ def _role(*, namespaced: bool) -> KindRules:
             errors += _rule(rule, f"rules[{index}]", namespaced=namespaced)
         return errors
 
-    return KindRules(create=(Check(check),))
+    if namespaced:
+        return KindRules(create=(Check(check),))
+    return KindRules(create=(Check(check), Check(_aggregation_rule)))
 
 
 def _subject(subject: Any, path: str, group: str, *, namespaced: bool) -> list[FieldError]:

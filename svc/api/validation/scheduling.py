@@ -115,9 +115,9 @@ def _label_keys(keys: list[Any], selector: Any, path: str) -> list[FieldError]:
 def _affinity_label_keys(term: Any, path: str) -> list[FieldError]:
     """Upstream's `validateMatchLabelKeysAndMismatchLabelKeys` for one pod affinity term.
 
-    Upstream runs its selector check after merging `matchLabelKeys` into the selector, so it reports a key
-    the selector also names; nothing merges them here yet, so only a key the selector names twice is
-    caught. Upstream indexes that error on the term's path; so does this.
+    Pods reach this with `matchLabelKeys` already merged into the selector (see
+    `svc/api/kinds/pod_affinity_keys.py`), so a key the selector also names appears twice and is reported.
+    Upstream indexes that error on the term's path; so does this.
     """
     match_keys, mismatch_keys = items(lookup(term, "matchLabelKeys")), items(lookup(term, "mismatchLabelKeys"))
     if not match_keys and not mismatch_keys:

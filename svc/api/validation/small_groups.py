@@ -9,6 +9,7 @@ import ipaddress
 import re
 from typing import Any, Final
 
+from svc.api.validation.autoscaling_metrics import behavior_errors, metrics_errors
 from svc.api.validation.containers import PORT_RANGE, PROTOCOLS, is_valid_port_name
 from svc.api.validation.engine import (
     Check,
@@ -129,7 +130,9 @@ def _replica_bounds(obj: Any, _: str) -> list[FieldError]:
     return errors
 
 
-HORIZONTAL_POD_AUTOSCALER = KindRules(create=(Check(_replica_bounds), Check(_scale_target)))
+HORIZONTAL_POD_AUTOSCALER = KindRules(
+    create=(Check(_replica_bounds), Check(_scale_target), Check(metrics_errors), Check(behavior_errors))
+)
 
 # --- networking.k8s.io NetworkPolicy ------------------------------------------------------------
 
@@ -300,6 +303,10 @@ def _ingress(obj: Any, _: str) -> list[FieldError]:
             check = is_wildcard_dns1123_subdomain if "*" in str(host) else is_dns1123_subdomain
             path = f"spec.tls[{index}].hosts[{host_index}]"
             errors += [invalid(path, host, message) for message in check(str(host))]
+        secret = text(tls, "secretName")
+        if secret:
+            where = f"spec.tls[{index}].secretName"
+            errors += [invalid(where, secret, message) for message in is_dns1123_subdomain(secret)]
     class_name = spec.get("ingressClassName")
     if class_name is not None:
         errors += [invalid("spec.ingressClassName", class_name, m) for m in is_dns1123_subdomain(str(class_name))]

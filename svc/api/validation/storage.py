@@ -13,11 +13,15 @@ from svc.machinery.validation import is_dns1123_subdomain, is_qualified_name
 ACCESS_MODES: Final = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
 
 
-def _provisioner(obj: Any, _: str) -> list[FieldError]:
-    provisioner = lookup(obj, "provisioner")
+def provisioner_errors(provisioner: Any, path: str) -> list[FieldError]:
+    """Upstream's `validateProvisioner` (a StorageClass's provisioner, a VolumeAttributesClass's driver)."""
     if not provisioner:
-        return [required("provisioner")]
-    return [invalid("provisioner", provisioner, message) for message in is_qualified_name(str(provisioner).lower())]
+        return [required(path)]
+    return [invalid(path, provisioner, message) for message in is_qualified_name(str(provisioner).lower())]
+
+
+def _provisioner(obj: Any, _: str) -> list[FieldError]:
+    return provisioner_errors(lookup(obj, "provisioner"), "provisioner")
 
 
 def _storage_class_update(new: Any, old: Any, _: str) -> list[FieldError]:

@@ -21,6 +21,7 @@ from svc.api.validation.engine import (
 )
 from svc.api.validation.resources import quantity
 from svc.api.validation.storage import ACCESS_MODES
+from svc.api.validation.volume_sources import source_errors
 from svc.machinery.field_errors import FieldError, Rendered, duplicate, forbidden, invalid, not_supported, required
 from svc.machinery.gotext import json_marshal
 from svc.machinery.validation import is_dns1123_subdomain, is_qualified_name
@@ -99,23 +100,9 @@ def _capacity(spec: Any, path: str) -> list[FieldError]:
 
 
 def _source(spec: Any, path: str) -> list[FieldError]:
-    present = [key for key in SOURCES if lookup(spec, key) is not None]
-    errors = [forbidden(f"{path}.{key}", "may not specify more than 1 volume type") for key in present[1:]]
-    if not present:
-        errors.append(required(path, "must specify a volume type"))
-    if lookup(spec, "hostPath") is not None and not text(spec, "hostPath.path"):
-        errors.append(required(f"{path}.hostPath.path"))
-    if lookup(spec, "local") is not None:
-        if not text(spec, "local.path"):
-            errors.append(required(f"{path}.local.path"))
-        if lookup(spec, "nodeAffinity") is None:
-            errors.append(required(f"{path}.nodeAffinity", "Local volume requires node affinity"))
-    if lookup(spec, "csi") is not None:
-        driver = text(spec, "csi.driver")
-        if not driver:
-            errors.append(required(f"{path}.csi.driver"))
-        if not text(spec, "csi.volumeHandle"):
-            errors.append(required(f"{path}.csi.volumeHandle"))
+    errors = source_errors(spec, path)
+    if lookup(spec, "local") is not None and lookup(spec, "nodeAffinity") is None:
+        errors.append(required(f"{path}.nodeAffinity", "Local volume requires node affinity"))
     return errors
 
 

@@ -243,5 +243,5 @@ def test_service_cluster_ip_is_immutable() -> None:
 
 
 def test_quota_scopes_are_immutable() -> None:
-    changed = with_path(QUOTA, "spec.scopes", ["BestEffort"])
+    changed = with_path(QUOTA, "spec.scopes", ["NotBestEffort"])
     assert_causes(causes("", "ResourceQuota", changed, old=QUOTA), [("spec.scopes", INVALID, "field is immutable")])

@@ -61,7 +61,10 @@ def test_restricted_pod_is_admitted(client: RestClient) -> None:
     assert create(client, "pods", pod("p", SAFE_CONTAINER), "locked").status == 201
 
 
-def test_baseline_rejects_host_namespaces_and_privileged_containers(client: RestClient) -> None:
+def test_baseline_rejects_host_namespaces_and_privileged_containers(
+    svc_server_factory: Callable[..., RunningServer],
+) -> None:
+    client = svc_server_factory("--allow-privileged=true").client()
     _namespace(client, "base", enforce="baseline", **{"enforce-version": "v1.36"})
     container = {"name": "c", "image": "nginx", "securityContext": {"privileged": True}}
     response = create(client, "pods", pod("p", container, hostPID=True), "base")

@@ -1,0 +1,65 @@
+"""Annotations with meaning for pods, as upstream's `ValidatePodSpecificAnnotations` checks them on pods
+and pod templates: the mirror-pod marker, the deletion cost, and the deprecated seccomp and AppArmor
+annotations (still read by kubelets, so their values must be profiles a kubelet understands)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+from svc.api.validation.engine import items, join, lookup, string_map, text
+from svc.api.validation.security import local_descending_path_errors
+from svc.machinery.field_errors import FieldError, invalid
+
+MIRROR: Final = "kubernetes.io/config.mirror"
+DELETION_COST: Final = "controller.kubernetes.io/pod-deletion-cost"
+SECCOMP_POD: Final = "seccomp.security.alpha.kubernetes.io/pod"
+SECCOMP_CONTAINER_PREFIX: Final = "container.seccomp.security.alpha.kubernetes.io/"
+APPARMOR_PREFIX: Final = "container.apparmor.security.beta.kubernetes.io/"
+_INT32: Final = re.compile(r"-?(0|[1-9][0-9]*)")
+_LOCALHOST: Final = "localhost/"
+
+
+def _deletion_cost_valid(value: str) -> bool:
+    return bool(_INT32.fullmatch(value)) and -(2**31) <= int(value) < 2**31
+
+
+def seccomp_profile_errors(profile: str, path: str) -> list[FieldError]:
+    """Upstream's `ValidateSeccompProfile` for an annotation's value."""
+    if profile in ("runtime/default", "docker/default", "unconfined"):
+        return []
+    if profile.startswith(_LOCALHOST):
+        return local_descending_path_errors(profile.removeprefix(_LOCALHOST), path)
+    return [invalid(path, profile, "must be a valid seccomp profile")]
+
+
+def _container_names(spec: Any) -> set[str]:
+    kinds = ("containers", "initContainers", "ephemeralContainers")
+    return {text(container, "name") for kind in kinds for container in items(lookup(spec, kind))}
+
+
+def pod_annotation_errors(node: Any, base: str) -> list[FieldError]:
+    """`node` holds `metadata.annotations` and `spec`; `base` is where upstream reports the annotations."""
+    annotations, spec = string_map(node, "metadata.annotations"), lookup(node, "spec")
+    errors: list[FieldError] = []
+    if MIRROR in annotations and not text(spec, "nodeName"):
+        detail = "must set spec.nodeName if mirror pod annotation is set"
+        errors.append(invalid(f"{base}[{MIRROR}]", annotations[MIRROR], detail))
+    cost = annotations.get(DELETION_COST)
+    if cost is not None and not _deletion_cost_valid(cost):
+        errors.append(invalid(f"{base}[{DELETION_COST}]", cost, "must be a 32bit integer"))
+    if SECCOMP_POD in annotations:
+        errors += seccomp_profile_errors(annotations[SECCOMP_POD], join(base, SECCOMP_POD))
+    for key, value in sorted(annotations.items()):
+        if key.startswith(SECCOMP_CONTAINER_PREFIX):
+            errors += seccomp_profile_errors(value, join(base, key))
+    names = _container_names(spec)
+    for key, profile in sorted(annotations.items()):
+        if not key.startswith(APPARMOR_PREFIX):
+            continue
+        container = key.removeprefix(APPARMOR_PREFIX)
+        if container not in names:
+            errors.append(invalid(f"{base}[{key}]", container, "container not found"))
+        if profile and profile not in ("runtime/default", "unconfined") and not profile.startswith(_LOCALHOST):
+            errors.append(invalid(f"{base}[{key}]", profile, f'invalid AppArmor profile name: "{profile}"'))
+    return errors

@@ -1,0 +1,1 @@
+"""What the cluster lets pods do (upstream's `capabilities` settings): today, privileged containers."""
