@@ -23,6 +23,7 @@ from svc.apiserver.handlers.list import list_
 from svc.apiserver.handlers.patch import patch
 from svc.apiserver.handlers.pod_exec import pod_stream
 from svc.apiserver.handlers.pod_log import pod_log
+from svc.apiserver.handlers.pod_portforward import pod_port_forward
 from svc.apiserver.handlers.review import REVIEWS, review
 from svc.apiserver.handlers.scope import Scope
 from svc.apiserver.handlers.token_request import token_request
@@ -93,6 +94,8 @@ async def _resource(ctx: RequestContext) -> web.StreamResponse:
         return await pod_log(scope)
     if info.subresource in ("exec", "attach") and resource.name == "pods" and not resource.group:
         return await pod_stream(scope)
+    if info.subresource == "portforward" and resource.name == "pods" and not resource.group:
+        return await pod_port_forward(scope)
     if info.subresource == "token" and resource.upstream_group == "" and resource.name == "serviceaccounts":
         return await token_request(scope)
     action = action_for(scope)

@@ -1,4 +1,5 @@
-"""The simulated kubelet's HTTPS endpoint, which the API server calls for `pods/log`, `exec` and `attach`.
+"""The simulated kubelet's HTTPS endpoint, which the API server calls for `pods/log`, `exec`, `attach` and
+`portforward`.
 
 One endpoint serves every simulated node of the process (the nodes advertise the same address and
 port; the path names the pod). Logs are canned: the pod's `simulator.svc.io/log` annotation when set,
@@ -17,6 +18,7 @@ from aiohttp import web
 from svc.apiserver.pki import self_signed_server_context
 from svc.client.informer import Handler, Informer
 from svc.nodes.canned_exec import serve_attach, serve_exec
+from svc.nodes.port_forward import serve_port_forward
 
 Obj = dict[str, Any]
 LOG_ANNOTATION = "simulator.svc.io/log"
@@ -66,6 +68,7 @@ class KubeletServer:
         for method in ("GET", "POST"):
             app.router.add_route(method, "/exec/{namespace}/{pod}/{container}", self._exec)
             app.router.add_route(method, "/attach/{namespace}/{pod}/{container}", self._attach)
+            app.router.add_route(method, "/portForward/{namespace}/{pod}", self._port_forward)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         context = self_signed_server_context(common_name="svc-simulated-kubelet", hosts=[host])
@@ -98,6 +101,13 @@ class KubeletServer:
     async def _attach(self, request: web.Request) -> web.StreamResponse:
         namespace, name, container = (request.match_info[key] for key in ("namespace", "pod", "container"))
         return self._missing(namespace, name, container) or await serve_attach(request)
+
+    async def _port_forward(self, request: web.Request) -> web.StreamResponse:
+        namespace, name = request.match_info["namespace"], request.match_info["pod"]
+        pod = self.pods.get(f"{namespace}/{name}")
+        if pod is None:
+            return web.Response(status=404, text=f'pod "{name}" does not exist\n')
+        return await serve_port_forward(request, pod)
 
     async def _logs(self, request: web.Request) -> web.StreamResponse:
         namespace, name, container = (request.match_info[key] for key in ("namespace", "pod", "container"))

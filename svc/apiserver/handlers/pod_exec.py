@@ -41,7 +41,7 @@ def _offered_protocols(request: web.Request) -> list[str]:
     return [p.strip() for p in header.split(",") if p.strip()]
 
 
-async def _authorize_create(scope: Scope) -> None:
+async def authorize_create(scope: Scope) -> None:
     """The extra `create` check of a WebSocket upgrade; upstream's 403 when denied."""
     attributes = dataclasses.replace(attributes_of(scope.ctx), verb="create")
     decision, reason = await scope.server.authorizer.authorize(attributes)
@@ -75,10 +75,19 @@ async def pod_stream(scope: Scope) -> web.StreamResponse:
     if request.headers.get("Upgrade", "").lower() != "websocket":
         raise status.bad_request("Upgrade request required")
     if request.method == "GET":
-        await _authorize_create(scope)
-    node = await scope.server.store_for("", "nodes").get("", node_name)
-    url = f"{kubelet_base_url(node)}/{scope.subresource}/{scope.namespace}/{scope.name}/{container}"
+        await authorize_create(scope)
+    path = f"{scope.subresource}/{scope.namespace}/{scope.name}/{container}"
     params = [*(("command", c) for c in query.getall("command", [])), *flags.items()]
+    return await relay_to_kubelet(scope, node_name, path, params)
+
+
+async def relay_to_kubelet(
+    scope: Scope, node_name: str, path: str, params: list[tuple[str, str]]
+) -> web.StreamResponse:
+    """Dial the node's kubelet at `path` with the client's subprotocols and copy frames both ways."""
+    request = scope.ctx.request
+    node = await scope.server.store_for("", "nodes").get("", node_name)
+    url = f"{kubelet_base_url(node)}/{path}"
     session = scope.server.kubelet_client.session
     try:
         kubelet = await session.ws_connect(url, params=params, protocols=_offered_protocols(request))
