@@ -35,6 +35,7 @@ from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_fe
 from svc.apiserver.logs import FORMATS, LogSettings, parse_vmodule
 from svc.apiserver.peers import options as peer_options
 from svc.apiserver.peers.options import PeerOptions
+from svc.apiserver.proxy import egress as egress_options
 from svc.machinery.duration import parse_duration
 from svc.machinery.gotext import parse_bool
 from svc.registry.services.ranges import (
@@ -103,6 +104,7 @@ class Options:
     clock: ClockOptions = field(default_factory=ClockOptions)
     watch_from_history: bool = False
     authentication: authn_options.AuthenticationOptions = field(default_factory=authn_options.AuthenticationOptions)
+    egress: egress_options.EgressOptions = field(default_factory=egress_options.EgressOptions)
 
     @property
     def pki_dir(self) -> Path:
@@ -260,6 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
         "instead of 410 Gone (a test-toolkit feature; default false)",
     )
     authn_options.add_arguments(parser)
+    egress_options.add_arguments(parser)
     return parser
 
 
@@ -359,6 +362,7 @@ def parse_options(argv: list[str]) -> Options:
         options.audit = audit_options.from_args(args)
         options.faults = fault_options.from_args(args)
         options.clock = clock_options.from_args(args, test_endpoints=options.enable_test_endpoints)
+        options.egress = egress_options.from_args(args)
     except (ValueError, FeatureGateError, TokenFileError) as error:
         parser.error(str(error))
     _apply_authorization(options)

@@ -1,0 +1,125 @@
+"""`pods/proxy`, `services/proxy` and `nodes/proxy` with real kubectl: the API server reaches the
+simulated pod network through the simulator's CONNECT endpoint (its egress selector), where a test
+HTTP server stands "inside" the pod."""
+
+from __future__ import annotations
+
+import http.server
+import socket
+import subprocess
+import threading
+import urllib.request
+from collections.abc import Iterator
+
+import pytest
+
+from tests.e2e.kubectl_runner import Kubectl
+
+
+class _Hello(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = f"hello from {self.path}".encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        return None
+
+
+@pytest.fixture
+def http_port() -> Iterator[int]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Hello)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def kubectl(svc_server_factory, svc_nodes, kubectl_binary, http_port, tmp_path) -> Kubectl:
+    proxy_port = _free_port()
+    egress = tmp_path / "egress.yaml"
+    egress.write_text(
+        "apiVersion: apiserver.k8s.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n"
+        "- name: cluster\n  connection:\n    proxyProtocol: HTTPConnect\n    transport:\n"
+        f"      tcp:\n        url: http://127.0.0.1:{proxy_port}\n"
+    )
+    server = svc_server_factory("--brand-profile=kubernetes", f"--egress-selector-config-file={egress}")
+    svc_nodes(server, "--brand-profile=kubernetes", f"--pod-network-proxy=127.0.0.1:{proxy_port}", count=1)
+    kubectl = Kubectl(kubectl_binary, server.kubeconfig)
+    kubectl.run(
+        "run", "web", "--image=nginx", "--port=8080", f"--annotations=simulator.svc.io/ports=8080=127.0.0.1:{http_port}"
+    )
+    kubectl.run("wait", "--for=condition=Ready", "pod/web", "--timeout=30s")
+    return kubectl
+
+
+def test_get_raw_through_a_pods_proxy_reaches_the_container(kubectl):
+    result = kubectl.run("get", "--raw", "/api/v1/namespaces/default/pods/web:8080/proxy/some/path?x=1")
+    assert result.stdout == "hello from /some/path?x=1"
+
+
+def test_a_pods_proxy_without_a_port_uses_the_first_declared_container_port(kubectl):
+    assert kubectl.run("get", "--raw", "/api/v1/namespaces/default/pods/web/proxy/").stdout == "hello from /"
+
+
+def test_a_malformed_pod_name_is_a_bad_request(kubectl):
+    result = kubectl.run("get", "--raw", "/api/v1/namespaces/default/pods/ftp:web:80/proxy/", check=False)
+    assert result.returncode != 0
+    assert 'invalid pod request "ftp:web:80"' in result.stderr
+
+
+def test_a_services_proxy_goes_to_a_ready_endpoint_of_its_slices(kubectl):
+    kubectl.run("create", "service", "clusterip", "web", "--tcp=80:8080")
+    pod_ip = kubectl.run("get", "pod", "web", "-o", "jsonpath={.status.podIP}").stdout
+    kubectl.run(
+        "apply",
+        "-f",
+        "-",
+        stdin=(
+            "apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata:\n  name: web-manual\n"
+            "  labels:\n    kubernetes.io/service-name: web\naddressType: IPv4\n"
+            f"endpoints:\n- addresses: [{pod_ip}]\n  conditions: {{ready: true}}\n"
+            "ports:\n- name: 80-8080\n  port: 8080\n  protocol: TCP\n"
+        ),
+    )
+    result = kubectl.run("get", "--raw", "/api/v1/namespaces/default/services/web:80/proxy/svc")
+    assert result.stdout == "hello from /svc"
+
+
+def test_a_service_without_endpoints_is_unavailable(kubectl):
+    kubectl.run("create", "service", "clusterip", "lonely", "--tcp=80:8080")
+    result = kubectl.run("get", "--raw", "/api/v1/namespaces/default/services/lonely:80/proxy/", check=False)
+    assert result.returncode != 0
+    assert 'no endpoints available for service "lonely"' in result.stderr
+
+
+def test_a_nodes_proxy_reaches_the_kubelet(kubectl):
+    node = kubectl.run("get", "nodes", "-o", "jsonpath={.items[0].metadata.name}").stdout
+    assert kubectl.run("get", "--raw", f"/api/v1/nodes/{node}/proxy/healthz").stdout == "ok"
+
+
+def test_kubectl_proxy_serves_a_pods_proxy(kubectl):
+    process = subprocess.Popen(
+        [kubectl.binary, "--kubeconfig", str(kubectl.kubeconfig), "proxy", "--port=0"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = process.stdout.readline()
+        port = int(line.strip().rsplit(":", 1)[1])
+        url = f"http://127.0.0.1:{port}/api/v1/namespaces/default/pods/web:8080/proxy/via-kubectl"
+        with urllib.request.urlopen(url, timeout=10) as response:
+            assert response.read() == b"hello from /via-kubectl"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
