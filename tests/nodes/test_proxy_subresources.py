@@ -6,12 +6,18 @@ from __future__ import annotations
 
 import http.server
 import socket
+import socketserver
+import ssl
 import subprocess
 import threading
+import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 
 import pytest
+from kubernetes import client as k8s
+from kubernetes import config
 
 from tests.e2e.kubectl_runner import Kubectl
 
@@ -123,3 +129,65 @@ def test_kubectl_proxy_serves_a_pods_proxy(kubectl):
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+class _EchoAfterUpgrade(socketserver.StreamRequestHandler):
+    """Switches to a made-up `echo` protocol, then writes back what it reads."""
+
+    def handle(self) -> None:
+        for _ in range(100):
+            if self.rfile.readline() in (b"\r\n", b""):
+                break
+        self.wfile.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
+        self.wfile.flush()
+        self.wfile.write(self.request.recv(1024))
+
+
+def test_an_upgrade_is_passed_through_a_pods_proxy(svc_server_factory, svc_nodes, tmp_path):
+    echo = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _EchoAfterUpgrade)
+    threading.Thread(target=echo.serve_forever, daemon=True).start()
+    proxy_port = _free_port()
+    egress = tmp_path / "egress.yaml"
+    egress.write_text(
+        "apiVersion: apiserver.k8s.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n"
+        "- name: cluster\n  connection:\n    proxyProtocol: HTTPConnect\n    transport:\n"
+        f"      tcp:\n        url: http://127.0.0.1:{proxy_port}\n"
+    )
+    server = svc_server_factory("--brand-profile=kubernetes", f"--egress-selector-config-file={egress}")
+    svc_nodes(server, "--brand-profile=kubernetes", f"--pod-network-proxy=127.0.0.1:{proxy_port}", count=1)
+    configuration = k8s.Configuration()
+    config.load_kube_config(str(server.kubeconfig), client_configuration=configuration, temp_file_path=str(tmp_path))
+    with k8s.ApiClient(configuration) as api_client:
+        api = k8s.CoreV1Api(api_client)
+        annotations = {"simulator.svc.io/ports": f"8080=127.0.0.1:{echo.server_address[1]}"}
+        pod = {
+            "metadata": {"name": "ws", "annotations": annotations},
+            "spec": {"containers": [{"name": "c", "image": "x"}]},
+        }
+        api.create_namespaced_pod("default", pod)
+        for _ in range(100):
+            if (api.read_namespaced_pod("ws", "default").status.pod_ip or "").count("."):
+                break
+            time.sleep(0.1)
+    context = ssl.create_default_context(cafile=configuration.ssl_ca_cert)
+    if configuration.cert_file:
+        context.load_cert_chain(configuration.cert_file, configuration.key_file)
+    address = urllib.parse.urlsplit(configuration.host)
+    auth = configuration.api_key.get("authorization", "")
+    raw = socket.create_connection((address.hostname, address.port), timeout=10)
+    with raw, context.wrap_socket(raw, server_hostname=address.hostname) as tls:
+        tls.sendall(
+            b"GET /api/v1/namespaces/default/pods/ws:8080/proxy/ HTTP/1.1\r\nHost: svc\r\n"
+            + (f"Authorization: {auth}\r\n".encode() if auth else b"")
+            + b"Connection: Upgrade\r\nUpgrade: echo\r\n\r\n"
+        )
+        head = b""
+        for _ in range(100):
+            head += tls.recv(4096)
+            if b"\r\n\r\n" in head:
+                break
+        assert head.startswith(b"HTTP/1.1 101")
+        tls.sendall(b"ping")
+        assert tls.recv(4) == b"ping"
+    echo.shutdown()
+    echo.server_close()

@@ -4,6 +4,8 @@ HTTP/1.1 is spoken over a plain stream (direct, through the egress CONNECT proxy
 is https) so the same code serves every way into the cluster. The request goes out with
 `Connection: close`, hop-by-hop headers and the caller's credentials removed; the answer is streamed
 as it arrives (a chunked body is re-chunked by the server), so watches and logs behind a proxy flow.
+An upgrade request (WebSocket or any other) is passed on as such; once the target switches
+protocols, the two connections are spliced byte for byte.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from aiohttp import web
 
 from svc.apiserver.proxy.egress import open_cluster_connection
 from svc.apiserver.proxy.location import Location
+from svc.apiserver.proxy.upgrade import splice, switch_protocols
 
 _HOP_BY_HOP = frozenset(
     (
@@ -44,12 +47,22 @@ async def _connect(server: Any, location: Location) -> tuple[asyncio.StreamReade
     return reader, writer
 
 
+def _upgrade(request: web.Request) -> str:
+    """The protocol the client asks to switch to, if any."""
+    if "upgrade" not in request.headers.get("Connection", "").lower():
+        return ""
+    return request.headers.get("Upgrade", "")
+
+
 def _request_head(request: web.Request, location: Location, path: str, length: int) -> bytes:
     authority = f"[{location.host}]:{location.port}" if ":" in location.host else f"{location.host}:{location.port}"
     target = path + (f"?{request.query_string}" if request.query_string else "")
     lines = [f"{request.method} {target} HTTP/1.1", f"Host: {authority}"]
     lines += [f"{name}: {value}" for name, value in request.headers.items() if name.lower() not in _HOP_BY_HOP]
-    lines += [f"Content-Length: {length}", "Connection: close", "", ""]
+    upgrade = _upgrade(request)
+    lines += [f"Upgrade: {upgrade}", "Connection: Upgrade"] if upgrade else ["Connection: close"]
+    lines += [f"Content-Length: {length}"] if length or not upgrade else []
+    lines += ["", ""]
     return "\r\n".join(lines).encode("latin-1")
 
 
@@ -76,6 +89,11 @@ async def forward(request: web.Request, server: Any, location: Location, path: s
         head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
         _version, code, *reason = head[0].split(" ", 2)
         headers = [line.split(":", 1) for line in head[1:] if ":" in line]
+        if code == "101" and _upgrade(request):
+            kept = [(name.strip(), value.strip()) for name, value in headers if name.strip().lower() != "connection"]
+            response, client = await switch_protocols(request, [*kept, ("Connection", "Upgrade")])
+            await splice(request, client, reader, writer)
+            return response
         response = web.StreamResponse(status=int(code), reason=reason[0] if reason else None)
         chunked = False
         for name, value in headers:
