@@ -16,9 +16,11 @@ from typing import Any
 from aiohttp import web
 
 from svc.apiserver.pki import self_signed_server_context
+from svc.apiserver.proxy.upgrade import switch_protocols
 from svc.client.informer import Handler, Informer
 from svc.nodes.canned_exec import serve_attach, serve_exec
 from svc.nodes.port_forward import serve_port_forward
+from svc.nodes.port_forward_spdy import SpdyPortForward
 
 Obj = dict[str, Any]
 LOG_ANNOTATION = "simulator.svc.io/log"
@@ -44,6 +46,19 @@ def canned_log(pod: Obj, container: str, status: Obj) -> list[tuple[str, str]]:
         )
     nano = stamp.strftime("%Y-%m-%dT%H:%M:%S.%f000Z")
     return [(nano, line) for line in text.splitlines()]
+
+
+async def _serve_spdy_port_forward(request: web.Request, pod: Obj) -> web.StreamResponse:
+    """Switch the connection to SPDY/3.1 and serve port forwarding on it until it ends."""
+    if request.headers.get("X-Stream-Protocol-Version", "portforward.k8s.io") != "portforward.k8s.io":
+        return web.Response(status=403, text="unable to upgrade: unsupported stream protocol version\n")
+    headers = [("Connection", "Upgrade"), ("Upgrade", "SPDY/3.1"), ("X-Stream-Protocol-Version", "portforward.k8s.io")]
+    response, reader = await switch_protocols(request, headers)
+    transport = request.transport
+    assert transport is not None
+    await SpdyPortForward(pod, reader, transport.write).serve()
+    transport.close()
+    return response
 
 
 class KubeletServer:
@@ -107,6 +122,8 @@ class KubeletServer:
         pod = self.pods.get(f"{namespace}/{name}")
         if pod is None:
             return web.Response(status=404, text=f'pod "{name}" does not exist\n')
+        if request.headers.get("Upgrade", "").lower() == "spdy/3.1":
+            return await _serve_spdy_port_forward(request, pod)
         return await serve_port_forward(request, pod)
 
     async def _logs(self, request: web.Request) -> web.StreamResponse:
