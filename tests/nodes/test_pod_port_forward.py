@@ -92,3 +92,16 @@ def test_a_port_forward_that_is_not_an_upgrade_is_a_bad_request(api):
         api.connect_get_namespaced_pod_portforward("web", "default", ports="8080")
     assert raised.value.status == 400
     assert "Upgrade request required" in raised.value.body
+
+
+def test_a_websocket_port_forward_also_needs_the_create_permission(svc_server_factory, svc_nodes, kubectl_binary):
+    running = svc_server_factory("--brand-profile=kubernetes", "--authorization-mode=RBAC")
+    svc_nodes(running, "--brand-profile=kubernetes", count=1)
+    admin = Kubectl(kubectl_binary, running.kubeconfig)
+    admin.run("run", "web", "--image=nginx")
+    admin.run("wait", "--for=condition=Ready", "pod/web", "--timeout=30s")
+    admin.run("create", "role", "peek", "--verb=get", "--resource=pods,pods/portforward")
+    admin.run("create", "rolebinding", "peek", "--role=peek", "--user=jane")
+    result = admin.run("--as=jane", "port-forward", "pod/web", ":9000", check=False)
+    assert result.returncode != 0
+    assert 'cannot create resource "pods/portforward" in API group "" in the namespace "default"' in result.stderr

@@ -191,3 +191,13 @@ def test_an_upgrade_is_passed_through_a_pods_proxy(svc_server_factory, svc_nodes
         assert tls.recv(4) == b"ping"
     echo.shutdown()
     echo.server_close()
+
+
+def test_a_pods_proxy_is_authorized_as_the_verb_on_pods_proxy(svc_server_factory, svc_nodes, kubectl_binary):
+    running = svc_server_factory("--brand-profile=kubernetes", "--authorization-mode=RBAC")
+    admin = Kubectl(kubectl_binary, running.kubeconfig)
+    admin.run("create", "role", "peek", "--verb=get", "--resource=pods")
+    admin.run("create", "rolebinding", "peek", "--role=peek", "--user=jane")
+    result = admin.run("--as=jane", "get", "--raw", "/api/v1/namespaces/default/pods/web:80/proxy/", check=False)
+    assert result.returncode != 0
+    assert 'User "jane" cannot get resource "pods/proxy" in API group "" in the namespace "default"' in result.stderr
