@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import struct
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 VERSION = 3
@@ -177,3 +178,42 @@ class HeaderCodec:
             _names(name.lower()) + _names(value) for name, value in headers.items()
         )
         return self._deflate.compress(raw) + self._deflate.flush(zlib.Z_SYNC_FLUSH)
+
+
+class ServerSession:
+    """The accepting side of a session: every stream the peer opens is accepted at once (SYN_REPLY),
+    PINGs are answered, and streams and their data are handed to the callbacks until the peer goes."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        write: Callable[[bytes], None],
+        on_stream: Callable[[int, dict[str, str]], None],
+        on_data: Callable[[int, bytes, bool], None],
+    ) -> None:
+        self.reader = reader
+        self.write = write
+        self.codec = HeaderCodec()
+        self._on_stream = on_stream
+        self._on_data = on_data
+
+    async def run(self) -> None:
+        """Serve frames until the connection ends, a GOAWAY or a protocol error."""
+        try:
+            while (frame := await read_frame(self.reader)) is not None:
+                if not frame.control:
+                    self._on_data(frame.stream_id, frame.data, bool(frame.flags & FLAG_FIN))
+                elif frame.kind == SYN_STREAM:
+                    stream_id = stream_id_of(frame)
+                    headers = self.codec.decode(frame.data[10:])
+                    self.write(control_frame(SYN_REPLY, 0, struct.pack(">I", stream_id) + self.codec.encode({})))
+                    self._on_stream(stream_id, headers)
+                elif frame.kind == PING:
+                    self.write(control_frame(PING, 0, frame.data))
+                elif frame.kind == GOAWAY:
+                    return
+        except (ProtocolError, asyncio.IncompleteReadError, OSError):
+            return
+
+    def send(self, stream_id: int, data: bytes, *, fin: bool = False) -> None:
+        self.write(data_frame(stream_id, data, fin=fin))

@@ -19,6 +19,8 @@ from svc.apiserver.pki import self_signed_server_context
 from svc.apiserver.proxy.upgrade import switch_protocols
 from svc.client.informer import Handler, Informer
 from svc.nodes.canned_exec import serve_attach, serve_exec
+from svc.nodes.exec_spdy import PROTOCOL as SPDY_EXEC_PROTOCOL
+from svc.nodes.exec_spdy import SpdyRemoteCommand
 from svc.nodes.port_forward import serve_port_forward
 from svc.nodes.port_forward_spdy import SpdyPortForward
 
@@ -57,6 +59,22 @@ async def _serve_spdy_port_forward(request: web.Request, pod: Obj) -> web.Stream
     transport = request.transport
     assert transport is not None
     await SpdyPortForward(pod, reader, transport.write).serve()
+    transport.close()
+    return response
+
+
+async def _serve_spdy_remote_command(request: web.Request, pod_name: str, *, attach: bool) -> web.StreamResponse:
+    """Switch to SPDY/3.1 with the v4 channel protocol and run the exec or attach on it."""
+    offered = [v.strip() for h in request.headers.getall("X-Stream-Protocol-Version", []) for v in h.split(",")]
+    if SPDY_EXEC_PROTOCOL not in offered:
+        return web.Response(
+            status=403, text=f"unable to upgrade: unable to negotiate protocol: client supports {offered}"
+        )
+    headers = [("Connection", "Upgrade"), ("Upgrade", "SPDY/3.1"), ("X-Stream-Protocol-Version", SPDY_EXEC_PROTOCOL)]
+    response, reader = await switch_protocols(request, headers)
+    transport = request.transport
+    assert transport is not None
+    await SpdyRemoteCommand(request, pod_name, reader, transport.write).serve(attach)
     transport.close()
     return response
 
@@ -111,11 +129,21 @@ class KubeletServer:
 
     async def _exec(self, request: web.Request) -> web.StreamResponse:
         namespace, name, container = (request.match_info[key] for key in ("namespace", "pod", "container"))
-        return self._missing(namespace, name, container) or await serve_exec(request, name)
+        missing = self._missing(namespace, name, container)
+        if missing is not None:
+            return missing
+        if request.headers.get("Upgrade", "").lower() == "spdy/3.1":
+            return await _serve_spdy_remote_command(request, name, attach=False)
+        return await serve_exec(request, name)
 
     async def _attach(self, request: web.Request) -> web.StreamResponse:
         namespace, name, container = (request.match_info[key] for key in ("namespace", "pod", "container"))
-        return self._missing(namespace, name, container) or await serve_attach(request)
+        missing = self._missing(namespace, name, container)
+        if missing is not None:
+            return missing
+        if request.headers.get("Upgrade", "").lower() == "spdy/3.1":
+            return await _serve_spdy_remote_command(request, name, attach=True)
+        return await serve_attach(request)
 
     async def _port_forward(self, request: web.Request) -> web.StreamResponse:
         namespace, name = request.match_info["namespace"], request.match_info["pod"]

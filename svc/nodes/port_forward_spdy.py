@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -35,26 +34,14 @@ class SpdyPortForward:
     def __init__(self, pod: dict[str, Any], reader: asyncio.StreamReader, write: Callable[[bytes], None]) -> None:
         self.targets = port_targets(pod)
         self.name = pod["metadata"]["name"]
-        self.reader = reader
-        self.write = write
-        self.codec = spdy.HeaderCodec()
+        self.session = spdy.ServerSession(reader, write, self._stream, self._data)
         self.forwards: dict[str, _Forward] = {}
         self.by_data_stream: dict[int, _Forward] = {}
         self.tasks: set[asyncio.Task[None]] = set()
 
     async def serve(self) -> None:
         try:
-            while (frame := await spdy.read_frame(self.reader)) is not None:
-                if not frame.control:
-                    self._data(frame)
-                elif frame.kind == spdy.SYN_STREAM:
-                    self._syn_stream(frame)
-                elif frame.kind == spdy.PING:
-                    self.write(spdy.control_frame(spdy.PING, 0, frame.data))
-                elif frame.kind == spdy.GOAWAY:
-                    break
-        except (spdy.ProtocolError, asyncio.IncompleteReadError, OSError):
-            pass
+            await self.session.run()
         finally:
             for task in self.tasks:
                 task.cancel()
@@ -62,10 +49,7 @@ class SpdyPortForward:
                 if forward.writer is not None:
                     forward.writer.close()
 
-    def _syn_stream(self, frame: spdy.Frame) -> None:
-        stream_id = spdy.stream_id_of(frame)
-        headers = self.codec.decode(frame.data[10:])
-        self.write(spdy.control_frame(spdy.SYN_REPLY, 0, struct.pack(">I", stream_id) + self.codec.encode({})))
+    def _stream(self, stream_id: int, headers: dict[str, str]) -> None:
         forward = self.forwards.setdefault(headers.get("requestid", ""), _Forward())
         forward.streams[headers.get("streamtype", "")] = stream_id
         forward.port = int(headers["port"]) if headers.get("port", "").isdigit() else 0
@@ -76,12 +60,12 @@ class SpdyPortForward:
             self.tasks.add(task)
             task.add_done_callback(self.tasks.discard)
 
-    def _data(self, frame: spdy.Frame) -> None:
-        forward = self.by_data_stream.get(frame.stream_id)
+    def _data(self, stream_id: int, data: bytes, fin: bool) -> None:
+        forward = self.by_data_stream.get(stream_id)
         if forward is None:
             return
-        chunks = [frame.data] if frame.data else []
-        if frame.flags & spdy.FLAG_FIN:
+        chunks: list[bytes | None] = [data] if data else []
+        if fin:
             chunks.append(None)
         if forward.writer is None:
             forward.pending.extend(chunks)
@@ -107,17 +91,17 @@ class SpdyPortForward:
                 reader, forward.writer = await asyncio.open_connection(*target)
         except OSError as failure:
             message = f"error forwarding port {forward.port} to pod {self.name}: failed to connect: {failure}"
-            self.write(spdy.data_frame(error, message.encode(), fin=True))
-            self.write(spdy.data_frame(data, b"", fin=True))
+            self.session.send(error, message.encode(), fin=True)
+            self.session.send(data, b"", fin=True)
             return
         for chunk in forward.pending:
             self._deliver(forward, chunk)
         forward.pending.clear()
         with contextlib.suppress(OSError):
             while chunk := await reader.read(_CHUNK):
-                self.write(spdy.data_frame(data, chunk))
-        self.write(spdy.data_frame(data, b"", fin=True))
-        self.write(spdy.data_frame(error, b"", fin=True))
+                self.session.send(data, chunk)
+        self.session.send(data, b"", fin=True)
+        self.session.send(error, b"", fin=True)
 
 
 def _echo() -> tuple[asyncio.StreamReader, Any]:

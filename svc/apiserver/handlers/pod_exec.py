@@ -1,13 +1,13 @@
-"""`pods/{name}/exec` and `pods/{name}/attach`: the WebSocket remote-command stream, relayed to the kubelet.
+"""`pods/{name}/exec` and `pods/{name}/attach`: the remote-command stream, relayed to the kubelet.
 
 As upstream's ExecREST/AttachREST: the container is chosen as for logs, a pod without a node is a 400,
-the request must be an upgrade ("Upgrade request required" otherwise; SPDY is not served, so kubectl
-stays on its WebSocket executor), and the options go to the kubelet's `/exec` or `/attach` under its
-names (stdin→input, stdout→output, stderr→error). The API server dials the kubelet with the client's
-offered subprotocols, answers the client with the one the kubelet chose, then copies frames both ways
-unchanged until either side closes. As upstream 1.36 (AuthorizePodWebsocketUpgradeCreatePermission,
-on by default), a WebSocket upgrade, which is a GET, must also be allowed to `create` the subresource,
-as the SPDY POST always had to be.
+the request must be an upgrade ("Upgrade request required" otherwise), and the options go to the
+kubelet's `/exec` or `/attach` under its names (stdin→input, stdout→output, stderr→error). For a
+WebSocket the API server dials the kubelet with the client's offered subprotocols, answers the client
+with the one the kubelet chose, then copies frames both ways unchanged until either side closes; a
+SPDY/3.1 upgrade (old clients, kubectl's fallback) is spliced onto a SPDY connection to the kubelet.
+As upstream 1.36 (AuthorizePodWebsocketUpgradeCreatePermission, on by default), a WebSocket upgrade,
+which is a GET, must also be allowed to `create` the subresource, as the SPDY POST always had to be.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from aiohttp import WSMsgType, web
 
 from svc.apiserver.authz.authorizer import Decision
 from svc.apiserver.filters.authorization import attributes_of, forbidden_message
+from svc.apiserver.handlers.kubelet_spdy import kubelet_spdy, offered_versions, splice_spdy
 from svc.apiserver.handlers.pod_log import choose_container
 from svc.apiserver.handlers.scope import Scope
 from svc.apiserver.kubelet_client import kubelet_base_url
@@ -72,12 +73,16 @@ async def pod_stream(scope: Scope) -> web.StreamResponse:
     node_name = (pod.get("spec") or {}).get("nodeName")
     if not node_name:
         raise status.bad_request(f"pod {scope.name} does not have a host assigned")
-    if request.headers.get("Upgrade", "").lower() != "websocket":
+    upgrade = request.headers.get("Upgrade", "").lower()
+    if upgrade not in ("websocket", "spdy/3.1"):
         raise status.bad_request("Upgrade request required")
     if request.method == "GET":
         await authorize_create(scope)
     path = f"{scope.subresource}/{scope.namespace}/{scope.name}/{container}"
     params = [*(("command", c) for c in query.getall("command", [])), *flags.items()]
+    if upgrade == "spdy/3.1":
+        reader, writer, version = await kubelet_spdy(scope, node_name, path, params, offered_versions(request))
+        return await splice_spdy(request, reader, writer, version)
     return await relay_to_kubelet(scope, node_name, path, params)
 
 
