@@ -201,3 +201,10 @@ def test_a_pods_proxy_is_authorized_as_the_verb_on_pods_proxy(svc_server_factory
     result = admin.run("--as=jane", "get", "--raw", "/api/v1/namespaces/default/pods/web:80/proxy/", check=False)
     assert result.returncode != 0
     assert 'User "jane" cannot get resource "pods/proxy" in API group "" in the namespace "default"' in result.stderr
+
+
+def test_a_service_port_number_it_does_not_have_is_unavailable(kubectl):
+    kubectl.run("create", "service", "clusterip", "web", "--tcp=80:8080")
+    result = kubectl.run("get", "--raw", "/api/v1/namespaces/default/services/web:81/proxy/", check=False)
+    assert result.returncode != 0
+    assert 'no service port 81 found for service "web"' in result.stderr

@@ -2,8 +2,9 @@
 
 The name segment is `name`, `name:port` or `scheme:name:port` (scheme http or https). A pod is
 reached at its IP (the port defaults to the first declared container port); a service at a ready
-endpoint of its EndpointSlices for the named port (503 `no endpoints available for service "x"`
-when none); a node at its kubelet.
+endpoint of its EndpointSlices carrying the service port's name (a port number is first turned into
+that name; 503 `no service port N found for service "x"` or `no endpoints available for service "x"`
+as upstream); a node at its kubelet.
 """
 
 from __future__ import annotations
@@ -52,12 +53,13 @@ def _port_number(text: str, kind: str, ident: str) -> int:
 
 
 def _proxyable(address: str) -> None:
-    """Upstream refuses loopback and link-local targets ("address not allowed")."""
+    """Upstream proxies only to a global unicast pod IP (Go's sense: not loopback, link-local,
+    multicast, unspecified or broadcast): "address not allowed" otherwise."""
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
         raise status.bad_request("address not allowed") from None
-    if ip.is_loopback or ip.is_link_local or ip.is_unspecified or ip.is_multicast:
+    if ip.is_loopback or ip.is_link_local or ip.is_unspecified or ip.is_multicast or address == "255.255.255.255":
         raise status.bad_request("address not allowed")
 
 
@@ -65,33 +67,40 @@ async def pod_location(scope: Scope, scheme: str, name: str, port: str) -> Locat
     pod = await scope.store.get(scope.namespace, name)
     if not port:
         declared = [p for c in pod["spec"].get("containers") or [] for p in c.get("ports") or []]
-        port = str(declared[0]["containerPort"]) if declared else "80"
-    address = (pod.get("status") or {}).get("podIP", "")
+        port = str(declared[0]["containerPort"]) if declared else ("443" if scheme == "https" else "80")
+    addresses = (pod.get("status") or {}).get("podIPs") or []
+    address = addresses[0].get("ip", "") if addresses else ""
     _proxyable(address)
     return Location(scheme or "http", address, _port_number(port, "pod", scope.name))
 
 
 async def service_location(scope: Scope, scheme: str, name: str, port: str) -> Location:
-    service = await scope.store.get(scope.namespace, name)
-    ports = (service.get("spec") or {}).get("ports") or []
-    chosen = next(
-        (p for p in ports if port in (p.get("name", ""), str(p.get("port"))) or (not port and len(ports) == 1)), None
-    )
-    if chosen is None:
-        raise status.service_unavailable(f'no service port "{port}" found for service "{name}"')
+    """A ready endpoint of the service port named `port` (a number names the port that has it)."""
+    port_name = port
+    if port.isdigit():
+        service = await scope.store.get(scope.namespace, name)
+        ports = (service.get("spec") or {}).get("ports") or []
+        chosen = next((p for p in ports if str(p.get("port")) == port), None)
+        if chosen is None:
+            raise status.service_unavailable(f'no service port {port} found for service "{name}"')
+        port_name = chosen.get("name") or ""
+    selector = parse_label_selector(f"kubernetes.io/service-name={name}")
     slices = await scope.server.store_for("discovery.k8s.io", "endpointslices").list(
-        scope.namespace, ListOptions(label_selector=parse_label_selector(f"kubernetes.io/service-name={name}"))
+        scope.namespace, ListOptions(label_selector=selector)
     )
-    for endpoint_slice in slices.get("items") or []:
-        slice_port = next(
-            (p for p in endpoint_slice.get("ports") or [] if (p.get("name") or "") == (chosen.get("name") or "")), None
-        )
-        if slice_port is None or not slice_port.get("port"):
-            continue
-        for endpoint in endpoint_slice.get("endpoints") or []:
-            if (endpoint.get("conditions") or {}).get("ready", True) and endpoint.get("addresses"):
+    ready = [
+        (endpoint_slice, endpoint)
+        for endpoint_slice in slices.get("items") or []
+        for endpoint in endpoint_slice.get("endpoints") or []
+        if (endpoint.get("conditions") or {}).get("ready", True) is not False and endpoint.get("addresses")
+    ]
+    if not ready:
+        raise status.service_unavailable(f'no endpoints available for service "{name}"')
+    for endpoint_slice, endpoint in ready:
+        for slice_port in endpoint_slice.get("ports") or []:
+            if (slice_port.get("name") or "") == port_name and slice_port.get("port"):
                 return Location(scheme or "http", endpoint["addresses"][0], int(slice_port["port"]))
-    raise status.service_unavailable(f'no endpoints available for service "{name}"')
+    raise status.service_unavailable(f'no endpoints available for service "{scope.name}"')
 
 
 async def node_location(scope: Scope, scheme: str, name: str, port: str) -> Location:
