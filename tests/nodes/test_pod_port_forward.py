@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.server
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -105,3 +106,22 @@ def test_a_websocket_port_forward_also_needs_the_create_permission(svc_server_fa
     result = admin.run("--as=jane", "port-forward", "pod/web", ":9000", check=False)
     assert result.returncode != 0
     assert 'cannot create resource "pods/portforward" in API group "" in the namespace "default"' in result.stderr
+
+
+def test_a_port_forward_outlives_the_request_timeout(svc_server_factory, svc_nodes, kubectl_binary, tmp_path):
+    running = svc_server_factory("--brand-profile=kubernetes", "--request-timeout=1s")
+    svc_nodes(running, "--brand-profile=kubernetes", count=1)
+    admin = Kubectl(kubectl_binary, running.kubeconfig)
+    admin.run("run", "web", "--image=nginx")
+    admin.run("wait", "--for=condition=Ready", "pod/web", "--timeout=30s")
+    configuration = k8s.Configuration()
+    config.load_kube_config(str(running.kubeconfig), client_configuration=configuration, temp_file_path=str(tmp_path))
+    with k8s.ApiClient(configuration) as api_client:
+        api = k8s.CoreV1Api(api_client)
+        forward = portforward(api.connect_get_namespaced_pod_portforward, "web", "default", ports="9000")
+        sock = forward.socket(9000)
+        sock.settimeout(10)
+        time.sleep(1.5)
+        sock.sendall(b"still there")
+        assert sock.recv(11) == b"still there"
+        sock.close()
