@@ -49,6 +49,11 @@ class KubeletClient:
         self._ssl = context
 
     @property
+    def ssl_context(self) -> ssl.SSLContext:
+        """The TLS settings for kubelets (and https proxy targets): no verification, as upstream's default."""
+        return self._ssl
+
+    @property
     def session(self) -> aiohttp.ClientSession:
         if self._session is None:
             self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=self._ssl))

@@ -45,6 +45,7 @@ from svc.apiserver.logs import FORMATS, LogSettings, parse_vmodule
 from svc.apiserver.metrics_options import MetricsOptions
 from svc.apiserver.peers import options as peer_options
 from svc.apiserver.peers.options import PeerOptions
+from svc.apiserver.proxy import egress as egress_options
 from svc.apiserver.serving_options import ServingOptions
 from svc.machinery.duration import parse_duration
 from svc.machinery.gotext import parse_bool
@@ -120,6 +121,7 @@ class Options:
     authentication: authn_options.AuthenticationOptions = field(default_factory=authn_options.AuthenticationOptions)
     serving: ServingOptions = field(default_factory=ServingOptions)
     flowcontrol: FlowControlOptions = field(default_factory=FlowControlOptions)
+    egress: egress_options.EgressOptions = field(default_factory=egress_options.EgressOptions)
 
     @property
     def pki_dir(self) -> Path:
@@ -283,6 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
     authn_options.add_arguments(parser)
     serving_options.add_arguments(parser)
     flowcontrol_options.add_arguments(parser)
+    egress_options.add_arguments(parser)
     return parser
 
 
@@ -388,6 +391,7 @@ def parse_options(argv: list[str]) -> Options:
         options.encryption = encryption_options.from_args(args, PROFILES[options.brand_profile])
         options.flowcontrol = flowcontrol_options.from_args(args)
         options.aggregator = aggregator_options.from_args(args)
+        options.egress = egress_options.from_args(args)
     except (ValueError, FeatureGateError, TokenFileError) as error:
         parser.error(str(error))
     _apply_authorization(options)

@@ -24,12 +24,14 @@ from svc.apiserver.handlers.list import list_
 from svc.apiserver.handlers.patch import patch
 from svc.apiserver.handlers.pod_exec import pod_stream
 from svc.apiserver.handlers.pod_log import pod_log
+from svc.apiserver.handlers.pod_portforward import pod_port_forward
 from svc.apiserver.handlers.review import REVIEWS, review
 from svc.apiserver.handlers.scope import Scope
 from svc.apiserver.handlers.token_request import token_request
 from svc.apiserver.handlers.update import update
 from svc.apiserver.handlers.watch import watch
 from svc.apiserver.metrics import CONTENT_TYPE
+from svc.apiserver.proxy.handler import LOCATORS, serve_proxy
 from svc.apiserver.responses import respond
 from svc.machinery import status
 
@@ -73,7 +75,7 @@ async def _resource(ctx: RequestContext) -> web.StreamResponse:
     assert info is not None
     server = ctx.server
     resource = server.resources.get(info.api_group, info.api_version, info.resource)
-    if resource is None or len(info.parts) > 3:
+    if resource is None or (len(info.parts) > 3 and info.subresource != "proxy"):
         raise status.not_found_path()
     cluster_path_for_namespaced = resource.namespaced and not info.namespace
     if info.resource == "namespaces" and not info.api_group:
@@ -99,6 +101,10 @@ async def _resource(ctx: RequestContext) -> web.StreamResponse:
         return await pod_log(scope)
     if info.subresource in ("exec", "attach") and resource.name == "pods" and not resource.group:
         return await pod_stream(scope)
+    if info.subresource == "portforward" and resource.name == "pods" and not resource.group:
+        return await pod_port_forward(scope)
+    if info.subresource == "proxy" and resource.name in LOCATORS and not resource.group:
+        return await serve_proxy(scope)
     if info.subresource == "token" and resource.upstream_group == "" and resource.name == "serviceaccounts":
         return await token_request(scope)
     action = action_for(scope)

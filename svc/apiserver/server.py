@@ -93,11 +93,11 @@ from svc.wire.views import DEFAULT_COLUMNS, Column, RowConditions
 
 log = logging.getLogger(__name__)
 
-# Subresources this server serves; the rest of upstream's (portforward, proxy, token...) come with the
+# Subresources this server serves; the rest of upstream's (token...) come with the
 # features that serve them.
 SERVED_SUBRESOURCES = frozenset(
     {"status", "scale", "finalize", "binding", "eviction", "ephemeralcontainers", "resize", "approval", "log"}
-) | {"exec", "attach"}
+) | {"exec", "attach", "portforward", "proxy"}
 # Livez checks that hold from the first moment, so `--livez-grace-period` does not cover them.
 _UNDELAYED = frozenset({"ping", "log"})
 

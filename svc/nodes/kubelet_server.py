@@ -1,4 +1,5 @@
-"""The simulated kubelet's HTTPS endpoint, which the API server calls for `pods/log`, `exec` and `attach`.
+"""The simulated kubelet's HTTPS endpoint, which the API server calls for `pods/log`, `exec`, `attach` and
+`portforward`.
 
 One endpoint serves every simulated node of the process (the nodes advertise the same address and
 port; the path names the pod). Logs are canned: the pod's `simulator.svc.io/log` annotation when set,
@@ -15,8 +16,13 @@ from typing import Any
 from aiohttp import web
 
 from svc.apiserver.pki import self_signed_server_context
+from svc.apiserver.proxy.upgrade import switch_protocols
 from svc.client.informer import Handler, Informer
 from svc.nodes.canned_exec import serve_attach, serve_exec
+from svc.nodes.exec_spdy import PROTOCOL as SPDY_EXEC_PROTOCOL
+from svc.nodes.exec_spdy import SpdyRemoteCommand
+from svc.nodes.port_forward import serve_port_forward
+from svc.nodes.port_forward_spdy import SpdyPortForward
 
 Obj = dict[str, Any]
 LOG_ANNOTATION = "simulator.svc.io/log"
@@ -44,6 +50,35 @@ def canned_log(pod: Obj, container: str, status: Obj) -> list[tuple[str, str]]:
     return [(nano, line) for line in text.splitlines()]
 
 
+async def _serve_spdy_port_forward(request: web.Request, pod: Obj) -> web.StreamResponse:
+    """Switch the connection to SPDY/3.1 and serve port forwarding on it until it ends."""
+    if request.headers.get("X-Stream-Protocol-Version", "portforward.k8s.io") != "portforward.k8s.io":
+        return web.Response(status=403, text="unable to upgrade: unsupported stream protocol version\n")
+    headers = [("Connection", "Upgrade"), ("Upgrade", "SPDY/3.1"), ("X-Stream-Protocol-Version", "portforward.k8s.io")]
+    response, reader = await switch_protocols(request, headers)
+    transport = request.transport
+    assert transport is not None
+    await SpdyPortForward(pod, reader, transport.write).serve()
+    transport.close()
+    return response
+
+
+async def _serve_spdy_remote_command(request: web.Request, pod_name: str, *, attach: bool) -> web.StreamResponse:
+    """Switch to SPDY/3.1 with the v4 channel protocol and run the exec or attach on it."""
+    offered = [v.strip() for h in request.headers.getall("X-Stream-Protocol-Version", []) for v in h.split(",")]
+    if SPDY_EXEC_PROTOCOL not in offered:
+        return web.Response(
+            status=403, text=f"unable to upgrade: unable to negotiate protocol: client supports {offered}"
+        )
+    headers = [("Connection", "Upgrade"), ("Upgrade", "SPDY/3.1"), ("X-Stream-Protocol-Version", SPDY_EXEC_PROTOCOL)]
+    response, reader = await switch_protocols(request, headers)
+    transport = request.transport
+    assert transport is not None
+    await SpdyRemoteCommand(request, pod_name, reader, transport.write).serve(attach)
+    transport.close()
+    return response
+
+
 class KubeletServer:
     def __init__(self, pods: Informer, reported: dict[str, Obj]) -> None:
         """`reported`: the statuses the simulated kubelet last wrote, fresher than the pod cache."""
@@ -66,6 +101,7 @@ class KubeletServer:
         for method in ("GET", "POST"):
             app.router.add_route(method, "/exec/{namespace}/{pod}/{container}", self._exec)
             app.router.add_route(method, "/attach/{namespace}/{pod}/{container}", self._attach)
+            app.router.add_route(method, "/portForward/{namespace}/{pod}", self._port_forward)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         context = self_signed_server_context(common_name="svc-simulated-kubelet", hosts=[host])
@@ -93,11 +129,30 @@ class KubeletServer:
 
     async def _exec(self, request: web.Request) -> web.StreamResponse:
         namespace, name, container = (request.match_info[key] for key in ("namespace", "pod", "container"))
-        return self._missing(namespace, name, container) or await serve_exec(request, name)
+        missing = self._missing(namespace, name, container)
+        if missing is not None:
+            return missing
+        if request.headers.get("Upgrade", "").lower() == "spdy/3.1":
+            return await _serve_spdy_remote_command(request, name, attach=False)
+        return await serve_exec(request, name)
 
     async def _attach(self, request: web.Request) -> web.StreamResponse:
         namespace, name, container = (request.match_info[key] for key in ("namespace", "pod", "container"))
-        return self._missing(namespace, name, container) or await serve_attach(request)
+        missing = self._missing(namespace, name, container)
+        if missing is not None:
+            return missing
+        if request.headers.get("Upgrade", "").lower() == "spdy/3.1":
+            return await _serve_spdy_remote_command(request, name, attach=True)
+        return await serve_attach(request)
+
+    async def _port_forward(self, request: web.Request) -> web.StreamResponse:
+        namespace, name = request.match_info["namespace"], request.match_info["pod"]
+        pod = self.pods.get(f"{namespace}/{name}")
+        if pod is None:
+            return web.Response(status=404, text=f'pod "{name}" does not exist\n')
+        if request.headers.get("Upgrade", "").lower() == "spdy/3.1":
+            return await _serve_spdy_port_forward(request, pod)
+        return await serve_port_forward(request, pod)
 
     async def _logs(self, request: web.Request) -> web.StreamResponse:
         namespace, name, container = (request.match_info[key] for key in ("namespace", "pod", "container"))

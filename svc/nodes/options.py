@@ -24,6 +24,7 @@ class Options:
     schedule: bool = True
     brand_profile: str = "svc"
     verbosity: int = 0
+    pod_network_proxy: tuple[str, int] | None = None
 
     def node_names(self) -> list[str]:
         return [f"{self.name_prefix}{index}" for index in range(self.count)]
@@ -54,6 +55,13 @@ def _bool(text: str) -> bool:
     return text.lower() == "true"
 
 
+def _address(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f'invalid address "{text}": want host:port')
+    return host.strip("[]"), int(port)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="svc-nodes",
@@ -77,6 +85,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add("--schedule", type=_bool, default=True, help="run the simple scheduler for pending pods (default true)")
     add("--brand-profile", choices=sorted(PROFILES), default="svc", help="identifier spelling of the API server")
+    add(
+        "--pod-network-proxy",
+        type=_address,
+        default=None,
+        help="host:port of an HTTP CONNECT endpoint into the simulated pod network, for an API server's "
+        "egress selector (default off)",
+    )
     add("-v", "--v", dest="verbosity", type=int, default=0, help="log verbosity")
     return parser
 
@@ -94,4 +109,5 @@ def parse_options(argv: list[str]) -> Options:
         schedule=args.schedule,
         brand_profile=args.brand_profile,
         verbosity=args.verbosity,
+        pod_network_proxy=args.pod_network_proxy,
     )

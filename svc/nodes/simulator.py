@@ -13,6 +13,7 @@ from svc.controllers.context import InformerFactory
 from svc.nodes.kubelet import Kubelet
 from svc.nodes.kubelet_server import KubeletServer
 from svc.nodes.options import Options
+from svc.nodes.pod_network import PodNetwork
 from svc.nodes.registration import NodeRegistration
 from svc.nodes.scheduling import SchedulingLoop
 
@@ -23,6 +24,9 @@ async def simulate(options: Options, client: AsyncRestClient, profile: Profile, 
     reported: dict[str, dict] = {}
     endpoint = KubeletServer(pods, reported)
     port = await endpoint.start(options.shape.address)
+    network = PodNetwork(pods)
+    if options.pod_network_proxy is not None:
+        await network.start(*options.pod_network_proxy)
     shape = dataclasses.replace(options.shape, kubelet_port=port)
     registration = NodeRegistration(client, profile, clock, options.node_names(), shape)
     nodes = {node["metadata"]["name"]: node for node in await registration.register()}
@@ -40,3 +44,4 @@ async def simulate(options: Options, client: AsyncRestClient, profile: Profile, 
     finally:
         await informers.stop()
         await endpoint.stop()
+        await network.stop()

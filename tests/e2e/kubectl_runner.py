@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +13,10 @@ class Kubectl:
     binary: str
     kubeconfig: Path
 
-    def run(self, *args: str, stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *args: str, stdin: str | None = None, check: bool = True, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """`env`: variables set for this run on top of the test's environment."""
         result = subprocess.run(
             [self.binary, "--kubeconfig", str(self.kubeconfig), *args],
             input=stdin,
@@ -20,6 +24,7 @@ class Kubectl:
             text=True,
             timeout=120,
             check=False,
+            env={**os.environ, **env} if env else None,
         )
         if check and result.returncode != 0:
             raise AssertionError(

@@ -87,3 +87,22 @@ def test_an_exec_request_that_is_not_an_upgrade_is_a_bad_request(server, kubectl
             api.connect_get_namespaced_pod_exec("web", "default", command=["hostname"], stdout=True)
     assert raised.value.status == 400
     assert "Upgrade request required" in raised.value.body
+
+
+def test_kubectl_exec_falls_back_to_spdy(server, kubectl):
+    result = kubectl.run(
+        "exec", "web", "--", "echo", "over", "spdy", env={"KUBECTL_REMOTE_COMMAND_WEBSOCKETS": "false"}
+    )
+    assert result.stdout == "over spdy\n"
+
+
+def test_kubectl_exec_over_spdy_reports_a_non_zero_exit_code(server, kubectl):
+    result = kubectl.run(
+        "exec", "web", "--", "sh", "-c", "exit 4", check=False, env={"KUBECTL_REMOTE_COMMAND_WEBSOCKETS": "false"}
+    )
+    assert result.returncode == 4
+
+
+def test_kubectl_attach_over_spdy_relays_stdin(server, kubectl):
+    result = kubectl.run("attach", "-i", "web", stdin="pong\n", env={"KUBECTL_REMOTE_COMMAND_WEBSOCKETS": "false"})
+    assert result.stdout == "pong\n"

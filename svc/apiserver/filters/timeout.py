@@ -1,6 +1,7 @@
 """Deadline for non-long-running requests: `--request-timeout`, shortened by a `?timeout=` parameter.
 
-Watches are long-running and exempt (they have their own timeouts). A request that does not finish
+Watches and the streaming subresources (exec, attach, portforward, proxy, log) are long-running
+and exempt, as upstream's long-running check (watches have their own timeouts). A request that does not finish
 in time is answered 504 with upstream's Timeout Status; work already handed to storage completes.
 """
 
@@ -16,11 +17,13 @@ from svc.machinery import status
 from svc.machinery.duration import parse_duration
 
 _LONG_RUNNING_VERBS = frozenset({"watch", "proxy", "connect"})
+# Upstream's long-running subresources: streams that last as long as their client wants.
+_LONG_RUNNING_SUBRESOURCES = frozenset({"attach", "exec", "proxy", "log", "portforward"})
 
 
 async def limit_time(ctx: RequestContext, next_handler: Handler) -> web.StreamResponse:
     info = ctx.info
-    if info is None or info.verb in _LONG_RUNNING_VERBS:
+    if info is None or info.verb in _LONG_RUNNING_VERBS or info.subresource in _LONG_RUNNING_SUBRESOURCES:
         return await next_handler(ctx)
     limit = ctx.server.options.request_timeout
     text = ctx.request.query.get("timeout")

@@ -1,13 +1,13 @@
-"""`pods/{name}/exec` and `pods/{name}/attach`: the WebSocket remote-command stream, relayed to the kubelet.
+"""`pods/{name}/exec` and `pods/{name}/attach`: the remote-command stream, relayed to the kubelet.
 
 As upstream's ExecREST/AttachREST: the container is chosen as for logs, a pod without a node is a 400,
-the request must be an upgrade ("Upgrade request required" otherwise; SPDY is not served, so kubectl
-stays on its WebSocket executor), and the options go to the kubelet's `/exec` or `/attach` under its
-names (stdin→input, stdout→output, stderr→error). The API server dials the kubelet with the client's
-offered subprotocols, answers the client with the one the kubelet chose, then copies frames both ways
-unchanged until either side closes. As upstream 1.36 (AuthorizePodWebsocketUpgradeCreatePermission,
-on by default), a WebSocket upgrade, which is a GET, must also be allowed to `create` the subresource,
-as the SPDY POST always had to be.
+the request must be an upgrade ("Upgrade request required" otherwise), and the options go to the
+kubelet's `/exec` or `/attach` under its names (stdin→input, stdout→output, stderr→error). For a
+WebSocket the API server dials the kubelet with the client's offered subprotocols, answers the client
+with the one the kubelet chose, then copies frames both ways unchanged until either side closes; a
+SPDY/3.1 upgrade (old clients, kubectl's fallback) is spliced onto a SPDY connection to the kubelet.
+As upstream 1.36 (AuthorizePodWebsocketUpgradeCreatePermission, on by default), a WebSocket upgrade,
+which is a GET, must also be allowed to `create` the subresource, as the SPDY POST always had to be.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from aiohttp import WSMsgType, web
 from svc.apiserver.authz.authorizer import Decision
 from svc.apiserver.filters.authorization import attributes_of, forbidden_message
 from svc.apiserver.flowcontrol.byte_rate import ByteRate
+from svc.apiserver.handlers.kubelet_spdy import kubelet_spdy, offered_versions, splice_spdy
 from svc.apiserver.handlers.pod_log import choose_container
 from svc.apiserver.handlers.scope import Scope
 from svc.apiserver.kubelet_client import kubelet_base_url
@@ -42,7 +43,7 @@ def _offered_protocols(request: web.Request) -> list[str]:
     return [p.strip() for p in header.split(",") if p.strip()]
 
 
-async def _authorize_create(scope: Scope) -> None:
+async def authorize_create(scope: Scope) -> None:
     """The extra `create` check of a WebSocket upgrade; upstream's 403 when denied."""
     attributes = dataclasses.replace(attributes_of(scope.ctx), verb="create")
     decision, reason = await scope.server.authorizer.authorize(attributes)
@@ -77,13 +78,26 @@ async def pod_stream(scope: Scope) -> web.StreamResponse:
     node_name = (pod.get("spec") or {}).get("nodeName")
     if not node_name:
         raise status.bad_request(f"pod {scope.name} does not have a host assigned")
-    if request.headers.get("Upgrade", "").lower() != "websocket":
+    upgrade = request.headers.get("Upgrade", "").lower()
+    if upgrade not in ("websocket", "spdy/3.1"):
         raise status.bad_request("Upgrade request required")
     if request.method == "GET":
-        await _authorize_create(scope)
-    node = await scope.server.store_for("", "nodes").get("", node_name)
-    url = f"{kubelet_base_url(node)}/{scope.subresource}/{scope.namespace}/{scope.name}/{container}"
+        await authorize_create(scope)
+    path = f"{scope.subresource}/{scope.namespace}/{scope.name}/{container}"
     params = [*(("command", c) for c in query.getall("command", [])), *flags.items()]
+    if upgrade == "spdy/3.1":
+        reader, writer, version = await kubelet_spdy(scope, node_name, path, params, offered_versions(request))
+        return await splice_spdy(request, reader, writer, version)
+    return await relay_to_kubelet(scope, node_name, path, params)
+
+
+async def relay_to_kubelet(
+    scope: Scope, node_name: str, path: str, params: list[tuple[str, str]]
+) -> web.StreamResponse:
+    """Dial the node's kubelet at `path` with the client's subprotocols and copy frames both ways."""
+    request = scope.ctx.request
+    node = await scope.server.store_for("", "nodes").get("", node_name)
+    url = f"{kubelet_base_url(node)}/{path}"
     session = scope.server.kubelet_client.session
     try:
         kubelet = await session.ws_connect(url, params=params, protocols=_offered_protocols(request))
