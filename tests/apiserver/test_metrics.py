@@ -40,8 +40,9 @@ def test_object_counts_and_process_metrics(svc_server) -> None:
     for name in ("a", "b", "c"):
         api.request("POST", PATH, body={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}})
     samples = _samples(api)
-    # The three, plus the extension-apiserver-authentication ConfigMap the server publishes.
-    assert _value(samples, "apiserver_resource_objects", group="", resource="configmaps") == 4
+    # The three, plus the extension-apiserver-authentication and legacy token tracking ConfigMaps the
+    # server publishes.
+    assert _value(samples, "apiserver_resource_objects", group="", resource="configmaps") == 5
     assert _value(samples, "apiserver_resource_objects", group="", resource="namespaces") == 4
     assert _value(samples, "process_resident_memory_bytes") > 0
 

@@ -39,6 +39,11 @@ class FullDisk:
     filler: Path
 
     def fill(self) -> None:
+        """Empty the write-ahead log first (a log kept from the start-up writes would take the next
+        write without growing a file), then take every free block."""
+        running = self.server.server
+        assert running is not None
+        self.server.call(running.backend.vacuum())
         _fill(self.filler)
 
     def free(self) -> None:
