@@ -47,8 +47,7 @@ from svc.apiserver.peers import options as peer_options
 from svc.apiserver.peers.options import PeerOptions
 from svc.apiserver.proxy import egress as egress_options
 from svc.apiserver.serving_options import ServingOptions
-from svc.machinery.duration import parse_duration
-from svc.machinery.gotext import parse_bool
+from svc.machinery.flag_types import flag_bool, flag_duration
 from svc.registry.services.ranges import (
     DEFAULT_CLUSTER_IP_RANGE,
     DEFAULT_NODE_PORT_RANGE,
@@ -134,20 +133,6 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def _bool(text: str) -> bool:
-    try:
-        return parse_bool(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _duration(text: str) -> float:
-    try:
-        return parse_duration(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
 def _port(text: str) -> int:
     try:
         port = int(text)
@@ -175,7 +160,7 @@ def _list(text: str) -> list[str]:
 
 
 def _add_bool(parser: argparse.ArgumentParser, name: str, help_text: str) -> None:
-    parser.add_argument(name, type=_bool, nargs="?", const=True, help=help_text)
+    parser.add_argument(name, type=flag_bool, nargs="?", const=True, help=help_text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -226,7 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add(
         "--store-compaction-interval",
-        type=_duration,
+        type=flag_duration,
         help="interval of store compaction; 0 disables (default 5m0s)",
     )
     etcd_options.add_arguments(parser)
@@ -238,7 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="resource[.group]#size; size 0 disables the cache of that resource",
     )
     add("--min-request-timeout", type=_non_negative, help="minimum seconds a watch stays open (default 1800)")
-    add("--request-timeout", type=_duration, help="default request timeout (default 1m0s)")
+    add("--request-timeout", type=flag_duration, help="default request timeout (default 1m0s)")
     add("--delete-collection-workers", type=_non_negative, help="workers of deletecollection (default 1)")
     _add_bool(parser, "--enable-garbage-collector", "collect objects by owner references (default true)")
     _add_bool(

@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 
 from svc.apiserver import tls_settings
 from svc.apiserver.tls_settings import SniCertKey
-from svc.machinery.duration import parse_duration
-from svc.machinery.gotext import parse_bool
+from svc.machinery.flag_types import flag_bool, flag_duration
 
 MAX_GOAWAY_CHANCE = 0.02
 DEFAULT_EVENT_TTL = 3600.0
@@ -64,20 +63,6 @@ class ServingOptions:
         return "; ".join(self.hsts_directives)
 
 
-def _bool(text: str) -> bool:
-    try:
-        return parse_bool(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _duration(text: str) -> float:
-    try:
-        return parse_duration(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
 def _float(text: str) -> float:
     try:
         return float(text)
@@ -103,16 +88,16 @@ def _ints(text: str) -> list[int]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add = parser.add_argument
-    add("--shutdown-delay-duration", type=_duration, help="keep serving this long after SIGTERM; /readyz fails at once")
+    add("--shutdown-delay-duration", type=flag_duration, help="serve this long after SIGTERM; /readyz fails at once")
     add(
         "--shutdown-send-retry-after",
-        type=_bool,
+        type=flag_bool,
         nargs="?",
         const=True,
         help="while in-flight requests drain, answer new ones 429 with Retry-After and Connection: close",
     )
-    add("--shutdown-watch-termination-grace-period", type=_duration, help="longest wait for watches to end at shutdown")
-    add("--livez-grace-period", type=_duration, help="time after start during which /livez passes unfinished hooks")
+    add("--shutdown-watch-termination-grace-period", type=flag_duration, help="longest wait for watches to end")
+    add("--livez-grace-period", type=flag_duration, help="time after start during which /livez passes unfinished hooks")
     add("--goaway-chance", type=_float, help="fraction of HTTP/2 requests answered with a GOAWAY (0 to 0.02)")
     add("--tls-min-version", help="VersionTLS10, VersionTLS11, VersionTLS12 (default) or VersionTLS13")
     add("--tls-cipher-suites", type=_strings, action="append", help="Go names of the TLS 1.2 cipher suites offered")
@@ -122,10 +107,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         help="cert,key[:name1,name2]: a certificate served to clients asking for its names (SNI); repeatable",
     )
-    add("--disable-http2-serving", type=_bool, nargs="?", const=True, help="serve HTTP/1.1 only")
+    add("--disable-http2-serving", type=flag_bool, nargs="?", const=True, help="serve HTTP/1.1 only")
     add("--http2-max-streams-per-connection", type=_int, help="HTTP/2 streams a client may open at once (default 100)")
-    add("--permit-port-sharing", type=_bool, nargs="?", const=True, help="bind with SO_REUSEPORT")
-    add("--permit-address-sharing", type=_bool, nargs="?", const=True, help="bind with SO_REUSEADDR (always done)")
+    add("--permit-port-sharing", type=flag_bool, nargs="?", const=True, help="bind with SO_REUSEPORT")
+    add("--permit-address-sharing", type=flag_bool, nargs="?", const=True, help="bind with SO_REUSEADDR (always done)")
     add("--cors-allowed-origins", type=_strings, action="append", help=CORS_HELP)
     add(
         "--strict-transport-security-directives",
@@ -133,10 +118,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         help="HSTS directives, e.g. max-age=31536000,includeSubDomains,preload",
     )
-    add("--enable-logs-handler", type=_bool, nargs="?", const=True, help="serve /var/log under /logs (deprecated)")
-    add("--profiling", type=_bool, nargs="?", const=True, help="serve /debug/pprof/ (default true)")
+    add("--enable-logs-handler", type=flag_bool, nargs="?", const=True, help="serve /var/log under /logs (deprecated)")
+    add("--profiling", type=flag_bool, nargs="?", const=True, help="serve /debug/pprof/ (default true)")
     add("--debug-socket-path", help="unix socket serving the profiling endpoints without authentication")
-    add("--event-ttl", type=_duration, help="how long Events are kept after their last write (default 1h0m0s)")
+    add("--event-ttl", type=flag_duration, help="how long Events are kept after their last write (default 1h0m0s)")
 
 
 def _joined(values: list[list[str]] | None) -> list[str]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from svc.api.brand import PROFILES
-from svc.machinery.duration import parse_duration
+from svc.machinery.flag_types import flag_duration
 from svc.nodes.node_objects import NodeShape
 
 
@@ -34,13 +34,6 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         sys.stderr.write(f"Error: {message}\n")
         raise SystemExit(2)
-
-
-def _duration(text: str) -> float:
-    try:
-        return parse_duration(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _count(text: str) -> int:
@@ -76,10 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
     add("--cpu", default="4", help="CPU of each node (default 4)")
     add("--memory", default="16Gi", help="memory of each node (default 16Gi)")
     add("--max-pods", default="110", help="pods each node holds (default 110)")
-    add("--ready-delay", type=_duration, default=0.0, help="time from binding to Running and Ready (default 0s)")
+    add("--ready-delay", type=flag_duration, default=0.0, help="time from binding to Running and Ready (default 0s)")
     add(
         "--run-time",
-        type=_duration,
+        type=flag_duration,
         default=1.0,
         help="run time of pods with restartPolicy Never/OnFailure or a simulator.svc.io/exit-code (default 1s)",
     )

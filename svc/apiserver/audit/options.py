@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from svc.apiserver.audit.policy import API_VERSIONS, Policy, load_policy
 from svc.apiserver.webhook_kubeconfig import load_webhook_kubeconfig
 from svc.client.kubeconfig import ClientConfig
-from svc.machinery.duration import parse_duration
-from svc.machinery.gotext.numbers import parse_bool
+from svc.machinery.flag_types import flag_bool, flag_duration
 
 LOG_FORMATS = ("json", "legacy")
 LOG_MODES = ("batch", "blocking", "blocking-strict")
@@ -68,20 +67,6 @@ class AuditOptions:
         return self.policy is not None and bool(self.log_path or self.webhook_config_file)
 
 
-def _bool(text: str) -> bool:
-    try:
-        return parse_bool(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _duration(text: str) -> float:
-    try:
-        return parse_duration(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add = parser.add_argument
     add("--audit-policy-file", help="path to the audit policy (audit.k8s.io/v1 Policy); required to audit")
@@ -91,20 +76,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--audit-log-maxage", type=int, help="days to keep rotated audit log files (0: no limit)")
     add("--audit-log-maxbackup", type=int, help="rotated audit log files to keep (0: no limit)")
     add("--audit-log-maxsize", type=int, help="megabytes a log file grows to before it is rotated (0: never)")
-    add("--audit-log-compress", type=_bool, nargs="?", const=True, help="gzip rotated audit log files")
+    add("--audit-log-compress", type=flag_bool, nargs="?", const=True, help="gzip rotated audit log files")
     add("--audit-log-version", help="API group and version of the logged events (default audit.k8s.io/v1)")
     add("--audit-webhook-config-file", help="kubeconfig of the remote service audit events are sent to")
     add("--audit-webhook-mode", help="how events are sent: " + ", ".join(LOG_MODES) + " (default batch)")
     add("--audit-webhook-version", help="API group and version of the sent events (default audit.k8s.io/v1)")
-    add("--audit-webhook-initial-backoff", type=_duration, help="wait before retrying a failed request (default 10s)")
+    add("--audit-webhook-initial-backoff", type=flag_duration, help="wait before retrying a failed call (default 10s)")
     for backend in ("log", "webhook"):
         add(f"--audit-{backend}-batch-buffer-size", type=int, help="events buffered before they are dropped")
         add(f"--audit-{backend}-batch-max-size", type=int, help="events in one batch at most")
-        add(f"--audit-{backend}-batch-max-wait", type=_duration, help="wait before a batch that is not full is sent")
-        add(f"--audit-{backend}-batch-throttle-enable", type=_bool, nargs="?", const=True, help="throttle batches")
+        add(f"--audit-{backend}-batch-max-wait", type=flag_duration, help="wait before a batch not full is sent")
+        add(f"--audit-{backend}-batch-throttle-enable", type=flag_bool, nargs="?", const=True, help="throttle batches")
         add(f"--audit-{backend}-batch-throttle-qps", type=float, help="batches a second on average")
         add(f"--audit-{backend}-batch-throttle-burst", type=int, help="batches sent at once when unthrottled before")
-        add(f"--audit-{backend}-truncate-enabled", type=_bool, nargs="?", const=True, help="truncate large events")
+        add(f"--audit-{backend}-truncate-enabled", type=flag_bool, nargs="?", const=True, help="truncate large events")
         add(f"--audit-{backend}-truncate-max-batch-size", type=int, help="bytes of a batch before it is split")
         add(f"--audit-{backend}-truncate-max-event-size", type=int, help="bytes of an event before it is cut down")
 

@@ -19,8 +19,7 @@ from svc.apiserver.authn.service_account_keys import (
     load_private_key,
     load_public_keys,
 )
-from svc.machinery.duration import parse_duration
-from svc.machinery.gotext import parse_bool
+from svc.machinery.flag_types import flag_bool, flag_duration
 
 MIN_MAX_EXPIRATION = 3600.0
 MAX_MAX_EXPIRATION = float(1 << 32)
@@ -52,20 +51,6 @@ class AuthenticationOptions:
         )
 
 
-def _bool(text: str) -> bool:
-    try:
-        return parse_bool(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _duration(text: str) -> float:
-    try:
-        return parse_duration(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
 def _list(text: str) -> list[str]:
     return [item.strip() for item in text.split(",") if item.strip()]
 
@@ -84,17 +69,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="PEM file of keys (RSA or ECDSA, public or private) that verify service-account tokens; repeatable",
     )
     add("--api-audiences", type=_list, action="append", help="audiences of the API (default: the issuers)")
-    add("--service-account-max-token-expiration", type=_duration, help="maximum validity of a requested token")
+    add("--service-account-max-token-expiration", type=flag_duration, help="maximum validity of a requested token")
     add(
         "--service-account-extend-token-expiration",
-        type=_bool,
+        type=flag_bool,
         nargs="?",
         const=True,
         help="extend admission-injected token lifetimes up to a year (default true)",
     )
     add(
         "--service-account-lookup",
-        type=_bool,
+        type=flag_bool,
         nargs="?",
         const=True,
         help="check that the objects a token names still exist (default true)",
@@ -106,7 +91,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add(
         "--enable-bootstrap-token-auth",
-        type=_bool,
+        type=flag_bool,
         nargs="?",
         const=True,
         help="accept bootstrap tokens from Secrets in the system namespace (default false)",

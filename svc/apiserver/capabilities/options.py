@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from svc.machinery.gotext import parse_bool
+from svc.machinery.flag_types import flag_bool
 
 
 @dataclass(frozen=True)
@@ -13,16 +13,9 @@ class CapabilitiesOptions:
     allow_privileged: bool = False
 
 
-def _bool(text: str) -> bool:
-    try:
-        return parse_bool(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--allow-privileged", type=_bool, nargs="?", const=True, help="If true, allow privileged containers."
+        "--allow-privileged", type=flag_bool, nargs="?", const=True, help="If true, allow privileged containers."
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from svc.machinery.gotext import parse_bool
+from svc.machinery.flag_types import flag_bool
 
 
 @dataclass
@@ -22,13 +22,6 @@ class FlowControlOptions:
         return self.max_requests_inflight + self.max_mutating_requests_inflight
 
 
-def _bool(text: str) -> bool:
-    try:
-        return parse_bool(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add = parser.add_argument
     add(
@@ -40,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--max-mutating-requests-inflight", type=int, help="mutating requests in flight (default 200)")
     add(
         "--enable-priority-and-fairness",
-        type=_bool,
+        type=flag_bool,
         nargs="?",
         const=True,
         help="queue requests with API priority and fairness instead of the plain in-flight limits (default true)",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass, field
 
-from svc.machinery.duration import parse_duration
+from svc.machinery.flag_types import flag_duration
 from svc.storage.etcd.backend import EtcdBackend, TlsFiles
 
 
@@ -30,13 +30,6 @@ class EtcdOptions:
         return EtcdBackend(servers, tls=tls, request_timeout=request_timeout, dial_timeout=self.dial_timeout)
 
 
-def _duration(text: str) -> float:
-    try:
-        return parse_duration(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add = parser.add_argument
     add(
@@ -46,16 +39,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--store-cafile", help="TLS certificate authority file for talking to the store")
     add("--store-certfile", help="TLS client certificate file for talking to the store")
     add("--store-keyfile", help="TLS client key file for talking to the store")
-    add("--store-healthcheck-timeout", type=_duration, help="timeout of the store health check (default 2s)")
-    add("--store-readycheck-timeout", type=_duration, help="timeout of the store readiness check (default 2s)")
+    add("--store-healthcheck-timeout", type=flag_duration, help="timeout of the store health check (default 2s)")
+    add("--store-readycheck-timeout", type=flag_duration, help="timeout of the store readiness check (default 2s)")
     add(
         "--store-db-metric-poll-interval",
-        type=_duration,
+        type=flag_duration,
         help="interval of polling the store size metric; 0 disables (default 30s)",
     )
     add(
         "--storage-initialization-timeout",
-        type=_duration,
+        type=flag_duration,
         help="how long to wait for the store at start (default 1m0s)",
     )
 
