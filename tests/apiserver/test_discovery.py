@@ -55,6 +55,8 @@ def test_discovery_lists_exactly_the_subresources_served(api) -> None:
         "pods/eviction",
         "pods/exec",
         "pods/log",
+        "pods/portforward",
+        "pods/proxy",
         "pods/resize",
         "pods/status",
     }
