@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import http.client
 import itertools
 import os
@@ -122,16 +123,37 @@ def _arguments(data_dir: Path, port: int, extra: list[str]) -> list[str]:
     return [*base, *_store_arguments(), *admission, *extra]
 
 
+def _started(loop: asyncio.AbstractEventLoop, data_dir: Path, args: list[str]) -> Server:
+    """A started server on a free port: another process may take the port picked before the server
+    binds it (a busy test machine), so that case is retried on another port, twice at most."""
+    attempt = 0
+    while True:
+        server = Server(parse_options(_arguments(data_dir, free_port(), args)))
+        try:
+            asyncio.run_coroutine_threadsafe(server.start(), loop).result(timeout=30)
+            return server
+        except BaseException as error:
+            asyncio.run_coroutine_threadsafe(server.stop(), loop).result(timeout=30)
+            taken = isinstance(error, OSError) and error.errno == errno.EADDRINUSE
+            if not taken or attempt == 2:
+                raise
+            attempt += 1
+
+
 @contextlib.contextmanager
 def in_process_server(data_dir: Path, *args: str) -> Iterator[RunningServer]:
     """A server on its own event loop thread in this process."""
-    options = parse_options(_arguments(data_dir, free_port(), list(args)))
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, name="svc-apiserver", daemon=True)
     thread.start()
-    server = Server(options)
     try:
-        asyncio.run_coroutine_threadsafe(server.start(), loop).result(timeout=30)
+        server = _started(loop, data_dir, list(args))
+    except BaseException:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=10)
+        loop.close()
+        raise
+    try:
         assert server.kubeconfig_path is not None
         running = RunningServer(server.url, data_dir, server.kubeconfig_path, server=server, loop=loop)
         yield running
