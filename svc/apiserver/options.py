@@ -16,7 +16,7 @@ from typing import NoReturn
 from svc import __version__
 from svc.api.brand import PROFILES
 from svc.api.resources import parse_runtime_config
-from svc.apiserver import metrics_options, serving_options
+from svc.apiserver import metrics_options, serving_options, versioning
 from svc.apiserver.admission import options as admission_options
 from svc.apiserver.admission.options import AdmissionOptions
 from svc.apiserver.aggregator import options as aggregator_options
@@ -121,6 +121,7 @@ class Options:
     serving: ServingOptions = field(default_factory=ServingOptions)
     flowcontrol: FlowControlOptions = field(default_factory=FlowControlOptions)
     egress: egress_options.EgressOptions = field(default_factory=egress_options.EgressOptions)
+    versioning: versioning.VersioningOptions = field(default_factory=versioning.VersioningOptions)
 
     @property
     def pki_dir(self) -> Path:
@@ -202,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit_options.add_arguments(parser)
     metrics_options.add_arguments(parser)
     encryption_options.add_arguments(parser)
+    versioning.add_arguments(parser)
     add("--storage-backend", help="sqlite (embedded, default) or store3 (etcd, needs --store-servers)")
     add("--store-servers", type=_list, help="etcd servers, scheme://ip:port")
     add("--store-prefix", help="prefix of every key in the store (default /registry)")
@@ -377,6 +379,7 @@ def parse_options(argv: list[str]) -> Options:
         options.flowcontrol = flowcontrol_options.from_args(args)
         options.aggregator = aggregator_options.from_args(args)
         options.egress = egress_options.from_args(args)
+        options.versioning = versioning.from_args(args)
     except (ValueError, FeatureGateError, TokenFileError) as error:
         parser.error(str(error))
     _apply_authorization(options)
