@@ -360,8 +360,12 @@ def parse_options(argv: list[str]) -> Options:
             options.watch_cache_sizes = _cache_sizes(args.watch_cache_sizes)
         if args.runtime_config:
             options.runtime_config = parse_runtime_config(item for group in args.runtime_config for item in group)
-        if args.feature_gates:
-            options.feature_gates = FeatureGates(parse_feature_gates(args.feature_gates))
+        options.versioning = versioning.from_args(args)
+        options.feature_gates = FeatureGates(
+            parse_feature_gates(args.feature_gates or []),
+            options.versioning.emulated,
+            options.versioning.min_compatibility,
+        )
         options.logging = _log_settings(args)
         options.authentication = authn_options.from_args(args, tls_private_key_file=options.tls_private_key_file)
         if args.service_cluster_ip_range is not None:
@@ -379,7 +383,6 @@ def parse_options(argv: list[str]) -> Options:
         options.flowcontrol = flowcontrol_options.from_args(args)
         options.aggregator = aggregator_options.from_args(args)
         options.egress = egress_options.from_args(args)
-        options.versioning = versioning.from_args(args)
     except (ValueError, FeatureGateError, TokenFileError) as error:
         parser.error(str(error))
     _apply_authorization(options)

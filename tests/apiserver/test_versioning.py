@@ -100,3 +100,30 @@ def test_runtime_config_naming_a_later_version_needs_runtime_config_forward_comp
         svc_server_factory(*args)
     client = svc_server_factory(*args, "--runtime-config-emulation-forward-compatible").client()
     assert "resourceclaims" in _resources(client, "resource.k8s.io/v1")
+
+
+def test_feature_gate_defaults_follow_the_emulated_version() -> None:
+    current = parse_options([]).feature_gates
+    assert current.enabled("PodTopologyLabelsAdmission")  # beta, on since 1.35
+    assert current.enabled("NodeDeclaredFeatures")  # beta, on in 1.36
+    older = parse_options(["--emulated-version=1.34"]).feature_gates
+    assert not older.enabled("PodTopologyLabelsAdmission")  # alpha in 1.34
+    assert not older.enabled("NodeDeclaredFeatures")  # introduced in 1.35
+    assert older.enabled("TokenRequestServiceAccountUIDValidation")  # beta since 1.34
+    assert not parse_options(["--emulated-version=1.33"]).feature_gates.enabled(
+        "TokenRequestServiceAccountUIDValidation"
+    )
+
+
+def test_all_alpha_switches_the_gates_alpha_at_the_emulated_version() -> None:
+    gates = parse_options(["--emulated-version=1.34", "--feature-gates=AllAlpha=true"]).feature_gates
+    assert gates.enabled("PodTopologyLabelsAdmission")  # alpha in 1.34
+    assert not gates.enabled("NodeDeclaredFeatures")  # did not exist in 1.34
+
+
+def test_a_gate_from_after_the_emulated_version_cannot_be_set(capsys) -> None:
+    message = _error(capsys, "--emulated-version=1.34", "--feature-gates=NodeDeclaredFeatures=true")
+    assert (
+        "cannot set feature gate NodeDeclaredFeatures to true, feature is PreAlpha at emulated version 1.34, "
+        "min compatibility version 1.33" in message
+    )
