@@ -12,7 +12,9 @@ Request headers have HTTP/1.1's deadline (`ServingLimits.header_timeout`, Go's `
 the connection preface must arrive within it of the connection opening, and a header block (HEADERS
 and its CONTINUATION frames, the frame being received included) within it of its first byte; else
 the connection is closed, so a slowloris cannot hold a connection by never finishing a stream's
-headers. (The partial block is read from `h2`'s frame buffer, which keeps it until END_HEADERS.)
+headers. While its headers are due the connection also counts in the server's bound on connections
+waiting for headers (`PendingConnections`), as an HTTP/1.1 one does. (The partial block is read from
+`h2`'s frame buffer, which keeps it until END_HEADERS.)
 
 A connection with no stream for `ServingLimits.idle_timeout` (90 s, as Go's `IdleTimeout`) is
 closed with a GOAWAY. Every response is sent as the peer's windows allow; a stream whose peer stops reading holds its
@@ -299,15 +301,23 @@ class Http2Connection(asyncio.Protocol):
         elif self._header_timer is None and not self.closing:
             timeout = self.server.limits.header_timeout
             self._header_timer = asyncio.get_running_loop().call_later(timeout, self._headers_too_slow)
+            self.server.pending.add(self)
 
     def _stop_header_timer(self) -> None:
         if self._header_timer is not None:
             self._header_timer.cancel()
             self._header_timer = None
+            self.server.pending.discard(self)
 
     def _headers_too_slow(self) -> None:
         self._header_timer = None
+        self.server.pending.discard(self)
         log.debug("closing an HTTP/2 connection whose request headers took longer than the header timeout")
+        self.abort()
+
+    def shed(self) -> None:
+        """Closed to make room in the bound on connections waiting for headers."""
+        self._stop_header_timer()
         self.abort()
 
     # -- ending --------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import ssl
 import time
@@ -94,3 +95,20 @@ def test_a_connection_with_complete_headers_outlives_the_deadline(server) -> Non
         assert not _closed_within(tls, 2.0)
         tls.settimeout(0.5)
         assert not closed_by_server(tls)
+
+
+def test_h2_connections_waiting_for_headers_count_in_the_pending_bound(svc_server) -> None:
+    pending = svc_server.server.http_server.pending
+    pending.limit = 3
+    slow = [_h2_socket(svc_server) for _ in range(5)]
+    try:
+        for tls in slow:
+            with contextlib.suppress(OSError):  # the first ones may be shed already
+                _settings(tls)
+                tls.sendall(HeadersFrame(1, data=_header_block(svc_server)[:5]).serialize())
+        assert all(_closed_within(tls, 5.0) for tls in slow[:2])  # the longest waiting, long before 32 s
+        assert not any(_closed_within(tls, 0.2) for tls in slow[2:])
+        assert len(pending) == 3
+    finally:
+        for tls in slow:
+            tls.close()
