@@ -81,7 +81,7 @@ class KmsV2:
         if now > state.expires:
             raise TransformError(
                 f"failed to encrypt with KMS provider {self.name}: encryptedDEKSource with keyID hash "
-                f"{sha256_label(state.sealed.key_id)!r} expired at {_rfc3339(state.expires)} "
+                f'"{sha256_label(state.sealed.key_id)}" expired at {_rfc3339(state.expires)} '
                 f"(current time is {_rfc3339(now)})"
             )
         if self.metrics is not None:
