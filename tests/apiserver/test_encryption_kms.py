@@ -247,6 +247,7 @@ def test_envelope_and_transformation_metrics_are_scraped(svc_server_factory, tmp
     assert _metric(running, "apiserver_envelope_encryption_kms_operations_latency_seconds_count", **encrypts) == 1
     assert _metric(running, "apiserver_envelope_encryption_dek_source_cache_size", provider_name="vault") == 1
     assert _metric(running, "apiserver_envelope_encryption_dek_cache_fill_percent") > 0
+    assert _metric(running, "apiserver_storage_data_key_generation_duration_seconds_count") == 1
     status_hash = {"provider_name": "vault", "key_id_hash": key_hash}
     assert (
         _metric(running, "apiserver_envelope_encryption_key_id_hash_status_last_timestamp_seconds", **status_hash) > 0

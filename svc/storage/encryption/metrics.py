@@ -16,6 +16,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 TRANSFORMATION_BUCKETS = tuple(5e-6 * 2**power for power in range(25))
 KMS_LATENCY_BUCKETS = tuple(5e-5 * 2**power for power in range(15))
+KEY_GENERATION_BUCKETS = tuple(5e-6 * 2**power for power in range(14))
 
 
 def sha256_label(text: str) -> str:
@@ -60,16 +61,29 @@ class TransformationMetrics:
         children = self._children.get(key)
         if children is None:
             children = self._children[key] = (self.duration.labels(key[1], key[2]), self.operations.labels(*key))
-        children[0].observe(seconds)
+        if ok:  # upstream times successful transformations only
+            children[0].observe(seconds)
         children[1].inc()
 
 
 class EnvelopeMetrics:
-    """The `apiserver_envelope_encryption_*` families of KMS v2 providers."""
+    """The `apiserver_envelope_encryption_*` families of KMS v2 providers, and the generation of their
+    seeds (`apiserver_storage_data_key_generation_*`)."""
 
     def __init__(self, registry: CollectorRegistry) -> None:
         prefix = "apiserver_envelope_encryption_"
         self.identity = apiserver_id_hash()
+        self.key_generation = Histogram(
+            "apiserver_storage_data_key_generation_duration_seconds",
+            "[ALPHA] Latencies in seconds of data encryption key(DEK) generation operations.",
+            buckets=KEY_GENERATION_BUCKETS,
+            registry=registry,
+        )
+        self.key_generation_failures = Counter(
+            "apiserver_storage_data_key_generation_failures",
+            "[ALPHA] Total number of failed data encryption key(DEK) generation operations.",
+            registry=registry,
+        )
         self.cache_fill = Gauge(
             prefix + "dek_cache_fill_percent",
             "[ALPHA] Percent of the cache slots currently occupied by cached DEKs.",
@@ -133,6 +147,9 @@ class EnvelopeMetrics:
 
     def kms_call(self, provider: str, method: str, code: str, seconds: float) -> None:
         self.latency.labels(provider, method, code).observe(seconds)
+
+    def key_generated(self, seconds: float) -> None:
+        self.key_generation.observe(seconds)
 
     def seed_cache(self, provider: str, size: int, capacity: int) -> None:
         self.cache_size.labels(provider).set(size)

@@ -186,7 +186,10 @@ class KmsV2:
         self.problem = ""
 
     async def _rotate(self, expires: float) -> None:
+        start = time.perf_counter()
         seed = os.urandom(SEED_SIZE)
+        if self.metrics is not None:
+            self.metrics.key_generated(time.perf_counter() - start)
         sealed = await asyncio.to_thread(self.plugin.encrypt, seed)
         if not sealed.key_id:
             raise PluginError("KMSv2-Encrypt: keyID is empty")
