@@ -283,6 +283,14 @@ class ResourceSet:
             self._extra_versions.pop(group, None)
         self._regroup()
 
+    def withhold(self, keys: Iterable[tuple[str, str, str]]) -> None:
+        """Stop serving these (group, version, resource): a server emulating an earlier release."""
+        for group, version, name in keys:
+            resource = self._by_path.pop((group, version, name), None)
+            if resource is not None and self._by_kind.get((group, version, resource.kind)) is resource:
+                del self._by_kind[(group, version, resource.kind)]
+        self._regroup()
+
     def get(self, group: str, version: str, resource: str) -> Resource | None:
         return self._by_path.get((group, version, resource))
 

@@ -1,12 +1,16 @@
 """Feature gates (`--feature-gates`, spec 2 part 9): names, stages and defaults, and their parsing.
 
 The gate names are the spec's (with the brand written `svc`); the same set serves the controller
-daemon. `AllAlpha` and `AllBeta` switch every gate of their stage that is not set explicitly.
+daemon. `AllAlpha` and `AllBeta` switch every gate of their stage that is not set explicitly. Under
+`--emulated-version` a gate's stage and default are those of the emulated release where its history
+is recorded (`feature_gate_history`); a gate that did not exist yet is off and cannot be set.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+
+from svc.apiserver import feature_gate_history
 
 ALPHA_OFF = frozenset(
     {
@@ -207,21 +211,49 @@ def parse_feature_gates(values: Iterable[str]) -> dict[str, bool]:
     return explicit
 
 
+CURRENT = (1, 36)
+
+
 class FeatureGates:
-    def __init__(self, explicit: Mapping[str, bool] | None = None) -> None:
+    def __init__(
+        self,
+        explicit: Mapping[str, bool] | None = None,
+        emulated: tuple[int, int] = CURRENT,
+        min_compatibility: tuple[int, int] = (1, 35),
+    ) -> None:
         explicit = dict(explicit or {})
-        for name in explicit:
+        self._emulated = emulated
+        for name, value in explicit.items():
             if name not in ALPHA_OFF | BETA_OFF | BETA_ON | {"AllAlpha", "AllBeta"}:
                 raise FeatureGateError(f"unrecognized feature gate: {name}")
+            if name in ALPHA_OFF | BETA_OFF | BETA_ON and self._spec(name)[1] == "prealpha":
+                at, floor = ".".join(map(str, emulated)), ".".join(map(str, min_compatibility))
+                raise FeatureGateError(
+                    f"cannot set feature gate {name} to {str(value).lower()}, feature is PreAlpha at emulated version "
+                    f"{at}, min compatibility version {floor}"
+                )
         self._explicit = explicit
+
+    def _spec(self, name: str) -> tuple[bool, str]:
+        """(default, stage) at the emulated version."""
+        if self._emulated < CURRENT:
+            recorded = feature_gate_history.at(name, self._emulated[1])
+            if recorded is not None:
+                return recorded
+        if name in ALPHA_OFF:
+            return False, "alpha"
+        if name in BETA_OFF:
+            return False, "beta"
+        if name in BETA_ON:
+            return True, "beta"
+        raise FeatureGateError(f"unrecognized feature gate: {name}")
 
     def enabled(self, name: str) -> bool:
         if name in self._explicit:
             return self._explicit[name]
-        if name in ALPHA_OFF:
-            return self._explicit.get("AllAlpha", False)
-        if name in BETA_OFF:
-            return self._explicit.get("AllBeta", False)
-        if name in BETA_ON:
-            return self._explicit.get("AllBeta", True)
-        raise FeatureGateError(f"unrecognized feature gate: {name}")
+        default, stage = self._spec(name)
+        if stage == "alpha":
+            return self._explicit.get("AllAlpha", default)
+        if stage == "beta":
+            return self._explicit.get("AllBeta", default)
+        return default

@@ -8,6 +8,14 @@ runs a request: the application's handler, then `prepare` and `write_eof` of its
 256 KiB frames and per-stream receive windows, a connection window of one stream window per stream,
 and the HTTP/1.1 header budget (1 MiB) as the header list limit.
 
+Request headers have HTTP/1.1's deadline (`ServingLimits.header_timeout`, Go's `ReadHeaderTimeout`):
+the connection preface must arrive within it of the connection opening, and a header block (HEADERS
+and its CONTINUATION frames, the frame being received included) within it of its first byte; else
+the connection is closed, so a slowloris cannot hold a connection by never finishing a stream's
+headers. While its headers are due the connection also counts in the server's bound on connections
+waiting for headers (`PendingConnections`), as an HTTP/1.1 one does. (The partial block is read from
+`h2`'s frame buffer, which keeps it until END_HEADERS.)
+
 A connection with no stream for `ServingLimits.idle_timeout` (90 s, as Go's `IdleTimeout`) is
 closed with a GOAWAY. Every response is sent as the peer's windows allow; a stream whose peer stops reading holds its
 bytes in its own buffer (which watches count, see `svc.apiserver.watches`) while the others go on.
@@ -45,6 +53,7 @@ _DEFAULT_WINDOW = 65535
 _NO_ERROR = 0
 INTERNAL_ERROR = 2
 CANCEL = 8
+_HEADER_FRAMES = frozenset({0x1, 0x9})  # HEADERS, CONTINUATION
 
 
 class Http2Connection(asyncio.Protocol):
@@ -53,6 +62,7 @@ class Http2Connection(asyncio.Protocol):
         self.max_streams = max_streams
         self.idle_timeout = idle_timeout
         self._idle_timer: asyncio.TimerHandle | None = None
+        self._header_timer: asyncio.TimerHandle | None = None
         self.transport: asyncio.Transport | None = None
         self.h2 = h2.connection.H2Connection(
             h2.config.H2Configuration(client_side=False, header_encoding="utf-8", validate_inbound_headers=True)
@@ -84,10 +94,12 @@ class Http2Connection(asyncio.Protocol):
         self._flush()
         self.server.http2_connection_made(self)
         self._start_idle_timer()
+        self._watch_headers()
 
     def connection_lost(self, exc: BaseException | None) -> None:
         self.closing = True
         self._stop_idle_timer()
+        self._stop_header_timer()
         for stream in list(self.streams.values()):
             self._forget(stream)
         if self._drain_waiter is not None and not self._drain_waiter.done():
@@ -115,6 +127,7 @@ class Http2Connection(asyncio.Protocol):
         for event in events:
             self._on_event(event)
         self._flush()
+        self._watch_headers()
 
     # -- events ----------------------------------------------------------------------------------
     def _on_event(self, event: h2.events.Event) -> None:
@@ -270,6 +283,42 @@ class Http2Connection(asyncio.Protocol):
         if not self.tasks - {asyncio.current_task()}:
             self._idle.set()
             self._start_idle_timer()
+
+    # -- the header deadline -------------------------------------------------------------------
+    def _awaiting_headers(self) -> bool:
+        """The preface, or a header block, has begun (or is due) and is not complete."""
+        buffer = self.h2.incoming_buffer
+        if buffer._preamble_len or buffer._headers_buffer:
+            return True
+        partial = buffer._data
+        return bool(partial) and (len(partial) < 4 or partial[3] in _HEADER_FRAMES)
+
+    def _watch_headers(self) -> None:
+        """Start the clock when headers begin, stop it when they are complete; more bytes of the same
+        headers do not restart it."""
+        if not self._awaiting_headers():
+            self._stop_header_timer()
+        elif self._header_timer is None and not self.closing:
+            timeout = self.server.limits.header_timeout
+            self._header_timer = asyncio.get_running_loop().call_later(timeout, self._headers_too_slow)
+            self.server.pending.add(self)
+
+    def _stop_header_timer(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+            self.server.pending.discard(self)
+
+    def _headers_too_slow(self) -> None:
+        self._header_timer = None
+        self.server.pending.discard(self)
+        log.debug("closing an HTTP/2 connection whose request headers took longer than the header timeout")
+        self.abort()
+
+    def shed(self) -> None:
+        """Closed to make room in the bound on connections waiting for headers."""
+        self._stop_header_timer()
+        self.abort()
 
     # -- ending --------------------------------------------------------------------------------
     def _start_idle_timer(self) -> None:

@@ -16,7 +16,7 @@ from typing import NoReturn
 from svc import __version__
 from svc.api.brand import PROFILES
 from svc.api.resources import parse_runtime_config
-from svc.apiserver import metrics_options, serving_options
+from svc.apiserver import metrics_options, serving_options, versioning
 from svc.apiserver.admission import options as admission_options
 from svc.apiserver.admission.options import AdmissionOptions
 from svc.apiserver.aggregator import options as aggregator_options
@@ -121,6 +121,7 @@ class Options:
     serving: ServingOptions = field(default_factory=ServingOptions)
     flowcontrol: FlowControlOptions = field(default_factory=FlowControlOptions)
     egress: egress_options.EgressOptions = field(default_factory=egress_options.EgressOptions)
+    versioning: versioning.VersioningOptions = field(default_factory=versioning.VersioningOptions)
 
     @property
     def pki_dir(self) -> Path:
@@ -202,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit_options.add_arguments(parser)
     metrics_options.add_arguments(parser)
     encryption_options.add_arguments(parser)
+    versioning.add_arguments(parser)
     add("--storage-backend", help="sqlite (embedded, default) or store3 (etcd, needs --store-servers)")
     add("--store-servers", type=_list, help="etcd servers, scheme://ip:port")
     add("--store-prefix", help="prefix of every key in the store (default /registry)")
@@ -358,8 +360,12 @@ def parse_options(argv: list[str]) -> Options:
             options.watch_cache_sizes = _cache_sizes(args.watch_cache_sizes)
         if args.runtime_config:
             options.runtime_config = parse_runtime_config(item for group in args.runtime_config for item in group)
-        if args.feature_gates:
-            options.feature_gates = FeatureGates(parse_feature_gates(args.feature_gates))
+        options.versioning = versioning.from_args(args)
+        options.feature_gates = FeatureGates(
+            parse_feature_gates(args.feature_gates or []),
+            options.versioning.emulated,
+            options.versioning.min_compatibility,
+        )
         options.logging = _log_settings(args)
         options.authentication = authn_options.from_args(args, tls_private_key_file=options.tls_private_key_file)
         if args.service_cluster_ip_range is not None:

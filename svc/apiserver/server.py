@@ -70,6 +70,7 @@ from svc.apiserver.serving_tls import build_serving_context
 from svc.apiserver.shutdown import Draining
 from svc.apiserver.snapshot_images import SnapshotImages
 from svc.apiserver.storage_metrics import MeasuredBackend
+from svc.apiserver.versioning import emulate, version_fields
 from svc.apiserver.watches import Watches
 from svc.machinery import status, wallclock
 from svc.private_files import make_private_dir
@@ -107,6 +108,7 @@ class Server:
         self.options = options
         self.profile = PROFILES[options.brand_profile]
         self.resources = ResourceSet(self.profile, options.runtime_config)
+        emulate(self.resources, options.versioning, options.runtime_config)
         self.served_subresources = SERVED_SUBRESOURCES | ({"token"} if options.authentication.issues_tokens else set())
         self.protobuf = protobuf_format(self.profile)
         self.cbor_enabled = options.feature_gates.enabled("CBORServingAndStorage")
@@ -177,12 +179,7 @@ class Server:
         self.flowcontrol = build_flowcontrol(options.flowcontrol, self.profile, self.metrics.registry)
         self.chain = build_handler_chain(endpoint, build_filters(options.serving))
         self.version_info = {
-            "major": "1",
-            "minor": "36",
-            "emulationMajor": "1",
-            "emulationMinor": "36",
-            "minCompatibilityMajor": "1",
-            "minCompatibilityMinor": "35",
+            **version_fields(options.versioning),
             "gitVersion": GIT_VERSION,
             "gitCommit": "",
             "gitTreeState": "clean",

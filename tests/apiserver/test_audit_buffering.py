@@ -7,6 +7,7 @@ import asyncio
 import gzip
 import json
 import threading
+import time
 from pathlib import Path
 
 from svc.apiserver.audit.batching import BatchBuffer
@@ -80,27 +81,79 @@ def test_truncation_cuts_objects_then_drops_and_splits_batches() -> None:
     assert sum(len(batch) for batch in many) == 10
 
 
+def _logged(log: Path) -> list[str]:
+    return [json.loads(line)["auditID"] for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def test_log_batch_mode_writes_full_batches_and_holds_the_rest_for_the_wait(tmp_path: Path) -> None:
+    log = tmp_path / "audit.log"
+
+    async def scenario() -> tuple[list[str], list[str]]:
+        options = BatchOptions(buffer_size=100, max_batch_size=3, max_wait=60.0, throttle_enable=False)
+        backend = LogBackend(str(log), batch=options)
+        for index in range(7):
+            backend.process(_event(index))
+        for _ in range(200):  # bounded: two full batches are written at once
+            if len(_logged(log)) >= 6:
+                break
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.1)
+        before_close = _logged(log)
+        await backend.close()
+        return before_close, _logged(log)
+
+    before_close, after_close = asyncio.run(scenario())
+    assert before_close == [f"id-{index}" for index in range(6)]  # the 7th waits for max_wait
+    assert after_close == [f"id-{index}" for index in range(7)]
+
+
 def test_log_batch_mode_drops_when_the_buffer_is_full(tmp_path: Path) -> None:
     dropped: list[int] = []
-    backend = LogBackend(str(tmp_path / "audit.log"), buffer_size=1, on_drop=dropped.append)
-    release, writing = threading.Event(), threading.Event()
-    write = backend._write
+    log = tmp_path / "audit.log"
 
-    def slow_write(line: str) -> None:
-        writing.set()
-        assert release.wait(timeout=10)
-        write(line)
+    async def scenario() -> None:
+        options = BatchOptions(buffer_size=1, max_batch_size=1, max_wait=0.0, throttle_enable=False)
+        backend = LogBackend(str(log), batch=options, on_drop=dropped.append)
+        release, writing = threading.Event(), threading.Event()
+        write = backend._write
 
-    backend._write = slow_write
-    backend.process(_event(0))
-    assert writing.wait(timeout=10)  # the writer holds event 0; the buffer has room for one more
-    backend.process(_event(1))
-    backend.process(_event(2))
-    release.set()
-    backend.shutdown()
+        def slow_write(line: str) -> None:
+            writing.set()
+            assert release.wait(timeout=10)
+            write(line)
+
+        backend._write = slow_write
+        backend.process(_event(0))
+        assert await asyncio.to_thread(writing.wait, 10)  # event 0 is being written; the buffer has room for one
+        backend.process(_event(1))
+        backend.process(_event(2))
+        release.set()
+        await backend.close()
+
+    asyncio.run(scenario())
     assert dropped == [1]
-    lines = (tmp_path / "audit.log").read_text().splitlines()
-    assert [json.loads(line)["auditID"] for line in lines] == ["id-0", "id-1"]
+    assert _logged(log) == ["id-0", "id-1"]
+
+
+def test_the_batch_flags_reach_the_log_backend(svc_server_factory, tmp_path: Path) -> None:
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n")
+    log = tmp_path / "audit.log"
+    server = svc_server_factory(
+        f"--audit-policy-file={policy}",
+        f"--audit-log-path={log}",
+        "--audit-log-mode=batch",
+        "--audit-log-batch-max-size=1000",
+        "--audit-log-batch-max-wait=3s",
+        "--audit-log-batch-throttle-enable=false",
+    )
+    answer = server.client().request("GET", "/api/v1/namespaces/default/configmaps")
+    assert answer.status == 200
+    assert answer.headers["Audit-ID"] not in _logged(log)  # held for the batch's wait
+    deadline = time.monotonic() + 20
+    while answer.headers["Audit-ID"] not in _logged(log) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert answer.headers["Audit-ID"] in _logged(log)
 
 
 def test_rotated_logs_are_gzipped_with_compress(tmp_path: Path) -> None:

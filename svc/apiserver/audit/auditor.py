@@ -3,7 +3,6 @@ webhook, or both, as upstream's union backend), and upstream's audit counters.""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any
@@ -39,7 +38,7 @@ class Auditor:
         if self.webhook is not None:
             await self.webhook.close()
         if self.log is not None:
-            await asyncio.to_thread(self.log.shutdown)
+            await self.log.close()
 
 
 def build_audit(options: AuditOptions, metrics: AuditMetrics | None = None) -> Auditor | None:
@@ -57,7 +56,7 @@ def build_audit(options: AuditOptions, metrics: AuditMetrics | None = None) -> A
             options.log_max_backups,
             options.log_max_age,
             compress=options.log_compress,
-            buffer_size=options.log_batch.buffer_size if options.log_mode == "batch" else 0,
+            batch=options.log_batch if options.log_mode == "batch" else None,
             truncate=options.log_truncate,
             on_drop=lambda count: error("buffered", count),
             on_error=lambda: error("log", 1),

@@ -1,10 +1,13 @@
 """The log backend: one Event a line (`json`, or upstream's `legacy` text), to a file or stdout.
 
-A writer thread does the I/O, so the event loop never waits on the disk; events are queued in the
-order the requests produced them. In the `blocking` modes (the default) the queue is unbounded and
-no event is dropped: the request path only pays the enqueue. In `batch` mode the queue holds
-`buffer_size` events and, as upstream's buffered backend, drops new events while it is full (a disk
-slower than the requests for long enough). Oversized events are cut down when truncation is on.
+In the `blocking` modes (the default) a writer thread does the I/O, so the event loop never waits on
+the disk; events are queued in the order the requests produced them, the queue is unbounded and no
+event is dropped: the request path only pays the enqueue. In `batch` mode events go through
+upstream's buffered backend (`batching.py`, shared with the webhook): a buffer of `buffer_size`
+events that drops new events while it is full (a disk slower than the requests for long enough),
+batches of up to `max_size` events or `max_wait`, throttled to `throttle_qps` batches a second when
+throttling is on; each batch is written in a worker thread. Oversized events are cut down when
+truncation is on.
 Rotation follows lumberjack's rules as upstream uses them: a file past `max_size` MB is renamed
 `name-<timestamp>.ext` (gzipped to `.ext.gz` with `compress`), backups beyond `max_backups` or older
 than `max_age` days are removed (0 keeps them). An event that cannot be written is logged and counted
@@ -12,6 +15,7 @@ than `max_age` days are removed (0 keeps them). An event that cannot be written 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gzip
 import json
@@ -28,7 +32,8 @@ from typing import IO, Any
 
 import orjson
 
-from svc.apiserver.audit.options import TruncateOptions
+from svc.apiserver.audit.batching import BatchBuffer
+from svc.apiserver.audit.options import BatchOptions, TruncateOptions
 from svc.apiserver.audit.truncate import truncate_event
 
 log = logging.getLogger(__name__)
@@ -140,7 +145,7 @@ class LogBackend:
         max_age_days: int = 0,
         *,
         compress: bool = False,
-        buffer_size: int = 0,
+        batch: BatchOptions | None = None,
         truncate: TruncateOptions | None = None,
         on_drop: Callable[[int], None] = lambda count: None,
         on_error: Callable[[], None] | None = None,
@@ -151,20 +156,34 @@ class LogBackend:
             None if path == "-" else _RotatingFile(Path(path), max_size_mb, max_backups, max_age_days, compress)
         )
         self.truncate = truncate if truncate is not None and truncate.enabled else None
-        self.on_drop = on_drop
-        self.queue: queue.Queue[dict[str, Any] | None] | queue.SimpleQueue[dict[str, Any] | None] = (
-            queue.Queue(buffer_size) if buffer_size else queue.SimpleQueue()
-        )
-        self.thread = threading.Thread(target=self._run, name="audit-log", daemon=True)
-        self.thread.start()
+        self.batches = BatchBuffer(batch, self._send, on_drop) if batch is not None else None
+        self.queue: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
+        self.thread: threading.Thread | None = None
+        if self.batches is None:
+            self.thread = threading.Thread(target=self._run, name="audit-log", daemon=True)
+            self.thread.start()
 
     def process(self, event: dict[str, Any]) -> None:
-        """Queue the event (`buffer_size` 0: never drops; else drops it while the buffer is full)."""
-        try:
+        """Queue the event: never dropped in the blocking modes; in batch mode, dropped while the
+        buffer is full. (Batch mode needs the running event loop.)"""
+        if self.batches is not None:
+            self.batches.process(event)
+        else:
             self.queue.put_nowait(event)
-        except queue.Full:
-            log.error("audit buffer queue blocked, dropping event %s", event.get("auditID"))
-            self.on_drop(1)
+
+    async def _send(self, events: list[dict[str, Any]]) -> None:
+        await asyncio.to_thread(self._write_events, events)
+
+    def _write_events(self, events: list[dict[str, Any] | None]) -> None:
+        for event in events:
+            if event is None:
+                continue
+            if self.truncate is not None:
+                event, _ = truncate_event(event, self.truncate.max_event_size)
+                if event is None:
+                    continue
+            self._guarded(lambda event=event: self._write(self._line(event)))
+        self._guarded(self._flush)
 
     def _line(self, event: dict[str, Any]) -> str:
         if self.format == "legacy":
@@ -195,16 +214,9 @@ class LogBackend:
     def _run(self) -> None:
         while True:
             taken = self._take()
-            for event in taken:
-                if event is None:
-                    self._guarded(self._flush)
-                    return
-                if self.truncate is not None:
-                    event, _ = truncate_event(event, self.truncate.max_event_size)
-                    if event is None:
-                        continue
-                self._guarded(lambda event=event: self._write(self._line(event)))
-            self._guarded(self._flush)
+            self._write_events(taken)
+            if None in taken:
+                return
             time.sleep(_PAUSE)
 
     def _guarded(self, action: Callable[[], None]) -> None:
@@ -215,10 +227,17 @@ class LogBackend:
             if self.on_error is not None:
                 self.on_error()
 
+    async def close(self) -> None:
+        """Write what is buffered or queued, then stop (the server calls this when it stops)."""
+        if self.batches is not None:
+            await self.batches.close()
+        await asyncio.to_thread(self.shutdown)
+
     def shutdown(self) -> None:
-        """Write what is queued, then stop (the server calls this when it stops)."""
-        self.queue.put(None)  # blocks while a full batch-mode buffer drains: every queued event is written
-        self.thread.join(timeout=30)
+        """Write what the writer thread has queued, then stop (the blocking modes' close)."""
+        if self.thread is not None:
+            self.queue.put(None)
+            self.thread.join(timeout=30)
         if self.out is not None:
             with contextlib.suppress(OSError):  # what could not be written was counted as it failed
                 self.out.close()

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
-import socket
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,6 +24,7 @@ from svc.api.brand import Profile
 from svc.apiserver.encryption.options import EncryptionOptions
 from svc.apiserver.health import HealthCheck
 from svc.storage.encryption.config import ResourceConfig, parse_encryption_config
+from svc.storage.encryption.metrics import EnvelopeMetrics, TransformationMetrics, apiserver_id_hash
 from svc.storage.encryption.providers import ResourceTransformers, build_transformers
 from svc.storage.encryption.transformer import Transformer
 
@@ -54,18 +53,27 @@ class _ReloadMetrics:
             labels,
             registry=registry,
         )
-        identity = f"apiserver-{hashlib.sha256(socket.gethostname().encode()).hexdigest()[:16]}"
-        self.identity_hash = "sha256:" + hashlib.sha256(identity.encode()).hexdigest()
+        self.identity_hash = apiserver_id_hash()
 
     def record(self, status: str) -> None:
         self.reloads.labels(status, self.identity_hash).inc()
         self.last.labels(status, self.identity_hash).set(time.time())
 
 
+class _Metrics:
+    """The transformation and envelope families, shared by every generation of the configuration."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.transformations = TransformationMetrics(registry)
+        self.envelope = EnvelopeMetrics(registry)
+
+
 class _Generation:
     """The transformers of one configuration and the KMS providers they use."""
 
-    def __init__(self, configs: tuple[ResourceConfig, ...], profile: Profile, store_prefix: str) -> None:
+    def __init__(
+        self, configs: tuple[ResourceConfig, ...], profile: Profile, store_prefix: str, metrics: _Metrics
+    ) -> None:
         self.kms: list[KmsV2] = []
 
         def make_kms(name: str, endpoint: str, timeout: float) -> KmsV2:
@@ -76,11 +84,18 @@ class _Generation:
             for existing in self.kms:
                 if existing.name == name:
                     return existing
-            provider = KmsV2(name, Plugin(endpoint, timeout))
+            envelope = metrics.envelope
+
+            def on_call(method: str, code: str, seconds: float) -> None:
+                envelope.kms_call(name, method, code, seconds)
+
+            provider = KmsV2(name, Plugin(endpoint, timeout, on_call), envelope)
             self.kms.append(provider)
             return provider
 
-        self.transformers: ResourceTransformers = build_transformers(configs, profile, store_prefix, make_kms)
+        self.transformers: ResourceTransformers = build_transformers(
+            configs, profile, store_prefix, make_kms, metrics.transformations
+        )
         self.tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
@@ -104,8 +119,9 @@ class Encryption:
         self._store_prefix = store_prefix
         self._file_bytes = options.config_bytes
         self._metrics = _ReloadMetrics(registry) if options.automatic_reload else None
+        self._families = _Metrics(registry)
         self.reload_interval = RELOAD_INTERVAL
-        self.current = _Generation(options.config, profile, store_prefix)
+        self.current = _Generation(options.config, profile, store_prefix, self._families)
 
     def for_key(self, key: str) -> Transformer | None:
         return self.current.transformers.for_key(key)
@@ -137,7 +153,7 @@ class Encryption:
         self._file_bytes = data
         try:
             configs = parse_encryption_config(data, self._profile, self._options.config_file)
-            generation = _Generation(configs, self._profile, self._store_prefix)
+            generation = _Generation(configs, self._profile, self._store_prefix, self._families)
         except ValueError as error:
             log.error("error reloading encryption provider configuration, keeping the previous one: %s", error)
             self._metrics.record("failure")

@@ -15,6 +15,7 @@ from svc.api.brand import Profile
 from svc.api.resources import group_resource_of_key
 from svc.storage.encryption.aes import AesCbc, AesGcm
 from svc.storage.encryption.config import Provider, ResourceConfig, parse_group_resource
+from svc.storage.encryption.metrics import TransformationMetrics
 from svc.storage.encryption.secretbox import Secretbox
 from svc.storage.encryption.transformer import Identity, Prefixed, PrefixTransformers, Transformer
 
@@ -28,9 +29,15 @@ MakeKms = Callable[[str, str, float], "KmsV2"]
 class ResourceTransformers:
     """The transformer of every stored key under `store_prefix` (None: plaintext)."""
 
-    def __init__(self, store_prefix: str, by_group_resource: dict[tuple[str, str], Transformer]) -> None:
+    def __init__(
+        self,
+        store_prefix: str,
+        by_group_resource: dict[tuple[str, str], PrefixTransformers],
+        metrics: TransformationMetrics | None = None,
+    ) -> None:
         self._root = store_prefix.rstrip("/") + "/"
         self._by_group_resource = by_group_resource
+        self._metrics = metrics
         self._by_prefix: dict[str, Transformer | None] = {}
 
     def for_key(self, key: str) -> Transformer | None:
@@ -53,15 +60,22 @@ class ResourceTransformers:
 
     def _lookup(self, group: str, resource: str) -> Transformer | None:
         table = self._by_group_resource
-        return table.get((group, resource)) or table.get((group, "*")) or table.get(("*", "*"))
+        chain = table.get((group, resource)) or table.get((group, "*")) or table.get(("*", "*"))
+        if chain is None or self._metrics is None:
+            return chain
+        return chain.measured(f"{resource}.{group}" if group else resource, self._metrics)
 
 
 def build_transformers(
-    configs: tuple[ResourceConfig, ...], profile: Profile, store_prefix: str, make_kms: MakeKms
+    configs: tuple[ResourceConfig, ...],
+    profile: Profile,
+    store_prefix: str,
+    make_kms: MakeKms,
+    metrics: TransformationMetrics | None = None,
 ) -> ResourceTransformers:
     """Transformers for the configuration; the first resource list naming a resource wins."""
     encrypted = profile.encryption_prefix.encode()
-    table: dict[tuple[str, str], Transformer] = {}
+    table: dict[tuple[str, str], PrefixTransformers] = {}
     for config in configs:
         chain = PrefixTransformers(
             [one for provider in config.providers for one in _prefixed(provider, encrypted, make_kms)]
@@ -69,7 +83,7 @@ def build_transformers(
         for name in config.resources:
             group, resource = parse_group_resource(name)
             table.setdefault((profile.upstream_group(group), resource), chain)
-    return ResourceTransformers(store_prefix, table)
+    return ResourceTransformers(store_prefix, table, metrics)
 
 
 _CIPHERS: dict[str, Callable[[bytes], Transformer]] = {"aescbc": AesCbc, "aesgcm": AesGcm, "secretbox": Secretbox}

@@ -7,6 +7,12 @@ ciphertext), the plugin's key ID, and the encrypted seed. Reads ask the plugin t
 seed once and keep it (by its encrypted bytes). The plugin's `Status` is polled; when its key ID
 changes a new seed is made, and values written under another key ID are stale, so rewriting them
 moves them to the new key.
+
+The write seed is reused only while the plugin keeps confirming it, as upstream bounds it: each
+status check that returns the seed's key ID extends its life to `WRITE_SEED_TTL` (3 minutes) from
+the check; a new key ID, or a check after the seed expired, makes a new seed. While the plugin
+fails, writes go on with the current seed until it expires, then fail (reads never expire). The
+provider's traffic is counted in upstream's `apiserver_envelope_encryption_*` metrics.
 """
 
 from __future__ import annotations
@@ -14,8 +20,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
@@ -23,8 +32,9 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDFExpand
 from google.protobuf.message import DecodeError
 
-from svc.storage.encryption.kms import encrypted_object_pb2 as stored
+from svc.storage.encryption.kms import messages as stored
 from svc.storage.encryption.kms.plugin import Plugin, PluginError, Sealed
+from svc.storage.encryption.metrics import EnvelopeMetrics, sha256_label
 from svc.storage.encryption.transformer import TransformError
 
 log = logging.getLogger(__name__)
@@ -37,18 +47,25 @@ _MAX_KEY_ID = 1024
 HEALTHY_POLL = 60.0
 UNHEALTHY_POLL = 10.0
 """How often the plugin's status is checked (upstream: each minute, every ten seconds while failing)."""
+WRITE_SEED_TTL = 180.0
+"""How long after the last confirming status check the write seed may still encrypt (upstream's
+`kmsv2PluginWriteDEKSourceMaxTTL`)."""
 
 
 @dataclass(frozen=True)
 class _WriteState:
     seed: bytes
     sealed: Sealed
+    expires: float
+    """Wall-clock time after which the seed no longer encrypts."""
 
 
 class KmsV2:
-    def __init__(self, name: str, plugin: Plugin) -> None:
+    def __init__(self, name: str, plugin: Plugin, metrics: EnvelopeMetrics | None = None) -> None:
         self.name = name
         self.plugin = plugin
+        self.metrics = metrics
+        self.write_ttl = WRITE_SEED_TTL
         self._write: _WriteState | None = None
         self._key_id = ""
         self._seeds: OrderedDict[bytes, bytes] = OrderedDict()
@@ -60,6 +77,15 @@ class KmsV2:
         state = self._write
         if state is None:
             raise TransformError(f"failed to encrypt with KMS provider {self.name}: no write key yet ({self.problem})")
+        now = time.time()
+        if now > state.expires:
+            raise TransformError(
+                f"failed to encrypt with KMS provider {self.name}: encryptedDEKSource with keyID hash "
+                f'"{sha256_label(state.sealed.key_id)}" expired at {_rfc3339(state.expires)} '
+                f"(current time is {_rfc3339(now)})"
+            )
+        if self.metrics is not None:
+            self.metrics.key_id_used("to_storage", self.name, state.sealed.key_id)
         info = os.urandom(_INFO_SIZE)
         nonce = os.urandom(_NONCE_SIZE)
         sealed = AESGCM(_derive(state.seed, info)).encrypt(nonce, data, context)
@@ -83,6 +109,8 @@ class KmsV2:
         if not message.encryptedDEKSource:
             raise TransformError("failed to validate encrypted object: encrypted DEK source is empty")
         source = self._source(message)
+        if self.metrics is not None:
+            self.metrics.key_id_used("from_storage", self.name, message.keyID)
         body = message.encryptedData
         if message.encryptedDEKSourceType == stored.HKDF_SHA256_XNONCE_AES_GCM_SEED:
             if len(body) < _INFO_SIZE + _NONCE_SIZE:
@@ -96,7 +124,7 @@ class KmsV2:
             raise TransformError("cipher: message authentication failed") from None
         return plain, message.keyID != self._key_id
 
-    def _source(self, message: stored.EncryptedObject) -> bytes:
+    def _source(self, message: Any) -> bytes:
         cached = self._seeds.get(message.encryptedDEKSource)
         if cached is not None:
             self._seeds.move_to_end(message.encryptedDEKSource)
@@ -113,10 +141,14 @@ class KmsV2:
         self._seeds[encrypted] = source
         if len(self._seeds) > _CACHE_SIZE:
             self._seeds.popitem(last=False)
+        if self.metrics is not None:
+            self.metrics.seed_cache(self.name, len(self._seeds), _CACHE_SIZE)
 
     # -- key rotation and health ---------------------------------------------------------------
     async def check(self) -> None:
-        """Poll the plugin once: record its health and make a new seed when its key ID changed."""
+        """Poll the plugin once: record its health, and extend the write seed's life when the plugin
+        confirms its key ID, else make a new seed."""
+        expires = time.time() + self.write_ttl  # from before the call: the TTL is an upper bound
         try:
             status = await asyncio.to_thread(self.plugin.status)
         except PluginError as error:
@@ -131,28 +163,38 @@ class KmsV2:
             self.problem = f"got unexpected version {status.version!r}, expected v2"
             return
         if not status.key_id or len(status.key_id) > _MAX_KEY_ID:
+            if self.metrics is not None:
+                self.metrics.invalid_key_id(self.name, "empty" if not status.key_id else "too_long")
             self.problem = (
                 "keyID is empty"
                 if not status.key_id
                 else f"keyID is {len(status.key_id)} bytes, which exceeds the max size of {_MAX_KEY_ID}"
             )
             return
+        if self.metrics is not None:
+            self.metrics.status_key_id(self.name, status.key_id)
         self._key_id = status.key_id
-        if self._write is None or self._write.sealed.key_id != status.key_id:
+        state = self._write
+        if state is not None and state.sealed.key_id == status.key_id and time.time() <= state.expires:
+            self._write = _WriteState(state.seed, state.sealed, expires)
+        else:
             try:
-                await self._rotate()
+                await self._rotate(expires)
             except PluginError as error:
                 self.problem = f"failed to encrypt DEK, error: {error}"
                 return
         self.problem = ""
 
-    async def _rotate(self) -> None:
+    async def _rotate(self, expires: float) -> None:
+        start = time.perf_counter()
         seed = os.urandom(SEED_SIZE)
+        if self.metrics is not None:
+            self.metrics.key_generated(time.perf_counter() - start)
         sealed = await asyncio.to_thread(self.plugin.encrypt, seed)
         if not sealed.key_id:
             raise PluginError("KMSv2-Encrypt: keyID is empty")
         self._remember(sealed.ciphertext, seed)
-        self._write = _WriteState(seed, sealed)
+        self._write = _WriteState(seed, sealed, expires)
         self._key_id = sealed.key_id
         log.info("KMS provider %s: new write seed for key ID %s", self.name, sealed.key_id)
 
@@ -167,6 +209,10 @@ class KmsV2:
 
     def close(self) -> None:
         self.plugin.close()
+
+
+def _rfc3339(stamp: float) -> str:
+    return datetime.fromtimestamp(stamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _derive(seed: bytes, info: bytes) -> bytes:
