@@ -37,6 +37,7 @@ from svc.api.validation.engine import (
 from svc.api.validation.pod_annotations import pod_annotation_errors
 from svc.api.validation.pod_claims import pod_claim_errors
 from svc.api.validation.pod_network import dns_config_errors, host_alias_errors, os_errors
+from svc.api.validation.pod_resources import pod_resources_errors
 from svc.api.validation.pod_runtime import (
     host_network_port_errors,
     overhead_errors,
@@ -301,6 +302,7 @@ POD_SPEC: Table = (
     Required("terminationGracePeriodSeconds"),
     Check(_volumes_and_containers),
     Check(pod_claim_errors),
+    Check(pod_resources_errors),
     OneOf("restartPolicy", RESTART_POLICIES),
     OneOf("dnsPolicy", DNS_POLICIES),
     Check(_node_selector),
