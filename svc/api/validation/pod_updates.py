@@ -24,6 +24,7 @@ from svc.api.validation.engine import (
 )
 from svc.api.validation.pod_annotations import pod_annotation_errors
 from svc.api.validation.pods import POD_SPEC, image_whitespace_errors, toleration_errors
+from svc.api.validation.ratchets import POD_RATCHETS
 from svc.machinery.field_errors import (
     FieldError,
     forbidden,
@@ -163,4 +164,5 @@ POD = KindRules(
         Check(lambda obj, base: image_whitespace_errors(lookup(obj, "spec"), "spec")),
     ),
     update=(UpdateCheck(pod_spec_update_errors),),
+    ratchets=POD_RATCHETS,
 )

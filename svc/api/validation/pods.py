@@ -44,6 +44,7 @@ from svc.api.validation.pod_runtime import (
     readiness_gate_errors,
     runtime_class_name_errors,
 )
+from svc.api.validation.ratchets import POD_RATCHETS
 from svc.api.validation.scheduling import affinity_errors, topology_spread_errors
 from svc.api.validation.security import host_users_errors, pod_security_errors, unmasked_proc_mount_errors
 from svc.machinery.field_errors import (
@@ -364,4 +365,4 @@ def image_whitespace_errors(spec: Any, base: str) -> list[FieldError]:
     return errors
 
 
-POD_TEMPLATE = KindRules(create=(At("template", POD_TEMPLATE_SPEC),))
+POD_TEMPLATE = KindRules(create=(At("template", POD_TEMPLATE_SPEC),), ratchets=POD_RATCHETS)
