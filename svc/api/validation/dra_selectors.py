@@ -10,6 +10,7 @@ compiler leave existing objects writable.
 
 from __future__ import annotations
 
+import functools
 from typing import Final
 
 from svc.machinery.cel import types
@@ -49,17 +50,28 @@ _DECLARATIONS: Final = {"device": _DEVICE}
 _ENVIRONMENT: Final = environment(frozenset(_DECLARATIONS))
 
 
-def selector_expression_errors(expression: str, path: str) -> list[FieldError]:
-    """Upstream's `validateCELExpression` for a new (not stored) selector."""
-    if len(expression.encode()) > CEL_SELECTOR_EXPRESSION_MAX_LENGTH:
-        return [too_long(path, CEL_SELECTOR_EXPRESSION_MAX_LENGTH)]
+@functools.lru_cache(maxsize=1024)
+def _expression_problem(expression: str) -> tuple[str, str] | None:
+    """("invalid" | "forbidden", detail) for a selector that does not pass, None for one that does;
+    cached, as a claim template stamps out claims with the same few expressions."""
     try:
         _ENVIRONMENT.compile(expression)
         checked = check_expression(expression, _DECLARATIONS)
     except CelError as err:
-        return [invalid(path, expression, f"compilation failed: {err}")]
+        return "invalid", f"compilation failed: {err}"
     if checked.result not in (types.BOOL, types.DYN):
-        return [invalid(path, expression, f"must evaluate to bool or the unknown type, not {checked.result}")]
+        return "invalid", f"must evaluate to bool or the unknown type, not {checked.result}"
     if estimate(checked) > CEL_SELECTOR_EXPRESSION_MAX_COST:
-        return [forbidden(path, "too complex, exceeds cost limit")]
-    return []
+        return "forbidden", "too complex, exceeds cost limit"
+    return None
+
+
+def selector_expression_errors(expression: str, path: str) -> list[FieldError]:
+    """Upstream's `validateCELExpression` for a new (not stored) selector."""
+    if len(expression.encode()) > CEL_SELECTOR_EXPRESSION_MAX_LENGTH:
+        return [too_long(path, CEL_SELECTOR_EXPRESSION_MAX_LENGTH)]
+    problem = _expression_problem(expression)
+    if problem is None:
+        return []
+    kind, detail = problem
+    return [forbidden(path, detail) if kind == "forbidden" else invalid(path, expression, detail)]
