@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 from tests.api.validation.support import assert_causes, causes, with_path
+from tests.conftest import TOOLS
+from tests.e2e.kubectl_runner import Kubectl
 
 GROUP = "resource.k8s.io"
 REQUIRED, INVALID, FORBIDDEN, DUPLICATE, NOT_SUPPORTED, TOO_MANY, TOO_LONG = (
@@ -437,3 +439,28 @@ def test_claim_spec_update_is_refused_over_http(api) -> None:
     response = api.request("PUT", f"{CLAIMS}/gpu", body=claim)
     assert response.status == 422
     assert [cause["field"] for cause in response.json()["details"]["causes"]] == ["spec"]
+
+
+SLICE_WITH_TWO_NODE_CHOICES = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-1-gpu}
+spec:
+  driver: gpu.example.com
+  pool: {name: node-1, resourceSliceCount: 1}
+  nodeName: node-1
+  allNodes: true
+"""
+
+
+def test_kubectl_prints_the_slice_node_choice_message(svc_server_factory) -> None:
+    server = svc_server_factory("--brand-profile=kubernetes")
+    kubectl = Kubectl(str(TOOLS / "kubectl"), server.kubeconfig)
+    result = kubectl.run("create", "-f", "-", stdin=SLICE_WITH_TWO_NODE_CHOICES, check=False)
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        'The ResourceSlice "node-1-gpu" is invalid: spec: Invalid value: "{`nodeName`, `allNodes`}": exactly one '
+        "of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required, but multiple fields are set"
+    )
+    kubectl.run("create", "-f", "-", stdin=SLICE_WITH_TWO_NODE_CHOICES.replace("  allNodes: true\n", ""))
+    assert "node-1-gpu" in kubectl.run("get", "resourceslices", "-o", "name").stdout
