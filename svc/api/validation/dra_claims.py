@@ -26,12 +26,13 @@ from svc.api.validation.dra_names import (
     listed,
     pool_name_errors,
     toleration_errors,
+    uid_errors,
 )
 from svc.api.validation.dra_selectors import selector_expression_errors
 from svc.api.validation.engine import IMMUTABLE, Check, KindRules, UpdateCheck, items, lookup, mapping, text
 from svc.api.validation.resources import is_native
 from svc.api.validation.scheduling import node_selector_errors
-from svc.machinery.field_errors import FieldError, forbidden, invalid, not_supported, required, too_long
+from svc.machinery.field_errors import FieldError, forbidden, invalid, not_supported, required, too_long, too_many
 from svc.machinery.validation import is_qualified_name, validate_annotations, validate_labels
 
 DEVICE_REQUESTS_MAX: Final = 32
@@ -42,6 +43,7 @@ FIRST_AVAILABLE_MAX: Final = 8
 OPAQUE_PARAMETERS_MAX_LENGTH: Final = 10 * 1024
 RESERVED_FOR_MAX: Final = 256
 ALLOCATION_RESULTS_MAX: Final = 32
+DEVICE_STATUS_MAX_CONDITIONS: Final = 8
 ALLOCATION_MODES: Final = ("All", "ExactCount")
 CONFIG_SOURCES: Final = ("FromClaim", "FromClass")
 REQUEST_REFERENCE: Final = (
@@ -224,6 +226,8 @@ def _allocation_result(result: Any, path: str, names: RequestNames) -> list[Fiel
     errors += dns_label_errors(text(result, "device"), f"{path}.device")
     for index, toleration in enumerate(items(lookup(result, "tolerations"))):
         errors += toleration_errors(toleration, f"{path}.tolerations[{index}]")
+    if isinstance(lookup(result, "shareID"), str):
+        errors += uid_errors(result["shareID"], f"{path}.shareID")
     return errors
 
 
@@ -258,12 +262,49 @@ def _adds(reserved: list[Any], old: Any) -> bool:
     return any(consumer not in items(old) for consumer in reserved)
 
 
+def _device_id(entry: Any) -> str:
+    """Upstream's SharedDeviceID as it prints: driver/pool/device, then the share ID when there is one."""
+    share = lookup(entry, "shareID")
+    parts = [text(entry, "driver"), text(entry, "pool"), text(entry, "device")]
+    return "/".join([*parts, share] if isinstance(share, str) and share else parts)
+
+
+def _device_status(device: Any, path: str, allocated: set[str]) -> list[FieldError]:
+    """Upstream's `validateDeviceStatus`: an allocated device, few conditions, an object of data."""
+    errors = driver_name_errors(text(device, "driver"), f"{path}.driver")
+    errors += pool_name_errors(text(device, "pool"), f"{path}.pool")
+    errors += dns_label_errors(text(device, "device"), f"{path}.device")
+    if isinstance(lookup(device, "shareID"), str):
+        errors += uid_errors(device["shareID"], f"{path}.shareID")
+    if _device_id(device) not in allocated:
+        errors.append(invalid(path, _device_id(device), "must be an allocated device in the claim"))
+    conditions = items(lookup(device, "conditions"))
+    if len(conditions) > DEVICE_STATUS_MAX_CONDITIONS:
+        errors.append(too_many(f"{path}.conditions", len(conditions), DEVICE_STATUS_MAX_CONDITIONS))
+    data = lookup(device, "data")
+    if data is not None:
+        errors += _parameters(data, f"{path}.data", False)
+    for key, limit in (("interfaceName", 256), ("hardwareAddress", 128)):
+        value = lookup(device, f"networkData.{key}")
+        if isinstance(value, str) and len(value) > limit:
+            errors.append(too_long(f"{path}.networkData.{key}", limit))
+    return errors
+
+
 def _status(new: Any, old: Any, _: str) -> list[FieldError]:
     """Upstream's `validateResourceClaimStatusUpdate`: consumers, then the allocation's invariants."""
     status, old_status = mapping(new, "status"), mapping(old, "status")
     reserved = items(status.get("reservedFor"))
     errors = listed(reserved, RESERVED_FOR_MAX, _consumer, "status.reservedFor", key=lambda c: text(c, "uid"))
     allocation, old_allocation = status.get("allocation"), old_status.get("allocation")
+    allocated = {_device_id(result) for result in items(lookup(allocation, "devices.results"))}
+    errors += listed(
+        status.get("devices"),
+        -1,
+        lambda device, where: _device_status(device, where, allocated),
+        "status.devices",
+        key=_device_id,
+    )
     if reserved and allocation is None:
         errors.append(forbidden("status.reservedFor", "may not be specified when `allocated` is not set"))
     elif reserved and lookup(new, "metadata.deletionTimestamp") and _adds(reserved, old_status.get("reservedFor")):

@@ -10,6 +10,7 @@ Duplicate on the item's index.
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Callable, Hashable
 from typing import Any, Final
 
@@ -128,6 +129,22 @@ def by_name(entry: Any) -> str:
 
 def by_value(entry: Any) -> str:
     return entry if isinstance(entry, str) else str(entry)
+
+
+def uid_errors(uid: str, path: str) -> list[FieldError]:
+    """Upstream's `validateUID` (a share ID): a UUID, written in RFC 4122's normalized form."""
+    try:
+        uuid.UUID(uid)
+    except ValueError:
+        reason = "invalid UUID format" if len(uid) in (32, 36, 38, 45) else f"invalid UUID length: {len(uid)}"
+        return [invalid(path, uid, f"error validating uid: {reason}")]
+    if len(uid) != 36 or uid != uid.lower():
+        detail = (
+            "uid must be in RFC 4122 normalized form, `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` with lowercase "
+            "hexadecimal characters"
+        )
+        return [invalid(path, uid, detail)]
+    return []
 
 
 def toleration_errors(toleration: Any, path: str) -> list[FieldError]:

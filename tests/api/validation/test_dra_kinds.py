@@ -464,3 +464,23 @@ def test_kubectl_prints_the_slice_node_choice_message(svc_server_factory) -> Non
     )
     kubectl.run("create", "-f", "-", stdin=SLICE_WITH_TWO_NODE_CHOICES.replace("  allNodes: true\n", ""))
     assert "node-1-gpu" in kubectl.run("get", "resourceslices", "-o", "name").stdout
+
+
+def test_device_status_names_an_allocated_device() -> None:
+    allocated = with_path(CLAIM, "status", {"allocation": copy.deepcopy(ALLOCATION)})
+    device = {"driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0", "data": {"ready": True}}
+    reported = with_path(allocated, "status.devices", [device])
+    assert causes(GROUP, "ResourceClaim", reported, old=allocated) == []
+    stranger = with_path(reported, "status.devices.0.device", "gpu-9")
+    assert_causes(
+        causes(GROUP, "ResourceClaim", stranger, old=allocated),
+        [("status.devices[0]", INVALID, "must be an allocated device in the claim")],
+    )
+    shared = with_path(reported, "status.devices.0.shareID", "ABC")
+    assert_causes(
+        causes(GROUP, "ResourceClaim", shared, old=allocated),
+        [
+            ("status.devices[0].shareID", INVALID, "error validating uid: invalid UUID length: 3"),
+            ("status.devices[0]", INVALID, "must be an allocated device in the claim"),
+        ],
+    )
