@@ -6,8 +6,7 @@ CEL selectors, an allocation mode and count, tolerations) or a prioritized list 
 alternatives (`firstAvailable`); constraints and configuration name the requests they apply to.
 The spec of a claim and of a template is immutable, so an update only compares it (upstream skips
 re-validating what the user cannot change). A class re-compiles its selectors only when they changed.
-The claim's status rules run on every update; on the main resource the status is the stored one,
-so only a status write can break them.
+The claim's status rules (`claim_status_errors`) are those of a write through its status subresource.
 """
 
 from __future__ import annotations
@@ -291,7 +290,7 @@ def _device_status(device: Any, path: str, allocated: set[str]) -> list[FieldErr
     return errors
 
 
-def _status(new: Any, old: Any, _: str) -> list[FieldError]:
+def claim_status_errors(new: Any, old: Any) -> list[FieldError]:
     """Upstream's `validateResourceClaimStatusUpdate`: consumers, then the allocation's invariants."""
     status, old_status = mapping(new, "status"), mapping(old, "status")
     reserved = items(status.get("reservedFor"))
@@ -320,7 +319,7 @@ def _status(new: Any, old: Any, _: str) -> list[FieldError]:
 
 RESOURCE_CLAIM = KindRules(
     create=(Check(_claim),),
-    update=(UpdateCheck(_spec_immutable), UpdateCheck(_status)),
+    update=(UpdateCheck(_spec_immutable),),
     revalidate_on_update=False,
 )
 RESOURCE_CLAIM_TEMPLATE = KindRules(

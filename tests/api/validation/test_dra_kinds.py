@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from svc.api.validation.dra_claims import claim_status_errors
 from tests.api.validation.support import assert_causes, causes, with_path
 from tests.conftest import TOOLS
 from tests.e2e.kubectl_runner import Kubectl
@@ -211,6 +212,11 @@ def test_claim_update_does_not_recompile_its_unchanged_spec() -> None:
     assert causes(GROUP, "ResourceClaim", relabeled, old=CLAIM) == []
 
 
+def status_causes(new: dict[str, Any], old: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """The causes of a write of `new` through the claim's status subresource over `old`."""
+    return [(error.field, error.reason, error.body()) for error in claim_status_errors(new, old)]
+
+
 ALLOCATION = {
     "devices": {"results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0"}]},
     "nodeSelector": {
@@ -221,22 +227,20 @@ ALLOCATION = {
 
 def test_status_allocation_is_validated_then_frozen() -> None:
     allocated = with_path(CLAIM, "status", {"allocation": copy.deepcopy(ALLOCATION)})
-    assert causes(GROUP, "ResourceClaim", allocated, old=CLAIM) == []
+    assert status_causes(allocated, CLAIM) == []
     bad = with_path(allocated, "status.allocation.devices.results.0.request", "tpu")
     assert_causes(
-        causes(GROUP, "ResourceClaim", bad, old=CLAIM),
+        status_causes(bad, CLAIM),
         [("status.allocation.devices.results[0].request", INVALID, "must be the name of a request")],
     )
     moved = with_path(allocated, "status.allocation.devices.results.0.device", "gpu-1")
-    assert_causes(
-        causes(GROUP, "ResourceClaim", moved, old=allocated), [("status.allocation", INVALID, "field is immutable")]
-    )
+    assert_causes(status_causes(moved, allocated), [("status.allocation", INVALID, "field is immutable")])
 
 
 def test_reserved_for_needs_an_allocation() -> None:
     reserved = with_path(CLAIM, "status", {"reservedFor": [{"resource": "pods", "name": "p", "uid": "1"}]})
     assert_causes(
-        causes(GROUP, "ResourceClaim", reserved, old=CLAIM),
+        status_causes(reserved, CLAIM),
         [("status.reservedFor", FORBIDDEN, "may not be specified when `allocated` is not set")],
     )
 
@@ -470,17 +474,29 @@ def test_device_status_names_an_allocated_device() -> None:
     allocated = with_path(CLAIM, "status", {"allocation": copy.deepcopy(ALLOCATION)})
     device = {"driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0", "data": {"ready": True}}
     reported = with_path(allocated, "status.devices", [device])
-    assert causes(GROUP, "ResourceClaim", reported, old=allocated) == []
+    assert status_causes(reported, allocated) == []
     stranger = with_path(reported, "status.devices.0.device", "gpu-9")
     assert_causes(
-        causes(GROUP, "ResourceClaim", stranger, old=allocated),
+        status_causes(stranger, allocated),
         [("status.devices[0]", INVALID, "must be an allocated device in the claim")],
     )
     shared = with_path(reported, "status.devices.0.shareID", "ABC")
     assert_causes(
-        causes(GROUP, "ResourceClaim", shared, old=allocated),
+        status_causes(shared, allocated),
         [
             ("status.devices[0].shareID", INVALID, "error validating uid: invalid UUID length: 3"),
             ("status.devices[0]", INVALID, "must be an allocated device in the claim"),
         ],
     )
+
+
+def test_status_writes_are_checked_over_http(api) -> None:
+    claim = api.request("POST", CLAIMS, body=CLAIM).json()
+    claim["status"] = {"reservedFor": [{"resource": "pods", "name": "p", "uid": "1"}]}
+    refused = api.request("PUT", f"{CLAIMS}/gpu/status", body=claim)
+    assert refused.status == 422
+    assert [cause["field"] for cause in refused.json()["details"]["causes"]] == ["status.reservedFor"]
+    claim["status"] = {"allocation": ALLOCATION, "reservedFor": claim["status"]["reservedFor"]}
+    stored = api.request("PUT", f"{CLAIMS}/gpu/status", body=claim)
+    assert stored.status == 200, stored.json()
+    assert stored.json()["status"]["allocation"]["devices"]["results"][0]["device"] == "gpu-0"
