@@ -44,3 +44,13 @@ POD_RATCHETS: Final[tuple[Ratchet, ...]] = (
     # AllowInvalidLabelValueInRequiredNodeAffinity.
     _label_value_within(".requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms["),
 )
+
+
+def _ingress_secret_name(error: FieldError) -> bool:
+    return error.field.startswith("spec.tls[") and error.field.endswith(".secretName")
+
+
+INGRESS_RATCHETS: Final[tuple[Ratchet, ...]] = (
+    # AllowInvalidSecretName: a TLS secret name that is not a DNS subdomain.
+    _ingress_secret_name,
+)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.api.validation.support import assert_causes, causes, with_path
+from tests.api.validation.test_more_kinds import INGRESS
 from tests.api.validation.test_pods import POD
 from tests.api.validation.test_workloads import DEPLOYMENT
 
@@ -50,3 +51,11 @@ def test_stored_invalid_deletion_cost_may_stay_on_a_pod() -> None:
     relabeled = with_path(stored, "metadata.labels", {"tier": "web"})
     assert causes("", "Pod", relabeled, old=stored) == []
     assert len(causes("", "Pod", relabeled, old=POD)) == 1
+
+
+def test_stored_invalid_ingress_secret_name_may_stay() -> None:
+    stored = with_path(INGRESS, "spec.tls", [{"hosts": ["a.example.com"], "secretName": "Bad_Name"}])
+    assert [cause[0] for cause in causes("networking.k8s.io", "Ingress", stored)] == ["spec.tls[0].secretName"]
+    relabeled = with_path(stored, "metadata.labels", {"tier": "edge"})
+    assert causes("networking.k8s.io", "Ingress", relabeled, old=stored) == []
+    assert len(causes("networking.k8s.io", "Ingress", relabeled, old=INGRESS)) == 1
