@@ -171,3 +171,15 @@ def test_primary_family_may_not_change() -> None:
             ("spec.ipFamilies[0]", INVALID, "may not change once set"),
         ],
     )
+
+
+def test_turning_external_name_drops_the_address_fields_it_kept(single) -> None:
+    created = single.request("POST", SERVICES, body=_service("a")).json()
+    created["spec"].update(type="ExternalName", externalName="example.com")
+    turned = single.request("PUT", f"{SERVICES}/a", body=created)
+    assert turned.status == 200, turned.json()
+    assert not {"clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"} & set(turned.json()["spec"])
+    moved = turned.json()
+    moved["spec"]["ipFamilies"] = ["IPv4"]
+    refused = single.request("PUT", f"{SERVICES}/a", body=moved)
+    assert [c["field"] for c in refused.json()["details"]["causes"]] == ["spec.ipFamilies"]
