@@ -18,18 +18,26 @@ def _device_request(request: Obj) -> None:
         fill(toleration, "operator", "Equal")
 
 
-def _claim_spec(spec: Obj | None) -> None:
+def _claim_spec(spec: Obj | None, flat: bool) -> None:
     for request in entries(child(spec, "devices"), "requests"):
         exactly = child(request, "exactly")
         if exactly is not None:
             _device_request(exactly)
-        for alternative in entries(request, "firstAvailable"):
+        alternatives = list(entries(request, "firstAvailable"))
+        for alternative in alternatives:
             _device_request(alternative)
+        if flat and not alternatives:
+            _device_request(request)
+
+
+def _flat(obj: Obj) -> bool:
+    """v1beta1 keeps a request's device choice in the request itself (v1: under `exactly`)."""
+    return str(obj.get("apiVersion", "")).endswith("/v1beta1")
 
 
 def resource_claim(obj: Obj) -> None:
-    _claim_spec(child(obj, "spec"))
+    _claim_spec(child(obj, "spec"), _flat(obj))
 
 
 def resource_claim_template(obj: Obj) -> None:
-    _claim_spec(child(child(obj, "spec"), "spec"))
+    _claim_spec(child(child(obj, "spec"), "spec"), _flat(obj))

@@ -12,6 +12,7 @@ import copy
 from typing import Any
 
 from svc.api.kinds.pod_qos import qos_class
+from svc.api.validation.go_diff import cmp_diff
 from svc.machinery import status
 from svc.machinery.field_errors import (
     FieldError,
@@ -77,13 +78,12 @@ def _ephemeral_errors(spec: Obj, old_spec: Obj) -> list[FieldError]:
         name = previous.get("name")
         current = by_name.get(name)
         if current is None:
-            errors.append(
-                forbidden("spec.ephemeralContainers", f'existing ephemeral containers "{name}" may not be removed')
-            )
+            detail = f'existing ephemeral containers "{name}" may not be removed\n'
+            errors.append(forbidden("spec.ephemeralContainers", detail))
         elif current != previous:
-            errors.append(
-                forbidden("spec.ephemeralContainers", f'existing ephemeral containers "{name}" may not be changed')
-            )
+            diff = cmp_diff(previous, current, "core.EphemeralContainer")
+            detail = f'existing ephemeral containers "{name}" may not be changed\n{diff}'
+            errors.append(forbidden("spec.ephemeralContainers", detail))
     return errors
 
 

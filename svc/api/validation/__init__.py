@@ -15,6 +15,7 @@ from svc.api.validation import (
     core,
     csi_kinds,
     discovery_and_events,
+    dra,
     endpoints_and_nodes,
     flowcontrol,
     pod_updates,
@@ -50,6 +51,7 @@ _RULES: dict[tuple[str, str], KindRules] = {
     **trust_bundles.RULES,
     **csi_kinds.RULES,
     **runtime_classes.RULES,
+    **dra.RULES,
 }
 
 

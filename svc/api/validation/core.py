@@ -29,6 +29,7 @@ from svc.api.validation.engine import (
 )
 from svc.api.validation.quota_scopes import scope_selector_errors, scopes_errors
 from svc.api.validation.resources import overcommit_allowed, quantity, quantity_errors, resource_name_errors
+from svc.api.validation.service_ips import cluster_ips_related_errors, external_name_errors, upgrade_downgrade_errors
 from svc.machinery.field_errors import (
     FieldError,
     Rendered,
@@ -214,6 +215,7 @@ def _service_rules(spec: Any, base: str) -> list[FieldError]:
         word = "LoadBalancer" if kind == "LoadBalancer" else "NodePort"
         errors.append(invalid(join(base, "clusterIPs[0]"), "None", f"may not be set to 'None' for {word} services"))
     if kind == "ExternalName":
+        errors += external_name_errors(spec)
         name = str(lookup(spec, "externalName") or "").removesuffix(".")
         path = join(base, "externalName")
         if name:
@@ -227,6 +229,7 @@ def _service_rules(spec: Any, base: str) -> list[FieldError]:
     if affinity == "None" and lookup(spec, "sessionAffinityConfig") is not None:
         detail = "must not be set when session affinity is None"
         errors.append(forbidden(join(base, "sessionAffinityConfig"), detail))
+    errors += cluster_ips_related_errors(spec)
     for index, ip in enumerate(items(lookup(spec, "externalIPs"))):
         address, path = ip if isinstance(ip, str) else "", f"{join(base, 'externalIPs')}[{index}]"
         messages = ip_errors(address) or special_ip_errors(address)
@@ -287,29 +290,9 @@ def _source_ranges(spec: Any, base: str) -> list[FieldError]:
     return errors
 
 
-def _cluster_ips(new: Any, old: Any, _: str) -> list[FieldError]:
-    """Upstream's `validateUpgradeDowngradeClusterIPs`: a primary cluster IP, once allocated, stays."""
-    if "ExternalName" in (lookup(new, "spec.type"), lookup(old, "spec.type")):
-        return []
-    new_ips, old_ips = items(lookup(new, "spec.clusterIPs")), items(lookup(old, "spec.clusterIPs"))
-    if not new_ips and lookup(new, "spec.clusterIP"):
-        new_ips = [lookup(new, "spec.clusterIP")]
-    if not old_ips and lookup(old, "spec.clusterIP"):
-        old_ips = [lookup(old, "spec.clusterIP")]
-    if len(new_ips) == len(old_ips):
-        return [
-            invalid(f"spec.clusterIPs[{index}]", new_ips, IMMUTABLE)
-            for index, ip in enumerate(old_ips)
-            if ip != new_ips[index]
-        ]
-    if old_ips and (not new_ips or new_ips[0] != old_ips[0]):
-        return [invalid("spec.clusterIPs[0]", new_ips, IMMUTABLE)]
-    return []
-
-
 SERVICE = KindRules(
     create=(Check(lambda obj, _: _service_rules(mapping(obj, "spec"), "spec")),),
-    update=(UpdateCheck(_cluster_ips),),
+    update=(UpdateCheck(upgrade_downgrade_errors),),
     update_first=True,
 )
 

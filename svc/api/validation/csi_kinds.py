@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from svc.api.validation.engine import Check, KindRules, UpdateCheck, items, lookup, mapping, text
+from svc.api.validation.engine import IMMUTABLE, Check, KindRules, UpdateCheck, go_struct, items, lookup, mapping, text
 from svc.api.validation.resources import quantity
 from svc.api.validation.storage import provisioner_errors
-from svc.machinery.field_errors import FieldError, duplicate, forbidden, invalid, required, too_long
+from svc.machinery.field_errors import FieldError, Rendered, duplicate, forbidden, invalid, required, too_long
 from svc.machinery.labels import validate_label_selector
 from svc.machinery.validation import is_dns1123_subdomain, validate_label_name
 
@@ -59,7 +59,31 @@ def _csi_node(obj: Any, _: str) -> list[FieldError]:
     return errors
 
 
-CSI_NODE = KindRules(create=(Check(_csi_node),))
+def _go_driver(driver: dict[str, Any]) -> Rendered:
+    """A CSINodeDriver as upstream prints its internal struct (Go field names, the count dropped)."""
+    members = ("name", "nodeID=NodeID", "topologyKeys", "allocatable")
+    return go_struct({**driver, "allocatable": None}, members, zero={"name": "", "nodeID": ""})
+
+
+def _csi_node_update(new: Any, old: Any, _: str) -> list[FieldError]:
+    """An existing driver entry may change only its allocatable count (MutableCSINodeAllocatableCount, GA)."""
+    errors: list[FieldError] = []
+    for old_driver in items(lookup(old, "spec.drivers")):
+        for new_driver in items(lookup(new, "spec.drivers")):
+            if type(new_driver) is not dict or type(old_driver) is not dict:
+                continue
+            if text(new_driver, "name") != text(old_driver, "name"):
+                continue
+            if _without_allocatable(new_driver) != _without_allocatable(old_driver):
+                errors.append(invalid("spec.drivers", _go_driver(new_driver), IMMUTABLE))
+    return errors
+
+
+def _without_allocatable(driver: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in driver.items() if key != "allocatable" and value not in (None, [])}
+
+
+CSI_NODE = KindRules(create=(Check(_csi_node),), update=(UpdateCheck(_csi_node_update),))
 
 
 def _storage_capacity(obj: Any, _: str) -> list[FieldError]:

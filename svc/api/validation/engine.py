@@ -277,6 +277,23 @@ def run_update(table: Iterable[UpdateRule], new: Any, old: Any, base: str = "") 
     return errors
 
 
+Ratchet = Callable[[FieldError], bool]
+"""A class of errors (a predicate) that an update may keep when the stored object already has one."""
+
+
+def _ratcheted(
+    errors: list[FieldError], ratchets: tuple[Ratchet, ...], old_errors: Callable[[], list[FieldError]]
+) -> list[FieldError]:
+    """Drop the errors of each ratchet class the stored object already had errors of; the stored
+    object is validated only when the new one has such errors (the common update pays nothing)."""
+    hit = [ratchet for ratchet in ratchets if any(ratchet(error) for error in errors)]
+    if not hit:
+        return errors
+    previous = old_errors()
+    allowed = [ratchet for ratchet in hit if any(ratchet(error) for error in previous)]
+    return [error for error in errors if not any(ratchet(error) for ratchet in allowed)]
+
+
 @dataclass(frozen=True)
 class KindRules:
     """A kind's validation: `create` runs on every write; `update` adds the rules comparing with the old object.
@@ -290,6 +307,9 @@ class KindRules:
     update_first: bool = False
     revalidate_on_update: bool = True
     """False for the few kinds whose upstream update checks only the comparisons (Events)."""
+    ratchets: tuple[Ratchet, ...] = ()
+    """Upstream's validation options derived from the old object (`AllowInvalidLabelValueInSelector`
+    and kin): an update may keep invalid values of a class the stored object already holds."""
 
     def validate(self, obj: Obj) -> list[FieldError]:
         return run(self.create, obj)
@@ -298,6 +318,9 @@ class KindRules:
         comparisons = run_update(self.update, new, old)
         if not self.revalidate_on_update:
             return comparisons
+        revalidated = run(self.create, new)
+        if self.ratchets:
+            revalidated = _ratcheted(revalidated, self.ratchets, lambda: run(self.create, old))
         if self.update_first:
-            return comparisons + run(self.create, new)
-        return run(self.create, new) + comparisons
+            return comparisons + revalidated
+        return revalidated + comparisons

@@ -22,15 +22,16 @@ from svc.api.validation.engine import (
     mapping,
     text,
 )
+from svc.api.validation.go_diff import cmp_diff
 from svc.api.validation.pod_annotations import pod_annotation_errors
 from svc.api.validation.pods import POD_SPEC, image_whitespace_errors, toleration_errors
+from svc.api.validation.ratchets import POD_RATCHETS
 from svc.machinery.field_errors import (
     FieldError,
     forbidden,
     invalid,
     required,
 )
-from svc.machinery.gotext import json_marshal
 
 UPDATABLE_POD_SPEC_FIELDS: Final = (
     "`spec.containers[*].image`",
@@ -81,20 +82,6 @@ def _only_deleted_gates(new: list[Any], old: list[Any], path: str) -> list[Field
     ]
 
 
-def _spec_diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
-    """A short account of the spec fields that differ, in the spirit of upstream's `cmp.Diff` text."""
-    lines = ["  core.PodSpec{"]
-    for key in sorted(set(old) | set(new)):
-        if old.get(key) != new.get(key):
-            field = key[:1].upper() + key[1:]
-            if key in old:
-                lines.append(f"- \t{field}: {json_marshal(old[key])},")
-            if key in new:
-                lines.append(f"+ \t{field}: {json_marshal(new[key])},")
-    lines.append("  }")
-    return "\n".join(lines) + "\n"
-
-
 def pod_spec_update_errors(new_pod: Any, old_pod: Any, base: str) -> list[FieldError]:
     """Upstream's `ValidatePodUpdate` after metadata and the full spec check: what may change in a spec."""
     new, old = mapping(new_pod, "spec"), mapping(old_pod, "spec")
@@ -123,7 +110,7 @@ def pod_spec_update_errors(new_pod: Any, old_pod: Any, base: str) -> list[FieldE
     munged = _munged(new, old)
     if munged != old:
         detail = "pod updates may not change fields other than " + ",".join(UPDATABLE_POD_SPEC_FIELDS)
-        errors.append(forbidden(path, f"{detail}\n{_spec_diff(old, munged)}"))
+        errors.append(forbidden(path, f"{detail}\n{cmp_diff(old, munged, 'core.PodSpec')}"))
     return errors
 
 
@@ -163,4 +150,5 @@ POD = KindRules(
         Check(lambda obj, base: image_whitespace_errors(lookup(obj, "spec"), "spec")),
     ),
     update=(UpdateCheck(pod_spec_update_errors),),
+    ratchets=POD_RATCHETS,
 )

@@ -37,12 +37,14 @@ from svc.api.validation.engine import (
 from svc.api.validation.pod_annotations import pod_annotation_errors
 from svc.api.validation.pod_claims import pod_claim_errors
 from svc.api.validation.pod_network import dns_config_errors, host_alias_errors, os_errors
+from svc.api.validation.pod_resources import pod_resources_errors
 from svc.api.validation.pod_runtime import (
     host_network_port_errors,
     overhead_errors,
     readiness_gate_errors,
     runtime_class_name_errors,
 )
+from svc.api.validation.ratchets import POD_RATCHETS
 from svc.api.validation.scheduling import affinity_errors, topology_spread_errors
 from svc.api.validation.security import host_users_errors, pod_security_errors, unmasked_proc_mount_errors
 from svc.machinery.field_errors import (
@@ -301,6 +303,7 @@ POD_SPEC: Table = (
     Required("terminationGracePeriodSeconds"),
     Check(_volumes_and_containers),
     Check(pod_claim_errors),
+    Check(pod_resources_errors),
     OneOf("restartPolicy", RESTART_POLICIES),
     OneOf("dnsPolicy", DNS_POLICIES),
     Check(_node_selector),
@@ -362,4 +365,4 @@ def image_whitespace_errors(spec: Any, base: str) -> list[FieldError]:
     return errors
 
 
-POD_TEMPLATE = KindRules(create=(At("template", POD_TEMPLATE_SPEC),))
+POD_TEMPLATE = KindRules(create=(At("template", POD_TEMPLATE_SPEC),), ratchets=POD_RATCHETS)

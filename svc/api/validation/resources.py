@@ -7,7 +7,7 @@ decode time, so an unparsable value here is skipped rather than reported twice.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from svc.api.validation.engine import NEGATIVE
@@ -106,8 +106,11 @@ def _resource_list(node: Any) -> dict[str, Quantity]:
     return {name: value for name, value in sorted(parsed.items()) if value is not None}
 
 
-def requirements_errors(resources: Any, path: str) -> list[FieldError]:
-    """Upstream's container `validateResourceRequirements` (names, quantities, requests within limits)."""
+def requirements_errors(
+    resources: Any, path: str, names: Callable[[str, str], list[FieldError]] = container_resource_name_errors
+) -> list[FieldError]:
+    """Upstream's `validateResourceRequirements` (names, quantities, requests within limits); `names`
+    checks a resource name (a container's by default, a pod's for pod-level resources)."""
     if not isinstance(resources, Mapping):
         return []
     limits, requests = _resource_list(resources.get("limits")), _resource_list(resources.get("requests"))
@@ -115,10 +118,10 @@ def requirements_errors(resources: Any, path: str) -> list[FieldError]:
     errors: list[FieldError] = []
     for name, value in limits.items():
         where = f"{limits_path}[{name}]"
-        errors += container_resource_name_errors(name, where) + quantity_errors(name, value, where)
+        errors += names(name, where) + quantity_errors(name, value, where)
     for name, value in requests.items():
         where = f"{requests_path}[{name}]"
-        errors += container_resource_name_errors(name, where) + quantity_errors(name, value, where)
+        errors += names(name, where) + quantity_errors(name, value, where)
         limit = limits.get(name)
         if limit is not None:
             if value != limit and not overcommit_allowed(name):

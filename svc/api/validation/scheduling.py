@@ -77,16 +77,23 @@ def _node_selector_term(term: Any, path: str) -> list[FieldError]:
     return errors
 
 
+def node_selector_errors(selector: Any, path: str) -> list[FieldError]:
+    """Upstream's `ValidateNodeSelector`: at least one term, each term's requirements valid."""
+    terms_path = f"{path}.nodeSelectorTerms"
+    terms = items(lookup(selector, "nodeSelectorTerms"))
+    if not terms:
+        return [required(terms_path, "must have at least one node selector term")]
+    errors: list[FieldError] = []
+    for index, term in enumerate(terms):
+        errors += _node_selector_term(term, f"{terms_path}[{index}]")
+    return errors
+
+
 def _node_affinity(affinity: Any, path: str) -> list[FieldError]:
     errors: list[FieldError] = []
     selector = lookup(affinity, "requiredDuringSchedulingIgnoredDuringExecution")
     if type(selector) is dict:
-        terms_path = f"{path}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
-        terms = items(selector.get("nodeSelectorTerms"))
-        if not terms:
-            errors.append(required(terms_path, "must have at least one node selector term"))
-        for index, term in enumerate(terms):
-            errors += _node_selector_term(term, f"{terms_path}[{index}]")
+        errors += node_selector_errors(selector, f"{path}.requiredDuringSchedulingIgnoredDuringExecution")
     preferred_path = f"{path}.preferredDuringSchedulingIgnoredDuringExecution"
     for index, term in enumerate(items(lookup(affinity, "preferredDuringSchedulingIgnoredDuringExecution"))):
         errors += _weight(term, f"{preferred_path}[{index}]")

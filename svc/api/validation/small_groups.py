@@ -25,6 +25,7 @@ from svc.api.validation.engine import (
     mapping,
     text,
 )
+from svc.api.validation.ratchets import INGRESS_RATCHETS
 from svc.api.validation.workloads import int_or_percent_errors, not_more_than_100
 from svc.machinery.field_errors import FieldError, forbidden, invalid, not_supported, required, too_long
 from svc.machinery.labels import validate_label_selector
@@ -313,7 +314,7 @@ def _ingress(obj: Any, _: str) -> list[FieldError]:
     return errors
 
 
-INGRESS = KindRules(create=(Check(_ingress),))
+INGRESS = KindRules(create=(Check(_ingress),), ratchets=INGRESS_RATCHETS)
 
 # --- networking.k8s.io IngressClass -------------------------------------------------------------
 

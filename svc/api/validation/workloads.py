@@ -30,6 +30,7 @@ from svc.api.validation.engine import (
     text,
 )
 from svc.api.validation.pods import POD_TEMPLATE_SPEC
+from svc.api.validation.ratchets import POD_RATCHETS
 from svc.machinery import cron
 from svc.machinery.field_errors import FieldError, Rendered, forbidden, invalid, not_supported, required
 from svc.machinery.gotext import json_marshal, json_string
@@ -136,7 +137,7 @@ def _rc_selector_and_template(spec: Any, base: str) -> list[FieldError]:
 
 
 REPLICATION_CONTROLLER = KindRules(
-    create=(At("spec", (Range("minReadySeconds"), Check(_rc_selector_and_template))),),
+    create=(At("spec", (Range("minReadySeconds"), Check(_rc_selector_and_template))),), ratchets=POD_RATCHETS
 )
 
 # --- apps ---------------------------------------------------------------------------------------
@@ -338,10 +339,12 @@ def _stateful_set_update(new: Any, old: Any, base: str) -> list[FieldError]:
 
 _IMMUTABLE_SELECTOR = Immutable("spec.selector", selector_value)
 
-DEPLOYMENT = KindRules(create=(At("spec", DEPLOYMENT_SPEC),), update=(_IMMUTABLE_SELECTOR,))
-REPLICA_SET = KindRules(create=(At("spec", REPLICA_SET_SPEC),), update=(_IMMUTABLE_SELECTOR,))
-DAEMON_SET = KindRules(create=(At("spec", DAEMON_SET_SPEC),), update=(_IMMUTABLE_SELECTOR,))
-STATEFUL_SET = KindRules(create=(At("spec", STATEFUL_SET_SPEC),), update=(UpdateCheck(_stateful_set_update),))
+DEPLOYMENT = KindRules(create=(At("spec", DEPLOYMENT_SPEC),), update=(_IMMUTABLE_SELECTOR,), ratchets=POD_RATCHETS)
+REPLICA_SET = KindRules(create=(At("spec", REPLICA_SET_SPEC),), update=(_IMMUTABLE_SELECTOR,), ratchets=POD_RATCHETS)
+DAEMON_SET = KindRules(create=(At("spec", DAEMON_SET_SPEC),), update=(_IMMUTABLE_SELECTOR,), ratchets=POD_RATCHETS)
+STATEFUL_SET = KindRules(
+    create=(At("spec", STATEFUL_SET_SPEC),), update=(UpdateCheck(_stateful_set_update),), ratchets=POD_RATCHETS
+)
 
 # --- batch --------------------------------------------------------------------------------------
 
@@ -429,7 +432,7 @@ def _job_spec_update(new: Any, old: Any, base: str) -> list[FieldError]:
     return errors
 
 
-JOB = KindRules(create=(At("spec", JOB_SPEC),), update=(UpdateCheck(_job_spec_update),))
+JOB = KindRules(create=(At("spec", JOB_SPEC),), update=(UpdateCheck(_job_spec_update),), ratchets=POD_RATCHETS)
 
 
 def _schedule(spec: Any, base: str) -> list[FieldError]:
@@ -469,7 +472,7 @@ def _cron_job_name(obj: Any, base: str) -> list[FieldError]:
     return []
 
 
-CRON_JOB = KindRules(create=(Check(_cron_job_name), At("spec", CRON_JOB_SPEC)))
+CRON_JOB = KindRules(create=(Check(_cron_job_name), At("spec", CRON_JOB_SPEC)), ratchets=POD_RATCHETS)
 
 
 def _revision_data(obj: Any, _: str) -> list[FieldError]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from svc.api.validation.service_ips import cluster_ips_related_errors, family_of
 from svc.machinery import status
 from svc.machinery.field_errors import FieldError, aggregate_message, duplicate, forbidden, invalid
 from svc.registry.hooks import Finish
@@ -70,16 +71,30 @@ def _carry_over(spec: Obj, old_spec: Obj) -> None:
         spec["healthCheckNodePort"] = old_spec["healthCheckNodePort"]
 
 
-def _no_cluster_ips(spec: Obj, previous: _Held) -> list[FieldError]:
-    """An ExternalName service has no IPs: the old ones are dropped (and given back), new ones refused."""
-    for name in ("ipFamilies", "ipFamilyPolicy"):
-        spec.pop(name, None)
-    wanted = [ip for ip in spec.get("clusterIPs") or [spec.get("clusterIP")] if ip]
-    if wanted and wanted != previous.ips and wanted != ["None"]:
-        return [forbidden("spec.clusterIPs", "may not be set for ExternalName services")]
-    spec.pop("clusterIP", None)
-    spec.pop("clusterIPs", None)
-    return []
+def _no_cluster_ips(spec: Obj, old_spec: Obj) -> None:
+    """A Service turned ExternalName drops the address fields it kept unchanged from before (upstream's
+    `dropTypeDependentFields`); any it sets anew, validation refuses."""
+    for name in ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"):
+        if name in spec and spec[name] == old_spec.get(name):
+            spec.pop(name)
+
+
+def _same(spec: Obj, old_spec: Obj, name: str) -> bool:
+    return (spec.get(name) or []) == (old_spec.get(name) or [])
+
+
+def _unchanged_prefer_dual_stack(spec: Obj, old_spec: Obj) -> bool:
+    """Upstream's `isMatchingPreferDualStackClusterIPFields`: such a service is left as it is, so a
+    cluster turning dual-stack (or back) does not upgrade or downgrade it behind its owner's back."""
+    return (
+        bool(old_spec)
+        and _type(spec) == _type(old_spec)
+        and _type(spec) in ("ClusterIP", "NodePort", "LoadBalancer")
+        and spec.get("ipFamilyPolicy") == "PreferDualStack"
+        and old_spec.get("ipFamilyPolicy", "PreferDualStack") == "PreferDualStack"
+        and _same(spec, old_spec, "clusterIPs")
+        and _same(spec, old_spec, "ipFamilies")
+    )
 
 
 class ServiceAllocation:
@@ -138,9 +153,9 @@ class ServiceAllocation:
         errors: list[FieldError] = []
         try:
             if _type(spec) == "ExternalName":
-                errors += _no_cluster_ips(spec, previous)
+                _no_cluster_ips(spec, old_spec)
             else:
-                errors += await self._allocate_ips(obj, spec, previous, held, dry_run=dry_run)
+                errors += await self._allocate_ips(obj, spec, old_spec, held, dry_run=dry_run)
             errors += await self._allocate_ports(spec, previous, held, dry_run=dry_run)
         except BaseException:
             if not dry_run:
@@ -153,19 +168,65 @@ class ServiceAllocation:
             raise status.invalid(self._group_kind, name, errors, aggregate_message(errors))
         return held
 
-    def _families_for(self, spec: Obj, wanted: list[str]) -> tuple[list[str], list[FieldError]]:
-        policy = spec.get("ipFamilyPolicy") or "SingleStack"
-        spec["ipFamilyPolicy"] = policy
+    def _policy_errors(self, spec: Obj, old_spec: Obj) -> list[FieldError]:
+        """The policy's fit with the families and addresses asked for, and the update rules."""
+        policy, ips, families = spec["ipFamilyPolicy"], spec.get("clusterIPs") or [], spec.get("ipFamilies") or []
         errors: list[FieldError] = []
+        if old_spec and policy == "SingleStack":
+            if _same(spec, old_spec, "clusterIPs") and len(ips) > 1:
+                spec["clusterIPs"] = ips = ips[:1]
+            if _same(spec, old_spec, "ipFamilies") and len(families) > 1:
+                spec["ipFamilies"] = families = families[:1]
+        elif old_spec:
+            if len(ips) < len(old_spec.get("clusterIPs") or []):
+                detail = "must be 'SingleStack' to release the secondary cluster IP"
+                errors.append(invalid("spec.ipFamilyPolicy", policy, detail))
+            if len(families) < len(old_spec.get("ipFamilies") or []):
+                detail = "must be 'SingleStack' to release the secondary IP family"
+                errors.append(invalid("spec.ipFamilyPolicy", policy, detail))
+        if policy == "SingleStack":
+            if len(ips) == 2:
+                detail = "must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified"
+                errors.append(invalid("spec.ipFamilyPolicy", policy, detail))
+            if len(families) == 2:
+                detail = "must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified"
+                errors.append(invalid("spec.ipFamilyPolicy", policy, detail))
+        return errors
+
+    def _settle_families(self, spec: Obj, old_spec: Obj) -> list[FieldError]:
+        """Upstream's `initIPFamilyFields`: the policy (from the request, the old object, or inferred),
+        the families (from the addresses asked for, else the cluster's), or the errors why not."""
+        if _unchanged_prefer_dual_stack(spec, old_spec):
+            return []
+        headless_selectorless = spec.get("clusterIP") == "None" and not spec.get("selector")
+        if spec.get("ipFamilyPolicy") is None:
+            inferred = "RequireDualStack" if headless_selectorless else "SingleStack"
+            spec["ipFamilyPolicy"] = old_spec.get("ipFamilyPolicy") or inferred
+        errors = cluster_ips_related_errors(spec)
+        if errors:
+            return errors
+        errors = self._policy_errors(spec, old_spec)
         families = list(spec.get("ipFamilies") or [])
-        for index, ip in enumerate(wanted):
-            family = "IPv6" if ":" in ip else "IPv4"
-            if ip != "None" and index >= len(families):
-                families.append(family)
-        if not families:
-            families = [self._families[0]]
-        if policy in _DUAL and len(families) == 1 and len(self._families) == 2:
-            families.append(next(f for f in self._families if f != families[0]))
+        ips = spec.get("clusterIPs") or []
+        for index, ip in enumerate(ips):
+            if ip == "None":
+                break
+            if index < len(families):
+                continue
+            if family_of(ip) in self._families:
+                families.append(family_of(ip))
+            else:
+                detail = f"{family_of(ip)} is not configured on this cluster"
+                errors.append(invalid(f"spec.clusterIPs[{index}]", ips, detail))
+        if errors:
+            return errors
+        policy = spec["ipFamilyPolicy"]
+        if headless_selectorless:
+            families = families or [self._families[0]]
+            if len(families) < 2 and policy != "SingleStack":
+                families.append("IPv6" if families[0] == "IPv4" else "IPv4")
+            spec["ipFamilies"] = families
+            return []
         if policy == "RequireDualStack" and len(self._families) < 2:
             errors.append(
                 invalid("spec.ipFamilyPolicy", policy, "this cluster is not configured for dual-stack services")
@@ -173,27 +234,27 @@ class ServiceAllocation:
         for index, family in enumerate(families):
             if family not in self._families:
                 errors.append(invalid(f"spec.ipFamilies[{index}]", family, "not configured on this cluster"))
-        if policy == "SingleStack" and len(families) > 1:
-            errors.append(
-                invalid(
-                    "spec.ipFamilies", families, "when spec.ipFamilyPolicy is SingleStack only one family is allowed"
-                )
-            )
-        return families, errors
-
-    async def _allocate_ips(
-        self, obj: Obj, spec: Obj, previous: _Held, held: _Held, *, dry_run: bool
-    ) -> list[FieldError]:
-        single = spec.get("clusterIP") or ""
-        wanted = list(spec.get("clusterIPs") or ([single] if single else []))
-        if single and wanted and wanted[0] != single:
-            return [invalid("spec.clusterIPs", wanted, "must match clusterIP when both are specified")]
-        if previous.ips and wanted[: len(previous.ips)] != previous.ips:
-            return [invalid("spec.clusterIPs[0]", wanted, "may not change once set")]
-        families, errors = self._families_for(spec, wanted)
         if errors:
             return errors
+        families = families or [self._families[0]]
+        if policy != "SingleStack" and len(families) == 1 and len(self._families) == 2:
+            families.append("IPv6" if families[0] == "IPv4" else "IPv4")
         spec["ipFamilies"] = families
+        return []
+
+    async def _allocate_ips(
+        self, obj: Obj, spec: Obj, old_spec: Obj, held: _Held, *, dry_run: bool
+    ) -> list[FieldError]:
+        previous = held_by(old_spec)
+        if spec.get("clusterIP") and not spec.get("clusterIPs"):
+            spec["clusterIPs"] = [spec["clusterIP"]]
+        wanted = list(spec.get("clusterIPs") or [])
+        if previous.ips and wanted[:1] != previous.ips[:1]:
+            return [invalid("spec.clusterIPs[0]", wanted, "may not change once set")]
+        errors = self._settle_families(spec, old_spec)
+        if errors:
+            return errors
+        families = spec["ipFamilies"]
         if wanted[:1] == ["None"]:
             spec["clusterIP"], spec["clusterIPs"] = "None", ["None"]
             return []

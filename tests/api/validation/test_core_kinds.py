@@ -238,7 +238,7 @@ def test_secret_type_is_immutable() -> None:
 def test_service_cluster_ip_is_immutable() -> None:
     old = with_path(with_path(SERVICE, "spec.clusterIP", "10.0.0.10"), "spec.clusterIPs", ["10.0.0.10"])
     new = with_path(with_path(old, "spec.clusterIP", "10.0.0.11"), "spec.clusterIPs", ["10.0.0.11"])
-    expected = [("spec.clusterIPs[0]", INVALID, 'Invalid value: ["10.0.0.11"]: field is immutable')]
+    expected = [("spec.clusterIPs[0]", INVALID, 'Invalid value: ["10.0.0.11"]: may not change once set')]
     assert_causes(causes("", "Service", new, old=old), expected)
 
 

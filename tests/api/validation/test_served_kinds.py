@@ -223,3 +223,17 @@ def test_names_of_addresses_and_signer_bundles_over_http(api) -> None:
     assert created.status == 201, created.json()
     misnamed = {"apiVersion": "certificates.k8s.io/v1beta1", **with_path(BUNDLE, "metadata.name", "example.com:bar:v1")}
     assert api.request("POST", bundles, body=misnamed).status == 422
+
+
+def test_csi_node_driver_entries_are_immutable_except_their_count() -> None:
+    recounted = with_path(CSI_NODE, "spec.drivers.0.allocatable", {"count": 8})
+    assert causes(STORAGE, "CSINode", recounted, old=CSI_NODE) == []
+    moved = with_path(CSI_NODE, "spec.drivers.0.nodeID", "n2")
+    [(field, reason, message)] = causes(STORAGE, "CSINode", moved, old=CSI_NODE)
+    assert (field, reason) == ("spec.drivers", INVALID)
+    assert message == (
+        'Invalid value: {"Name":"disk.example.com","NodeID":"n2","TopologyKeys":["topology.example.com/zone"],'
+        '"Allocatable":null}: field is immutable'
+    )
+    added = with_path(CSI_NODE, "spec.drivers.1", {"name": "nfs.example.com", "nodeID": "n1"})
+    assert causes(STORAGE, "CSINode", added, old=CSI_NODE) == []
