@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from typing import Final
 
 from svc.machinery.cel import types
+from svc.machinery.cel.conversions import to_duration, to_timestamp
 from svc.machinery.cel.parser import Node, Parsed, parse_with_positions
+from svc.machinery.cel.re2 import compile_re2
 from svc.machinery.cel.types import BOOL, DYN, INT, NULL, STRING, Type
 from svc.machinery.cel.values import CelError, Uint
 
@@ -118,6 +120,13 @@ _MEMBERS: Final[dict[str, Type]] = {
     "minor": INT,
     "patch": INT,
     "sign": INT,
+}
+
+
+_LITERAL_VALIDATORS: Final[dict[str, Callable[[str], object]]] = {
+    "matches": compile_re2,
+    "duration": to_duration,
+    "timestamp": to_timestamp,
 }
 
 
@@ -225,8 +234,17 @@ class _Checker:
             item_type = self.check(item)
             if optional and item_type.kind == "optional":
                 item_type = item_type.params[0]
-            element = item_type if element is None else types.join(element, item_type)
+            element = self._homogeneous(item, element, item_type)
         return types.list_of(element or DYN)
+
+    def _homogeneous(self, node: Node, previous: Type | None, found: Type) -> Type:
+        """Kubernetes declares aggregate literals homogeneous: every element (key, value) of a
+        literal must have the type of the first, `dyn` aside."""
+        if previous is None or previous == DYN:
+            return found
+        if found not in (DYN, previous):
+            self.error(node, f"expected type '{previous}' but found '{found}'")
+        return previous
 
     def _struct(self, node: Node) -> Type:
         """A constructed message has the type its name says (`Object.spec`, `JSONPatch`)."""
@@ -241,8 +259,8 @@ class _Checker:
             key_type, value_type = self.check(k), self.check(v)
             if optional and value_type.kind == "optional":
                 value_type = value_type.params[0]
-            key = key_type if key is None else types.join(key, key_type)
-            value = value_type if value is None else types.join(value, value_type)
+            key = self._homogeneous(k, key, key_type)
+            value = self._homogeneous(v, value, value_type)
         return types.map_of(key or DYN, value or DYN)
 
     def _call(self, node: Node) -> Type:
@@ -251,6 +269,7 @@ class _Checker:
         if macro is not None and (target is not None) == (name != "has"):
             return macro(self, node)
         arg_types = [self.check(a) for a in args]
+        self._validate_literal(name, target, args)
         if target is None and name in _ARITHMETIC:
             return self._arithmetic(node, name, *arg_types)
         if target is None and name in _COMPARISONS:
@@ -280,6 +299,22 @@ class _Checker:
         if name in ("min", "max", "sum") and receiver.kind == "list":
             return receiver.params[0]
         return _MEMBERS.get(name, DYN)
+
+    def _validate_literal(self, name: str, target: Node | None, args: list[Node]) -> None:
+        """cel-go's literal validators, which Kubernetes enables: a string literal given to
+        `matches`, `duration` or `timestamp` must parse (RE2 syntax for `matches`)."""
+        validate = _LITERAL_VALIDATORS.get(name)
+        if validate is None:
+            return
+        operand = args[-1] if args else None
+        if operand is None or operand[0] != "lit" or type(operand[1]) is not str:
+            return
+        if name != "matches" and (target is not None or len(args) != 1):
+            return
+        try:
+            validate(operand[1])
+        except CelError:
+            self.error(operand, f"invalid {name} argument")
 
     def _unary(self, node: Node, name: str, operand: Type, allowed: tuple[Type, ...], result: Type) -> Type:
         if operand != DYN and operand not in allowed:

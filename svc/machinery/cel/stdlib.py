@@ -14,6 +14,7 @@ from typing import Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from svc.machinery.cel import conversions, lists_ext, math_ext, strings_ext
+from svc.machinery.cel.re2 import compile_re2
 from svc.machinery.cel.strings_ext import require_strings
 from svc.machinery.cel.values import (
     NONE,
@@ -49,20 +50,9 @@ def ends_with(text: Any, suffix: Any) -> bool:
     return text.endswith(suffix)
 
 
-_PATTERNS: dict[str, re.Pattern[str]] = {}
-
-
 def compile_regex(pattern: str) -> re.Pattern[str]:
-    """RE2 syntax is close to Python's for the patterns rules use; compiled once per pattern."""
-    found = _PATTERNS.get(pattern)
-    if found is None:
-        try:
-            found = re.compile(pattern)
-        except re.error as err:
-            raise CelError(f"error parsing regexp: {err}") from err
-        if len(_PATTERNS) < 4096:
-            _PATTERNS[pattern] = found
-    return found
+    """`pattern` with RE2's syntax and meaning (see `re2`), compiled once per pattern."""
+    return compile_re2(pattern)
 
 
 def matches(text: Any, pattern: Any) -> bool:
