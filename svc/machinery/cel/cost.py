@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from svc.machinery.cel.values import CelError, Optional
+from svc.machinery.cel.values import LISTS, CelError, Optional
 
 COST_EXCEEDED: Final = "operation cancelled: actual cost limit exceeded"
 SELECT_AND_IDENT: Final = 1
@@ -47,7 +47,7 @@ class Cost:
 
 def size(value: Any) -> int:
     """cel-go's `actualSize`: the length of sized values, 1 for everything else."""
-    if type(value) in (str, bytes, list, tuple, dict):
+    if type(value) in (str, bytes, dict, *LISTS):
         return len(value)
     if type(value) is Optional and value.has_value():
         return size(value.value)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 from svc.machinery.cel.access import COST, Closure
 from svc.machinery.cel.cost import ITERATION
 from svc.machinery.cel.parser import Node
-from svc.machinery.cel.values import NONE, CelError, CompileError, NoSuchOverload, Optional
+from svc.machinery.cel.values import LISTS, NONE, CelError, CompileError, NoSuchOverload, Optional
 
 if TYPE_CHECKING:
     from svc.machinery.cel.compiler import Compiler
@@ -49,7 +49,7 @@ def _has(compiler: Compiler, target: Node | None, args: list[Node]) -> Closure:
 
 
 def _range(value: Any) -> list[Any]:
-    if type(value) in (list, tuple):
+    if type(value) in LISTS:
         return value
     if type(value) is dict:
         return list(value)

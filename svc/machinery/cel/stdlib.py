@@ -17,6 +17,7 @@ from svc.machinery.cel import conversions, lists_ext, math_ext, strings_ext
 from svc.machinery.cel.re2 import compile_re2
 from svc.machinery.cel.strings_ext import require_strings
 from svc.machinery.cel.values import (
+    LISTS,
     NONE,
     CelError,
     NoSuchOverload,
@@ -30,7 +31,7 @@ Function = Callable[..., Any]
 
 def size(value: Any) -> int:
     tv = type(value)
-    if tv in (str, bytes, list, tuple, dict):
+    if tv in (str, bytes, dict, *LISTS):
         return len(value)
     raise NoSuchOverload("size")
 
@@ -121,7 +122,7 @@ def optional_of_non_zero(value: Any) -> Optional:
 def _is_zero(value: Any) -> bool:
     if value is None:
         return True
-    if type(value) in (bool, int, Uint, float, str, bytes, list, tuple, dict):
+    if type(value) in (bool, int, Uint, float, str, bytes, dict, *LISTS):
         return not value
     if type(value) is timedelta:
         return value == timedelta(0)
