@@ -10,10 +10,16 @@ from svc.machinery.cel.rules import compile_rule
 SCHEMA = {
     "type": "object",
     "properties": {
-        "tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+        "tags": {
+            "type": "array",
+            "maxItems": 10,
+            "x-kubernetes-list-type": "set",
+            "items": {"type": "string", "maxLength": 10},
+        },
         "plain": {"type": "array", "items": {"type": "string"}},
         "ports": {
             "type": "array",
+            "maxItems": 10,
             "x-kubernetes-list-type": "map",
             "x-kubernetes-list-map-keys": ["name", "protocol"],
             "items": {

@@ -56,7 +56,20 @@ _STRING_MEMBERS: Final[dict[str, Type]] = {
 }
 # String members whose first argument is a string too.
 _STRING_ARGUMENTS: Final = frozenset(("contains", "startsWith", "endsWith", "matches", "find", "findAll", "split"))
+# Kubernetes' library types (opaque values: their equality costs 1).
+URL: Final = Type("kubernetes.URL")
+IP: Final = Type("net.IP")
+CIDR: Final = Type("net.CIDR")
+QUANTITY: Final = Type("kubernetes.Quantity")
+SEMVER: Final = Type("kubernetes.Semver")
+# String members whose result is no longer than their receiver.
+_SIZE_PRESERVING: Final = frozenset(("lowerAscii", "upperAscii", "trim", "substring"))
 _GLOBALS: Final[dict[str, Type]] = {
+    "url": URL,
+    "ip": IP,
+    "cidr": CIDR,
+    "quantity": QUANTITY,
+    "semver": SEMVER,
     "size": INT,
     "int": INT,
     "uint": types.UINT,
@@ -85,6 +98,10 @@ _GLOBALS: Final[dict[str, Type]] = {
     "base64.decode": types.BYTES,
 }
 _MEMBERS: Final[dict[str, Type]] = {
+    "ip": IP,
+    "masked": CIDR,
+    "add": QUANTITY,
+    "sub": QUANTITY,
     "size": INT,
     "isSorted": BOOL,
     "indexOf": INT,
@@ -158,6 +175,8 @@ class _Checker:
 
     def _lit(self, node: Node) -> Type:
         value = node[1]
+        if type(value) in (str, bytes):
+            return types.sized(STRING if type(value) is str else types.BYTES, len(value))
         return {
             bool: BOOL,
             int: INT,
@@ -235,7 +254,9 @@ class _Checker:
             if optional and item_type.kind == "optional":
                 item_type = item_type.params[0]
             element = self._homogeneous(item, element, item_type)
-        return types.list_of(element or DYN)
+            if element is not None and element.kind in ("string", "bytes") and element.max_size is not None:
+                element = types.sized(element, max(element.max_size, item_type.max_size or 0))
+        return types.list_of(element or DYN, len(node[1]))
 
     def _homogeneous(self, node: Node, previous: Type | None, found: Type) -> Type:
         """Kubernetes declares aggregate literals homogeneous: every element (key, value) of a
@@ -261,7 +282,7 @@ class _Checker:
                 value_type = value_type.params[0]
             key = self._homogeneous(k, key, key_type)
             value = self._homogeneous(v, value, value_type)
-        return types.map_of(key or DYN, value or DYN)
+        return types.map_of(key or DYN, value or DYN, len(node[1]))
 
     def _call(self, node: Node) -> Type:
         _, name, target, args = node
@@ -283,15 +304,22 @@ class _Checker:
         if target is None and name == "-_":
             operand = arg_types[0]
             return self._unary(node, name, operand, (INT, types.DOUBLE, types.DURATION), operand)
+        if target is None and name in ("string", "bytes") and arg_types and arg_types[0].max_size is not None:
+            return types.sized(STRING if name == "string" else types.BYTES, arg_types[0].max_size)
         if target is None:
             return _GLOBALS.get(name, DYN)
         if target[0] == "ident" and self.lookup(target[1]) is None:
-            return _GLOBALS.get(f"{target[1]}.{name}", DYN)  # a namespaced function such as ip.isCanonical
+            qualified = f"{target[1]}.{name}"  # a namespaced function such as ip.isCanonical
+            if qualified == "strings.quote" and arg_types and arg_types[0].max_size is not None:
+                return types.sized(STRING, 2 * arg_types[0].max_size + 2)
+            return _GLOBALS.get(qualified, DYN)
         receiver = self.check(target)
         wrong_argument = name in _STRING_ARGUMENTS and any(t not in (STRING, DYN) for t in arg_types[:1])
         if name in _STRING_MEMBERS and (receiver not in (STRING, DYN) or wrong_argument):
             applied = ", ".join(str(t) for t in arg_types)
             return self.error(node, f"found no matching overload for '{name}' applied to '{receiver}.({applied})'")
+        if name in _SIZE_PRESERVING and receiver == STRING:
+            return types.sized(STRING, receiver.max_size)
         if name in _STRING_MEMBERS:
             return _STRING_MEMBERS[name]
         if name in ("value", "orValue") and receiver.kind == "optional":

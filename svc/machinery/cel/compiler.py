@@ -27,7 +27,7 @@ from svc.machinery.cel.access import (
     select,
     select_optional,
 )
-from svc.machinery.cel.cost import CALL_COSTS, LIST_CREATE, MAP_CREATE, STRUCT_CREATE, call_cost
+from svc.machinery.cel.cost import CALL_COSTS, LIST_CREATE, MAP_CREATE, STRUCT_CREATE, VALUE_COSTS, call_cost
 from svc.machinery.cel.macros import MACROS
 from svc.machinery.cel.operators import BINARY, ORDERED, UNARY, lookup
 from svc.machinery.cel.parser import Node, Parsed
@@ -372,6 +372,16 @@ class Compiler:
         fn = self.functions.get(name)
         if fn is None:
             return self._undeclared(name, node)
+        value_cost = VALUE_COSTS.get(name)
+        if value_cost is not None:
+
+            def by_value(act: dict[str, Any]) -> Any:
+                values = [arg(act) for arg in args]
+                result = apply_function(fn, name, values)
+                act[COST].charge(value_cost(values, result))
+                return result
+
+            return by_value
         if name in CALL_COSTS:
 
             def sized(act: dict[str, Any]) -> Any:
