@@ -17,6 +17,7 @@ from svc.machinery.cel import types
 from svc.machinery.cel.conversions import to_duration, to_timestamp
 from svc.machinery.cel.parser import Node, Parsed, parse_with_positions
 from svc.machinery.cel.re2 import compile_re2
+from svc.machinery.cel.signatures import GLOBALS, MEMBERS, Overload, resolve
 from svc.machinery.cel.types import BOOL, DYN, INT, NULL, STRING, Type
 from svc.machinery.cel.values import CelError, Uint
 
@@ -56,20 +57,9 @@ _STRING_MEMBERS: Final[dict[str, Type]] = {
 }
 # String members whose first argument is a string too.
 _STRING_ARGUMENTS: Final = frozenset(("contains", "startsWith", "endsWith", "matches", "find", "findAll", "split"))
-# Kubernetes' library types (opaque values: their equality costs 1).
-URL: Final = Type("kubernetes.URL")
-IP: Final = Type("net.IP")
-CIDR: Final = Type("net.CIDR")
-QUANTITY: Final = Type("kubernetes.Quantity")
-SEMVER: Final = Type("kubernetes.Semver")
 # String members whose result is no longer than their receiver.
 _SIZE_PRESERVING: Final = frozenset(("lowerAscii", "upperAscii", "trim", "substring"))
 _GLOBALS: Final[dict[str, Type]] = {
-    "url": URL,
-    "ip": IP,
-    "cidr": CIDR,
-    "quantity": QUANTITY,
-    "semver": SEMVER,
     "size": INT,
     "int": INT,
     "uint": types.UINT,
@@ -98,10 +88,6 @@ _GLOBALS: Final[dict[str, Type]] = {
     "base64.decode": types.BYTES,
 }
 _MEMBERS: Final[dict[str, Type]] = {
-    "ip": IP,
-    "masked": CIDR,
-    "add": QUANTITY,
-    "sub": QUANTITY,
     "size": INT,
     "isSorted": BOOL,
     "indexOf": INT,
@@ -307,12 +293,12 @@ class _Checker:
         if target is None and name in ("string", "bytes") and arg_types and arg_types[0].max_size is not None:
             return types.sized(STRING if name == "string" else types.BYTES, arg_types[0].max_size)
         if target is None:
-            return _GLOBALS.get(name, DYN)
+            return self._typed_call(node, name, None, arg_types, GLOBALS, _GLOBALS)
         if target[0] == "ident" and self.lookup(target[1]) is None:
             qualified = f"{target[1]}.{name}"  # a namespaced function such as ip.isCanonical
             if qualified == "strings.quote" and arg_types and arg_types[0].max_size is not None:
                 return types.sized(STRING, 2 * arg_types[0].max_size + 2)
-            return _GLOBALS.get(qualified, DYN)
+            return self._typed_call(node, qualified, None, arg_types, GLOBALS, _GLOBALS)
         receiver = self.check(target)
         wrong_argument = name in _STRING_ARGUMENTS and any(t not in (STRING, DYN) for t in arg_types[:1])
         if name in _STRING_MEMBERS and (receiver not in (STRING, DYN) or wrong_argument):
@@ -320,13 +306,31 @@ class _Checker:
             return self.error(node, f"found no matching overload for '{name}' applied to '{receiver}.({applied})'")
         if name in _SIZE_PRESERVING and receiver == STRING:
             return types.sized(STRING, receiver.max_size)
-        if name in _STRING_MEMBERS:
+        if name in _STRING_MEMBERS and name not in MEMBERS:
             return _STRING_MEMBERS[name]
         if name in ("value", "orValue") and receiver.kind == "optional":
             return receiver.params[0]
-        if name in ("min", "max", "sum") and receiver.kind == "list":
-            return receiver.params[0]
-        return _MEMBERS.get(name, DYN)
+        return self._typed_call(node, name, receiver, arg_types, MEMBERS, _MEMBERS)
+
+    def _typed_call(
+        self,
+        node: Node,
+        name: str,
+        receiver: Type | None,
+        arg_types: list[Type],
+        signatures: Mapping[str, list[Overload]],
+        fallback: Mapping[str, Type],
+    ) -> Type:
+        """A call checked against its declared overloads, or typed by the fallback table."""
+        overloads = signatures.get(name)
+        if overloads is None or (receiver is not None and receiver.kind == "optional"):
+            return fallback.get(name, DYN)
+        found = resolve(overloads, receiver, arg_types)
+        if found is not None:
+            return found
+        applied = ", ".join(str(t) for t in arg_types)
+        on = f"{receiver}." if receiver is not None else ""
+        return self.error(node, f"found no matching overload for '{name}' applied to '{on}({applied})'")
 
     def _validate_literal(self, name: str, target: Node | None, args: list[Node]) -> None:
         """cel-go's literal validators, which Kubernetes enables: a string literal given to
