@@ -112,6 +112,11 @@ def _unicode_class(name: str) -> Ranges | None:
     return None
 
 
+def _is_class(text: str) -> bool:
+    """Whether `text` is one bracketed class as `_class_text` writes it (repeatable as it is)."""
+    return text.startswith("[") and text.endswith("]") and text.count("[") == 1
+
+
 def _char(point: int) -> str:
     return f"\\U{point:08x}" if point > 0xFFFF else f"\\u{point:04x}"
 
@@ -186,7 +191,7 @@ class _Parser:
                 weight *= max(high if high >= 0 else low, 1)
                 if weight > MAX_REPEAT and (low >= 2 or high >= 2):
                     raise RegexError("invalid repeat count", self.text[op_start : self.pos])
-            text = f"(?:{text}){op}"
+            text = f"{text}{op}" if _is_class(text) and previous < 0 else f"(?:{text}){op}"
             previous = op_start
 
     def repetition(self) -> tuple[int | None, int | None, str] | None:

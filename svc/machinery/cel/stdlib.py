@@ -51,9 +51,17 @@ def ends_with(text: Any, suffix: Any) -> bool:
     return text.endswith(suffix)
 
 
+_PATTERNS: dict[str, re.Pattern[str]] = {}
+
+
 def compile_regex(pattern: str) -> re.Pattern[str]:
     """`pattern` with RE2's syntax and meaning (see `re2`), compiled once per pattern."""
-    return compile_re2(pattern)
+    found = _PATTERNS.get(pattern)
+    if found is None:
+        found = compile_re2(pattern)
+        if len(_PATTERNS) < 4096:
+            _PATTERNS[pattern] = found
+    return found
 
 
 def matches(text: Any, pattern: Any) -> bool:
