@@ -6,7 +6,7 @@ import pytest
 
 from svc.machinery.cel.checker import CheckError, check, check_message_expression, check_rule
 from svc.machinery.cel.schema_types import schema_type
-from svc.machinery.cel.types import BOOL, DYN, INT, STRING, TIMESTAMP
+from svc.machinery.cel.types import BOOL, DYN, INT, STRING, TIMESTAMP, list_of
 
 SCHEMA = {
     "type": "object",
@@ -105,3 +105,45 @@ def test_a_message_expression_must_be_a_string() -> None:
 def test_a_string_function_with_a_non_string_argument_has_no_overload() -> None:
     with pytest.raises(CheckError, match=r"found no matching overload for 'startsWith' applied to 'string.\(int\)'"):
         check("self.spec.name.startsWith(1)", SELF)
+
+
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        # upstream's apiextensions validation tests
+        ("['a', 'b'].sum() == 'c'", "found no matching overload for 'sum' applied to 'list(string).()'"),
+        ("[[1], [2]].min() == [1]", "found no matching overload for 'min' applied to 'list(list(int)).()'"),
+        (
+            "[{'a': 1}, {'b': 2}].max() == {'b': 2}",
+            "found no matching overload for 'max' applied to 'list(map(string, int)).()'",
+        ),
+        ("url(1).getHost() == ''", "found no matching overload for 'url' applied to '(int)'"),
+        ("'a'.charAt('x') == ''", "found no matching overload for 'charAt' applied to 'string.(string)'"),
+        (
+            "duration('1s').getFullYear() == 1",
+            "found no matching overload for 'getFullYear' applied to 'google.protobuf.Duration.()'",
+        ),
+        ("[1, 'a'].size() == 2", "expected type 'int' but found 'string'"),
+        ("duration('1x') > duration('1s')", "invalid duration argument"),
+        ("timestamp('yesterday') > timestamp(0)", "invalid timestamp argument"),
+    ],
+)
+def test_calls_are_checked_against_their_overloads(expression: str, message: str) -> None:
+    with pytest.raises(CheckError) as caught:
+        check(expression, SELF)
+    assert f": {message}\n" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("[1, 2].sum()", INT),
+        ("self.spec.name.split(',')", list_of(STRING)),
+        ("url(self.spec.name).getHost()", STRING),
+        ("quantity('1Gi').add(1).asInteger()", INT),
+        ("cidr('10.0.0.0/8').ip().family()", INT),
+        ("self.spec.start.getHours()", INT),
+    ],
+)
+def test_known_functions_have_their_result_types(expression: str, expected: object) -> None:
+    assert check(expression, SELF) == expected

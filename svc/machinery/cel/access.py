@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from svc.machinery.cel.operators import lookup
-from svc.machinery.cel.values import NONE, CelError, NoSuchOverload, Optional, Uint
+from svc.machinery.cel.values import LISTS, NONE, CelError, NoSuchOverload, Optional, Uint
 
 Closure = Callable[[dict[str, Any]], Any]
 # The activation key holding the evaluation's `Cost`; no CEL identifier can spell it.
@@ -85,7 +85,7 @@ def select_optional(value: Any, field: str) -> Optional:
 
 def index(container: Any, key: Any) -> Any:
     tc = type(container)
-    if tc is list or tc is tuple:
+    if tc in LISTS:
         tk = type(key)
         if (tk is float and key.is_integer()) or tk is Uint:
             key = int(key)
@@ -109,7 +109,7 @@ def index_optional(container: Any, key: Any) -> Optional:
         if not container.has_value():
             return NONE
         container = container.value
-    if type(container) in (list, tuple):
+    if type(container) in LISTS:
         if type(key) is int and not 0 <= key < len(container):
             return NONE
         return Optional(index(container, key))

@@ -14,7 +14,10 @@ from dataclasses import dataclass
 from typing import Final
 
 from svc.machinery.cel import types
+from svc.machinery.cel.conversions import to_duration, to_timestamp
 from svc.machinery.cel.parser import Node, Parsed, parse_with_positions
+from svc.machinery.cel.re2 import compile_re2
+from svc.machinery.cel.signatures import GLOBALS, MEMBERS, Overload, resolve
 from svc.machinery.cel.types import BOOL, DYN, INT, NULL, STRING, Type
 from svc.machinery.cel.values import CelError, Uint
 
@@ -54,6 +57,8 @@ _STRING_MEMBERS: Final[dict[str, Type]] = {
 }
 # String members whose first argument is a string too.
 _STRING_ARGUMENTS: Final = frozenset(("contains", "startsWith", "endsWith", "matches", "find", "findAll", "split"))
+# String members whose result is no longer than their receiver.
+_SIZE_PRESERVING: Final = frozenset(("lowerAscii", "upperAscii", "trim", "substring"))
 _GLOBALS: Final[dict[str, Type]] = {
     "size": INT,
     "int": INT,
@@ -121,6 +126,13 @@ _MEMBERS: Final[dict[str, Type]] = {
 }
 
 
+_LITERAL_VALIDATORS: Final[dict[str, Callable[[str], object]]] = {
+    "matches": compile_re2,
+    "duration": to_duration,
+    "timestamp": to_timestamp,
+}
+
+
 class CheckError(CelError):
     """One or more type errors, each as cel-go prints it."""
 
@@ -149,6 +161,8 @@ class _Checker:
 
     def _lit(self, node: Node) -> Type:
         value = node[1]
+        if type(value) in (str, bytes):
+            return types.sized(STRING if type(value) is str else types.BYTES, len(value))
         return {
             bool: BOOL,
             int: INT,
@@ -225,8 +239,19 @@ class _Checker:
             item_type = self.check(item)
             if optional and item_type.kind == "optional":
                 item_type = item_type.params[0]
-            element = item_type if element is None else types.join(element, item_type)
-        return types.list_of(element or DYN)
+            element = self._homogeneous(item, element, item_type)
+            if element is not None and element.kind in ("string", "bytes") and element.max_size is not None:
+                element = types.sized(element, max(element.max_size, item_type.max_size or 0))
+        return types.list_of(element or DYN, len(node[1]))
+
+    def _homogeneous(self, node: Node, previous: Type | None, found: Type) -> Type:
+        """Kubernetes declares aggregate literals homogeneous: every element (key, value) of a
+        literal must have the type of the first, `dyn` aside."""
+        if previous is None or previous == DYN:
+            return found
+        if found not in (DYN, previous):
+            self.error(node, f"expected type '{previous}' but found '{found}'")
+        return previous
 
     def _struct(self, node: Node) -> Type:
         """A constructed message has the type its name says (`Object.spec`, `JSONPatch`)."""
@@ -241,9 +266,9 @@ class _Checker:
             key_type, value_type = self.check(k), self.check(v)
             if optional and value_type.kind == "optional":
                 value_type = value_type.params[0]
-            key = key_type if key is None else types.join(key, key_type)
-            value = value_type if value is None else types.join(value, value_type)
-        return types.map_of(key or DYN, value or DYN)
+            key = self._homogeneous(k, key, key_type)
+            value = self._homogeneous(v, value, value_type)
+        return types.map_of(key or DYN, value or DYN, len(node[1]))
 
     def _call(self, node: Node) -> Type:
         _, name, target, args = node
@@ -251,6 +276,7 @@ class _Checker:
         if macro is not None and (target is not None) == (name != "has"):
             return macro(self, node)
         arg_types = [self.check(a) for a in args]
+        self._validate_literal(name, target, args)
         if target is None and name in _ARITHMETIC:
             return self._arithmetic(node, name, *arg_types)
         if target is None and name in _COMPARISONS:
@@ -264,22 +290,63 @@ class _Checker:
         if target is None and name == "-_":
             operand = arg_types[0]
             return self._unary(node, name, operand, (INT, types.DOUBLE, types.DURATION), operand)
+        if target is None and name in ("string", "bytes") and arg_types and arg_types[0].max_size is not None:
+            return types.sized(STRING if name == "string" else types.BYTES, arg_types[0].max_size)
         if target is None:
-            return _GLOBALS.get(name, DYN)
+            return self._typed_call(node, name, None, arg_types, GLOBALS, _GLOBALS)
         if target[0] == "ident" and self.lookup(target[1]) is None:
-            return _GLOBALS.get(f"{target[1]}.{name}", DYN)  # a namespaced function such as ip.isCanonical
+            qualified = f"{target[1]}.{name}"  # a namespaced function such as ip.isCanonical
+            if qualified == "strings.quote" and arg_types and arg_types[0].max_size is not None:
+                return types.sized(STRING, 2 * arg_types[0].max_size + 2)
+            return self._typed_call(node, qualified, None, arg_types, GLOBALS, _GLOBALS)
         receiver = self.check(target)
         wrong_argument = name in _STRING_ARGUMENTS and any(t not in (STRING, DYN) for t in arg_types[:1])
         if name in _STRING_MEMBERS and (receiver not in (STRING, DYN) or wrong_argument):
             applied = ", ".join(str(t) for t in arg_types)
             return self.error(node, f"found no matching overload for '{name}' applied to '{receiver}.({applied})'")
-        if name in _STRING_MEMBERS:
+        if name in _SIZE_PRESERVING and receiver == STRING:
+            return types.sized(STRING, receiver.max_size)
+        if name in _STRING_MEMBERS and name not in MEMBERS:
             return _STRING_MEMBERS[name]
         if name in ("value", "orValue") and receiver.kind == "optional":
             return receiver.params[0]
-        if name in ("min", "max", "sum") and receiver.kind == "list":
-            return receiver.params[0]
-        return _MEMBERS.get(name, DYN)
+        return self._typed_call(node, name, receiver, arg_types, MEMBERS, _MEMBERS)
+
+    def _typed_call(
+        self,
+        node: Node,
+        name: str,
+        receiver: Type | None,
+        arg_types: list[Type],
+        signatures: Mapping[str, list[Overload]],
+        fallback: Mapping[str, Type],
+    ) -> Type:
+        """A call checked against its declared overloads, or typed by the fallback table."""
+        overloads = signatures.get(name)
+        if overloads is None or (receiver is not None and receiver.kind == "optional"):
+            return fallback.get(name, DYN)
+        found = resolve(overloads, receiver, arg_types)
+        if found is not None:
+            return found
+        applied = ", ".join(str(t) for t in arg_types)
+        on = f"{receiver}." if receiver is not None else ""
+        return self.error(node, f"found no matching overload for '{name}' applied to '{on}({applied})'")
+
+    def _validate_literal(self, name: str, target: Node | None, args: list[Node]) -> None:
+        """cel-go's literal validators, which Kubernetes enables: a string literal given to
+        `matches`, `duration` or `timestamp` must parse (RE2 syntax for `matches`)."""
+        validate = _LITERAL_VALIDATORS.get(name)
+        if validate is None:
+            return
+        operand = args[-1] if args else None
+        if operand is None or operand[0] != "lit" or type(operand[1]) is not str:
+            return
+        if name != "matches" and (target is not None or len(args) != 1):
+            return
+        try:
+            validate(operand[1])
+        except CelError:
+            self.error(operand, f"invalid {name} argument")
 
     def _unary(self, node: Node, name: str, operand: Type, allowed: tuple[Type, ...], result: Type) -> Type:
         if operand != DYN and operand not in allowed:

@@ -27,10 +27,11 @@ from svc.machinery.cel.access import (
     select,
     select_optional,
 )
-from svc.machinery.cel.cost import CALL_COSTS, LIST_CREATE, MAP_CREATE, STRUCT_CREATE, call_cost
+from svc.machinery.cel.cost import CALL_COSTS, LIST_CREATE, MAP_CREATE, STRUCT_CREATE, VALUE_COSTS, call_cost
 from svc.machinery.cel.macros import MACROS
 from svc.machinery.cel.operators import BINARY, ORDERED, UNARY, lookup
 from svc.machinery.cel.parser import Node, Parsed
+from svc.machinery.cel.re2 import RegexError, compile_re2
 from svc.machinery.cel.values import TYPE_IDENTIFIERS, CelError, CompileError, NoSuchOverload, Optional, Uint
 
 _SEQUENCES: Final = frozenset((str, bytes, list, tuple))
@@ -43,6 +44,17 @@ _FAST_COMPARISONS: Final = {
     "_==_": operator.eq,
     "_!=_": operator.ne,
 }
+
+
+# Kubernetes compiles the constant patterns of its regex library when it builds the program.
+_REGEX_CONSTANTS: Final = frozenset(("find", "findAll"))
+
+
+def _precompile(pattern: str) -> None:
+    try:
+        compile_re2(pattern)
+    except RegexError as err:
+        raise CompileError(f"program instantiation failed: {err}") from err
 
 
 class Compiler:
@@ -306,6 +318,8 @@ class Compiler:
                 return self.function(f"{qualified}.{name}", [self.compile(a) for a in args], node)
             if name == "or" and len(args) == 1:
                 return optional_or(self.compile(target), self.compile(args[0]))
+            if name in _REGEX_CONSTANTS and args and args[0][0] == "lit" and type(args[0][1]) is str:
+                _precompile(args[0][1])
             return self.function(name, [self.compile(target), *(self.compile(a) for a in args)], node)
         if name in BINARY:
             return self._binary(name, args)
@@ -358,6 +372,16 @@ class Compiler:
         fn = self.functions.get(name)
         if fn is None:
             return self._undeclared(name, node)
+        value_cost = VALUE_COSTS.get(name)
+        if value_cost is not None:
+
+            def by_value(act: dict[str, Any]) -> Any:
+                values = [arg(act) for arg in args]
+                result = apply_function(fn, name, values)
+                act[COST].charge(value_cost(values, result))
+                return result
+
+            return by_value
         if name in CALL_COSTS:
 
             def sized(act: dict[str, Any]) -> Any:

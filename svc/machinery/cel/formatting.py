@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any, Final
 
 from svc.machinery.cel.conversions import format_double, format_duration, format_timestamp
-from svc.machinery.cel.values import CelError, CelType, NoSuchOverload, Uint
+from svc.machinery.cel.values import LISTS, CelError, CelType, NoSuchOverload, Uint
 
 _CLAUSE: Final = re.compile(r"%(?:\.(\d+))?([a-zA-Z%])?")
 
@@ -43,7 +43,7 @@ def as_string(value: Any) -> str:
         return format_duration(value)
     if kind is CelType:
         return value.name
-    if kind is list or kind is tuple:
+    if kind in LISTS:
         return "[" + ", ".join(as_string(v) for v in value) + "]"
     if kind is dict:
         entries = sorted((as_string(k), as_string(v)) for k, v in value.items())
@@ -101,7 +101,7 @@ def _clause(clause: str, precision: str | None, value: Any) -> str:
 
 
 def format_string(template: Any, args: Any) -> str:
-    if type(template) is not str or type(args) not in (list, tuple):
+    if type(template) is not str or type(args) not in LISTS:
         raise NoSuchOverload("format")
     out: list[str] = []
     position = 0

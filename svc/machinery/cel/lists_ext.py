@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from svc.machinery.cel.operators import compare, contained_in, equals
-from svc.machinery.cel.values import CelError, NoSuchOverload
+from svc.machinery.cel.values import LISTS, CelError, NoSuchOverload
 
 
 def base64_encode(value: Any) -> str:
@@ -28,7 +28,7 @@ def base64_decode(value: Any) -> bytes:
 
 
 def _lists(name: str, *values: Any) -> None:
-    if any(type(v) not in (list, tuple) for v in values):
+    if any(type(v) not in LISTS for v in values):
         raise NoSuchOverload(name)
 
 
@@ -72,7 +72,7 @@ def flatten(items: Any, depth: Any = 1) -> list[Any]:
         raise CelError("level must be non-negative")
     out: list[Any] = []
     for item in items:
-        if type(item) in (list, tuple) and depth > 0:
+        if type(item) in LISTS and depth > 0:
             out.extend(flatten(item, depth - 1))
         else:
             out.append(item)

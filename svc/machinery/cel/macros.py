@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Final
 
 from svc.machinery.cel.access import COST, Closure
-from svc.machinery.cel.cost import ITERATION
+from svc.machinery.cel.cost import LIST_CREATE, MAP_CREATE, SELECT_AND_IDENT
 from svc.machinery.cel.parser import Node
-from svc.machinery.cel.values import NONE, CelError, CompileError, NoSuchOverload, Optional
+from svc.machinery.cel.values import LISTS, NONE, CelError, CompileError, NoSuchOverload, Optional
 
 if TYPE_CHECKING:
     from svc.machinery.cel.compiler import Compiler
@@ -49,7 +49,7 @@ def _has(compiler: Compiler, target: Node | None, args: list[Node]) -> Closure:
 
 
 def _range(value: Any) -> list[Any]:
-    if type(value) in (list, tuple):
+    if type(value) in LISTS:
         return value
     if type(value) is dict:
         return list(value)
@@ -76,22 +76,29 @@ def _comprehension(kind: str) -> Callable[[Compiler, Node | None, list[Node]], C
     return build
 
 
-def _iterate(act: dict[str, Any], value: Any, names: list[str]) -> Iterable[None]:
+def _iterate(act: dict[str, Any], value: Any, names: list[str], step: int = 0) -> Iterable[int]:
+    """Bind the loop variables to each element in turn (yielding how many remain after it) and
+    charge `step` units per element: the loop condition's cost in cel-go's macro expansion."""
     saved = [act.get(n, _UNSET) for n in names]
     cost = act[COST]
     try:
         if len(names) == 1:
             name = names[0]
-            for item in _range(value):
-                cost.charge(ITERATION)
+            items = _range(value)
+            left = len(items)
+            for item in items:
+                cost.charge(step)
                 act[name] = item
-                yield None
+                left -= 1
+                yield left
         else:
             pairs = value.items() if type(value) is dict else enumerate(_range(value))
+            left = len(value)
             for key, item in pairs:
-                cost.charge(ITERATION)
+                cost.charge(step)
                 act[names[0]], act[names[1]] = key, item
-                yield None
+                left -= 1
+                yield left
     finally:
         for name, old in zip(names, saved, strict=True):
             if old is _UNSET:
@@ -105,23 +112,29 @@ _UNSET: Final = object()
 
 def _quantifier(decisive: bool, operator: str) -> Callable[[Closure, list[str], list[Closure]], Closure]:
     """`all` (decided by a false) and `exists` (decided by a true): errors of other elements matter only
-    when no element decides, as cel-go's short-circuiting logic has it."""
+    when no element decides, as cel-go's short-circuiting logic has it. Costs follow cel-go's
+    expansion: each element pays the loop condition (`all` 2, `exists` 3) and the accumulator read
+    (1); a decision pays one more condition when elements remain; the result read costs 1."""
+    condition = 3 if decisive else 2
 
     def build(range_of: Closure, names: list[str], steps: list[Closure]) -> Closure:
         (test,) = steps
 
         def run(act: dict[str, Any]) -> bool:
             error = None
-            for _ in _iterate(act, range_of(act), names):
+            cost = act[COST]
+            for left in _iterate(act, range_of(act), names, condition + 1):
                 try:
                     result = test(act)
                 except CelError as err:
                     error = error or err
                     continue
                 if result is decisive:
+                    cost.charge((condition if left else 0) + 1)
                     return decisive
                 if result is not (not decisive):
                     error = error or NoSuchOverload(operator)
+            cost.charge(1)
             if error is not None:
                 raise error
             return not decisive
@@ -136,32 +149,61 @@ _exists = _quantifier(True, "_||_")
 
 
 def _exists_one(range_of: Closure, names: list[str], steps: list[Closure]) -> Closure:
+    """Costs: each element pays the accumulator step (2 when it counts, 1 otherwise); the result
+    comparison costs 2."""
     (test,) = steps
 
     def run(act: dict[str, Any]) -> bool:
         count = 0
+        cost = act[COST]
         for _ in _iterate(act, range_of(act), names):
             result = test(act)
             if type(result) is not bool:
                 raise NoSuchOverload("exists_one")
             count += result
+            cost.charge(2 if result else 1)
+        cost.charge(2)
         return count == 1
 
     return run
 
 
+def _append_cost(length: int) -> int:
+    """A kept element costs the accumulator read, a one-element list literal and the list
+    concatenation (a tenth of a unit per element of the result, rounded up)."""
+    return 1 + LIST_CREATE + -(-(length + 1) // 10)
+
+
+def _collect(range_of: Closure, names: list[str], keep: Closure | None, produce: Closure, produced: int) -> Closure:
+    """`map`, `filter` and `transformList`: a list built element by element. `produced` is the cost
+    of reading the produced value when it is not a compiled expression (`filter`'s variable)."""
+
+    def run(act: dict[str, Any]) -> list[Any]:
+        cost = act[COST]
+        cost.charge(LIST_CREATE)
+        out: list[Any] = []
+        for _ in _iterate(act, range_of(act), names):
+            if keep is not None and not _truth(keep(act)):
+                cost.charge(1)
+                continue
+            value = produce(act)
+            cost.charge(_append_cost(len(out)) + produced)
+            out.append(value)
+        cost.charge(1)
+        return out
+
+    return run
+
+
 def _map_loop(range_of: Closure, names: list[str], steps: list[Closure]) -> Closure:
-    if len(steps) == 2:
-        keep, transform = steps
-        return lambda act: [transform(act) for _ in _iterate(act, range_of(act), names) if _truth(keep(act))]
-    (transform,) = steps
-    return lambda act: [transform(act) for _ in _iterate(act, range_of(act), names)]
+    keep, transform = (steps[0], steps[1]) if len(steps) == 2 else (None, steps[0])
+    return _collect(range_of, names, keep, transform, 0)
 
 
 def _filter_loop(range_of: Closure, names: list[str], steps: list[Closure]) -> Closure:
     (keep,) = steps
     name = names[0]
-    return lambda act: [act[name] for _ in _iterate(act, range_of(act), names) if _truth(keep(act))]
+    return _collect(range_of, names, keep, lambda act: act[name], SELECT_AND_IDENT)
 
 
 def _truth(value: Any) -> bool:
@@ -170,23 +212,25 @@ def _truth(value: Any) -> bool:
     return value
 
 
-def _transform_list(range_of: Closure, names: list[str], steps: list[Closure]) -> Closure:
-    keep, transform = (steps[0], steps[1]) if len(steps) == 2 else (None, steps[0])
-
-    def run(act: dict[str, Any]) -> list[Any]:
-        return [transform(act) for _ in _iterate(act, range_of(act), names) if keep is None or _truth(keep(act))]
-
-    return run
+_transform_list = _map_loop
 
 
 def _transform_map(range_of: Closure, names: list[str], steps: list[Closure]) -> Closure:
+    """Costs: the empty map literal, per kept entry the accumulator, key and insert (3), per
+    skipped entry the accumulator (1), and the result read (1)."""
     keep, transform = (steps[0], steps[1]) if len(steps) == 2 else (None, steps[0])
 
     def run(act: dict[str, Any]) -> dict[Any, Any]:
+        cost = act[COST]
+        cost.charge(MAP_CREATE)
         out = {}
         for _ in _iterate(act, range_of(act), names):
             if keep is None or _truth(keep(act)):
                 out[act[names[0]]] = transform(act)
+                cost.charge(3)
+            else:
+                cost.charge(1)
+        cost.charge(1)
         return out
 
     return run

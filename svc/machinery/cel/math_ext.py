@@ -8,13 +8,13 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from svc.machinery.cel.operators import NUMBERS, compare
-from svc.machinery.cel.values import CelError, NoSuchOverload, Uint, check_int
+from svc.machinery.cel.values import LISTS, CelError, NoSuchOverload, Uint, check_int
 
 Function = Callable[..., Any]
 
 
 def _numbers(function: str, args: tuple[Any, ...]) -> list[Any]:
-    values = list(args[0]) if len(args) == 1 and type(args[0]) in (list, tuple) else list(args)
+    values = list(args[0]) if len(args) == 1 and type(args[0]) in LISTS else list(args)
     if not values:
         raise CelError(f"{function}(list) argument must not be empty")
     if any(type(v) not in NUMBERS for v in values):

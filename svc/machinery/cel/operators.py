@@ -10,7 +10,17 @@ import math
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-from svc.machinery.cel.values import CelError, NoSuchOverload, Optional, Uint, check_int, check_uint
+from svc.machinery.cel.values import (
+    LISTS,
+    CelError,
+    MapList,
+    NoSuchOverload,
+    Optional,
+    SetList,
+    Uint,
+    check_int,
+    check_uint,
+)
 
 NUMBERS: Final = frozenset((int, Uint, float))
 _SCALARS: Final = frozenset((str, bytes, bool, type(None), datetime, timedelta))
@@ -25,13 +35,15 @@ def equals(a: Any, b: Any) -> bool:
         return a == b
     if ta in NUMBERS and tb in NUMBERS:
         return a == b
+    if ta is SetList or ta is MapList:
+        return _keyed_lists_equal(a, b) if tb in LISTS else False
     if ta is not tb:
-        if ta in (list, tuple) and tb in (list, tuple):
+        if ta in LISTS and tb in LISTS:
             return _lists_equal(a, b)
         return False
     if ta in _SCALARS:
         return a == b
-    if ta is list or ta is tuple:
+    if ta in LISTS:
         return _lists_equal(a, b)
     if ta is dict:
         return _maps_equal(a, b)
@@ -42,6 +54,77 @@ def equals(a: Any, b: Any) -> bool:
 
 def _lists_equal(a: Any, b: Any) -> bool:
     return len(a) == len(b) and all(equals(x, y) for x, y in zip(a, b, strict=True))
+
+
+def _element_key(list_: SetList | MapList, item: Any) -> Any:
+    """What identifies an element of a set list (its value) or a map list (its key fields);
+    None when the value cannot be hashed, so that only `equals` can find it."""
+    if type(list_) is MapList:
+        if type(item) is not dict:
+            return None
+        parts = tuple(_scalar_key(item.get(key, _MISSING)) for key in list_.keys)
+        return None if None in parts else parts
+    return _scalar_key(item)
+
+
+def _scalar_key(value: Any) -> Any:
+    kind = type(value)
+    if kind in NUMBERS:
+        return ("number", value)
+    if kind in (str, bool, bytes, type(None)) or value is _MISSING:
+        return (kind.__name__, value)
+    return None
+
+
+def _find(list_: SetList | MapList, item: Any, index: dict[Any, int]) -> int | None:
+    """The position in `list_` of the element `item` names (by key, else by equality)."""
+    key = _element_key(list_, item)
+    if key is not None:
+        return index.get(key)
+    if type(list_) is MapList:
+        return None
+    return next((i for i, x in enumerate(list_) if equals(x, item)), None)
+
+
+def _index(list_: SetList | MapList) -> dict[Any, int]:
+    index: dict[Any, int] = {}
+    for position, element in enumerate(list_):
+        key = _element_key(list_, element)
+        if key is not None:
+            index.setdefault(key, position)
+    return index
+
+
+def _keyed_lists_equal(a: SetList | MapList, b: Any) -> bool:
+    """Upstream's set and map list equality: same size, and every element of `b` found in `a`
+    (map lists: by key, with an equal element)."""
+    if len(a) != len(b):
+        return False
+    index = _index(a)
+    for item in b:
+        found = _find(a, item, index)
+        if found is None:
+            return False
+        if type(a) is MapList and not equals(a[found], item):
+            return False
+    return True
+
+
+def _keyed_lists_add(a: SetList | MapList, b: Any) -> SetList | MapList:
+    """`a + b` for a set list (b's new elements appended) or a map list (b's elements replace
+    those of `a` with their keys, in place; the others appended)."""
+    out = list(a)
+    index = _index(a)
+    for item in b:
+        found = _find(a, item, index)
+        if found is None:
+            key = _element_key(a, item)
+            if key is not None:
+                index[key] = len(out)
+            out.append(item)
+        elif type(a) is MapList:
+            out[found] = item
+    return MapList(out, a.keys) if type(a) is MapList else SetList(out)
 
 
 def _maps_equal(a: dict, b: dict) -> bool:
@@ -137,6 +220,8 @@ def _check_time(value: Any) -> Any:
 
 def add(a: Any, b: Any) -> Any:
     ta, tb = type(a), type(b)
+    if (ta is SetList or ta is MapList) and tb in LISTS:
+        return _keyed_lists_add(a, b)
     if ta is tb:
         if ta is int:
             return check_int(a + b)
@@ -149,7 +234,7 @@ def add(a: Any, b: Any) -> Any:
             return a + b
         except OverflowError as err:
             raise CelError("timestamp out of range") from err
-    if ta in (list, tuple) and tb in (list, tuple):
+    if ta in LISTS and tb in LISTS:
         return [*a, *b]
     raise NoSuchOverload("_+_")
 
@@ -233,7 +318,7 @@ def logical_not(a: Any) -> bool:
 
 def contained_in(item: Any, container: Any) -> bool:
     tc = type(container)
-    if tc is list or tc is tuple:
+    if tc in LISTS:
         return any(equals(item, x) for x in container)
     if tc is dict:
         return lookup(container, item)[0]

@@ -20,7 +20,12 @@ _STRING_FORMATS: Final = {
     "duration": types.DURATION,
     "byte": types.BYTES,
 }
+UTF8_MAX_BYTES: Final = 4
 _SCALARS: Final = {"integer": types.INT, "number": types.DOUBLE, "boolean": types.BOOL}
+# Kubernetes' cost estimator sizes a schema's values: numbers and booleans 0 (their comparisons
+# are free), timestamps and durations by the longest text they take; and bounds list and map
+# lengths by the shortest text an element takes (a date '"2006-01-02"', a duration '"0"').
+_FORMAT_SIZES: Final = {"date-time": (32, 21), "date": (32, 12), "duration": (32, 3)}
 
 
 def _text(value: Any) -> str:
@@ -38,10 +43,16 @@ def schema_type(schema: Mapping[str, Any], name: str = "object") -> Type:
         return types.DYN
     kind = _text(schema.get("type"))
     if kind in _SCALARS:
-        return _SCALARS[kind]
+        return types.sized(_SCALARS[kind], 0)
     if kind == "string":
-        found = _STRING_FORMATS.get(_text(schema.get("format")), types.STRING)
-        return types.sized(found, _size(schema.get("maxLength"))) if found in (types.STRING, types.BYTES) else found
+        fmt = _text(schema.get("format"))
+        found = _STRING_FORMATS.get(fmt, types.STRING)
+        if found == types.STRING:
+            return types.sized(found, _string_bytes(schema))
+        if found == types.BYTES:
+            return types.sized(found, _size(schema.get("maxLength")))
+        longest, shortest = _FORMAT_SIZES.get(fmt, (None, None))
+        return types.sized(found, longest, shortest)
     if kind == "array":
         items = schema.get("items")
         element = schema_type(items, f"{name}.@idx") if isinstance(items, Mapping) else types.DYN
@@ -66,11 +77,35 @@ def _object(schema: Mapping[str, Any], name: str) -> Type:
         escaped = escape_property_name(prop)
         if escaped is not None and isinstance(sub, Mapping):
             fields[escaped] = schema_type(sub, f"{name}.{prop}")
+    required = schema.get("required")
+    json_min = 2
+    if isinstance(required, list):
+        for prop in required:
+            if isinstance(prop, str) and prop in fields:
+                json_min += len(prop) + 4 + (fields[prop].json_min or _type_json_min(fields[prop]))
     if schema.get("x-kubernetes-embedded-resource"):
         fields.setdefault("apiVersion", types.STRING)
         fields.setdefault("kind", types.STRING)
         fields.setdefault("metadata", types.object_type(f"{name}.metadata", _EMBEDDED_METADATA))
-    return types.object_type(name, fields)
+    return types.sized(types.object_type(name, fields), 0, json_min)
+
+
+def _string_bytes(schema: Mapping[str, Any]) -> int | None:
+    """The most bytes a string can take: maxLength characters of up to 4 UTF-8 bytes each, else the
+    longest enum value's own length."""
+    max_length = _size(schema.get("maxLength"))
+    if max_length is not None:
+        return max_length * UTF8_MAX_BYTES
+    enum = schema.get("enum")
+    if isinstance(enum, list) and enum and all(isinstance(v, str) for v in enum):
+        return max(len(v.encode()) for v in enum)
+    return None
+
+
+def _type_json_min(t: Type) -> int:
+    if t.kind in ("string", "bytes", "list", "map") or types.is_object(t):
+        return 2
+    return 4 if t == types.BOOL else 1
 
 
 _EMBEDDED_METADATA: Final = {"name": types.STRING, "generateName": types.STRING}

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from svc.machinery.cel.conversions import parse_duration, parse_timestamp
 from svc.machinery.cel.parser import RESERVED
-from svc.machinery.cel.values import CelError
+from svc.machinery.cel.values import CelError, MapList, SetList
 
 Converter = Callable[[Any], Any]
 
@@ -66,13 +66,31 @@ def converter(schema: Mapping[str, Any]) -> Converter | None:
     if kind == "string":
         fmt = schema.get("format")
         return _string_format(fmt) if isinstance(fmt, str) else None
-    if kind == "array" and isinstance(schema.get("items"), Mapping):
-        item = converter(schema["items"])
+    if kind == "array":
+        items = schema.get("items")
+        item = converter(items) if isinstance(items, Mapping) else None
+        keyed = _keyed_list(schema)
+        if keyed is not None:
+            return lambda value: (
+                keyed(value if item is None else [item(v) for v in value]) if type(value) is list else value
+            )
         if item is None:
             return None
         return lambda value: [item(v) for v in value] if type(value) is list else value
     if kind == "object":
         return _object_converter(schema)
+    return None
+
+
+def _keyed_list(schema: Mapping[str, Any]) -> Converter | None:
+    """The list class carrying upstream's set or map list semantics, per `x-kubernetes-list-type`."""
+    list_type = schema.get("x-kubernetes-list-type")
+    if list_type == "set":
+        return SetList
+    keys = schema.get("x-kubernetes-list-map-keys")
+    if list_type == "map" and isinstance(keys, list) and all(isinstance(k, str) for k in keys):
+        escaped = tuple(escape_property_name(k) or k for k in keys)
+        return lambda items: MapList(items, escaped)
     return None
 
 

@@ -14,8 +14,10 @@ from typing import Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from svc.machinery.cel import conversions, lists_ext, math_ext, strings_ext
+from svc.machinery.cel.re2 import compile_re2
 from svc.machinery.cel.strings_ext import require_strings
 from svc.machinery.cel.values import (
+    LISTS,
     NONE,
     CelError,
     NoSuchOverload,
@@ -29,7 +31,7 @@ Function = Callable[..., Any]
 
 def size(value: Any) -> int:
     tv = type(value)
-    if tv in (str, bytes, list, tuple, dict):
+    if tv in (str, bytes, dict, *LISTS):
         return len(value)
     raise NoSuchOverload("size")
 
@@ -53,13 +55,10 @@ _PATTERNS: dict[str, re.Pattern[str]] = {}
 
 
 def compile_regex(pattern: str) -> re.Pattern[str]:
-    """RE2 syntax is close to Python's for the patterns rules use; compiled once per pattern."""
+    """`pattern` with RE2's syntax and meaning (see `re2`), compiled once per pattern."""
     found = _PATTERNS.get(pattern)
     if found is None:
-        try:
-            found = re.compile(pattern)
-        except re.error as err:
-            raise CelError(f"error parsing regexp: {err}") from err
+        found = compile_re2(pattern)
         if len(_PATTERNS) < 4096:
             _PATTERNS[pattern] = found
     return found
@@ -131,7 +130,7 @@ def optional_of_non_zero(value: Any) -> Optional:
 def _is_zero(value: Any) -> bool:
     if value is None:
         return True
-    if type(value) in (bool, int, Uint, float, str, bytes, list, tuple, dict):
+    if type(value) in (bool, int, Uint, float, str, bytes, dict, *LISTS):
         return not value
     if type(value) is timedelta:
         return value == timedelta(0)

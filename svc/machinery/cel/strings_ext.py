@@ -9,7 +9,7 @@ from typing import Any, Final
 
 from svc.machinery.cel import formatting
 from svc.machinery.cel.operators import equals
-from svc.machinery.cel.values import CelError, NoSuchOverload
+from svc.machinery.cel.values import LISTS, CelError, NoSuchOverload
 
 
 def require_strings(function: str, *values: Any) -> None:
@@ -27,7 +27,7 @@ def char_at(text: Any, index: Any) -> str:
 
 
 def index_of(text: Any, part: Any, start: Any = 0) -> int:
-    if type(text) in (list, tuple):
+    if type(text) in LISTS:
         return next((i for i, item in enumerate(text) if equals(item, part)), -1)
     require_strings("indexOf", text, part)
     if start < 0 or start > len(text):
@@ -36,7 +36,7 @@ def index_of(text: Any, part: Any, start: Any = 0) -> int:
 
 
 def last_index_of(text: Any, part: Any, end: Any = None) -> int:
-    if type(text) in (list, tuple):
+    if type(text) in LISTS:
         return next((i for i in range(len(text) - 1, -1, -1) if equals(text[i], part)), -1)
     require_strings("lastIndexOf", text, part)
     if end is None:
@@ -97,7 +97,7 @@ def trim(text: Any) -> str:
 
 
 def join(items: Any, separator: Any = "") -> str:
-    if type(items) not in (list, tuple) or any(type(i) is not str for i in items):
+    if type(items) not in LISTS or any(type(i) is not str for i in items):
         raise NoSuchOverload("join")
     return separator.join(items)
 
@@ -105,7 +105,7 @@ def join(items: Any, separator: Any = "") -> str:
 def reverse(value: Any) -> Any:
     if type(value) is str:
         return value[::-1]
-    if type(value) in (list, tuple):
+    if type(value) in LISTS:
         return list(value[::-1])
     raise NoSuchOverload("reverse")
 

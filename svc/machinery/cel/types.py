@@ -16,6 +16,9 @@ class Type:
     # The most characters, bytes, items or entries a value can have (a schema's maxLength,
     # maxItems, maxProperties); None when only the request size bounds it.
     max_size: int | None = field(default=None, compare=False, hash=False)
+    # The fewest JSON bytes a value takes, where the schema says more than the type (a date, an
+    # object with required properties); None for the type's own minimum.
+    json_min: int | None = field(default=None, compare=False, hash=False)
 
     def __str__(self) -> str:
         if self.kind == "list":
@@ -49,9 +52,9 @@ def map_of(key: Type, value: Type, max_size: int | None = None) -> Type:
     return Type("map", (key, value), max_size=max_size)
 
 
-def sized(t: Type, max_size: int | None) -> Type:
+def sized(t: Type, max_size: int | None, json_min: int | None = None) -> Type:
     """`t` bounded to `max_size` (a string schema's maxLength, say)."""
-    return Type(t.kind, t.params, t.fields, max_size)
+    return Type(t.kind, t.params, t.fields, max_size, json_min if json_min is not None else t.json_min)
 
 
 def optional_of(inner: Type) -> Type:

@@ -94,6 +94,30 @@ _PY_TYPES: Final[dict[type, CelType]] = {
 }
 
 
+class SetList(list):
+    """A list whose schema says `x-kubernetes-list-type: set`: as the left operand, `==` ignores
+    order and `+` appends only elements not already present (upstream's unstructured set lists)."""
+
+    __slots__ = ()
+
+
+class MapList(list):
+    """A list whose schema says `x-kubernetes-list-type: map`: elements are identified by the
+    values of `keys` (escaped property names); `==` matches elements by key and `+` replaces
+    elements with the same key in place, appending the others."""
+
+    __slots__ = ("keys",)
+
+    def __init__(self, items: Any, keys: tuple[str, ...]) -> None:
+        super().__init__(items)
+        self.keys = keys
+
+
+# Every Python type a CEL list can be.
+LISTS: Final = (list, tuple, SetList, MapList)
+_PY_TYPES[SetList] = _PY_TYPES[MapList] = LIST
+
+
 def type_of(value: Any) -> CelType:
     """The CEL type of a runtime value (library objects declare theirs as `cel_type`)."""
     found = _PY_TYPES.get(type(value))

@@ -10,11 +10,11 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from svc.machinery.cel.operators import add, compare, equals
-from svc.machinery.cel.values import CelError, NoSuchOverload
+from svc.machinery.cel.values import LISTS, CelError, NoSuchOverload
 
 
 def _list(name: str, value: Any) -> Any:
-    if type(value) not in (list, tuple):
+    if type(value) not in LISTS:
         raise NoSuchOverload(name)
     return value
 
@@ -49,7 +49,7 @@ def _extreme(name: str, prefer: int) -> Callable[[Any], Any]:
 
 
 def includes(target: Any, item: Any) -> bool:
-    if type(target) in (list, tuple):
+    if type(target) in LISTS:
         return any(equals(x, item) for x in target)
     return equals(target, item)
 

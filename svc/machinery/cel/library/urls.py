@@ -58,9 +58,7 @@ def request_uri_error(text: str) -> str | None:
         if port and not port.isdigit():
             return f'parse "{text}": invalid port ":{port}" after host'
         return None
-    if not rest.startswith("/"):
-        return f'parse "{text}": invalid URI for request'
-    return None
+    return None  # with a scheme, a rootless rest is an opaque URL (Go accepts `https:://x`)
 
 
 def to_url(text: Any) -> URL:
