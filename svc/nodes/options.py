@@ -25,6 +25,7 @@ class Options:
     brand_profile: str = "svc"
     verbosity: int = 0
     pod_network_proxy: tuple[str, int] | None = None
+    clock: str = "real"
 
     def node_names(self) -> list[str]:
         return [f"{self.name_prefix}{index}" for index in range(self.count)]
@@ -85,6 +86,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="host:port of an HTTP CONNECT endpoint into the simulated pod network, for an API server's "
         "egress selector (default off)",
     )
+    add(
+        "--clock",
+        choices=("real", "fake"),
+        default="real",
+        help="real (default) or fake: follow the API server's fake clock (svc-apiserver --clock=fake; needs admin "
+        "credentials for its /testing/v1/clock)",
+    )
     add("-v", "--v", dest="verbosity", type=int, default=0, help="log verbosity")
     return parser
 
@@ -103,4 +111,5 @@ def parse_options(argv: list[str]) -> Options:
         brand_profile=args.brand_profile,
         verbosity=args.verbosity,
         pod_network_proxy=args.pod_network_proxy,
+        clock=args.clock,
     )

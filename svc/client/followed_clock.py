@@ -1,11 +1,12 @@
-"""`--clock=fake` for the controller manager: a fake clock that follows the API server's fake clock.
+"""`--clock=fake` for the controller manager and `svc-nodes`: a fake clock that follows the API server's.
 
 The server's clock is moved by `/testing/v1/clock/advance`; the controllers here read the same time
 through a `FakeClock` that advances whenever the server's does (streamed by
 `GET /testing/v1/clock?watch=true`), so one advance in a test moves the stamps the server writes and
-the schedules, lease expiries, TTLs and resyncs of the controllers alike, without sleeping. The
-stream is the test endpoints' (system:masters only), so the controller manager needs admin
-credentials under a fake clock, as the pytest plugin gives it.
+the schedules, lease expiries, TTLs and resyncs of the controllers, and the simulated nodes' Lease
+renewals and pod run times alike, without sleeping. The stream is the test endpoints'
+(system:masters only), so a daemon needs admin credentials under a fake clock, as the pytest plugin
+gives it.
 """
 
 from __future__ import annotations
