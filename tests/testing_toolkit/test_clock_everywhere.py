@@ -1,5 +1,6 @@
 """Under `--clock=fake` the server's timers follow the clock, not the wall: watch timeouts and
-bookmarks, request deadlines, and the node simulator's Lease renewals fire when a test advances it."""
+bookmarks, request deadlines, and the node simulator's Lease renewals and pod run times fire when a
+test advances it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 from svc.nodes.registration import RENEW_INTERVAL
 from tests.apiserver.watch_client import WatchReader
+from tests.nodes.test_simulator import eventually, get_pod, pod, running
 
 PATH = "/api/v1/namespaces/default/configmaps"
 START = "2030-01-01T00:00:00Z"
@@ -93,3 +95,18 @@ def test_a_simulated_nodes_lease_renews_when_the_clock_advances(svc_server_facto
         if (renewed := _renew_time(api, lease)) != first:
             break
     assert renewed in advanced_to
+
+
+def test_a_simulated_pod_finishes_when_the_clock_passes_its_run_time(svc_server_factory, svc_nodes) -> None:
+    server = svc_server_factory(*FAKE)
+    svc_nodes(server, "--run-time=1h", count=1)
+    api = server.client()
+    body = pod("job", restartPolicy="Never")
+    assert api.request("POST", "/api/v1/namespaces/default/pods", body=body).status == 201
+    assert eventually(lambda: running(api, "job"))
+    finished = False
+    for _ in range(5):  # the kubelet may not be waiting on the run time yet at the first advance
+        server.advance_clock(3600)
+        if finished := eventually(lambda: get_pod(api, "job")["status"]["phase"] == "Succeeded", seconds=2):
+            break
+    assert finished
