@@ -50,6 +50,17 @@ def test_a_bookmark_is_sent_when_the_clock_passes_the_interval(server, api) -> N
     assert watch.next()["type"] == "BOOKMARK"
 
 
+def test_the_watch_cache_window_closes_with_the_clock(server, api) -> None:
+    """The cache keeps five minutes of events: five fake minutes later a watch from before is 410 Gone."""
+    _create(api, "old")
+    since = api.request("GET", PATH).json()["metadata"]["resourceVersion"]
+    _create(api, "kept")
+    server.advance_clock(301)
+    _create(api, "new")  # the window is trimmed as events arrive
+    event = WatchReader(server.client(), PATH, {"resourceVersion": since}).next()
+    assert (event["type"], event["object"]["code"]) == ("ERROR", 410)
+
+
 def test_a_request_deadline_passes_when_the_clock_does(server, api) -> None:
     """A GET held up by a (real-time) delay fault is answered 504 as soon as the fake clock passes
     its `?timeout=`, long before that deadline or the delay would pass in real time."""
