@@ -11,6 +11,7 @@ gives it.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import logging
@@ -23,6 +24,17 @@ log = logging.getLogger(__name__)
 
 CLOCK_PATH = "/testing/v1/clock"
 _RECONNECT = 0.5
+
+
+def add_clock_flag(parser: argparse.ArgumentParser) -> None:
+    """`--clock` of a daemon that can follow the server's clock (the option is `clock`: real or fake)."""
+    parser.add_argument(
+        "--clock",
+        choices=("real", "fake"),
+        default="real",
+        help="real (default) or fake: follow the API server's fake clock (svc-apiserver --clock=fake; needs admin "
+        "credentials for its /testing/v1/clock)",
+    )
 
 
 class ClockError(Exception):

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from svc.api.brand import PROFILES
+from svc.client.followed_clock import add_clock_flag
 from svc.machinery.flag_types import flag_duration
 from svc.nodes.node_objects import NodeShape
 
@@ -86,13 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="host:port of an HTTP CONNECT endpoint into the simulated pod network, for an API server's "
         "egress selector (default off)",
     )
-    add(
-        "--clock",
-        choices=("real", "fake"),
-        default="real",
-        help="real (default) or fake: follow the API server's fake clock (svc-apiserver --clock=fake; needs admin "
-        "credentials for its /testing/v1/clock)",
-    )
+    add_clock_flag(parser)
     add("-v", "--v", dest="verbosity", type=int, default=0, help="log verbosity")
     return parser
 

@@ -13,10 +13,7 @@ import pytest
 from svc.nodes.registration import RENEW_INTERVAL
 from tests.apiserver.watch_client import WatchReader
 from tests.nodes.test_simulator import eventually, get_pod, pod, running
-
-PATH = "/api/v1/namespaces/default/configmaps"
-START = "2030-01-01T00:00:00Z"
-FAKE = ("--enable-test-endpoints", "--clock=fake", f"--fake-clock-start={START}")
+from tests.testing_toolkit.test_clock import FAKE, PATH
 
 
 @pytest.fixture
