@@ -38,7 +38,7 @@ def commit_rate(path: Path, *, commits: int, rows_per_commit: int, value: bytes)
             connection.execute("BEGIN")
             for _ in range(rows_per_commit):
                 revision += 1
-                connection.execute(INSERT_LOG, (revision, f"/bench/{revision}", revision, 0, 0, value))
+                connection.execute(INSERT_LOG, (revision, f"/bench/{revision}", revision, 0, 0, value, None))
             connection.execute("COMMIT")
         return commits / (time.perf_counter() - started)
     finally:

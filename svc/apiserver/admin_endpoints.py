@@ -175,8 +175,9 @@ async def _revisions(ctx: RequestContext, query: Mapping[str, str]) -> web.Strea
 
 
 def _describe(ctx: RequestContext, change: Change) -> dict[str, Any]:
-    """One change as the log reader wants it: what happened to which key, and who did it when the
-    object's managed fields say so (the manager whose entry was updated last)."""
+    """One change as the log reader wants it: what happened to which key, the user whose request
+    made it (absent for the server's own writes), and the field manager when the object's managed
+    fields say so (the manager whose entry was updated last)."""
     if change.deleted:
         kind = "DELETED"
     elif change.prev_revision:
@@ -184,6 +185,8 @@ def _describe(ctx: RequestContext, change: Change) -> dict[str, Any]:
     else:
         kind = "ADDED"
     item: dict[str, Any] = {"revision": change.revision, "type": kind, "key": change.key}
+    if change.writer is not None:
+        item["user"] = change.writer
     objects = ctx.server.objects
     if objects is None:
         return item

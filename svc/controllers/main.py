@@ -23,11 +23,11 @@ from svc.api.brand import PROFILES
 from svc.apiserver.health import HealthCheck
 from svc.client.aio import AsyncRestClient
 from svc.client.clock import Clock
+from svc.client.followed_clock import ClockError, followed_clock
 from svc.client.kubeconfig import ClientConfig, KubeconfigError, load_kubeconfig
 from svc.client.metrics import ClientMetrics, install
 from svc.controllers.context import ControllerContext, InformerFactory
 from svc.controllers.delegated_auth import DelegatedAuth
-from svc.controllers.followed_clock import ClockError, followed_clock
 from svc.controllers.leaderelection import LeaderElectionConfig, LeaderElector
 from svc.controllers.manager import ControllerManager
 from svc.controllers.options import UPSTREAM_VERSION, Options, parse_options

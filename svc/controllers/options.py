@@ -18,6 +18,7 @@ from typing import NoReturn
 from svc.api.brand import PROFILES
 from svc.apiserver import metrics_options
 from svc.apiserver.metrics_options import MetricsOptions
+from svc.client.followed_clock import add_clock_flag
 from svc.controllers import catalog, delegated_auth, nodeipam
 from svc.controllers.delegated_auth import DelegationOptions
 from svc.controllers.leaderelection import JITTER
@@ -205,13 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="each controller acts as its own service account in the system namespace",
     )
     add("--min-resync-period", type=_duration, default=12 * 3600.0, help="resync base (default 12h0m0s)")
-    add(
-        "--clock",
-        choices=("real", "fake"),
-        default="real",
-        help="real (default) or fake: follow the API server's fake clock (svc-apiserver --clock=fake; needs admin "
-        "credentials for its /testing/v1/clock)",
-    )
+    add_clock_flag(parser)
     add("--leader-elect", type=_bool, nargs="?", const=True, default=True, help="elect a leader (default true)")
     add("--leader-elect-lease-duration", type=_duration, default=15.0, help="default 15s")
     add("--leader-elect-renew-deadline", type=_duration, default=10.0, help="default 10s")

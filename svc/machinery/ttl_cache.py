@@ -1,12 +1,14 @@
 """A bounded cache of answers that expire: what the token and authorization webhooks and the JWT
-success cache keep, each with its own time-to-live (upstream's `cache.LRUExpireCache`)."""
+success cache keep, each with its own time-to-live (upstream's `cache.LRUExpireCache`). Ages are
+read on the server's clock, so under `--clock=fake` entries expire when a test advances it."""
 
 from __future__ import annotations
 
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
+
+from svc.machinery import wallclock
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -15,7 +17,7 @@ V = TypeVar("V")
 class TTLCache(Generic[K, V]):
     """Entries live `ttl` seconds from when they were stored; beyond `size`, the oldest go first."""
 
-    def __init__(self, size: int, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, size: int, clock: Callable[[], float] = wallclock.monotonic) -> None:
         self._size = size
         self._clock = clock
         self._entries: OrderedDict[K, tuple[float, V]] = OrderedDict()

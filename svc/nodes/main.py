@@ -10,6 +10,7 @@ import sys
 
 from svc.api.brand import PROFILES
 from svc.client.aio import ApiError, AsyncRestClient
+from svc.client.followed_clock import ClockError, followed_clock
 from svc.client.kubeconfig import ClientConfig, KubeconfigError, load_kubeconfig
 from svc.nodes.node_objects import KUBELET_VERSION
 from svc.nodes.options import Options, parse_options
@@ -29,15 +30,16 @@ def client_config(options: Options) -> ClientConfig:
 
 async def run(options: Options) -> int:
     client = AsyncRestClient(client_config(options), user_agent=f"svc-nodes/{KUBELET_VERSION}")
-    task = asyncio.create_task(simulate(options, client, PROFILES[options.brand_profile], client.clock))
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, task.cancel)
-    log.info("simulating %d node(s): %s", options.count, ", ".join(options.node_names()))
     try:
-        await task
-    except asyncio.CancelledError:
-        return 0
+        async with contextlib.AsyncExitStack() as stack:
+            clock = await stack.enter_async_context(followed_clock(client)) if options.clock == "fake" else client.clock
+            task = asyncio.create_task(simulate(options, client, PROFILES[options.brand_profile], clock))
+            loop = asyncio.get_running_loop()
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                loop.add_signal_handler(signum, task.cancel)
+            log.info("simulating %d node(s): %s", options.count, ", ".join(options.node_names()))
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
     finally:
         with contextlib.suppress(Exception):
             await client.close()
@@ -52,6 +54,6 @@ def main(argv: list[str] | None = None) -> None:
     )
     try:
         raise SystemExit(asyncio.run(run(options)))
-    except (KubeconfigError, ApiError, OSError) as error:
+    except (KubeconfigError, ApiError, ClockError, OSError) as error:
         print(f"Error: {error}", file=sys.stderr)
         raise SystemExit(1) from None

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from svc.api.brand import PROFILES
+from svc.client.followed_clock import add_clock_flag
 from svc.machinery.flag_types import flag_duration
 from svc.nodes.node_objects import NodeShape
 
@@ -25,6 +26,7 @@ class Options:
     brand_profile: str = "svc"
     verbosity: int = 0
     pod_network_proxy: tuple[str, int] | None = None
+    clock: str = "real"
 
     def node_names(self) -> list[str]:
         return [f"{self.name_prefix}{index}" for index in range(self.count)]
@@ -85,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="host:port of an HTTP CONNECT endpoint into the simulated pod network, for an API server's "
         "egress selector (default off)",
     )
+    add_clock_flag(parser)
     add("-v", "--v", dest="verbosity", type=int, default=0, help="log verbosity")
     return parser
 
@@ -103,4 +106,5 @@ def parse_options(argv: list[str]) -> Options:
         brand_profile=args.brand_profile,
         verbosity=args.verbosity,
         pod_network_proxy=args.pod_network_proxy,
+        clock=args.clock,
     )

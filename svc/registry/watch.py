@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from svc.machinery import wallclock
 from svc.registry.selection import Selection
 from svc.storage import errors
 from svc.storage.backend import EventType
@@ -209,8 +210,7 @@ class BackendEvents:
     async def next_batch(self, wait_seconds: float) -> list[CacheEvent] | None:
         if self._next is None:
             self._next = asyncio.ensure_future(anext(self._iterator))
-        done, _ = await asyncio.wait({self._next}, timeout=wait_seconds)
-        if not done:
+        if not await wallclock.wait(self._next, wait_seconds):
             return []
         finished, self._next = self._next, None
         try:

@@ -19,12 +19,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from bisect import bisect_left, insort
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from svc.machinery import wallclock
 from svc.storage import errors
 from svc.storage.backend import EventType, KeyValue, Progress, range_pages
 from svc.storage.cached_object import CachedObject
@@ -143,9 +143,8 @@ class CacheWatch:
         """Every event delivered since the last call; [] when `wait_seconds` pass first; None once the
         watch has ended. Raises WatcherTooSlowError when it fell too far behind."""
         if not self.pending and not self.closed:
-            loop = asyncio.get_running_loop()
-            wake = self._wake = loop.create_future()
-            timer = loop.call_later(wait_seconds, _settle, wake)
+            wake = self._wake = asyncio.get_running_loop().create_future()
+            timer = wallclock.call_later(wait_seconds, lambda: _settle(wake))
             try:
                 await wake
             finally:
@@ -211,7 +210,7 @@ class WatchCache:
         history_seconds: float = DEFAULT_HISTORY_SECONDS,
         watcher_buffer: int = DEFAULT_WATCHER_BUFFER,
         flush_interval: float = FLUSH_INTERVAL,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] = wallclock.monotonic,
     ) -> None:
         self.objects = objects
         self.prefix = prefix

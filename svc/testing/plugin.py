@@ -14,6 +14,7 @@ Fixtures:
   with `--clock=fake` too, following the server's clock: `server.advance_clock(seconds)` moves both.
 - `svc_nodes`: call it with a running server and a node count to start the node simulator
   (`svc-nodes`) beside it; it returns once every node is Ready, and is stopped after the test.
+  Beside a server with `--clock=fake` it follows that clock too (Lease renewals, pod run times).
 - `svc_snapshot_server`: one server for the whole session, set up once and restored before each
   test from the snapshot taken after set-up (milliseconds, where a fresh server takes a second).
   Override the session fixture `svc_snapshot_setup(svc_session_server)` in a conftest.py to create
@@ -75,21 +76,25 @@ def svc_server_process(tmp_path: Path) -> Iterator[Callable[..., RunningServer]]
         stop_process(running)
 
 
+def _beside(server: RunningServer, args: tuple[str, ...]) -> tuple[str, ...]:
+    """A daemon's flags, with the brand profile of an in-process server and, when its clock is fake,
+    `--clock=fake` to follow it (unless the test gave either itself)."""
+    if server.server is None:
+        return args
+    if not any(arg.startswith("--brand-profile") for arg in args):
+        args = (f"--brand-profile={server.server.options.brand_profile}", *args)
+    if server.server.clock is not None and not any(arg.startswith("--clock") for arg in args):
+        args = ("--clock=fake", *args)
+    return args
+
+
 @pytest.fixture
 def svc_controller_manager(tmp_path: Path) -> Iterator[Callable[..., RunningControllerManager]]:
     started: list[RunningControllerManager] = []
 
     def start(server: RunningServer, *args: str, leading: bool = True) -> RunningControllerManager:
         log = tmp_path / f"controller-manager-{len(started)}.log"
-        if server.server is not None and not any(arg.startswith("--brand-profile") for arg in args):
-            args = (f"--brand-profile={server.server.options.brand_profile}", *args)
-        if (
-            server.server is not None
-            and server.server.clock is not None
-            and not any(a.startswith("--clock") for a in args)
-        ):
-            args = ("--clock=fake", *args)
-        running = start_controller_manager(server, *args, log=log, leading=leading)
+        running = start_controller_manager(server, *_beside(server, args), log=log, leading=leading)
         started.append(running)
         return running
 
@@ -104,9 +109,7 @@ def svc_nodes(tmp_path: Path) -> Iterator[Callable[..., RunningNodes]]:
 
     def start(server: RunningServer, *args: str, count: int = 3) -> RunningNodes:
         log = tmp_path / f"nodes-{len(started)}.log"
-        if server.server is not None and not any(arg.startswith("--brand-profile") for arg in args):
-            args = (f"--brand-profile={server.server.options.brand_profile}", *args)
-        running = start_node_simulator(server, *args, count=count, log=log)
+        running = start_node_simulator(server, *_beside(server, args), count=count, log=log)
         started.append(running)
         return running
 

@@ -4,12 +4,14 @@ the revision log and vacuum."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from svc.storage import errors
 from svc.storage.sqlite.backend import SqliteBackend
+from svc.storage.writer import writing_as
 
 
 async def _open(path: Path) -> SqliteBackend:
@@ -100,6 +102,61 @@ def test_history_lists_each_change_with_its_kind(tmp_path: Path) -> None:
             (deleted.revision, True, True),
         ]
         assert len(await backend.history(start, deleted.revision, 2)) == 2
+        await backend.close()
+
+    asyncio.run(scenario())
+
+
+def test_history_names_the_writer_of_each_change(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        backend = await _open(tmp_path)
+        start = await backend.current_revision()
+        with writing_as("alice"):
+            created = await backend.create("/a", b"1")
+        with writing_as("bob"):
+            await backend.delete("/a", expected_revision=created.mod_revision)
+        await backend.create("/b", b"2")
+        changes = await backend.history(start, await backend.current_revision(), 10)
+        assert [(c.key, c.writer) for c in changes] == [("/a", "alice"), ("/a", "bob"), ("/b", None)]
+        await backend.close()
+
+    asyncio.run(scenario())
+
+
+def _drop_writers(database: Path) -> None:
+    """Make `database` as a server made it before the log kept its writers."""
+    connection = sqlite3.connect(database)
+    connection.execute("ALTER TABLE log DROP COLUMN writer")
+    connection.commit()
+    connection.close()
+
+
+def test_a_database_from_before_writers_were_kept_gains_the_column(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        backend = await _open(tmp_path)
+        await backend.create("/old", b"1")
+        await backend.close()
+        _drop_writers(tmp_path / "state.db")
+        backend = await _open(tmp_path)
+        with writing_as("alice"):
+            await backend.create("/new", b"2")
+        changes = await backend.history(0, await backend.current_revision(), 10)
+        assert [(c.key, c.writer) for c in changes] == [("/old", None), ("/new", "alice")]
+        await backend.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_snapshot_from_before_writers_were_kept_restores_without_them(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        backend = await _open(tmp_path)
+        with writing_as("alice"):
+            await backend.create("/a", b"1")
+        await backend.save_snapshot(tmp_path / "snap.db")
+        _drop_writers(tmp_path / "snap.db")
+        revision = await backend.restore_snapshot(tmp_path / "snap.db")
+        changes = await backend.history(0, revision, 10)
+        assert [(c.key, c.writer) for c in changes] == [("/a", None)]
         await backend.close()
 
     asyncio.run(scenario())

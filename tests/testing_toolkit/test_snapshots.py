@@ -102,6 +102,26 @@ def test_revisions_list_who_changed_what(api) -> None:
     assert added["revision"] == int(created["metadata"]["resourceVersion"])
 
 
+def _as(user: str) -> dict[str, str]:
+    return {"Impersonate-User": user, "Impersonate-Group": "system:masters"}
+
+
+def test_revisions_name_the_user_each_change_was_made_as(api) -> None:
+    start = api.request("GET", PATH).json()["metadata"]["resourceVersion"]
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}
+    assert api.request("POST", PATH, body=body, headers=_as("bob")).status == 201
+    assert api.request("DELETE", f"{PATH}/a", headers=_as("alice")).status == 200
+    log = api.request("GET", "/testing/v1/revisions", params={"from": start}).json()
+    users = [(item["type"], item.get("user")) for item in log["items"] if item["key"].endswith("/default/a")]
+    assert users == [("ADDED", "bob"), ("DELETED", "alice")]
+
+
+def test_the_servers_own_writes_name_no_user(api) -> None:
+    log = api.request("GET", "/testing/v1/revisions", params={"from": 0}).json()
+    namespace = next(item for item in log["items"] if item.get("kind") == "Namespace" and item["name"] == "default")
+    assert "user" not in namespace
+
+
 def test_compact_on_demand_makes_older_versions_gone(api) -> None:
     old = _create(api, "a")["metadata"]["resourceVersion"]
     _create(api, "b")

@@ -14,12 +14,13 @@ import asyncio
 import contextlib
 import logging
 import ssl
-import time
 from collections.abc import Callable
 from typing import Any
 
 import aiohttp
 import jwt
+
+from svc.machinery import wallclock
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,7 @@ class ProviderKeys:
         *,
         discovery_url: str = "",
         ca_pem: str = "",
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] = wallclock.monotonic,
     ) -> None:
         self.issuer_url = issuer_url
         self.discovery_url = discovery_url or issuer_url.rstrip("/") + "/.well-known/openid-configuration"

@@ -10,7 +10,6 @@ accepts fails the request ("invalid bearer token"); it never falls through to an
 from __future__ import annotations
 
 import hashlib
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -19,6 +18,7 @@ from aiohttp import web
 
 from svc.apiserver.authn.authenticator import AuthenticationError
 from svc.apiserver.authn.token_file import bearer_token
+from svc.machinery import wallclock
 from svc.machinery.ttl_cache import TTLCache
 from svc.registry.admission import UserInfo
 
@@ -78,7 +78,7 @@ class CachedSuccesses:
     """Upstream's token cache in front of a costly authenticator (a JWT issuer's signature check and
     claim mappings): an accepted token is remembered for 10 s per audience set, a refused one not."""
 
-    def __init__(self, source: TokenAuthenticator, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, source: TokenAuthenticator, clock: Callable[[], float] = wallclock.monotonic) -> None:
         self._source = source
         self._cache: TTLCache[bytes, TokenResult] = TTLCache(SUCCESS_CACHE_SIZE, clock)
 

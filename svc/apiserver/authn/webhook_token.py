@@ -15,7 +15,6 @@ answer must name one of them; an answer naming none counts as the API's own (`--
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +23,7 @@ from svc.apiserver.authn.tokens import TokenResult, intersect, token_key
 from svc.apiserver.webhook_kubeconfig import KubeconfigWebhook, WebhookCallError
 from svc.client.kubeconfig import ClientConfig, load_kubeconfig
 from svc.client.tls import ssl_context
+from svc.machinery import wallclock
 from svc.machinery.ttl_cache import TTLCache
 from svc.registry.admission import UserInfo
 
@@ -53,7 +53,7 @@ class WebhookTokenAuthenticator:
         version: str,
         cache_ttl: float,
         implicit_audiences: tuple[str, ...] = (),
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] = wallclock.monotonic,
     ) -> None:
         self._webhook = KubeconfigWebhook(config, timeout=REQUEST_TIMEOUT)
         self._implicit = implicit_audiences

@@ -26,6 +26,7 @@ from svc.api.brand import Profile
 from svc.apiserver.authz.authorizer import Attributes, AuthorizerError, Decision
 from svc.apiserver.authz.metrics import AuthorizationMetrics
 from svc.apiserver.webhook_kubeconfig import KubeconfigWebhook, WebhookCallError, WebhookTimeout
+from svc.machinery import wallclock
 from svc.machinery.cel.environment import Program
 from svc.machinery.cel.values import CelError
 from svc.machinery.labels import Operator
@@ -121,7 +122,7 @@ class WebhookAuthorizer:
         settings: WebhookSettings,
         *,
         profile: Profile,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] = wallclock.monotonic,
         metrics: AuthorizationMetrics | None = None,
     ) -> None:
         self._client = client

@@ -29,10 +29,19 @@ _HEARTBEAT = 1.0
 _TRUE = ("true", "1")
 
 
+CLOCK_PATH = "/testing/v1/clock"
+
+
+def is_clock_stream(request: web.Request) -> bool:
+    """The follow stream lasts as long as its follower, like a watch: no request deadline ends it
+    (under a fake clock one would, at the first advance past it, and the follower would fall behind)."""
+    return request.path == CLOCK_PATH and request.query.get("watch", "") in _TRUE
+
+
 async def serve_clock(ctx: RequestContext, parts: list[str]) -> web.StreamResponse:
     method = ctx.request.method
     if parts == ["clock"] and method in ("GET", "HEAD"):
-        if ctx.request.query.get("watch", "") in _TRUE:
+        if is_clock_stream(ctx.request):
             return await _follow(ctx, _fake(ctx))
         return respond(ctx, 200, orjson.dumps(_describe(ctx.server.clock)), "application/json")
     if parts == ["clock", "advance"] and method == "POST":

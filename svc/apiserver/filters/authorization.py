@@ -20,6 +20,7 @@ from svc.machinery.fields import FieldRequirement, parse_field_selector
 from svc.machinery.labels import Requirement, SelectorError, parse_label_selector
 from svc.machinery.status import GroupResource
 from svc.registry.admission import request_audit_annotations
+from svc.storage.writer import bind_writer, unbind_writer
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +105,11 @@ async def authorize(ctx: RequestContext, next_handler: Handler) -> web.StreamRes
         annotations[DECISION_ANNOTATION] = "allow" if decision is Decision.ALLOW else "forbid"
         annotations[REASON_ANNOTATION] = reason
     if decision is Decision.ALLOW:
-        return await next_handler(ctx)
+        writer = bind_writer(attributes.user.name)  # the revision log records who wrote
+        try:
+            return await next_handler(ctx)
+        finally:
+            unbind_writer(writer)
     message = forbidden_message(attributes) + (f": {reason}" if reason else "")
     group_resource = (
         GroupResource(attributes.api_group, attributes.resource) if attributes.is_resource_request else None

@@ -14,7 +14,7 @@ from svc.apiserver.handlers import list as listing
 from svc.apiserver.handlers.scope import Scope
 from svc.apiserver.http2_stream import StreamTransport
 from svc.apiserver.metrics_watch import WatchSeries
-from svc.machinery import status
+from svc.machinery import status, wallclock
 from svc.registry.initial_events import BATCH_BYTES
 from svc.registry.watch import WatchEvent, WatchStream
 from svc.storage.watch_cache import TOO_SLOW
@@ -167,13 +167,12 @@ async def _serve(
     """Write each batch of events (in chunks of about `BATCH_BYTES` of objects, each after the
     connection drained the one before) until `seconds` pass, the stream ends or fails; with
     bookmarks, one every bookmark interval."""
-    loop = asyncio.get_running_loop()
-    now = loop.time()
+    now = wallclock.monotonic()  # the server's clock: a fake one ends watches and sends bookmarks when advanced
     deadline = now + seconds
     interval = scope.server.bookmark_interval
     next_bookmark = now + interval
     pushing = False
-    while (now := loop.time()) < deadline:
+    while (now := wallclock.monotonic()) < deadline:
         if not pushing and stream.shared_as is not None and encoder.negotiated.view is View.FULL:
             await response.write(b"")  # sends the headers, which must precede any direct write
             pushing = stream.push(_direct_writer(scope, stream, encoder))
@@ -186,8 +185,8 @@ async def _serve(
             await response.write(encoder.frames(part, stream.shared_as, bookmarks))
             _check_backlog(scope)
         frames = [encoder.frames(last, stream.shared_as, bookmarks)] if last else []
-        if bookmarks and loop.time() >= next_bookmark:
-            next_bookmark = loop.time() + interval
+        if bookmarks and wallclock.monotonic() >= next_bookmark:
+            next_bookmark = wallclock.monotonic() + interval
             if (revision := stream.progress) is not None:
                 frames.append(bookmark := encoder.frame(_bookmark(scope, revision)))
                 encoder.sent.add(1, len(bookmark))

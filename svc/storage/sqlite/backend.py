@@ -42,6 +42,7 @@ from svc.private_files import open_private, tighten
 from svc.storage import errors
 from svc.storage.backend import Event, EventType, KeyValue, Progress, RangeResult, prefix_end
 from svc.storage.sqlite import schema
+from svc.storage.writer import current_writer
 
 _REPLAY_PAGE = 1000
 _COMPACT_CHUNK = 5000
@@ -80,6 +81,8 @@ class Change:
     create_revision: int
     prev_revision: int
     value: bytes
+    writer: str | None
+    """The user whose request made the change; None for the server's own writes."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,7 @@ class _Op:
     value: bytes = b""
     expected: int = 0
     future: asyncio.Future[Any] | None = None
+    writer: str | None = None
 
 
 class SqliteBackend:
@@ -136,6 +140,8 @@ class SqliteBackend:
             conn.execute(pragma)
         for statement in schema.CREATE:
             conn.execute(statement)
+        if ("writer",) not in conn.execute(schema.LOG_COLUMNS).fetchall():
+            conn.execute(schema.ADD_WRITER)
         meta = dict(conn.execute(schema.READ_META).fetchall())
         self._revision = meta["revision"]
         self._compacted = meta["compacted"]
@@ -221,13 +227,13 @@ class SqliteBackend:
 
     # -- writes ------------------------------------------------------------------------------
     async def create(self, key: str, value: bytes) -> KeyValue:
-        return await self._submit(_Op("create", key, value))
+        return await self._submit(_Op("create", key, value, writer=current_writer()))
 
     async def update(self, key: str, value: bytes, *, expected_revision: int) -> KeyValue:
-        return await self._submit(_Op("update", key, value, expected_revision))
+        return await self._submit(_Op("update", key, value, expected_revision, writer=current_writer()))
 
     async def delete(self, key: str, *, expected_revision: int) -> Event:
-        return await self._submit(_Op("delete", key, b"", expected_revision))
+        return await self._submit(_Op("delete", key, b"", expected_revision, writer=current_writer()))
 
     async def compact(self, revision: int) -> None:
         await self._submit(_Op("compact", "", b"", revision))
@@ -435,9 +441,11 @@ class SqliteBackend:
                 staged.execute("ATTACH ? AS snapshot", (f"file:{quote(str(path))}?mode=ro",))
                 meta = dict(staged.execute(schema.READ_SNAPSHOT_META).fetchall())
                 offset = max(self._revision, meta["revision"])
+                columns = staged.execute(schema.SNAPSHOT_LOG_COLUMNS).fetchall()
+                writer = "writer" if ("writer",) in columns else "NULL"
                 staged.execute("BEGIN")
-                for statement in schema.STAGE_RESTORE:
-                    staged.execute(statement, (offset,))
+                staged.execute(schema.STAGE_RESTORE_LOG.format(writer=writer), (offset,))
+                staged.execute(schema.STAGE_RESTORE_LIVE, (offset,))
                 revision = meta["revision"] + offset
                 compacted = offset + max(meta["compacted"], 1)
                 staged.execute(schema.WRITE_REVISION, (revision,))
@@ -461,7 +469,7 @@ class SqliteBackend:
 
     def _history(self, after: int, upto: int, limit: int) -> list[Change]:
         rows = self._reader().execute(schema.HISTORY, (after, upto, limit)).fetchall()
-        return [Change(r[0], r[1], bool(r[4]), r[2], r[3], r[5]) for r in rows]
+        return [Change(r[0], r[1], bool(r[4]), r[2], r[3], r[5], r[6]) for r in rows]
 
     async def vacuum(self) -> tuple[int, int]:
         """Rebuild the file without the pages compaction freed and empty the write-ahead log;
@@ -547,12 +555,13 @@ def _check(op: _Op, prev: KeyValue | None) -> Exception | None:
 def _mutate(conn: sqlite3.Connection, op: _Op, prev: KeyValue | None, revision: int) -> Event:
     if op.kind == "delete":
         assert prev is not None
-        conn.execute(schema.INSERT_LOG, (revision, op.key, prev.create_revision, prev.mod_revision, 1, prev.value))
+        row = (revision, op.key, prev.create_revision, prev.mod_revision, 1, prev.value, op.writer)
+        conn.execute(schema.INSERT_LOG, row)
         conn.execute(schema.DELETE_LIVE, (op.key,))
         return Event(EventType.DELETE, KeyValue(op.key, prev.value, prev.create_revision, revision), prev)
     created = prev.create_revision if prev is not None else revision
     prev_revision = prev.mod_revision if prev is not None else 0
-    conn.execute(schema.INSERT_LOG, (revision, op.key, created, prev_revision, 0, op.value))
+    conn.execute(schema.INSERT_LOG, (revision, op.key, created, prev_revision, 0, op.value, op.writer))
     conn.execute(schema.UPSERT_LIVE, (op.key, created, revision))
     return Event(EventType.PUT, KeyValue(op.key, op.value, created, revision), prev)
 

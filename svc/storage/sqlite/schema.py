@@ -4,8 +4,10 @@ Layout (in the style of kine): `log` has one row per revision, the change log th
 that compaction trims; a tombstone row (deleted=1) carries the last value so a DELETE event can
 still show the object after older rows are compacted. `live` points each existing key at its
 latest log row, so reads of current state are an index range plus a primary-key join.
-`meta` holds the current and compacted revisions; the current one is written in every
-transaction, so a restart never reuses a revision even when the newest log rows were compacted.
+A log row's `writer` is the user whose request made it (NULL for the server's own writes and for
+rows written before the column existed). `meta` holds the current and compacted revisions; the
+current one is written in every transaction, so a restart never reuses a revision even when the
+newest log rows were compacted.
 """
 
 PRAGMAS = (
@@ -23,7 +25,8 @@ CREATE = (
         create_revision INTEGER NOT NULL,
         prev_revision INTEGER NOT NULL,
         deleted INTEGER NOT NULL,
-        value BLOB NOT NULL
+        value BLOB NOT NULL,
+        writer TEXT
     )""",
     "CREATE INDEX IF NOT EXISTS log_key_revision ON log (key, revision)",
     """CREATE TABLE IF NOT EXISTS live (
@@ -34,6 +37,10 @@ CREATE = (
     "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
     "INSERT OR IGNORE INTO meta (name, value) VALUES ('revision', 1), ('compacted', 0)",
 )
+
+# Databases made before the log kept its writers gain the column; ADD COLUMN rewrites no rows.
+LOG_COLUMNS = "SELECT name FROM pragma_table_info('log')"
+ADD_WRITER = "ALTER TABLE log ADD COLUMN writer TEXT"
 
 READ_META = "SELECT name, value FROM meta"
 READ_REVISION = "SELECT value FROM meta WHERE name = 'revision'"
@@ -58,8 +65,8 @@ COUNT_AT = """SELECT COUNT(*) FROM log l
     WHERE l.key >= ? AND l.key < ? AND l.deleted = 0
       AND l.revision = (SELECT MAX(o.revision) FROM log o WHERE o.key = l.key AND o.revision <= ?)"""
 
-INSERT_LOG = """INSERT INTO log (revision, key, create_revision, prev_revision, deleted, value)
-    VALUES (?, ?, ?, ?, ?, ?)"""
+INSERT_LOG = """INSERT INTO log (revision, key, create_revision, prev_revision, deleted, value, writer)
+    VALUES (?, ?, ?, ?, ?, ?, ?)"""
 UPSERT_LIVE = """INSERT INTO live (key, create_revision, mod_revision) VALUES (?, ?, ?)
     ON CONFLICT (key) DO UPDATE SET mod_revision = excluded.mod_revision"""
 DELETE_LIVE = "DELETE FROM live WHERE key = ?"
@@ -77,14 +84,14 @@ COMPACT = """DELETE FROM log WHERE revision IN (
 
 # A restore stages the snapshot in memory with every revision moved past the server's current one
 # (offset ?1), so a resourceVersion clients saw never comes back with another meaning; the staged
-# copy then replaces the database through the backup API in one step.
-STAGE_RESTORE = (
-    """INSERT INTO log SELECT revision + ?1, key, create_revision + ?1,
-        CASE prev_revision WHEN 0 THEN 0 ELSE prev_revision + ?1 END, deleted, value
-        FROM snapshot.log ORDER BY revision""",
-    "INSERT INTO live SELECT key, create_revision + ?1, mod_revision + ?1 FROM snapshot.live",
-)
+# copy then replaces the database through the backup API in one step. A snapshot saved before the
+# log kept its writers has no `writer` column: its rows are restored without one (`{writer}` is NULL).
+STAGE_RESTORE_LOG = """INSERT INTO log SELECT revision + ?1, key, create_revision + ?1,
+    CASE prev_revision WHEN 0 THEN 0 ELSE prev_revision + ?1 END, deleted, value, {writer}
+    FROM snapshot.log ORDER BY revision"""
+STAGE_RESTORE_LIVE = "INSERT INTO live SELECT key, create_revision + ?1, mod_revision + ?1 FROM snapshot.live"
 READ_SNAPSHOT_META = "SELECT name, value FROM snapshot.meta"
+SNAPSHOT_LOG_COLUMNS = "SELECT name FROM pragma_table_info('log', 'snapshot')"
 
-HISTORY = """SELECT revision, key, create_revision, prev_revision, deleted, value FROM log
+HISTORY = """SELECT revision, key, create_revision, prev_revision, deleted, value, writer FROM log
     WHERE revision > ? AND revision <= ? ORDER BY revision LIMIT ?"""

@@ -162,3 +162,19 @@ def test_a_token_reviews_audiences_are_sent_and_answered(svc_server_factory, web
     assert status["authenticated"] is True
     assert status["audiences"] == ["vault"]
     assert hook.reviews[-1]["spec"]["audiences"] == ["vault", "db"]
+
+
+def test_a_cached_answer_expires_when_a_fake_clock_passes_its_ttl(svc_server_factory, webhook) -> None:
+    hook, config = webhook
+    server = svc_server_factory(
+        f"--authentication-token-webhook-config-file={config}", "--enable-test-endpoints", "--clock=fake"
+    )
+    server.client()  # the admin's, which moves the clock
+    for _ in range(2):
+        assert whoami(token_client(server, "good-token"))[0] == 201
+    server.advance_clock(119)
+    whoami(token_client(server, "good-token"))
+    assert len(hook.reviews) == 1
+    server.advance_clock(2)  # past the default cache TTL of 2 minutes
+    whoami(token_client(server, "good-token"))
+    assert len(hook.reviews) == 2

@@ -183,6 +183,18 @@ def test_a_zero_ttl_turns_the_cache_off(svc_server_factory, tmp_path):
     assert len(webhook.reviews) == 2
 
 
+def test_a_cached_decision_expires_when_a_fake_clock_passes_its_ttl(svc_server_factory, tmp_path):
+    with serve_sar_webhook(lambda review: {"allowed": True}, tmp_path) as webhook:
+        server = _start(svc_server_factory, tmp_path, webhook, "Webhook", "--enable-test-endpoints", "--clock=fake")
+        server.client()  # the admin's, which moves the clock
+        assert _get(server, "alice-token").status == 200
+        server.advance_clock(299)
+        assert _get(server, "alice-token").status == 200
+        server.advance_clock(2)  # past the authorized TTL of 5 minutes
+        assert _get(server, "alice-token").status == 200
+    assert [review["spec"]["user"] for review in webhook.reviews if review["spec"]["user"] == "alice"] == ["alice"] * 2
+
+
 def test_the_access_review_apis_answer_from_the_webhook(svc_server_factory, tmp_path):
     def answer(review):
         if review["spec"]["resourceAttributes"]["resource"] == "pods":

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +19,7 @@ from svc.apiserver.admission.matching import is_pod
 from svc.apiserver.admission.registry import PluginContext
 from svc.client.kubeconfig import ClientConfig, KubeconfigError, load_kubeconfig
 from svc.client.tls import ssl_context
+from svc.machinery import wallclock
 from svc.registry.admission import Attributes, Operation
 
 Obj = dict[str, Any]
@@ -96,7 +96,7 @@ class ImagePolicyWebhook:
 
     async def _review(self, spec: Obj) -> Obj:
         key = orjson.dumps(spec, option=orjson.OPT_SORT_KEYS)
-        now = time.monotonic()
+        now = wallclock.monotonic()
         cached = self._cache.get(key)
         if cached is not None and cached[0] > now:
             return cached[1]

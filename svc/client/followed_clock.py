@@ -1,15 +1,17 @@
-"""`--clock=fake` for the controller manager: a fake clock that follows the API server's fake clock.
+"""`--clock=fake` for the controller manager and `svc-nodes`: a fake clock that follows the API server's.
 
 The server's clock is moved by `/testing/v1/clock/advance`; the controllers here read the same time
 through a `FakeClock` that advances whenever the server's does (streamed by
 `GET /testing/v1/clock?watch=true`), so one advance in a test moves the stamps the server writes and
-the schedules, lease expiries, TTLs and resyncs of the controllers alike, without sleeping. The
-stream is the test endpoints' (system:masters only), so the controller manager needs admin
-credentials under a fake clock, as the pytest plugin gives it.
+the schedules, lease expiries, TTLs and resyncs of the controllers, and the simulated nodes' Lease
+renewals and pod run times alike, without sleeping. The stream is the test endpoints'
+(system:masters only), so a daemon needs admin credentials under a fake clock, as the pytest plugin
+gives it.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import logging
@@ -22,6 +24,17 @@ log = logging.getLogger(__name__)
 
 CLOCK_PATH = "/testing/v1/clock"
 _RECONNECT = 0.5
+
+
+def add_clock_flag(parser: argparse.ArgumentParser) -> None:
+    """`--clock` of a daemon that can follow the server's clock (the option is `clock`: real or fake)."""
+    parser.add_argument(
+        "--clock",
+        choices=("real", "fake"),
+        default="real",
+        help="real (default) or fake: follow the API server's fake clock (svc-apiserver --clock=fake; needs admin "
+        "credentials for its /testing/v1/clock)",
+    )
 
 
 class ClockError(Exception):
