@@ -169,25 +169,45 @@ class GenericStore:
         return status.internal_error(str(error))
 
     # -- reads -------------------------------------------------------------------------------
-    async def get(self, namespace: str, name: str) -> Obj:
-        """A consistent read: from the watch cache once it has caught up with the store's current
-        revision (what a read from storage would return, without decoding the stored value), else
-        from storage."""
+    async def get(self, namespace: str, name: str, resource_version: str = "") -> Obj:
+        """One object, as upstream reads it. Without a resourceVersion a consistent read: from storage
+        (where the watch cache holds the same version, its copy saves decoding the stored value), or
+        from the cache once it has caught up with an in-process store, which returns the same for less.
+        With "0" the cache's current state; with a version the cache's state once it has reached it."""
         key = self.key(namespace, name)
-        if self.cache is not None and await self.cache.fresh():
-            corrupt = self.cache.corrupt.get(key)
-            if corrupt is not None:
-                raise self._corrupt(corrupt)
-            cached = self.cache.get(key)
-            if cached is None:
-                raise self._not_found(name)
-            return self.present(cached)
+        cache = self.cache
+        if cache is not None:
+            if resource_version == "0":
+                return self._from_cache(key, name)
+            if resource_version:
+                if not await cache.wait_for(int(resource_version), _WAIT_FOR_VERSION):
+                    raise status.too_large_resource_version(int(resource_version), cache.revision, _RETRY_SECONDS)
+                return self._from_cache(key, name)
+            if self.objects.backend.in_process and await cache.fresh():
+                return self._from_cache(key, name)
+        elif resource_version not in ("", "0"):
+            await self._wait_for_store(int(resource_version))
+        kv = await self.objects.get_raw(key)
+        if kv is None:
+            raise self._not_found(name)
+        if cache is not None:
+            cached = cache.state.get(key)
+            if cached is not None and cached.revision == kv.mod_revision:
+                return self.present(cached.decode())
         try:
-            return self.present(await self.objects.get(key))
-        except errors.KeyNotFoundError:
-            raise self._not_found(name) from None
+            return self.present(self.objects.decode(kv))
         except errors.CorruptObjectError as error:
             raise self._corrupt(error) from None
+
+    def _from_cache(self, key: str, name: str) -> Obj:
+        assert self.cache is not None
+        corrupt = self.cache.corrupt.get(key)
+        if corrupt is not None:
+            raise self._corrupt(corrupt)
+        cached = self.cache.get(key)
+        if cached is None:
+            raise self._not_found(name)
+        return self.present(cached)
 
     async def list(self, namespace: str, options: ListOptions, *, form: ItemForm = ItemForm.DECODED) -> Obj:
         """A list per the resourceVersion table of spec 4.6 (options are already validated). Items

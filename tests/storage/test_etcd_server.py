@@ -125,6 +125,38 @@ def test_watch_from_a_resource_version_sees_later_changes(
     assert seen == ["ADDED", "DELETED"]
 
 
+def test_get_reads_etcd_without_a_resource_version_and_the_cache_with_zero(
+    svc_server_factory: Factory, etcd_process: EtcdProcess
+) -> None:
+    """Upstream serves a GET without resourceVersion from etcd, not the watch cache: a value written
+    behind a halted cache's back is what it returns, while `resourceVersion=0` still shows the cache's."""
+    running = svc_server_factory(*_on(etcd_process))
+    client = running.client()
+    created = client.request("POST", CONFIGMAPS, body=_configmap("behind", x="1"))
+    assert created.status == 201
+    assert running.server is not None and running.loop is not None
+    store = running.server.store_for("", "configmaps")
+    assert store.cache is not None
+    revision = int(created.json()["metadata"]["resourceVersion"])
+    assert asyncio.run_coroutine_threadsafe(store.cache.wait_for(revision, 10), running.loop).result(15)
+    running.loop.call_soon_threadsafe(store.cache.halt)
+    key = store.key("default", "behind")
+    value = store.objects.encode({**created.json(), "data": {"x": "2"}})
+
+    async def write_behind() -> None:
+        backend = EtcdBackend([etcd_process.url])
+        await backend.start()
+        try:
+            await backend.update(key, value, expected_revision=revision)
+        finally:
+            await backend.close()
+
+    asyncio.run(write_behind())
+    assert client.request("GET", f"{CONFIGMAPS}/behind").json()["data"] == {"x": "2"}
+    cached = client.request("GET", f"{CONFIGMAPS}/behind", params={"resourceVersion": "0"})
+    assert cached.json()["data"] == {"x": "1"}
+
+
 def test_kubectl_apply_and_get_on_etcd(svc_server_factory: Factory, etcd_process: EtcdProcess) -> None:
     from tests.conftest import TOOLS
 

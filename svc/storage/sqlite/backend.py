@@ -100,6 +100,7 @@ class _Op:
 
 class SqliteBackend:
     progress_on_demand = True
+    in_process = True
 
     def __init__(self, path: str | Path, *, max_request_bytes: int = MAX_REQUEST_BYTES) -> None:
         self._path = str(path)
