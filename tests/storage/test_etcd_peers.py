@@ -143,6 +143,31 @@ def test_the_endpoints_list_every_live_server_by_master_lease(
     assert asyncio.run(master_leases()) == ["/registry/masterleases/10.9.0.1"]
 
 
+def test_master_count_lists_both_servers_and_a_stopping_one_takes_itself_out(
+    svc_server_process: Callable[..., RunningServer], etcd_process: EtcdProcess
+) -> None:
+    counted = ("--endpoint-reconciler-type=master-count", "--apiserver-count=2")
+    first_port, second_port = free_port(), free_port()
+    first = svc_server_process(
+        KUBERNETES, *_on(etcd_process), *counted, *_advertising("10.9.0.1", first_port), port=first_port
+    )
+    client = first.client()
+    assert _wait_addresses(client, ["10.9.0.1"]) == ["10.9.0.1"]
+    second = svc_server_process(
+        KUBERNETES, *_on(etcd_process), *counted, *_advertising("10.9.0.2", second_port), port=second_port
+    )
+    assert _wait_addresses(client, ["10.9.0.1", "10.9.0.2"]) == ["10.9.0.1", "10.9.0.2"]
+    assert _wait_addresses(second.client(), ["10.9.0.1", "10.9.0.2"]) == ["10.9.0.1", "10.9.0.2"]
+
+    async def master_leases() -> list[bytes]:
+        async with aetcd.Client("127.0.0.1", etcd_process.client_port) as etcd:
+            return [kv.key for kv in await etcd.get_prefix(b"/registry/masterleases/")]
+
+    assert asyncio.run(master_leases()) == []
+    stop_process(second)
+    assert _addresses(client) == ["10.9.0.1"]
+
+
 @pytest.mark.parametrize(
     ("flag", "message"),
     [
