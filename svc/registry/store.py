@@ -229,9 +229,8 @@ class GenericStore:
                 return await self._list_store(prefix, options, 0, "")
             if version == "":
                 if not await self.cache.fresh():
-                    raise status.too_large_resource_version(
-                        self.cache.revision + 1, self.cache.revision, _RETRY_SECONDS
-                    )
+                    # as upstream: a consistent read the cache cannot catch up with in time reads storage
+                    return await self._list_store(prefix, options, 0, "")
             elif version != "0" and not await self.cache.wait_for(int(version), _WAIT_FOR_VERSION):
                 raise status.too_large_resource_version(int(version), self.cache.revision, _RETRY_SECONDS)
             return self._list_cache(prefix, options, form)

@@ -7,12 +7,13 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import urllib.request
 from collections.abc import Callable
 
 import pytest
 
 from svc.storage.errors import StorageError
-from svc.storage.etcd.backend import EtcdBackend
+from svc.storage.etcd.backend import EtcdBackend, answers_progress_in_order
 from svc.testing.etcd import EtcdProcess, wait_status
 from svc.testing.harness import RunningServer
 from tests.e2e.kubectl_runner import Kubectl
@@ -136,6 +137,39 @@ def test_get_reads_etcd_without_a_resource_version_and_the_cache_with_zero(
     assert client.request("GET", f"{CONFIGMAPS}/behind").json()["data"] == {"x": "2"}
     cached = client.request("GET", f"{CONFIGMAPS}/behind", params={"resourceVersion": "0"})
     assert cached.json()["data"] == {"x": "1"}
+
+
+def _lists_from_storage(client) -> float:
+    text = client.request("GET", "/metrics").body.decode()
+    for line in text.splitlines():
+        if line.startswith("apiserver_storage_list_total{") and 'resource="configmaps"' in line:
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+def test_consistent_lists_come_from_the_cache_only_with_an_etcd_that_answers_progress_in_order(
+    svc_server_factory: Factory, etcd_process: EtcdProcess
+) -> None:
+    running = svc_server_factory(*etcd_process.server_flags())
+    assert running.server is not None and running.server.backend is not None
+    backend = running.server.backend
+    with urllib.request.urlopen(f"{etcd_process.url}/version", timeout=10) as answer:
+        version = json.load(answer)["etcdserver"]
+    assert backend.progress_on_demand is answers_progress_in_order(version)
+    client = running.client()
+
+    def listed_names() -> set[str]:
+        return {item["metadata"]["name"] for item in client.request("GET", CONFIGMAPS).json()["items"]}
+
+    backend.progress_on_demand = False  # an etcd before 3.4.31/3.5.13: consistent lists read etcd
+    assert client.request("POST", CONFIGMAPS, body=_configmap("first")).status == 201
+    before = _lists_from_storage(client)
+    assert "first" in listed_names()
+    assert _lists_from_storage(client) == before + 1
+    backend.progress_on_demand = True  # a newer etcd: from the watch cache, once it has caught up
+    assert client.request("POST", CONFIGMAPS, body=_configmap("second")).status == 201
+    assert {"first", "second"} <= listed_names()
+    assert _lists_from_storage(client) == before + 1
 
 
 def test_kubectl_apply_and_get_on_etcd(svc_server_factory: Factory, etcd_process: EtcdProcess) -> None:
