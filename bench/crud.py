@@ -49,6 +49,12 @@ class ConfigMapSet:
         async with self.session.get(f"{self.collection}/{self.names[index]}", headers=JSON) as response:
             await expect(response, 200)
 
+    async def get_cached(self, index: int) -> None:
+        """A GET with `resourceVersion=0`, which upstream serves from the watch cache whatever the store."""
+        url = f"{self.collection}/{self.names[index]}"
+        async with self.session.get(url, params={"resourceVersion": "0"}, headers=JSON) as response:
+            await expect(response, 200)
+
     async def update(self, index: int) -> None:
         obj = configmap(self.names[index], payload=0)
         obj["data"]["payload"] = "y" * CONFIGMAP_PAYLOAD

@@ -103,7 +103,12 @@ RATIOS = (
     Ratio("our create rate / etcd put rate (1 client)", "create/1", "etcd put/1"),
     Ratio("our get rate / etcd range rate (32 clients)", "get/32", "etcd range/32"),
     Ratio("our create rate on etcd / etcd put rate (32 clients)", "etcd-server create/1", "etcd put/32"),
-    Ratio("our get rate on etcd / our get rate on SQLite (32 clients)", "etcd-server get/1", "get/32"),
+    Ratio("our get rate on etcd (read from etcd) / our get rate on SQLite (32 clients)", "etcd-server get/1", "get/32"),
+    Ratio(
+        "our get rate on etcd, resourceVersion=0 (watch cache) / our get rate on SQLite (32 clients)",
+        "etcd-server get_cached/1",
+        "get/32",
+    ),
     Ratio("create rate, 2 servers / 1 server on one etcd (32 clients)", "etcd-server create/2", "etcd-server create/1"),
     Ratio("get rate, 2 servers / 1 server on one etcd (32 clients)", "etcd-server get/2", "etcd-server get/1"),
     Ratio("our get rate / etcd range rate (1 client)", "get/1", "etcd range/1"),

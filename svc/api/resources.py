@@ -171,6 +171,21 @@ def group_resource_of_key(path: str) -> tuple[str, str] | None:
     return None if group is None else (group, first)
 
 
+def earlier_layout_renames(store_prefix: str) -> dict[str, str]:
+    """Each built-in resource's key prefix in the layout of earlier releases (`/<group, or core>/<resource>/`,
+    events.k8s.io Events with core's) -> its prefix now, where the two differ: how a data directory
+    written by those releases is moved to upstream's layout. Group-qualified prefixes did not change."""
+    renames: dict[str, str] = {}
+    for row in _table():
+        group, name = row["group"], row["resource"]
+        if group in _GROUP_QUALIFIED or not {"get", "list"} & set(row["verbs"]):
+            continue
+        earlier = "core" if not group or (group, name) == ("events.k8s.io", "events") else group
+        now = _SPECIAL_PREFIXES.get((group, name), name)
+        renames[f"{store_prefix}/{earlier}/{name}/"] = f"{store_prefix}/{now}/"
+    return renames
+
+
 def parse_runtime_config(entries: Iterable[str]) -> dict[str, bool]:
     """`--runtime-config` pairs (`apps/v1=false`, `api/beta=true`, `v1=true`) as a dict."""
     parsed: dict[str, bool] = {}

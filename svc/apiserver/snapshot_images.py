@@ -91,8 +91,11 @@ def _moved(cached: CachedObject, offset: int) -> CachedObject:
     if start >= 0 and data.find(_VERSION, start + 1) < 0:
         start += len(_VERSION)
         end = data.index(b'"', start)
-        version = str(int(data[start:end]) + offset).encode()
-        return CachedObject(data[:start] + version + data[end:], cached.labels, cached.api_version, cached.kind)
+        revision = int(data[start:end]) + offset
+        version = str(revision).encode()
+        return CachedObject(
+            data[:start] + version + data[end:], cached.labels, cached.api_version, cached.kind, revision
+        )
     obj = orjson.loads(data)
     metadata = obj["metadata"]
     metadata["resourceVersion"] = str(int(metadata["resourceVersion"]) + offset)

@@ -169,25 +169,57 @@ class GenericStore:
         return status.internal_error(str(error))
 
     # -- reads -------------------------------------------------------------------------------
-    async def get(self, namespace: str, name: str) -> Obj:
-        """A consistent read: from the watch cache once it has caught up with the store's current
-        revision (what a read from storage would return, without decoding the stored value), else
-        from storage."""
+    async def get(self, namespace: str, name: str, resource_version: str = "") -> Obj:
+        """One object, as upstream reads it. Without a resourceVersion a consistent read: from storage
+        (where the watch cache holds the same version, its copy saves decoding the stored value), or
+        from the cache once it has caught up with an in-process store, which returns the same for less.
+        With "0" the cache's current state; with a version the cache's state once it has reached it."""
         key = self.key(namespace, name)
-        if self.cache is not None and await self.cache.fresh():
-            corrupt = self.cache.corrupt.get(key)
-            if corrupt is not None:
-                raise self._corrupt(corrupt)
-            cached = self.cache.get(key)
-            if cached is None:
-                raise self._not_found(name)
-            return self.present(cached)
+        cache = self.cache
+        if cache is None:
+            if resource_version not in ("", "0"):
+                await self._wait_for_store(int(resource_version))
+            return await self._from_storage(key, name)
+        if resource_version == "0":
+            return self._from_cache(key, name)
+        if resource_version:
+            if not await cache.wait_for(int(resource_version), _WAIT_FOR_VERSION):
+                raise status.too_large_resource_version(int(resource_version), cache.revision, _RETRY_SECONDS)
+            return self._from_cache(key, name)
+        if self.objects.backend.in_process and await cache.fresh():
+            return self._from_cache(key, name)
+        kv = await self.objects.get_raw(key)
+        if kv is None:
+            raise self._not_found(name)
+        cached = cache.state.get(key)
+        if cached is not None and cached.revision == kv.mod_revision:
+            return self.present(cached.decode())
+        try:
+            return self.present(self.objects.decode(kv))
+        except errors.CorruptObjectError as error:
+            raise self._corrupt(error) from None
+
+    async def _from_storage(self, key: str, name: str) -> Obj:
         try:
             return self.present(await self.objects.get(key))
         except errors.KeyNotFoundError:
             raise self._not_found(name) from None
         except errors.CorruptObjectError as error:
             raise self._corrupt(error) from None
+
+    def _cached(self, key: str) -> CachedObject | None:
+        """The watch cache's copy of a key: where an update may start, as upstream's does."""
+        return None if self.cache is None else self.cache.state.get(key)
+
+    def _from_cache(self, key: str, name: str) -> Obj:
+        assert self.cache is not None
+        corrupt = self.cache.corrupt.get(key)
+        if corrupt is not None:
+            raise self._corrupt(corrupt)
+        cached = self.cache.get(key)
+        if cached is None:
+            raise self._not_found(name)
+        return self.present(cached)
 
     async def list(self, namespace: str, options: ListOptions, *, form: ItemForm = ItemForm.DECODED) -> Obj:
         """A list per the resourceVersion table of spec 4.6 (options are already validated). Items
@@ -209,9 +241,8 @@ class GenericStore:
                 return await self._list_store(prefix, options, 0, "")
             if version == "":
                 if not await self.cache.fresh():
-                    raise status.too_large_resource_version(
-                        self.cache.revision + 1, self.cache.revision, _RETRY_SECONDS
-                    )
+                    # as upstream: a consistent read the cache cannot catch up with in time reads storage
+                    return await self._list_store(prefix, options, 0, "")
             elif version != "0" and not await self.cache.wait_for(int(version), _WAIT_FOR_VERSION):
                 raise status.too_large_resource_version(int(version), self.cache.revision, _RETRY_SECONDS)
             return self._list_cache(prefix, options, form)
@@ -502,7 +533,10 @@ class GenericStore:
         key = self.key(namespace, name)
         try:
             try:
-                stored = await self.objects.guaranteed_update(key, transform, create_missing=True)
+                suggestion = None if options.dry_run else self._cached(key)
+                stored = await self.objects.guaranteed_update(
+                    key, transform, create_missing=True, suggestion=suggestion
+                )
             except BaseException:
                 await settle(False)
                 raise
@@ -552,6 +586,8 @@ class GenericStore:
             return self._stored(marked)
 
         try:
+            # No cached copy here: marking a deletion usually writes nothing, which a copy would have to
+            # confirm on storage anyway, so it would cost a read rather than save one.
             stored = await self.objects.guaranteed_update(key, mark)
             if "dry" in pending:
                 return self.present(pending["dry"]), False

@@ -64,6 +64,11 @@ class Backend(Protocol):
     """Whether a `current_revision` call makes every progress-notifying watch report that revision as
     soon as it has sent the events before it (a watch cache then serves consistent reads)."""
 
+    in_process: bool
+    """Whether the store lives in this process, so its current revision costs no round trip: a watch
+    cache caught up with it answers a consistent GET with what a read would return, for less. A remote
+    store (etcd) is read instead, as upstream reads GETs without a resourceVersion."""
+
     async def start(self) -> None: ...
 
     async def close(self) -> None: ...

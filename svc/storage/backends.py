@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from svc.api.resources import earlier_layout_renames
 from svc.storage.backend import Backend
 from svc.storage.sqlite.backend import SqliteBackend
 
@@ -41,7 +42,8 @@ async def open_backends(options: Options) -> Backends:
     """Open (and reach) every backend the options name; raises BackendUnavailableError when one of
     them cannot be reached within the storage initialization timeout."""
     if options.storage_backend != "store3":
-        backend = SqliteBackend(options.data_dir / "state.db")
+        renames = earlier_layout_renames(options.store_prefix)
+        backend = SqliteBackend(options.data_dir / "state.db", renames=renames)
         await backend.start()
         return Backends(backend)
     by_servers: dict[tuple[str, ...], Backend] = {}

@@ -14,8 +14,12 @@ import subprocess
 import time
 import urllib.request
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from svc.testing.harness import free_port
+
+if TYPE_CHECKING:
+    from svc.client.rest import RestClient
 
 
 class EtcdProcess:
@@ -35,6 +39,10 @@ class EtcdProcess:
     @property
     def peer_url(self) -> str:
         return f"http://127.0.0.1:{self.peer_port}"
+
+    def server_flags(self, prefix: str = "") -> tuple[str, ...]:
+        """The flags of an API server storing in this etcd (under `--store-prefix=prefix` when given)."""
+        return store_flags(self.url, prefix)
 
     def start(self, timeout: float = 60.0) -> None:
         """Start (or restart, on the same ports and data) and wait until etcd reports itself healthy."""
@@ -95,6 +103,10 @@ class EtcdCluster:
     def urls(self) -> str:
         return ",".join(member.url for member in self.members)
 
+    def server_flags(self, prefix: str = "") -> tuple[str, ...]:
+        """The flags of an API server storing in this cluster, through every member."""
+        return store_flags(self.urls, prefix)
+
     def start(self, timeout: float = 60.0) -> None:
         for member in self.members:
             member.launch()
@@ -104,3 +116,24 @@ class EtcdCluster:
     def kill(self) -> None:
         for member in self.members:
             member.kill()
+
+
+def store_flags(urls: str, prefix: str = "") -> tuple[str, ...]:
+    flags = ("--storage-backend=store3", f"--store-servers={urls}")
+    return (*flags, f"--store-prefix={prefix}") if prefix else flags
+
+
+def wait_status(client: RestClient, path: str, wanted: int, timeout: float = 30.0) -> int:
+    """GET `path` until it answers `wanted` (an etcd member or quorum coming and going) or `timeout`
+    passes; returns the last status (0 when the server could not be reached)."""
+    deadline = time.monotonic() + timeout
+    code = 0
+    while time.monotonic() < deadline:
+        try:
+            code = client.request("GET", path).status
+        except OSError:
+            code = 0
+        if code == wanted:
+            return code
+        time.sleep(0.1)
+    return code

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 
 from svc.client.rest import RestClient
-from svc.testing.etcd import EtcdCluster
+from svc.testing.etcd import EtcdCluster, wait_status
 from svc.testing.harness import RunningServer, stop_process
 from tests.e2e.kubectl_runner import Kubectl
 
@@ -22,7 +22,7 @@ Start = Callable[..., RunningServer]
 
 
 def _servers(start: Start, cluster: EtcdCluster, *extra: str) -> tuple[RunningServer, RunningServer]:
-    flags = ("--brand-profile=kubernetes", "--storage-backend=store3", f"--store-servers={cluster.urls}", *extra)
+    flags = ("--brand-profile=kubernetes", *cluster.server_flags(), *extra)
     return start(*flags), start(*flags)
 
 
@@ -59,20 +59,6 @@ class _Watch:
     def close(self) -> None:
         self._stream.close()
         self._thread.join(timeout=10)
-
-
-def _wait_status(client: RestClient, path: str, wanted: int, timeout: float = 30.0) -> int:
-    deadline = time.monotonic() + timeout
-    code = 0
-    while time.monotonic() < deadline:
-        try:
-            code = client.request("GET", path).status
-        except OSError:
-            code = 0
-        if code == wanted:
-            return code
-        time.sleep(0.1)
-    return code
 
 
 def test_a_member_killed_mid_load_loses_no_acknowledged_write_and_no_watch_event(
@@ -113,14 +99,14 @@ def test_a_member_killed_mid_load_loses_no_acknowledged_write_and_no_watch_event
 
     # Quorum lost: both API servers answer 503 and fail readiness; back, they serve every write.
     etcd_cluster.members[1].kill()
-    assert _wait_status(reads, "/readyz", 500) == 500
+    assert wait_status(reads, "/readyz", 500) == 500
     assert writes.request("POST", CONFIGMAPS, body=_configmap("no-quorum")).status in (500, 503, 504)
     etcd_cluster.members[0].launch()
     etcd_cluster.members[1].launch()
     for member in etcd_cluster.members:
         member.wait_healthy()
-    assert _wait_status(reads, "/readyz", 200, timeout=60) == 200
-    assert _wait_status(writes, "/readyz", 200, timeout=60) == 200
+    assert wait_status(reads, "/readyz", 200, timeout=60) == 200
+    assert wait_status(writes, "/readyz", 200, timeout=60) == 200
     after = writes.request("POST", CONFIGMAPS, body=_configmap("after-quorum"))
     assert after.status == 201
     assert watch.wait_for({"after-quorum"}) == set()

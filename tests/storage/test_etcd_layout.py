@@ -31,9 +31,7 @@ def _pod(name: str) -> dict:
 
 
 def test_keys_and_values_are_upstreams(svc_server_factory: Factory, etcd_process: EtcdProcess) -> None:
-    server = svc_server_factory(
-        "--brand-profile=kubernetes", f"--store-servers={etcd_process.url}", "--storage-backend=store3"
-    )
+    server = svc_server_factory("--brand-profile=kubernetes", *etcd_process.server_flags())
     client = server.client()
     assert client.request("POST", "/api/v1/namespaces/default/pods", body=_pod("x")).status == 201
     node = {"metadata": {"name": "n1"}}

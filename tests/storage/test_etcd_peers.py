@@ -23,10 +23,6 @@ SLICE = "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes"
 KUBERNETES = "--brand-profile=kubernetes"
 
 
-def _on(etcd: EtcdProcess) -> tuple[str, ...]:
-    return ("--storage-backend=store3", f"--store-servers={etcd.url}")
-
-
 def _advertising(address: str, port: int) -> tuple[str, ...]:
     """Flags of a server advertising a non-loopback address (upstream's endpoints refuse loopback ones)
     while its admin kubeconfig still reaches it on loopback."""
@@ -123,9 +119,11 @@ def test_the_endpoints_list_every_live_server_by_master_lease(
     svc_server_process: Callable[..., RunningServer], etcd_process: EtcdProcess
 ) -> None:
     first_port, second_port = free_port(), free_port()
-    first = svc_server_process(KUBERNETES, *_on(etcd_process), *_advertising("10.9.0.1", first_port), port=first_port)
+    first = svc_server_process(
+        KUBERNETES, *etcd_process.server_flags(), *_advertising("10.9.0.1", first_port), port=first_port
+    )
     second = svc_server_process(
-        KUBERNETES, *_on(etcd_process), *_advertising("10.9.0.2", second_port), port=second_port
+        KUBERNETES, *etcd_process.server_flags(), *_advertising("10.9.0.2", second_port), port=second_port
     )
     client = first.client()
     assert _wait_addresses(client, ["10.9.0.1", "10.9.0.2"]) == ["10.9.0.1", "10.9.0.2"]
@@ -141,6 +139,31 @@ def test_the_endpoints_list_every_live_server_by_master_lease(
     stop_process(second)
     assert _addresses(client) == ["10.9.0.1"]
     assert asyncio.run(master_leases()) == ["/registry/masterleases/10.9.0.1"]
+
+
+def test_master_count_lists_both_servers_and_a_stopping_one_takes_itself_out(
+    svc_server_process: Callable[..., RunningServer], etcd_process: EtcdProcess
+) -> None:
+    counted = ("--endpoint-reconciler-type=master-count", "--apiserver-count=2")
+    first_port, second_port = free_port(), free_port()
+    first = svc_server_process(
+        KUBERNETES, *etcd_process.server_flags(), *counted, *_advertising("10.9.0.1", first_port), port=first_port
+    )
+    client = first.client()
+    assert _wait_addresses(client, ["10.9.0.1"]) == ["10.9.0.1"]
+    second = svc_server_process(
+        KUBERNETES, *etcd_process.server_flags(), *counted, *_advertising("10.9.0.2", second_port), port=second_port
+    )
+    assert _wait_addresses(client, ["10.9.0.1", "10.9.0.2"]) == ["10.9.0.1", "10.9.0.2"]
+    assert _wait_addresses(second.client(), ["10.9.0.1", "10.9.0.2"]) == ["10.9.0.1", "10.9.0.2"]
+
+    async def master_leases() -> list[bytes]:
+        async with aetcd.Client("127.0.0.1", etcd_process.client_port) as etcd:
+            return [kv.key for kv in await etcd.get_prefix(b"/registry/masterleases/")]
+
+    assert asyncio.run(master_leases()) == []
+    stop_process(second)
+    assert _addresses(client) == ["10.9.0.1"]
 
 
 @pytest.mark.parametrize(

@@ -7,23 +7,19 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-import time
+import urllib.request
 from collections.abc import Callable
 
 import pytest
 
 from svc.storage.errors import StorageError
-from svc.storage.etcd.backend import EtcdBackend
-from svc.testing.etcd import EtcdProcess
+from svc.storage.etcd.backend import EtcdBackend, answers_progress_in_order
+from svc.testing.etcd import EtcdProcess, wait_status
 from svc.testing.harness import RunningServer
 from tests.e2e.kubectl_runner import Kubectl
 
 CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
 Factory = Callable[..., RunningServer]
-
-
-def _on(etcd: EtcdProcess, prefix: str = "/registry") -> tuple[str, ...]:
-    return ("--storage-backend=store3", f"--store-servers={etcd.url}", f"--store-prefix={prefix}")
 
 
 def _configmap(name: str, **data: str) -> dict:
@@ -42,24 +38,10 @@ def _keys(etcd: EtcdProcess, start: str, end: str) -> list[str]:
     return asyncio.run(read())
 
 
-def _wait_status(client, path: str, wanted: int, timeout: float = 30.0) -> int:
-    deadline = time.monotonic() + timeout
-    code = 0
-    while time.monotonic() < deadline:
-        try:
-            code = client.request("GET", path).status
-        except OSError:
-            code = 0
-        if code == wanted:
-            return code
-        time.sleep(0.1)
-    return code
-
-
 def test_crud_with_resource_versions_that_are_etcd_revisions(
     svc_server_factory: Factory, etcd_process: EtcdProcess
 ) -> None:
-    client = svc_server_factory(*_on(etcd_process)).client()
+    client = svc_server_factory(*etcd_process.server_flags()).client()
     created = client.request("POST", CONFIGMAPS, body=_configmap("a", x="1"))
     assert created.status == 201
     version = created.json()["metadata"]["resourceVersion"]
@@ -79,7 +61,7 @@ def test_crud_with_resource_versions_that_are_etcd_revisions(
 def test_objects_are_stored_under_the_prefix_one_key_each(
     svc_server_factory: Factory, etcd_process: EtcdProcess
 ) -> None:
-    client = svc_server_factory(*_on(etcd_process, "/mine")).client()
+    client = svc_server_factory(*etcd_process.server_flags("/mine")).client()
     assert client.request("POST", CONFIGMAPS, body=_configmap("stored")).status == 201
     keys = _keys(etcd_process, "/mine/", "/mine0")
     assert [key for key in keys if key.endswith("/default/stored")] == ["/mine/configmaps/default/stored"]
@@ -88,7 +70,7 @@ def test_objects_are_stored_under_the_prefix_one_key_each(
 def test_paging_reads_one_revision_and_an_exact_old_revision(
     svc_server_factory: Factory, etcd_process: EtcdProcess
 ) -> None:
-    client = svc_server_factory(*_on(etcd_process)).client()
+    client = svc_server_factory(*etcd_process.server_flags()).client()
     for index in range(5):
         assert client.request("POST", CONFIGMAPS, body=_configmap(f"p{index}")).status == 201
     first = client.request("GET", CONFIGMAPS, params={"limit": 2}).json()
@@ -111,7 +93,7 @@ def test_paging_reads_one_revision_and_an_exact_old_revision(
 def test_watch_from_a_resource_version_sees_later_changes(
     svc_server_factory: Factory, etcd_process: EtcdProcess
 ) -> None:
-    client = svc_server_factory(*_on(etcd_process)).client()
+    client = svc_server_factory(*etcd_process.server_flags()).client()
     version = client.request("GET", CONFIGMAPS).json()["metadata"]["resourceVersion"]
     assert client.request("POST", CONFIGMAPS, body=_configmap("w")).status == 201
     stream = client.stream(CONFIGMAPS, params={"watch": "1", "resourceVersion": version, "timeoutSeconds": 10})
@@ -125,10 +107,75 @@ def test_watch_from_a_resource_version_sees_later_changes(
     assert seen == ["ADDED", "DELETED"]
 
 
+def test_get_reads_etcd_without_a_resource_version_and_the_cache_with_zero(
+    svc_server_factory: Factory, etcd_process: EtcdProcess
+) -> None:
+    """Upstream serves a GET without resourceVersion from etcd, not the watch cache: a value written
+    behind a halted cache's back is what it returns, while `resourceVersion=0` still shows the cache's."""
+    running = svc_server_factory(*etcd_process.server_flags())
+    client = running.client()
+    created = client.request("POST", CONFIGMAPS, body=_configmap("behind", x="1"))
+    assert created.status == 201
+    assert running.server is not None and running.loop is not None
+    store = running.server.store_for("", "configmaps")
+    assert store.cache is not None
+    revision = int(created.json()["metadata"]["resourceVersion"])
+    assert asyncio.run_coroutine_threadsafe(store.cache.wait_for(revision, 10), running.loop).result(15)
+    running.loop.call_soon_threadsafe(store.cache.halt)
+    key = store.key("default", "behind")
+    value = store.objects.encode({**created.json(), "data": {"x": "2"}})
+
+    async def write_behind() -> None:
+        backend = EtcdBackend([etcd_process.url])
+        await backend.start()
+        try:
+            await backend.update(key, value, expected_revision=revision)
+        finally:
+            await backend.close()
+
+    asyncio.run(write_behind())
+    assert client.request("GET", f"{CONFIGMAPS}/behind").json()["data"] == {"x": "2"}
+    cached = client.request("GET", f"{CONFIGMAPS}/behind", params={"resourceVersion": "0"})
+    assert cached.json()["data"] == {"x": "1"}
+
+
+def _lists_from_storage(client) -> float:
+    text = client.request("GET", "/metrics").body.decode()
+    for line in text.splitlines():
+        if line.startswith("apiserver_storage_list_total{") and 'resource="configmaps"' in line:
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+def test_consistent_lists_come_from_the_cache_only_with_an_etcd_that_answers_progress_in_order(
+    svc_server_factory: Factory, etcd_process: EtcdProcess
+) -> None:
+    running = svc_server_factory(*etcd_process.server_flags())
+    assert running.server is not None and running.server.backend is not None
+    backend = running.server.backend
+    with urllib.request.urlopen(f"{etcd_process.url}/version", timeout=10) as answer:
+        version = json.load(answer)["etcdserver"]
+    assert backend.progress_on_demand is answers_progress_in_order(version)
+    client = running.client()
+
+    def listed_names() -> set[str]:
+        return {item["metadata"]["name"] for item in client.request("GET", CONFIGMAPS).json()["items"]}
+
+    backend.progress_on_demand = False  # an etcd before 3.4.31/3.5.13: consistent lists read etcd
+    assert client.request("POST", CONFIGMAPS, body=_configmap("first")).status == 201
+    before = _lists_from_storage(client)
+    assert "first" in listed_names()
+    assert _lists_from_storage(client) == before + 1
+    backend.progress_on_demand = True  # a newer etcd: from the watch cache, once it has caught up
+    assert client.request("POST", CONFIGMAPS, body=_configmap("second")).status == 201
+    assert {"first", "second"} <= listed_names()
+    assert _lists_from_storage(client) == before + 1
+
+
 def test_kubectl_apply_and_get_on_etcd(svc_server_factory: Factory, etcd_process: EtcdProcess) -> None:
     from tests.conftest import TOOLS
 
-    server = svc_server_factory("--brand-profile=kubernetes", *_on(etcd_process))
+    server = svc_server_factory("--brand-profile=kubernetes", *etcd_process.server_flags())
     kubectl = Kubectl(str(TOOLS / "kubectl"), server.kubeconfig)
     manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  k: v\n"
     assert kubectl.run("apply", "-f", "-", stdin=manifest).stdout.strip() == "configmap/applied created"
@@ -140,7 +187,7 @@ def test_kubectl_apply_and_get_on_etcd(svc_server_factory: Factory, etcd_process
 def test_etcd_down_gives_503_and_readyz_fails_then_recovers_with_every_write(
     svc_server_factory: Factory, etcd_process: EtcdProcess
 ) -> None:
-    client = svc_server_factory(*_on(etcd_process), "--request-timeout=3s").client()
+    client = svc_server_factory(*etcd_process.server_flags(), "--request-timeout=3s").client()
     acknowledged = []
     for index in range(20):
         if client.request("POST", CONFIGMAPS, body=_configmap(f"before-{index}")).status == 201:
@@ -149,9 +196,9 @@ def test_etcd_down_gives_503_and_readyz_fails_then_recovers_with_every_write(
     down = client.request("POST", CONFIGMAPS, body=_configmap("while-down"))
     assert down.status == 503
     assert down.json()["reason"] == "ServiceUnavailable"
-    assert _wait_status(client, "/readyz", 500) == 500
+    assert wait_status(client, "/readyz", 500) == 500
     etcd_process.start()
-    assert _wait_status(client, "/readyz", 200) == 200
+    assert wait_status(client, "/readyz", 200) == 200
     after = client.request("POST", CONFIGMAPS, body=_configmap("after"))
     assert after.status == 201
     acknowledged.append("after")
@@ -163,8 +210,8 @@ def test_etcd_down_gives_503_and_readyz_fails_then_recovers_with_every_write(
 def test_a_watch_on_one_api_server_sees_a_write_through_another(
     svc_server_factory: Factory, etcd_process: EtcdProcess
 ) -> None:
-    first = svc_server_factory(*_on(etcd_process)).client()
-    second = svc_server_factory(*_on(etcd_process)).client()
+    first = svc_server_factory(*etcd_process.server_flags()).client()
+    second = svc_server_factory(*etcd_process.server_flags()).client()
     version = second.request("GET", CONFIGMAPS).json()["metadata"]["resourceVersion"]
     stream = second.stream(CONFIGMAPS, params={"watch": "1", "resourceVersion": version, "timeoutSeconds": 10})
     seen: list[dict] = []
@@ -205,7 +252,7 @@ def test_bad_store_flags_are_refused(flags: list[str], message: str, capsys: pyt
 def test_metrics_report_the_etcd_database_size_and_object_counts(
     svc_server_factory: Factory, etcd_process: EtcdProcess
 ) -> None:
-    client = svc_server_factory(*_on(etcd_process)).client()
+    client = svc_server_factory(*etcd_process.server_flags()).client()
     assert client.request("POST", CONFIGMAPS, body=_configmap("counted")).status == 201
     lines = client.request("GET", "/metrics").body.decode().splitlines()
     sizes = [line for line in lines if line.startswith("apiserver_storage_size_bytes{storage_cluster_id=")]
@@ -226,7 +273,7 @@ def test_an_overridden_resource_is_stored_on_its_own_etcd(
     svc_server_factory: Factory, etcd_process: EtcdProcess, etcd_session: EtcdProcess
 ) -> None:
     override = f"--store-servers-overrides=/configmaps#{etcd_session.url}"
-    client = svc_server_factory(*_on(etcd_process, "/split"), override).client()
+    client = svc_server_factory(*etcd_process.server_flags("/split"), override).client()
     assert client.request("POST", CONFIGMAPS, body=_configmap("elsewhere")).status == 201
     assert (
         client.request("POST", "/api/v1/namespaces/default/secrets", body={"metadata": {"name": "here"}}).status == 201
@@ -240,8 +287,8 @@ def test_an_overridden_resource_is_stored_on_its_own_etcd(
 def test_a_watch_list_on_one_server_starts_with_a_write_just_made_through_another(
     svc_server_factory: Factory, etcd_process: EtcdProcess
 ) -> None:
-    first = svc_server_factory(*_on(etcd_process)).client()
-    second = svc_server_factory(*_on(etcd_process)).client()
+    first = svc_server_factory(*etcd_process.server_flags()).client()
+    second = svc_server_factory(*etcd_process.server_flags()).client()
     names = {f"listed-{index}" for index in range(5)}
     for name in sorted(names):
         assert first.request("POST", CONFIGMAPS, body=_configmap(name)).status == 201

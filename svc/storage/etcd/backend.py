@@ -83,6 +83,8 @@ def _target(servers: list[str]) -> tuple[str, bool]:
 
 
 class EtcdBackend:
+    in_process = False
+
     def __init__(
         self,
         servers: list[str],

@@ -31,7 +31,7 @@ import os
 import sqlite3
 import threading
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,10 +104,16 @@ class _Op:
 
 class SqliteBackend:
     progress_on_demand = True
+    in_process = True
 
-    def __init__(self, path: str | Path, *, max_request_bytes: int = MAX_REQUEST_BYTES) -> None:
+    def __init__(
+        self, path: str | Path, *, max_request_bytes: int = MAX_REQUEST_BYTES, renames: Mapping[str, str] | None = None
+    ) -> None:
+        """`renames` maps key prefixes of an earlier layout to their prefixes now: keys found under one
+        are moved at start, in one transaction, before anything reads them."""
         self._path = str(path)
         self._max_request_bytes = max_request_bytes
+        self._renames = dict(renames or {})
         self._loop: asyncio.AbstractEventLoop | None = None
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer")
         self._readers = ThreadPoolExecutor(2, thread_name_prefix="sqlite-reader")
@@ -142,6 +148,10 @@ class SqliteBackend:
             conn.execute(statement)
         if ("writer",) not in conn.execute(schema.LOG_COLUMNS).fetchall():
             conn.execute(schema.ADD_WRITER)
+        if self._renames:
+            moved = _move_prefixes(conn, self._renames)
+            if moved:
+                log.warning("moved %d stored revisions from the earlier key layout to upstream's", moved)
         meta = dict(conn.execute(schema.READ_META).fetchall())
         self._revision = meta["revision"]
         self._compacted = meta["compacted"]
@@ -498,6 +508,30 @@ class SqliteBackend:
     def _changes(self, after: int, upto: int, start: str, end: str) -> list[Event]:
         rows = self._reader().execute(schema.CHANGES_AFTER, (after, upto, start, end, _REPLAY_PAGE))
         return [_event_from_row(row) for row in rows.fetchall()]
+
+
+def _move_prefixes(conn: sqlite3.Connection, renames: Mapping[str, str]) -> int:
+    """Move every key under an old prefix to its new one, revisions and values unchanged, all in one
+    transaction (a crash leaves the old layout whole, moved again at the next start). Returns how many
+    log rows moved. Where a key is held under both prefixes (a server of the new layout started on the
+    old data), the newer write stays live."""
+    moved = 0
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for old, new in renames.items():
+            old_end, new_end = prefix_end(old), prefix_end(new)
+            if conn.execute(schema.ANY_UNDER, (old, old_end)).fetchone() is None:
+                continue
+            arguments = (new, len(old) + 1, old, old_end, new_end, len(new) + 1)
+            conn.execute(schema.DROP_OLDER_MOVED, arguments[:4])
+            conn.execute(schema.DROP_OLDER_PRESENT, arguments)
+            conn.execute(schema.MOVE_LIVE, arguments[:4])
+            moved += conn.execute(schema.MOVE_LOG, arguments[:4]).rowcount
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return moved
 
 
 def _lock(database: str) -> Any:

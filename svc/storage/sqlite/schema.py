@@ -95,3 +95,14 @@ SNAPSHOT_LOG_COLUMNS = "SELECT name FROM pragma_table_info('log', 'snapshot')"
 
 HISTORY = """SELECT revision, key, create_revision, prev_revision, deleted, value, writer FROM log
     WHERE revision > ? AND revision <= ? ORDER BY revision LIMIT ?"""
+
+# Moving the keys under one prefix (?3, up to ?4) to another (?1, up to ?5), revisions kept (?2 and ?6:
+# where the rest of an old and of a new key starts). A key held under both drops the older of its two
+# live entries first; the log keeps both histories.
+DROP_OLDER_MOVED = """DELETE FROM live WHERE key >= ?3 AND key < ?4
+    AND mod_revision < (SELECT n.mod_revision FROM live n WHERE n.key = ?1 || substr(live.key, ?2))"""
+DROP_OLDER_PRESENT = """DELETE FROM live WHERE key >= ?1 AND key < ?5
+    AND mod_revision < (SELECT o.mod_revision FROM live o WHERE o.key = ?3 || substr(live.key, ?6))"""
+MOVE_LIVE = "UPDATE live SET key = ?1 || substr(key, ?2) WHERE key >= ?3 AND key < ?4"
+MOVE_LOG = "UPDATE log SET key = ?1 || substr(key, ?2) WHERE key >= ?3 AND key < ?4"
+ANY_UNDER = "SELECT 1 FROM log WHERE key >= ? AND key < ? LIMIT 1"
