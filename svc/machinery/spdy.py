@@ -242,13 +242,15 @@ class ServerSession:
         self._inboxes: dict[int, asyncio.Queue[tuple[bytes, bool]]] = {}
         self._deliveries: dict[int, asyncio.Task[None]] = {}
         self._buffered = 0
-        self._consumed = asyncio.Condition()
+        self._room = asyncio.Event()
+        """Set whenever buffered data was consumed."""
         self._unacknowledged: dict[int, int] = {0: 0}
         self._peer_windows: dict[int, int] = {}
         self._peer_session_window = INITIAL_WINDOW
         self._peer_initial_window = INITIAL_WINDOW
         self._peer_flow_control = False
-        self._window_changed = asyncio.Condition()
+        self._window_opened = asyncio.Event()
+        """Set whenever a window grew or a stream went."""
         self._closed = False
 
     async def run(self) -> None:
@@ -268,19 +270,17 @@ class ServerSession:
                 elif frame.kind == PING:
                     self.out.write(control_frame(PING, 0, frame.data))
                 elif frame.kind == WINDOW_UPDATE and len(frame.data) >= 8:
-                    await self._open_window(
-                        stream_id_of(frame), struct.unpack_from(">I", frame.data, 4)[0] & 0x7FFFFFFF
-                    )
+                    self._open_window(stream_id_of(frame), struct.unpack_from(">I", frame.data, 4)[0] & 0x7FFFFFFF)
                 elif frame.kind == SETTINGS and len(frame.data) >= 4:
-                    await self._settings(frame)
+                    self._settings(frame)
                 elif frame.kind == RST_STREAM and len(frame.data) >= 4:
-                    await self._forget(stream_id_of(frame))
+                    self._forget(stream_id_of(frame))
                 elif frame.kind == GOAWAY:
                     return
         except (ProtocolError, asyncio.IncompleteReadError, OSError, struct.error):
             return
         finally:
-            await self._close()
+            self._close()
 
     # -- receiving ----------------------------------------------------------------------------
     def _open_stream(self, stream_id: int) -> None:
@@ -295,22 +295,33 @@ class ServerSession:
         inbox.put_nowait((data, fin))
         if fin:
             del self._inboxes[stream_id]
-        async with self._consumed:
-            self._buffered += len(data)
-            await self._consumed.wait_for(lambda: self._buffered <= MAX_BUFFERED or self._closed)
+        self._buffered += len(data)
+        while self._buffered > MAX_BUFFERED and not self._closed:
+            self._room.clear()
+            await self._room.wait()
 
     async def _deliver(self, stream_id: int, inbox: asyncio.Queue[tuple[bytes, bool]]) -> None:
-        """Hand a stream's data to the consumer in order, until its FIN; acknowledge what it consumed."""
-        fin = False
-        while not fin:
-            data, fin = await inbox.get()
-            with contextlib.suppress(OSError):
-                await self._on_data(stream_id, data, fin)
-            async with self._consumed:
-                self._buffered -= len(data)
-                self._consumed.notify_all()
-            self._acknowledge(stream_id, len(data), fin)
-        self._deliveries.pop(stream_id, None)
+        """Hand a stream's data to the consumer in order, until its FIN; acknowledge what it consumed.
+        Cancelled (a reset, the session's end), it gives up what it holds."""
+        fin, held = False, 0
+        try:
+            while not fin:
+                data, fin = await inbox.get()
+                held = len(data)
+                with contextlib.suppress(OSError):
+                    await self._on_data(stream_id, data, fin)
+                self._consume(held)
+                held = 0
+                self._acknowledge(stream_id, len(data), fin)
+        finally:
+            while not inbox.empty():
+                held += len(inbox.get_nowait()[0])
+            self._consume(held)
+            self._deliveries.pop(stream_id, None)
+
+    def _consume(self, size: int) -> None:
+        self._buffered -= size
+        self._room.set()
 
     def _acknowledge(self, stream_id: int, size: int, fin: bool) -> None:
         """WINDOW_UPDATEs once half a window was consumed (none for a stream the peer finished)."""
@@ -326,55 +337,51 @@ class ServerSession:
                 self._unacknowledged[target] = 0
 
     # -- sending ------------------------------------------------------------------------------
-    async def _open_window(self, stream_id: int, delta: int) -> None:
-        async with self._window_changed:
-            self._peer_flow_control = True
-            if stream_id == 0:
-                self._peer_session_window += delta
-            elif stream_id in self._peer_windows:
-                self._peer_windows[stream_id] += delta
-            self._window_changed.notify_all()
+    def _open_window(self, stream_id: int, delta: int) -> None:
+        self._peer_flow_control = True
+        if stream_id == 0:
+            self._peer_session_window += delta
+        elif stream_id in self._peer_windows:
+            self._peer_windows[stream_id] += delta
+        self._window_opened.set()
 
-    async def _settings(self, frame: Frame) -> None:
+    def _settings(self, frame: Frame) -> None:
         size = _initial_window(frame)
         if size is None:
             return
-        async with self._window_changed:
-            self._peer_flow_control = True
-            for stream_id in self._peer_windows:
-                self._peer_windows[stream_id] += size - self._peer_initial_window
-            self._peer_initial_window = size
-            self._window_changed.notify_all()
+        self._peer_flow_control = True
+        for stream_id in self._peer_windows:
+            self._peer_windows[stream_id] += size - self._peer_initial_window
+        self._peer_initial_window = size
+        self._window_opened.set()
 
-    async def _forget(self, stream_id: int) -> None:
+    def _forget(self, stream_id: int) -> None:
         """A stream the peer reset: nothing more is delivered or sent on it."""
         self._inboxes.pop(stream_id, None)
         delivery = self._deliveries.pop(stream_id, None)
         if delivery is not None:
             delivery.cancel()
-        async with self._window_changed:
-            self._peer_windows.pop(stream_id, None)
-            self._window_changed.notify_all()
+        self._peer_windows.pop(stream_id, None)
+        self._window_opened.set()
+
+    def _sendable(self, stream_id: int) -> int | None:
+        """What the windows let go on the stream now (None: no limit); ConnectionResetError once it is gone."""
+        if self._closed or stream_id not in self._peer_windows:
+            raise ConnectionResetError(f"SPDY stream {stream_id} is closed")
+        if not self._peer_flow_control:
+            return None
+        return min(self._peer_windows[stream_id], self._peer_session_window)
 
     async def _reserve(self, stream_id: int, wanted: int) -> int:
         """How much of `wanted` may go now, taken from the windows (waiting for one to open when the
         peer keeps windows)."""
-        async with self._window_changed:
-
-            def ready() -> bool:
-                if self._closed or stream_id not in self._peer_windows:
-                    return True
-                return not self._peer_flow_control or min(self._peer_windows[stream_id], self._peer_session_window) > 0
-
-            await self._window_changed.wait_for(ready)
-            if self._closed or stream_id not in self._peer_windows:
-                raise ConnectionResetError(f"SPDY stream {stream_id} is closed")
-            allowed = wanted
-            if self._peer_flow_control:
-                allowed = min(wanted, self._peer_windows[stream_id], self._peer_session_window)
-            self._peer_windows[stream_id] -= allowed
-            self._peer_session_window -= allowed
-            return allowed
+        while (room := self._sendable(stream_id)) is not None and room <= 0:
+            self._window_opened.clear()
+            await self._window_opened.wait()
+        allowed = wanted if room is None else min(wanted, room)
+        self._peer_windows[stream_id] -= allowed
+        self._peer_session_window -= allowed
+        return allowed
 
     async def send(self, stream_id: int, data: bytes, *, fin: bool = False) -> None:
         """Write `data` on a stream within the peer's windows, waiting for the transport to drain;
@@ -386,17 +393,14 @@ class ServerSession:
             last = not view
             self.out.write(data_frame(stream_id, bytes(chunk), fin=fin and last))
             if fin and last:
-                async with self._window_changed:
-                    self._peer_windows.pop(stream_id, None)
+                self._peer_windows.pop(stream_id, None)
             await self.out.drain()
             if last:
                 return
 
-    async def _close(self) -> None:
+    def _close(self) -> None:
         self._closed = True
-        for task in self._deliveries.values():
+        for task in list(self._deliveries.values()):
             task.cancel()
-        async with self._window_changed:
-            self._window_changed.notify_all()
-        async with self._consumed:
-            self._consumed.notify_all()
+        self._window_opened.set()
+        self._room.set()
