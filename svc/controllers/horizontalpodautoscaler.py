@@ -7,37 +7,31 @@ each pod's usage, `hpa_replicas` turns every Resource and ContainerResource metr
 (the largest wins), `hpa_behavior` stabilizes and rate-limits it, the scale is written when it changes,
 and the status (current and desired replicas, current metrics, last scale time, observed generation)
 with the AbleToScale, ScalingActive and ScalingLimited conditions carries upstream's reasons and
-messages. Pods, Object and External metrics need the custom and external metrics APIs, which svc does
-not serve: such a metric is reported as failed, with upstream's reason for its type. Events are not
-recorded.
+messages. Pods, Object and External metrics are read from the custom and external metrics APIs
+(`hpa_metrics`), served by whichever extension server is registered for them. Events are not recorded.
 """
 
 from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import NAMESPACE_INDEX, Handler, Informer, key_of
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers import hpa_behavior as behavior
+from svc.controllers import hpa_metrics as metrics
 from svc.controllers import hpa_replicas as replicas
 from svc.controllers.context import ControllerContext
 from svc.controllers.deployment_math import rfc3339
 from svc.controllers.workers import run_workers
 from svc.machinery.duration import parse_duration
 from svc.machinery.labels import SelectorError, parse_label_selector
-from svc.machinery.quantity import Quantity, QuantityFormat
 
 NAME = "horizontal-pod-autoscaler-controller"
 Obj = dict[str, Any]
-_FAILED_REASONS = {
-    "Pods": "FailedGetPodsMetric",
-    "Object": "FailedGetObjectMetric",
-    "External": "FailedGetExternalMetric",
-}
+MetricError = metrics.MetricError
 
 
 @dataclass(frozen=True)
@@ -47,18 +41,6 @@ class Settings:
     downscale_stabilization: float = 300.0
     cpu_initialization_period: float = 300.0
     initial_readiness_delay: float = 30.0
-
-
-class MetricError(Exception):
-    """One metric gave no proposal: the ScalingActive reason and the error text."""
-
-    def __init__(self, reason: str, message: str) -> None:
-        super().__init__(message)
-        self.reason = reason
-
-
-def _milli_quantity(milli: int) -> str:
-    return Quantity(Decimal(milli) / 1000, QuantityFormat.DECIMAL_SI).canonical()
 
 
 def _set_condition(status: Obj, kind: str, state: str, reason: str, message: str, wall: float) -> None:
@@ -86,6 +68,7 @@ class HorizontalPodAutoscalerController:
         self.hpas: Informer = context.informers.informer("autoscaling", "v2", "horizontalpodautoscalers")
         self.pods: Informer = context.informers.informer("", "v1", "pods")
         self.histories: dict[str, behavior.History] = {}
+        self.reader = metrics.MetricsReader(context.client, context.profile)
         enqueue = lambda obj: self.queue.add(key_of(obj))  # noqa: E731
         self.hpas.add_handler(Handler(on_add=enqueue, on_update=lambda _old, new: enqueue(new), on_delete=enqueue))
 
@@ -105,19 +88,9 @@ class HorizontalPodAutoscalerController:
     # -- the target --------------------------------------------------------------------------
     async def _scale_path(self, namespace: str, ref: Obj) -> str:
         """The target's scale subresource, its resource found by kind in discovery (CRDs included)."""
-        api_version = ref.get("apiVersion") or ""
-        group, _, version = api_version.rpartition("/")
-        listing = await self.context.client.get(resource_path(group, version, "").rstrip("/"))
-        resource = next(
-            (
-                entry["name"]
-                for entry in listing.get("resources") or ()
-                if entry.get("kind") == ref.get("kind") and "/" not in entry.get("name", "")
-            ),
-            None,
+        group, version, resource = await metrics.resource_for_kind(
+            self.context.client, ref.get("apiVersion") or "", ref.get("kind") or ""
         )
-        if resource is None:
-            raise ApiError(404, {"message": f'no matches for kind "{ref.get("kind")}" in group "{group}"'})
         return resource_path(
             group, version, resource, namespace=namespace, name=ref.get("name") or "", subresource="scale"
         )
@@ -164,21 +137,18 @@ class HorizontalPodAutoscalerController:
                 samples[item["metadata"]["name"]] = replicas.PodMetric(total, stamp, window)
         return samples
 
-    async def _resource_proposal(
-        self, hpa: Obj, spec: Obj, source_type: str, current: int, selector: str, pods: list[Obj]
-    ) -> tuple[int, str, Obj]:
+    async def _resource_proposal(self, spec: Obj, source_type: str, scale_target: metrics.Target) -> metrics.Proposal:
         source = spec.get("resource" if source_type == "Resource" else "containerResource") or {}
         resource, container = source.get("name") or "", source.get("container") or ""
         target = source.get("target") or {}
         kind = "container resource" if source_type == "ContainerResource" else "resource"
         reason = "FailedGetResourceMetric" if source_type == "Resource" else "FailedGetContainerResourceMetric"
-        tolerances = self._tolerances(hpa)
-        readiness = replicas.Readiness(self.settings.cpu_initialization_period, self.settings.initial_readiness_delay)
-        now = self.context.clock.wall()
+        current, pods = scale_target.spec_replicas, scale_target.pods
+        tolerances, readiness, now = scale_target.tolerances, scale_target.readiness, scale_target.now
         average_value = target.get("averageValue")
         utilization = target.get("averageUtilization")
         try:
-            samples = await self._pod_samples(hpa["metadata"]["namespace"], selector, resource, container)
+            samples = await self._pod_samples(scale_target.namespace, scale_target.selector, resource, container)
             if average_value is not None:
                 recommendation = replicas.resource_replicas(
                     current,
@@ -211,7 +181,7 @@ class HorizontalPodAutoscalerController:
         except replicas.ReplicaCalculationError as error:
             what = "usage" if average_value is not None else "utilization"
             raise MetricError(reason, f"failed to get {resource} {what}: {error}") from None
-        current_value: Obj = {"averageValue": _milli_quantity(recommendation.raw_value)}
+        current_value: Obj = {"averageValue": replicas.milli_quantity(recommendation.raw_value)}
         if average_value is not None:
             name = f"{resource} {kind}"
         else:
@@ -221,7 +191,7 @@ class HorizontalPodAutoscalerController:
         body: Obj = {"name": resource, "current": current_value}
         if container:
             body["container"] = container
-        return recommendation.replicas, name, {"type": source_type, key: body}
+        return metrics.Proposal(recommendation.replicas, name, {"type": source_type, key: body})
 
     def _tolerances(self, hpa: Obj) -> replicas.Tolerances:
         rules = (hpa["spec"].get("behavior")) or {}
@@ -259,25 +229,36 @@ class HorizontalPodAutoscalerController:
             for pod in self.pods.by_index(NAMESPACE_INDEX, namespace)
             if parsed.matches(pod["metadata"].get("labels") or {})
         ]
+        target = metrics.Target(
+            namespace=namespace,
+            spec_replicas=current,
+            status_replicas=int((scale.get("status") or {}).get("replicas") or 0),
+            selector=selector,
+            pods=pods,
+            tolerances=self._tolerances(hpa),
+            readiness=replicas.Readiness(
+                self.settings.cpu_initialization_period, self.settings.initial_readiness_delay
+            ),
+            now=self.context.clock.wall(),
+        )
         specs = hpa["spec"].get("metrics") or []
         best, best_name, statuses, failures = -1, "", [], []
         for spec in specs:
             source_type = spec.get("type") or ""
             try:
-                if source_type not in ("Resource", "ContainerResource"):
-                    raise MetricError(
-                        _FAILED_REASONS.get(source_type, "InvalidMetricSourceType"),
-                        f"unable to get metric {source_type}: no custom or external metrics API is served",
-                    )
-                proposal, name, metric_status = await self._resource_proposal(
-                    hpa, spec, source_type, current, selector, pods
-                )
+                if source_type in ("Resource", "ContainerResource"):
+                    proposal = await self._resource_proposal(spec, source_type, target)
+                elif source_type in metrics.PROPOSERS:
+                    source = spec.get(source_type[0].lower() + source_type[1:]) or {}
+                    proposal = await metrics.PROPOSERS[source_type](self.reader, source, target)
+                else:
+                    raise MetricError("InvalidMetricSourceType", f'unknown metric source type "{source_type}"')
             except MetricError as error:
                 failures.append(error)
                 continue
-            statuses.append(metric_status)
-            if proposal > best:
-                best, best_name = proposal, name
+            statuses.append(proposal.status)
+            if proposal.replicas > best:
+                best, best_name = proposal.replicas, proposal.name
         if failures and (len(failures) >= len(specs) or best < current):
             first = failures[0]
             message = f"the HPA was unable to compute the replica count: {first}"

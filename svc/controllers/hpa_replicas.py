@@ -1,4 +1,4 @@
-"""The replica count a resource metric asks for: upstream's `ReplicaCalculator` for resource metrics.
+"""The replica count a metric asks for: upstream's `ReplicaCalculator`.
 
 Pure functions over pods and their metrics (milli-units, as upstream computes in MilliValue):
 - pods being deleted or Failed are ignored; Pending pods count as unready; pods without a sample are
@@ -9,7 +9,11 @@ Pure functions over pods and their metrics (milli-units, as upstream computes in
   is within the tolerance;
 - with missing pods the ratio is recomputed conservatively (missing pods at 100% of their request on
   the way down, at 0 on the way up; unready pods at 0 when scaling up), and the scale is kept when the
-  direction flips or the change falls within the tolerance.
+  direction flips or the change falls within the tolerance;
+- a Pods metric goes the same way as an average-value resource metric, without CPU readiness rules;
+- an Object or External metric with a value target scales the Running and Ready pods by its ratio to
+  the target (or, at zero replicas, asks for the ratio rounded up, so a target can scale from zero);
+  with an average-value target, the metric divided by the target is the replica count.
 """
 
 from __future__ import annotations
@@ -17,9 +21,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
-from svc.machinery.quantity import parse_quantity
+from svc.machinery.quantity import Quantity, QuantityFormat, parse_quantity
 
 Obj = dict[str, Any]
 
@@ -64,6 +69,11 @@ class Grouped:
 def milli_value(text: Any) -> int:
     """Upstream's `MilliValue`: the quantity in thousandths, rounded up."""
     return math.ceil(parse_quantity(str(text)).value * 1000)
+
+
+def milli_quantity(milli: int) -> str:
+    """Upstream's `NewMilliQuantity(milli, DecimalSI)` as written in a status."""
+    return Quantity(Decimal(milli) / 1000, QuantityFormat.DECIMAL_SI).canonical()
 
 
 def parse_time(text: str | None) -> float | None:
@@ -223,3 +233,40 @@ def resource_replicas(
     if (new_ratio < 1.0 and replicas > current_replicas) or (new_ratio > 1.0 and replicas < current_replicas):
         return Recommendation(current_replicas, utilization, raw)
     return Recommendation(replicas, utilization, raw)
+
+
+def ready_pod_count(pods: list[Obj]) -> int:
+    """The Running pods with a true Ready condition (upstream's `getReadyPodsCount`)."""
+    if not pods:
+        raise ReplicaCalculationError("no pods returned by selector while calculating replica count")
+    return sum(
+        1
+        for pod in pods
+        if (pod.get("status") or {}).get("phase") == "Running" and (_ready_condition(pod) or {}).get("status") == "True"
+    )
+
+
+def usage_ratio_replicas(current_replicas: int, ratio: float, tolerances: Tolerances, pods: list[Obj]) -> int:
+    """Upstream's `getUsageRatioReplicaCount`: the ready pods scaled by the ratio, or, at zero replicas
+    (where there is nothing to scale), the ratio itself rounded up."""
+    if current_replicas == 0:
+        return math.ceil(ratio)
+    if tolerances.within(ratio):
+        return current_replicas
+    try:
+        ready = ready_pod_count(pods)
+    except ReplicaCalculationError as error:
+        raise ReplicaCalculationError(f"unable to calculate ready pods: {error}") from None
+    return math.ceil(ratio * ready)
+
+
+def per_pod_replicas(status_replicas: int, usage: int, target_per_pod: int, tolerances: Tolerances) -> tuple[int, int]:
+    """(replicas, usage per replica) for an average-value target on one total (upstream's
+    `GetObjectPerPodMetricReplicas` and `GetExternalPerPodMetricReplicas`): the total over the
+    target per pod, unless the current replicas are within the tolerance of it."""
+    replicas = status_replicas
+    capacity = target_per_pod * status_replicas
+    ratio = usage / capacity if capacity else math.inf
+    if not tolerances.within(ratio):
+        replicas = math.ceil(usage / target_per_pod)
+    return replicas, math.ceil(usage / status_replicas) if status_replicas else usage

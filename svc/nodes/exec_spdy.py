@@ -10,8 +10,8 @@ stdin is echoed to stdout until the client closes stdin), the outcome goes on th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import Callable
 
 from aiohttp import web
 
@@ -26,12 +26,10 @@ def _flag(request: web.Request, name: str) -> bool:
 
 
 class SpdyRemoteCommand:
-    def __init__(
-        self, request: web.Request, pod_name: str, reader: asyncio.StreamReader, write: Callable[[bytes], None]
-    ) -> None:
+    def __init__(self, request: web.Request, pod_name: str, reader: asyncio.StreamReader, out: spdy.Outgoing) -> None:
         self.request = request
         self.pod_name = pod_name
-        self.session = spdy.ServerSession(reader, write, self._stream, self._data)
+        self.session = spdy.ServerSession(reader, out, self._stream, self._data)
         self.streams: dict[str, int] = {}
         self.expected = {"error"} | {
             stream
@@ -41,20 +39,21 @@ class SpdyRemoteCommand:
         if _flag(request, "tty"):
             self.expected = (self.expected - {"stderr"}) | {"resize"}
         self.ready = asyncio.Event()
-        self.stdin: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.stdin: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=4)
 
     def _stream(self, stream_id: int, headers: dict[str, str]) -> None:
         self.streams[headers.get("streamtype", "")] = stream_id
         if self.expected <= self.streams.keys():
             self.ready.set()
 
-    def _data(self, stream_id: int, data: bytes, fin: bool) -> None:
+    async def _data(self, stream_id: int, data: bytes, fin: bool) -> None:
+        """Stdin, taken as the command reads it (a few chunks are held)."""
         if stream_id != self.streams.get("stdin"):
             return
         if data:
-            self.stdin.put_nowait(data)
+            await self.stdin.put(data)
         if fin:
-            self.stdin.put_nowait(None)
+            await self.stdin.put(None)
 
     async def serve(self, attach: bool) -> None:
         """Run the session until the command is done, then finish every stream."""
@@ -65,16 +64,17 @@ class SpdyRemoteCommand:
             if attach:
                 while (data := await self.stdin.get()) is not None:
                     if "stdout" in self.streams:
-                        self.session.send(self.streams["stdout"], data)
+                        await self.session.send(self.streams["stdout"], data)
                 code = 0
             else:
                 output, code = run_canned(argv, self.pod_name) if argv else ("", 0)
                 if output and "stdout" in self.streams:
-                    self.session.send(self.streams["stdout"], output.encode())
-            self.session.send(self.streams["error"], json.dumps(exit_status(argv, code)).encode())
+                    await self.session.send(self.streams["stdout"], output.encode())
+            await self.session.send(self.streams["error"], json.dumps(exit_status(argv, code)).encode())
             for stream_id in self.streams.values():
-                self.session.send(stream_id, b"", fin=True)
-        except TimeoutError:
+                with contextlib.suppress(OSError):
+                    await self.session.send(stream_id, b"", fin=True)
+        except (TimeoutError, OSError):
             pass
         finally:
             session.cancel()

@@ -16,7 +16,7 @@ from typing import Any
 from aiohttp import web
 
 from svc.apiserver.pki import self_signed_server_context
-from svc.apiserver.proxy.upgrade import switch_protocols
+from svc.apiserver.proxy.upgrade import ClientConnection, switch_protocols
 from svc.client.informer import Handler, Informer
 from svc.nodes.canned_exec import serve_attach, serve_exec
 from svc.nodes.exec_spdy import PROTOCOL as SPDY_EXEC_PROTOCOL
@@ -56,10 +56,9 @@ async def _serve_spdy_port_forward(request: web.Request, pod: Obj) -> web.Stream
         return web.Response(status=403, text="unable to upgrade: unsupported stream protocol version\n")
     headers = [("Connection", "Upgrade"), ("Upgrade", "SPDY/3.1"), ("X-Stream-Protocol-Version", "portforward.k8s.io")]
     response, reader = await switch_protocols(request, headers)
-    transport = request.transport
-    assert transport is not None
-    await SpdyPortForward(pod, reader, transport.write).serve()
-    transport.close()
+    await SpdyPortForward(pod, reader, ClientConnection(request)).serve()
+    if request.transport is not None:
+        request.transport.close()
     return response
 
 
@@ -72,10 +71,9 @@ async def _serve_spdy_remote_command(request: web.Request, pod_name: str, *, att
         )
     headers = [("Connection", "Upgrade"), ("Upgrade", "SPDY/3.1"), ("X-Stream-Protocol-Version", SPDY_EXEC_PROTOCOL)]
     response, reader = await switch_protocols(request, headers)
-    transport = request.transport
-    assert transport is not None
-    await SpdyRemoteCommand(request, pod_name, reader, transport.write).serve(attach)
-    transport.close()
+    await SpdyRemoteCommand(request, pod_name, reader, ClientConnection(request)).serve(attach)
+    if request.transport is not None:
+        request.transport.close()
     return response
 
 

@@ -5,7 +5,9 @@ document (`/openapi/v2`, `/openapi/v3/apis/<group>/<version>`), a WebSocket echo
 resources (items come from a function called per request, so a test changes what it serves by
 changing its data), a watch that sends the current items as ADDED events, and records the
 front-proxy headers of every request it receives. `metrics_api` builds the resource metrics API
-(`metrics.k8s.io/v1beta1` NodeMetrics and PodMetrics) that `kubectl top` and the HPA read.
+(`metrics.k8s.io/v1beta1` NodeMetrics and PodMetrics) that `kubectl top` and the HPA read;
+`custom_metrics_api` the custom metrics API (`custom.metrics.k8s.io/v1beta2`) of the HPA's Pods and
+Object metrics.
 
 `register` makes the API server route to it: an ExternalName Service naming 127.0.0.1 and the
 APIService with the server's CA as `caBundle`.
@@ -18,7 +20,7 @@ import contextlib
 import datetime
 import ssl
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,6 +52,9 @@ class ExtensionApi:
     resources: list[ExtensionResource]
     requests: list[dict[str, Any]] = field(default_factory=list)
     """Method, path and front-proxy headers of every request received, oldest first."""
+    lookup: Callable[[str, list[str], Mapping[str, str]], Obj | None] | None = None
+    """Answers (namespace, path segments, query) of a path that is no resource's list or item: the custom
+    metrics API's `<resource>/<name>/<metric>`; None is a 404."""
 
     @property
     def group_version(self) -> str:
@@ -175,7 +180,8 @@ def _app(api: ExtensionApi) -> web.Application:
             namespace, parts = parts[1], parts[2:]
         resource = by_name.get(parts[0])
         if resource is None or len(parts) > 2:
-            return _not_found(path)
+            found = api.lookup(namespace, parts, request.query) if api.lookup is not None else None
+            return _json(found) if found is not None else _not_found(path)
         selector = parse_label_selector(request.query.get("labelSelector", ""))
         items = [
             i
@@ -323,3 +329,31 @@ def metrics_api(
             ExtensionResource("pods", "PodMetrics", True, pods, singular=""),
         ],
     )
+
+
+def metric_value(kind: str, namespace: str, name: str, metric: str, value: str) -> Obj:
+    """One `custom.metrics.k8s.io/v1beta2` MetricValue describing `kind` `namespace/name`."""
+    described = {"kind": kind, "namespace": namespace, "name": name, "apiVersion": "v1"}
+    return {"describedObject": described, "metric": {"name": metric}, "timestamp": _now(), "value": value}
+
+
+def custom_metrics_api(
+    resources: list[str], values: Callable[[str, str, str, str, Mapping[str, str]], list[Obj]]
+) -> ExtensionApi:
+    """The custom metrics API: `resources` are the `<resource>/<metric>` pairs discovery lists, and
+    `values(namespace, resource, name, metric, query)` the MetricValues at
+    `namespaces/<ns>/<resource>/<name>/<metric>` (name `*` for every object the labelSelector picks)."""
+
+    def lookup(namespace: str, parts: list[str], query: Mapping[str, str]) -> Obj | None:
+        if len(parts) != 3:
+            return None
+        resource, name, metric = parts
+        return {
+            "kind": "MetricValueList",
+            "apiVersion": "custom.metrics.k8s.io/v1beta2",
+            "metadata": {},
+            "items": values(namespace, resource, name, metric, query),
+        }
+
+    listed = [ExtensionResource(name, "MetricValueList", True, list, verbs=("get",)) for name in resources]
+    return ExtensionApi("custom.metrics.k8s.io", "v1beta2", listed, lookup=lookup)

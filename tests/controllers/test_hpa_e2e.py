@@ -1,25 +1,93 @@
 """The horizontal-pod-autoscaler controller in the real daemon: a test metrics server (an extension
-API server behind the aggregation layer) reports the Deployment's pods at 3x their CPU target, and the
-Deployment, run on simulated nodes, scales up; the HPA's status and conditions say so."""
+API server behind the aggregation layer) reports the Deployment's pods above their target, and the
+Deployment, run on simulated nodes, scales up; the HPA's status and conditions say so. Once with the
+resource metrics API (CPU utilization), once with the custom metrics API (a Pods metric, with an
+Object metric reported beside it)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
+from svc.client.rest import RestClient
+from svc.machinery.labels import parse_label_selector
 from svc.testing.extension_server import (
+    ExtensionApi,
+    custom_metrics_api,
     issue_extension_tls,
+    metric_value,
     metrics_api,
     pod_metrics,
     register,
     threaded_extension_server,
 )
 from svc.testing.harness import RunningControllerManager, RunningNodes, RunningServer
-from tests.apiserver.aggregator.extension import wait_for_available
+from tests.apiserver.aggregator.extension import APISERVICES, wait_for_available
 from tests.controllers.test_daemon import wait_for
 
 DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments"
 HPA = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers"
+
+
+def running_pods(reader: RestClient, namespace: str, selector: str) -> list[dict]:
+    listed = reader.request("GET", f"/api/v1/namespaces/{namespace}/pods", params={"labelSelector": selector})
+    return [p for p in listed.json()["items"] if (p.get("status") or {}).get("phase") == "Running"]
+
+
+@contextlib.contextmanager
+def autoscaled_web(
+    server: RunningServer,
+    svc_nodes: Callable[..., RunningNodes],
+    svc_controller_manager: Callable[..., RunningControllerManager],
+    api: ExtensionApi,
+    tmp_path: Path,
+    *,
+    container: dict,
+    metrics: list[dict],
+    flags: tuple[str, ...] = (),
+) -> Iterator[RestClient]:
+    """`api` served behind the aggregation layer, two simulated nodes, the deployment, replicaset and
+    HPA controllers, and a one-replica Deployment `web` with an HPA (1 to 4 replicas) on `metrics`."""
+    rest = server.client()
+    with threaded_extension_server(api, issue_extension_tls(tmp_path, "metrics", "kube-system")) as extension:
+        register(rest, extension, service="metrics", namespace="kube-system")
+        wait_for_available(rest, "True", f"{APISERVICES}/{api.version}.{api.group}")
+        svc_nodes(server, "--brand-profile=kubernetes", count=2)
+        svc_controller_manager(
+            server,
+            "--brand-profile=kubernetes",
+            "--controllers=deployment,replicaset,horizontalpodautoscaling",
+            "--horizontal-pod-autoscaler-sync-period=1s",
+            *flags,
+        )
+        labels = {"app": "web"}
+        template = {"metadata": {"labels": labels}, "spec": {"containers": [container]}}
+        deployment = {
+            "metadata": {"name": "web"},
+            "spec": {"replicas": 1, "selector": {"matchLabels": labels}, "template": template},
+        }
+        assert rest.request("POST", DEPLOYMENTS, body=deployment).status == 201
+        target = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}
+        hpa = {
+            "metadata": {"name": "web"},
+            "spec": {"scaleTargetRef": target, "minReplicas": 1, "maxReplicas": 4, "metrics": metrics},
+        }
+        assert rest.request("POST", HPA, body=hpa).status == 201
+        yield rest
+
+
+def hpa_status(rest: RestClient) -> dict:
+    return rest.request("GET", f"{HPA}/web").json().get("status") or {}
+
+
+def assert_scaled_to_four(rest: RestClient, metric_name: str) -> None:
+    """1 pod at 3x its target asks for 3 replicas, then 3 such pods are capped at 4."""
+    assert wait_for(lambda: hpa_status(rest).get("desiredReplicas") == 4, timeout=60), hpa_status(rest)
+    assert wait_for(lambda: rest.request("GET", f"{DEPLOYMENTS}/web").json()["spec"]["replicas"] == 4, timeout=30)
+    active = {c["type"]: c for c in hpa_status(rest)["conditions"]}["ScalingActive"]
+    assert (active["status"], active["reason"]) == ("True", "ValidMetricFound")
+    assert active["message"] == f"the HPA was able to successfully calculate a replica count from {metric_name}"
 
 
 def test_a_deployment_scales_up_when_its_pods_use_more_cpu_than_the_target(
@@ -29,75 +97,84 @@ def test_a_deployment_scales_up_when_its_pods_use_more_cpu_than_the_target(
     tmp_path: Path,
 ) -> None:
     server = svc_server_factory("--brand-profile=kubernetes")
-    rest = server.client()
     reader = server.client()
 
     def pods_at_150m() -> list[dict]:
-        listed = reader.request("GET", "/api/v1/namespaces/default/pods", params={"labelSelector": "app=web"})
         return [
             pod_metrics("default", p["metadata"]["name"], {"app": ("150m", "20Mi")}, p["metadata"].get("labels"))
-            for p in listed.json()["items"]
-            if (p.get("status") or {}).get("phase") == "Running"
+            for p in running_pods(reader, "default", "app=web")
         ]
 
+    container = {"name": "app", "image": "nginx", "resources": {"requests": {"cpu": "100m"}}}
+    cpu = {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}
     api = metrics_api(lambda: [], pods_at_150m)
-    with threaded_extension_server(api, issue_extension_tls(tmp_path, "metrics-server", "kube-system")) as extension:
-        register(rest, extension, service="metrics-server", namespace="kube-system")
-        wait_for_available(rest, "True")
-        svc_nodes(server, "--brand-profile=kubernetes", count=2)
-        svc_controller_manager(
-            server,
-            "--brand-profile=kubernetes",
-            "--controllers=deployment,replicaset,horizontalpodautoscaling",
-            "--horizontal-pod-autoscaler-sync-period=1s",
-            "--horizontal-pod-autoscaler-cpu-initialization-period=0s",
-        )
-        labels = {"app": "web"}
-        container = {"name": "app", "image": "nginx", "resources": {"requests": {"cpu": "100m"}}}
-        deployment = {
-            "metadata": {"name": "web"},
-            "spec": {
-                "replicas": 1,
-                "selector": {"matchLabels": labels},
-                "template": {"metadata": {"labels": labels}, "spec": {"containers": [container]}},
-            },
-        }
-        assert rest.request("POST", DEPLOYMENTS, body=deployment).status == 201
-        hpa = {
-            "metadata": {"name": "web"},
-            "spec": {
-                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
-                "minReplicas": 1,
-                "maxReplicas": 4,
-                "metrics": [
-                    {
-                        "type": "Resource",
-                        "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}},
-                    }
-                ],
-            },
-        }
-        assert rest.request("POST", HPA, body=hpa).status == 201
-
-        def status() -> dict:
-            return rest.request("GET", f"{HPA}/web").json().get("status") or {}
-
-        # 1 pod at 150% of its request against 50%: 3 replicas, then 3 pods at 150%: capped at 4
-        assert wait_for(lambda: status().get("desiredReplicas") == 4, timeout=60), status()
-        assert wait_for(lambda: rest.request("GET", f"{DEPLOYMENTS}/web").json()["spec"]["replicas"] == 4, timeout=30)
-        final = status()
-        conditions = {c["type"]: c for c in final["conditions"]}
-        assert conditions["AbleToScale"]["status"] == "True"
-        assert conditions["ScalingActive"]["reason"] == "ValidMetricFound"
-        assert conditions["ScalingActive"]["message"] == (
-            "the HPA was able to successfully calculate a replica count from cpu resource utilization "
-            "(percentage of request)"
-        )
-        assert wait_for(lambda: {c["type"]: c for c in status()["conditions"]}["ScalingLimited"]["reason"]
-                        == "TooManyReplicas", timeout=30), status()  # fmt: skip
-        metric = status()["currentMetrics"][0]["resource"]
+    flags = ("--horizontal-pod-autoscaler-cpu-initialization-period=0s",)
+    with autoscaled_web(
+        server, svc_nodes, svc_controller_manager, api, tmp_path, container=container, metrics=[cpu], flags=flags
+    ) as rest:
+        # 150% of the request against 50%
+        assert_scaled_to_four(rest, "cpu resource utilization (percentage of request)")
+        assert wait_for(lambda: {c["type"]: c for c in hpa_status(rest)["conditions"]}["ScalingLimited"]["reason"]
+                        == "TooManyReplicas", timeout=30), hpa_status(rest)  # fmt: skip
+        metric = hpa_status(rest)["currentMetrics"][0]["resource"]
         assert metric["name"] == "cpu" and metric["current"]["averageUtilization"] == 150
-        assert status()["lastScaleTime"]
+        assert hpa_status(rest)["lastScaleTime"]
+
+
+def test_a_deployment_scales_on_a_pods_metric_from_the_custom_metrics_api(
+    svc_server_factory: Callable[..., RunningServer],
+    svc_nodes: Callable[..., RunningNodes],
+    svc_controller_manager: Callable[..., RunningControllerManager],
+    tmp_path: Path,
+) -> None:
+    server = svc_server_factory("--brand-profile=kubernetes")
+    reader = server.client()
+
+    def values(namespace: str, resource: str, name: str, metric: str, query: Mapping[str, str]) -> list[dict]:
+        if (resource, name, metric) == ("services", "web", "rps"):
+            return [metric_value("Service", namespace, "web", "rps", "10")]
+        if (resource, name, metric) != ("pods", "*", "requests"):
+            return []
+        selector = parse_label_selector(query.get("labelSelector", ""))
+        return [
+            metric_value("Pod", namespace, p["metadata"]["name"], "requests", "300")
+            for p in running_pods(reader, namespace, "")
+            if selector.matches(p["metadata"].get("labels") or {})
+        ]
+
+    service = {"apiVersion": "v1", "kind": "Service", "name": "web"}
+    metrics = [
+        {
+            "type": "Pods",
+            "pods": {"metric": {"name": "requests"}, "target": {"type": "AverageValue", "averageValue": "100"}},
+        },
+        {
+            "type": "Object",
+            "object": {
+                "describedObject": service,
+                "metric": {"name": "rps"},
+                "target": {"type": "Value", "value": "100"},
+            },
+        },
+    ]
+    api = custom_metrics_api(["pods/requests", "services/rps"], values)
+    container = {"name": "app", "image": "nginx"}
+    with autoscaled_web(
+        server, svc_nodes, svc_controller_manager, api, tmp_path, container=container, metrics=metrics
+    ) as rest:
+        # 300 a pod against 100 a pod; the Service's 10 against 100 would scale down, and the larger proposal wins
+        assert_scaled_to_four(rest, "pods metric requests")
+        assert hpa_status(rest)["currentMetrics"] == [
+            {"type": "Pods", "pods": {"metric": {"name": "requests"}, "current": {"averageValue": "300"}}},
+            {
+                "type": "Object",
+                "object": {"describedObject": service, "metric": {"name": "rps"}, "current": {"value": "10"}},
+            },
+        ]
+        paths = [r["path"] for r in api.requests]
+        assert any(p.startswith("/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/") and
+                   "labelSelector=app%3Dweb" in p for p in paths), paths  # fmt: skip
+        assert "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/services/web/rps" in paths
 
 
 def test_without_a_metrics_api_scaling_is_not_active(

@@ -9,7 +9,9 @@ from svc.controllers.hpa_replicas import (
     Readiness,
     ReplicaCalculationError,
     Tolerances,
+    per_pod_replicas,
     resource_replicas,
+    usage_ratio_replicas,
 )
 
 NOW = 1_000_000.0
@@ -97,3 +99,24 @@ def test_only_unready_pods_is_an_error() -> None:
 def test_average_value_targets_divide_the_average_by_the_target() -> None:
     result = resource_replicas(2, [pod("a"), pod("b")], samples(a=300, b=300), "cpu", target_average_value=100, now=NOW)
     assert (result.replicas, result.utilization, result.raw_value) == (6, None, 300)
+
+
+def test_a_value_ratio_at_zero_replicas_asks_for_the_ratio_rounded_up() -> None:
+    # nothing runs to be scaled (scale to zero): 2.1 times the target -> 3 replicas, no pods needed
+    assert usage_ratio_replicas(0, 2.1, Tolerances(), []) == 3
+
+
+def test_a_value_ratio_counts_only_running_ready_pods() -> None:
+    pods = [pod("a"), pod("b", ready="False"), pod("c", phase="Pending")]
+    assert usage_ratio_replicas(3, 2.0, Tolerances(), pods) == 2
+
+
+def test_a_value_ratio_without_pods_is_an_error() -> None:
+    with pytest.raises(ReplicaCalculationError, match="unable to calculate ready pods: no pods returned by selector"):
+        usage_ratio_replicas(2, 3.0, Tolerances(), [])
+
+
+def test_an_average_value_total_within_the_tolerance_keeps_the_replicas() -> None:
+    # 4 replicas at 10.5 each against 10: kept; the usage reported is the total over the replicas
+    assert per_pod_replicas(4, 42_000, 10_000, Tolerances()) == (4, 10_500)
+    assert per_pod_replicas(4, 90_000, 10_000, Tolerances()) == (9, 22_500)

@@ -106,3 +106,9 @@ def test_kubectl_exec_over_spdy_reports_a_non_zero_exit_code(server, kubectl):
 def test_kubectl_attach_over_spdy_relays_stdin(server, kubectl):
     result = kubectl.run("attach", "-i", "web", stdin="pong\n", env={"KUBECTL_REMOTE_COMMAND_WEBSOCKETS": "false"})
     assert result.stdout == "pong\n"
+
+
+def test_a_megabyte_of_stdin_comes_back_through_kubectl_attach_over_spdy(server, kubectl):
+    text = "".join(f"line {n:07d}\n" for n in range(1024 * 1024 // 13))
+    result = kubectl.run("attach", "-i", "web", stdin=text, env={"KUBECTL_REMOTE_COMMAND_WEBSOCKETS": "false"})
+    assert result.stdout == text

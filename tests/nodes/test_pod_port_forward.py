@@ -15,15 +15,25 @@ from kubernetes.stream import portforward
 
 from tests.e2e.kubectl_runner import Kubectl
 
+PAYLOAD = b"".join(b"line %07d\n" % n for n in range(1024 * 1024 // 13))
+"""About 1 MiB, far past SPDY's 64 KiB window, numbered lines so that lost or reordered bytes show."""
+
 
 class _Hello(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = f"hello from {self.path}".encode()
+    """GET: a greeting naming the path (`/bulk`: the payload); POST: the body sent back."""
+
+    def _answer(self, body: bytes) -> None:
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        self._answer(PAYLOAD if self.path == "/bulk" else f"hello from {self.path}".encode())
+
+    def do_POST(self) -> None:
+        self._answer(self.rfile.read(int(self.headers["Content-Length"])))
 
     def log_message(self, *args: object) -> None:
         return None

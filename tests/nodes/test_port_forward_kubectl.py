@@ -1,17 +1,20 @@
 """`kubectl port-forward` against the simulated kubelet: SPDY/3.1 tunnelled through a WebSocket (the
 default of kubectl 1.31+) and plain SPDY (KUBECTL_PORT_FORWARD_WEBSOCKETS=false), a real HTTP
-request through each."""
+request through each, and a megabyte each way (past SPDY's 64 KiB window, which kubectl's
+spdystream does not keep: the flow control must not stall it)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import urllib.request
+from collections.abc import Iterator
 
 import pytest
 
 from tests.e2e.kubectl_runner import Kubectl
-from tests.nodes.test_pod_port_forward import http_server  # noqa: F401 - the fixture
+from tests.nodes.test_pod_port_forward import PAYLOAD, http_server  # noqa: F401 - the fixture
 
 
 @pytest.fixture
@@ -24,7 +27,9 @@ def kubectl(svc_server_factory, svc_nodes, kubectl_binary, http_server) -> Kubec
     return kubectl
 
 
-def _get_through_port_forward(kubectl: Kubectl, websockets: str) -> bytes:
+@contextlib.contextmanager
+def port_forward(kubectl: Kubectl, websockets: str) -> Iterator[str]:
+    """The base URL of a running `kubectl port-forward pod/web :8080`."""
     process = subprocess.Popen(
         [kubectl.binary, "--kubeconfig", str(kubectl.kubeconfig), "port-forward", "pod/web", ":8080"],
         stdout=subprocess.PIPE,
@@ -35,12 +40,15 @@ def _get_through_port_forward(kubectl: Kubectl, websockets: str) -> bytes:
     try:
         line = process.stdout.readline()
         assert line.startswith("Forwarding from 127.0.0.1:"), line or process.stderr.read()
-        port = int(line.split("127.0.0.1:", 1)[1].split(" ", 1)[0])
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/through", timeout=10) as response:
-            return response.read()
+        yield f"http://127.0.0.1:{int(line.split('127.0.0.1:', 1)[1].split(' ', 1)[0])}"
     finally:
         process.terminate()
         process.communicate(timeout=10)
+
+
+def _get_through_port_forward(kubectl: Kubectl, websockets: str) -> bytes:
+    with port_forward(kubectl, websockets) as base, urllib.request.urlopen(f"{base}/through", timeout=10) as response:
+        return response.read()
 
 
 def test_kubectl_port_forward_over_a_websocket_tunnel(kubectl):
@@ -49,3 +57,13 @@ def test_kubectl_port_forward_over_a_websocket_tunnel(kubectl):
 
 def test_kubectl_port_forward_over_plain_spdy(kubectl):
     assert _get_through_port_forward(kubectl, "false") == b"hello from /through"
+
+
+@pytest.mark.parametrize("websockets", ["false", "true"], ids=["plain-spdy", "websocket-tunnel"])
+def test_a_megabyte_each_way_through_kubectl_port_forward(kubectl, websockets):
+    with port_forward(kubectl, websockets) as base:
+        with urllib.request.urlopen(f"{base}/bulk", timeout=30) as response:
+            assert response.read() == PAYLOAD
+        upload = urllib.request.Request(f"{base}/bulk", data=PAYLOAD, method="POST")
+        with urllib.request.urlopen(upload, timeout=30) as response:
+            assert response.read() == PAYLOAD
