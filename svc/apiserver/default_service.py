@@ -10,13 +10,12 @@ puts back what was changed, so a deleted or edited object returns within one int
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
 from svc.apiserver.peers.endpoints import EndpointReconciler
-from svc.machinery import status
+from svc.machinery import status, wallclock
 from svc.registry.admission import NoAdmission, UserInfo
 from svc.registry.options import WriteOptions
 from svc.storage import errors
@@ -147,7 +146,7 @@ async def default_service_loop(
     server: Server, port: int, address: str, reconciler: EndpointReconciler, *, interval: float = RECONCILE_INTERVAL
 ) -> None:
     while True:
-        await asyncio.sleep(interval)
+        await wallclock.sleep(interval)
         try:
             await reconcile(server, port, address, await reconciler.addresses(address))
         except (status.StatusError, errors.StorageError, OSError) as error:

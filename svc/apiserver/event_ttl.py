@@ -14,9 +14,9 @@ from __future__ import annotations
 import asyncio
 import heapq
 import logging
-import time
 from collections.abc import Callable
 
+from svc.machinery import wallclock
 from svc.storage import errors
 from svc.storage.backend import Backend, EventType, Progress, prefix_end
 
@@ -27,7 +27,7 @@ _PAGE = 1000
 
 class EventExpiry:
     def __init__(
-        self, backend: Backend, prefix: str, ttl: float, *, clock: Callable[[], float] = time.monotonic
+        self, backend: Backend, prefix: str, ttl: float, *, clock: Callable[[], float] = wallclock.monotonic
     ) -> None:
         self.backend = backend
         self.prefix = prefix
@@ -81,7 +81,7 @@ class EventExpiry:
                 after = await self._reload()
             except errors.StorageError as error:
                 log.debug("event expiry: the watch of %s failed (%s); following again", self.prefix, error)
-                await asyncio.sleep(1.0)
+                await wallclock.sleep(1.0)
 
     async def _reload(self) -> int:
         self._written.clear()
@@ -97,8 +97,12 @@ class EventExpiry:
                 if self._written.get(key) == revision:
                     await self._delete(key, revision)
             wait = self._deadlines[0][0] - now if self._deadlines else None
+            if wait is None:
+                await self._changed.wait()
+                continue
             try:
-                await asyncio.wait_for(self._changed.wait(), wait)
+                async with wallclock.timeout(wait):
+                    await self._changed.wait()
             except TimeoutError:
                 pass
 

@@ -10,12 +10,11 @@ by today's date only when it does not parse.
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import logging
 from typing import TYPE_CHECKING, Any
 
-from svc.machinery import status
+from svc.machinery import status, wallclock
 from svc.registry.admission import NoAdmission, UserInfo
 from svc.registry.options import WriteOptions
 
@@ -42,7 +41,7 @@ def _valid(text: Any) -> bool:
 async def ensure(server: Server) -> None:
     store = server.store_for("", "configmaps")
     namespace, name = server.profile.system_namespace, config_map_name(server)
-    today = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
+    today = wallclock.now_datetime().strftime("%Y-%m-%d")
     user = UserInfo(server.profile.apiserver_name, groups=("system:masters",))
     try:
         current = await store.get(namespace, name)
@@ -70,7 +69,7 @@ async def ensure(server: Server) -> None:
 
 async def tracking_loop(server: Server, *, interval: float = INTERVAL) -> None:
     while True:
-        await asyncio.sleep(interval)
+        await wallclock.sleep(interval)
         try:
             await ensure(server)
         except (status.StatusError, OSError) as error:

@@ -70,3 +70,13 @@ def test_other_objects_do_not_expire(svc_server_factory: Callable[..., RunningSe
     assert client.request("POST", "/api/v1/namespaces/default/configmaps", body=body).status == 201
     time.sleep(2.5)
     assert client.request("GET", "/api/v1/namespaces/default/configmaps/stays").status == 200
+
+
+def test_events_expire_when_the_fake_clock_passes_the_ttl(svc_server_factory: Callable[..., RunningServer]) -> None:
+    """Under `--clock=fake` the TTL is the fake clock's: an hour-long TTL passes without waiting an hour."""
+    server = svc_server_factory("--event-ttl=1h", "--enable-test-endpoints", "--clock=fake")
+    client = server.client()
+    assert client.request("POST", EVENTS, body=_event("faked")).status == 201
+    assert _gone_within(client, "faked", 1.0) is None
+    assert client.request("POST", "/testing/v1/clock/advance", params={"seconds": "3601"}).status == 200
+    assert _gone_within(client, "faked", 10.0) is not None

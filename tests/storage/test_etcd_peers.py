@@ -179,3 +179,22 @@ def test_bad_peer_flags_are_refused(flag: str, message: str, capsys: pytest.Capt
     with pytest.raises(SystemExit):
         parse_options([flag])
     assert message in capsys.readouterr().err
+
+
+def test_identity_leases_expire_and_are_collected_on_the_fake_clock(svc_server_factory: Factory) -> None:
+    """Under `--clock=fake` a lease's renew time, its expiry and the collector's period are the fake clock's."""
+    client = svc_server_factory(KUBERNETES, "--enable-test-endpoints", "--clock=fake").client()
+    now = client.request("GET", "/testing/v1/clock").json()["time"]
+    body = {
+        "metadata": {"name": "stale", "labels": {"apiserver.kubernetes.io/identity": "kube-apiserver"}},
+        "spec": {"holderIdentity": "stale", "leaseDurationSeconds": 3600, "renewTime": now},
+    }
+    assert client.request("POST", LEASES, body=body).status == 201
+    own = _identity_leases(client)
+    assert own and own[0]["spec"]["renewTime"][:4] == now[:4]
+    advance = client.request("POST", "/testing/v1/clock/advance", params={"seconds": str(2 * 3600)})
+    assert advance.status == 200
+    deadline = time.monotonic() + 10
+    while client.request("GET", f"{LEASES}/stale").status != 404 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert client.request("GET", f"{LEASES}/stale").status == 404

@@ -9,7 +9,6 @@ the identity label.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hashlib
 import logging
@@ -17,10 +16,10 @@ import socket
 import struct
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from svc.machinery import status
+from svc.machinery import status, wallclock
 from svc.registry.admission import NoAdmission, UserInfo
 from svc.registry.options import DeleteOptions, ListOptions, Preconditions, WriteOptions
 
@@ -46,7 +45,7 @@ def identity(hostname: str, component: str) -> str:
 
 
 def micro_time(when: datetime | None = None) -> str:
-    return (when or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return (when or wallclock.now_datetime()).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def expired(lease: Obj, now: datetime) -> bool:
@@ -118,7 +117,7 @@ class IdentityLease:
         store = self._store()
         found = await store.list(self.namespace, ListOptions())
         label, component = self.server.profile.label(IDENTITY_LABEL), self.server.profile.apiserver_name
-        now = datetime.now(UTC)
+        now = wallclock.now_datetime()
         deleted = []
         for lease in found.get("items") or []:
             metadata = lease["metadata"]
@@ -141,7 +140,7 @@ async def identity_lease_loop(lease: IdentityLease, *, interval: float = RENEW_I
             await lease.renew()
         except (status.StatusError, OSError) as error:
             log.warning("renewing the identity lease %s: %s", lease.name, error)
-        await asyncio.sleep(interval)
+        await wallclock.sleep(interval)
 
 
 async def identity_gc_loop(lease: IdentityLease, *, interval: float = GC_INTERVAL) -> None:
@@ -151,4 +150,4 @@ async def identity_gc_loop(lease: IdentityLease, *, interval: float = GC_INTERVA
                 log.info("deleted the expired identity lease %s", name)
         except (status.StatusError, OSError) as error:
             log.warning("collecting expired identity leases: %s", error)
-        await asyncio.sleep(interval)
+        await wallclock.sleep(interval)
