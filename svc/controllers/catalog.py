@@ -53,6 +53,7 @@ from svc.controllers import (
     ttl,
     ttlafterfinished,
     unavailable,
+    vacprotection,
 )
 from svc.controllers.context import ControllerContext
 
@@ -252,6 +253,7 @@ BUILT: dict[str, Constructor] = {
         sync_period=options.pvclaimbinder_sync_period,
         dynamic_provisioning=options.enable_dynamic_provisioning,
     ),
+    vacprotection.NAME: lambda context, _options: vacprotection.VACProtectionController(context),
     tokencleaner.NAME: lambda context, _options: tokencleaner.TokenCleaner(context),
     bootstrapsigner.NAME: lambda context, _options: bootstrapsigner.BootstrapSigner(context),
 }

@@ -52,6 +52,7 @@ BUILT = [
     "resourceclaim-controller",
     "persistentvolume-expander-controller",
     "persistentvolume-binder-controller",
+    "volumeattributesclass-protection-controller",
 ]
 
 
