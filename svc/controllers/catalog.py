@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from svc.apiserver.feature_gates import FeatureGates
 from svc.controllers import (
     admissionpolicystatus,
     attachdetach,
@@ -35,6 +36,7 @@ from svc.controllers import (
     namespace,
     nodeipam,
     nodelifecycle,
+    pcrcleaner,
     podgc,
     pvbinder,
     pvcprotection,
@@ -124,6 +126,12 @@ ALIASES = {
     "ttl": "ttl-controller",
     "ttl-after-finished": "ttl-after-finished-controller",
     "validatingadmissionpolicy-status": "validatingadmissionpolicy-status-controller",
+}
+
+# Upstream's `requiredFeatureGates`: a controller is not started while any of its gates is off (gates
+# that are GA, such as VolumeAttributesClass, are always on and not listed).
+REQUIRED_GATES: dict[str, tuple[str, ...]] = {
+    pcrcleaner.NAME: (pcrcleaner.GATE,),
 }
 
 GARBAGE_COLLECTOR = garbagecollector.NAME
@@ -256,6 +264,7 @@ BUILT: dict[str, Constructor] = {
     vacprotection.NAME: lambda context, _options: vacprotection.VACProtectionController(context),
     tokencleaner.NAME: lambda context, _options: tokencleaner.TokenCleaner(context),
     bootstrapsigner.NAME: lambda context, _options: bootstrapsigner.BootstrapSigner(context),
+    pcrcleaner.NAME: lambda context, _options: pcrcleaner.PCRCleanerController(context),
 }
 
 
@@ -270,6 +279,10 @@ def _signing_authorities(context: ControllerContext, options: Any) -> dict[str, 
     specific = {by_flag[flag]: pair for flag, pair in options.cluster_signing_pairs.items() if pair[0] and pair[1]}
     generic = (options.cluster_signing_cert_file, options.cluster_signing_key_file)
     return csrsigning.load_authorities(signers, generic, specific)
+
+
+def gates_allow(name: str, gates: FeatureGates) -> bool:
+    return all(gates.enabled(gate) for gate in REQUIRED_GATES.get(name, ()))
 
 
 def upstream_controllers(apiserver_name: str) -> list[str]:

@@ -17,6 +17,7 @@ from typing import NoReturn
 
 from svc.api.brand import PROFILES
 from svc.apiserver import metrics_options
+from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
 from svc.apiserver.metrics_options import MetricsOptions
 from svc.controllers import catalog, delegated_auth, nodeipam
 from svc.controllers.delegated_auth import DelegationOptions
@@ -119,6 +120,7 @@ class Options:
     verbosity: int = 0
     identity: str = ""
     enabled: list[str] = field(default_factory=list)
+    feature_gates: FeatureGates = field(default_factory=FeatureGates)
     delegation: DelegationOptions = field(default_factory=DelegationOptions)
     metrics: MetricsOptions = field(default_factory=MetricsOptions)
 
@@ -436,6 +438,12 @@ def build_parser() -> argparse.ArgumentParser:
             add(
                 *names, dest=f"signing_{signer.replace('-', '_')}_{part}", default="", help=f"{part} of signer {signer}"
             )
+    add(
+        "--feature-gates",
+        action="append",
+        default=[],
+        help="Name=true|false pairs, the API server's gate set; a controller needing a gate that is off is not started",
+    )
     add("--brand-profile", choices=sorted(PROFILES), default="svc", help="identifier spelling of the API server")
     add("-v", "--v", dest="verbosity", type=_int, default=0, help="log level number")
     add("--version", action="store_true", help="print the version and exit")
@@ -550,6 +558,11 @@ def parse_options(argv: list[str]) -> Options:
     options.enabled, problems = catalog.select(options.controllers, profile.apiserver_name)
     if not options.enable_garbage_collector:
         options.enabled = [name for name in options.enabled if name != catalog.GARBAGE_COLLECTOR]
+    try:
+        options.feature_gates = FeatureGates(parse_feature_gates(args.feature_gates))
+    except FeatureGateError as error:
+        problems.append(f"invalid argument for --feature-gates: {error}")
+    options.enabled = [name for name in options.enabled if catalog.gates_allow(name, options.feature_gates)]
     problems += _validate(options)
     options.delegation = delegated_auth.from_args(args)
     try:

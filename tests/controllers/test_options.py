@@ -54,6 +54,10 @@ BUILT = [
     "persistentvolume-binder-controller",
     "volumeattributesclass-protection-controller",
 ]
+# Built, and started only when their feature gates are on (as upstream's requiredFeatureGates).
+GATED = {
+    "podcertificaterequest-cleaner-controller": "PodCertificateRequest",
+}
 
 
 def test_defaults_are_upstreams() -> None:
@@ -133,7 +137,7 @@ def test_help_names_the_built_controllers(capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(SystemExit):
         parse_options(["--help"])
     out = " ".join(capsys.readouterr().out.split())
-    built = [*BUILT, "token-cleaner-controller", "bootstrap-signer-controller"]
+    built = [*BUILT, "token-cleaner-controller", "bootstrap-signer-controller", *GATED]
     assert f"Controllers built in this release: {', '.join(built)}." in out
 
 
@@ -171,3 +175,17 @@ def test_signing_pairs_must_be_whole_and_a_specific_pair_excludes_the_generic_on
     )
     assert options.cluster_signing_pairs["kubelet-serving"] == ("c", "k")
     assert options.cluster_signing_duration == 8760 * 3600.0
+
+
+@pytest.mark.parametrize(("name", "gate"), GATED.items())
+def test_a_gated_controller_starts_only_with_its_gate(name: str, gate: str) -> None:
+    assert name not in parse_options([f"--controllers={name}"]).enabled
+    assert parse_options([f"--controllers={name}", f"--feature-gates={gate}=true"]).enabled == [name]
+    assert name in parse_options([f"--feature-gates={gate}=true"]).enabled
+
+
+def test_a_bad_feature_gate_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        parse_options(["--feature-gates=Frobnicate=true"])
+    assert exit_info.value.code == 1
+    assert "unrecognized feature gate: Frobnicate" in capsys.readouterr().err
