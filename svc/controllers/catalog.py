@@ -22,6 +22,7 @@ from svc.controllers import (
     csrapproving,
     csrcleaner,
     csrsigning,
+    ctbpublisher,
     daemonset,
     deployment,
     disruption,
@@ -132,6 +133,7 @@ ALIASES = {
 # that are GA, such as VolumeAttributesClass, are always on and not listed).
 REQUIRED_GATES: dict[str, tuple[str, ...]] = {
     pcrcleaner.NAME: (pcrcleaner.GATE,),
+    ctbpublisher.NAME: (ctbpublisher.GATE,),
 }
 
 GARBAGE_COLLECTOR = garbagecollector.NAME
@@ -265,6 +267,10 @@ BUILT: dict[str, Constructor] = {
     tokencleaner.NAME: lambda context, _options: tokencleaner.TokenCleaner(context),
     bootstrapsigner.NAME: lambda context, _options: bootstrapsigner.BootstrapSigner(context),
     pcrcleaner.NAME: lambda context, _options: pcrcleaner.PCRCleanerController(context),
+    # upstream's is not started without a CA to publish
+    ctbpublisher.NAME: lambda context, _options: (
+        ctbpublisher.ClusterTrustBundlePublisher(context) if context.root_ca else None
+    ),
 }
 
 
@@ -281,8 +287,15 @@ def _signing_authorities(context: ControllerContext, options: Any) -> dict[str, 
     return csrsigning.load_authorities(signers, generic, specific)
 
 
-def gates_allow(name: str, gates: FeatureGates) -> bool:
-    return all(gates.enabled(gate) for gate in REQUIRED_GATES.get(name, ()))
+def key(name: str, apiserver_name: str) -> str:
+    """The BUILT key of a controller name: names spelling the API server's name are keyed by their
+    `{apiserver}` template."""
+    template = name.replace(apiserver_name, "{apiserver}", 1)
+    return template if template in BUILT else name
+
+
+def gates_allow(name: str, apiserver_name: str, gates: FeatureGates) -> bool:
+    return all(gates.enabled(gate) for gate in REQUIRED_GATES.get(key(name, apiserver_name), ()))
 
 
 def upstream_controllers(apiserver_name: str) -> list[str]:
@@ -302,12 +315,12 @@ def select(requested: list[str], apiserver_name: str) -> tuple[list[str], list[s
         name = ALIASES.get(bare, bare)
         if name not in known:
             problems.append(f'"{bare}" is not in the list of known controllers')
-        elif not entry.startswith("-") and name not in BUILT:
-            problems.append(
-                f'"{bare}" is not built in this release of svc-controller-manager (built: {", ".join(BUILT)})'
-            )
+        elif not entry.startswith("-") and key(name, apiserver_name) not in BUILT:
+            built = ", ".join(name.format(apiserver=apiserver_name) for name in BUILT)
+            problems.append(f'"{bare}" is not built in this release of svc-controller-manager (built: {built})')
         canonical.append((name, not entry.startswith("-")))
-    return [name for name in BUILT if _enabled(name, canonical)], problems
+    names = [name.format(apiserver=apiserver_name) for name in BUILT]
+    return [name for name in names if _enabled(name, canonical)], problems
 
 
 def _enabled(name: str, entries: list[tuple[str, bool]]) -> bool:

@@ -66,6 +66,7 @@ CLIENT_NAMES = {
     "service-cidr-controller": "service-cidrs-controller",
     "horizontal-pod-autoscaler-controller": "horizontal-pod-autoscaler",
     "validatingadmissionpolicy-status-controller": "validatingadmissionpolicy-status-controller",
+    "volumeattributesclass-protection-controller": "volumeattributesclass-protection-controller",
 }
 
 

@@ -30,7 +30,8 @@ class ControllerManager:
         self.credentials = Credentials(context, per_controller=options.use_service_account_credentials)
         self.controllers = {}
         for name in enabled:
-            controller = catalog.BUILT[name](self.credentials.context_for(name), options)
+            constructor = catalog.BUILT[catalog.key(name, context.profile.apiserver_name)]
+            controller = constructor(self.credentials.context_for(name), options)
             if controller is None:
                 log.info("controller %s is disabled: %s", name, unavailable.REASONS.get(name, "by its flags"))
             else:

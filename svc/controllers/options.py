@@ -173,7 +173,7 @@ class _Formatter(argparse.HelpFormatter):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    built = ", ".join(catalog.BUILT)
+    built = ", ".join(name.format(apiserver=PROFILES["svc"].apiserver_name) for name in catalog.BUILT)
     parser = _Parser(
         prog="svc-controller-manager",
         description=(
@@ -562,7 +562,9 @@ def parse_options(argv: list[str]) -> Options:
         options.feature_gates = FeatureGates(parse_feature_gates(args.feature_gates))
     except FeatureGateError as error:
         problems.append(f"invalid argument for --feature-gates: {error}")
-    options.enabled = [name for name in options.enabled if catalog.gates_allow(name, options.feature_gates)]
+    options.enabled = [
+        name for name in options.enabled if catalog.gates_allow(name, profile.apiserver_name, options.feature_gates)
+    ]
     problems += _validate(options)
     options.delegation = delegated_auth.from_args(args)
     try:
