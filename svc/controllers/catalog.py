@@ -45,6 +45,7 @@ from svc.controllers import (
     pvprotection,
     replicaset,
     resourceclaim,
+    resourcepoolstatusrequest,
     resourcequota,
     rootcacert,
     satoken,
@@ -134,6 +135,7 @@ ALIASES = {
 REQUIRED_GATES: dict[str, tuple[str, ...]] = {
     pcrcleaner.NAME: (pcrcleaner.GATE,),
     ctbpublisher.NAME: (ctbpublisher.GATE,),
+    resourcepoolstatusrequest.NAME: (resourcepoolstatusrequest.GATE,),
 }
 
 GARBAGE_COLLECTOR = garbagecollector.NAME
@@ -267,6 +269,9 @@ BUILT: dict[str, Constructor] = {
     tokencleaner.NAME: lambda context, _options: tokencleaner.TokenCleaner(context),
     bootstrapsigner.NAME: lambda context, _options: bootstrapsigner.BootstrapSigner(context),
     pcrcleaner.NAME: lambda context, _options: pcrcleaner.PCRCleanerController(context),
+    resourcepoolstatusrequest.NAME: lambda context, _options: (
+        resourcepoolstatusrequest.ResourcePoolStatusRequestController(context)
+    ),
     # upstream's is not started without a CA to publish
     ctbpublisher.NAME: lambda context, _options: (
         ctbpublisher.ClusterTrustBundlePublisher(context) if context.root_ca else None

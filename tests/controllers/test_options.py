@@ -57,6 +57,7 @@ BUILT = [
 # Built, and started only when their feature gates are on (as upstream's requiredFeatureGates).
 GATED = {
     "podcertificaterequest-cleaner-controller": "PodCertificateRequest",
+    "resourcepoolstatusrequest-controller": "DRAResourcePoolStatus",
     "svc-apiserver-serving-clustertrustbundle-publisher-controller": "ClusterTrustBundle",
 }
 
