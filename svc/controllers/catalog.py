@@ -39,6 +39,7 @@ from svc.controllers import (
     nodelifecycle,
     pcrcleaner,
     podgc,
+    podgroupprotection,
     pvbinder,
     pvcprotection,
     pvexpander,
@@ -136,6 +137,7 @@ REQUIRED_GATES: dict[str, tuple[str, ...]] = {
     pcrcleaner.NAME: (pcrcleaner.GATE,),
     ctbpublisher.NAME: (ctbpublisher.GATE,),
     resourcepoolstatusrequest.NAME: (resourcepoolstatusrequest.GATE,),
+    podgroupprotection.NAME: (podgroupprotection.GATE,),
 }
 
 GARBAGE_COLLECTOR = garbagecollector.NAME
@@ -272,6 +274,7 @@ BUILT: dict[str, Constructor] = {
     resourcepoolstatusrequest.NAME: lambda context, _options: (
         resourcepoolstatusrequest.ResourcePoolStatusRequestController(context)
     ),
+    podgroupprotection.NAME: lambda context, _options: podgroupprotection.PodGroupProtectionController(context),
     # upstream's is not started without a CA to publish
     ctbpublisher.NAME: lambda context, _options: (
         ctbpublisher.ClusterTrustBundlePublisher(context) if context.root_ca else None

@@ -58,6 +58,7 @@ BUILT = [
 GATED = {
     "podcertificaterequest-cleaner-controller": "PodCertificateRequest",
     "resourcepoolstatusrequest-controller": "DRAResourcePoolStatus",
+    "podgroup-protection-controller": "GenericWorkload",
     "svc-apiserver-serving-clustertrustbundle-publisher-controller": "ClusterTrustBundle",
 }
 
