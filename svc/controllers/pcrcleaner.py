@@ -14,6 +14,7 @@ import logging
 from svc.client.aio import ApiError, resource_path
 from svc.controllers.context import ControllerContext
 from svc.controllers.node_health import parse_time
+from svc.controllers.workers import every
 
 NAME = "podcertificaterequest-cleaner-controller"
 GATE = "PodCertificateRequest"
@@ -29,9 +30,7 @@ class PCRCleanerController:
         self.requests = context.informers.informer("certificates.k8s.io", "v1beta1", "podcertificaterequests")
 
     async def run(self) -> None:
-        while True:
-            await self.clean()
-            await self.context.clock.sleep(POLLING_INTERVAL)
+        await every(self.context.clock, POLLING_INTERVAL, self.clean)
 
     async def clean(self) -> None:
         now = self.context.clock.wall()

@@ -27,7 +27,7 @@ from svc.client.informer import Handler
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
 from svc.controllers.node_health import parse_time
-from svc.controllers.workers import run_workers
+from svc.controllers.workers import every, run_workers
 
 NAME = "resourcepoolstatusrequest-controller"
 GATE = "DRAResourcePoolStatus"
@@ -157,13 +157,8 @@ class ResourcePoolStatusRequestController:
     async def run(self) -> None:
         await asyncio.gather(
             run_workers(self.queue, self._sync_with_retries, workers=self.workers, name=NAME),
-            self._clean_up_forever(),
+            every(self.context.clock, CLEANUP_INTERVAL, self.clean_up),
         )
-
-    async def _clean_up_forever(self) -> None:
-        while True:
-            await self.clean_up()
-            await self.context.clock.sleep(CLEANUP_INTERVAL)
 
     async def _sync_with_retries(self, name: str) -> None:
         """Upstream drops a request after 5 failed tries (it stays pending until its day is up)."""
