@@ -156,10 +156,13 @@ BUILT: dict[str, Constructor] = {
         context, workers=options.concurrent_namespace_syncs, sync_period=options.namespace_sync_period
     ),
     endpoints.NAME: lambda context, options: endpoints.EndpointsController(
-        context, workers=options.concurrent_endpoint_syncs
+        context, workers=options.concurrent_endpoint_syncs, batch_period=options.endpoint_updates_batch_period
     ),
     endpointslice.NAME: lambda context, options: endpointslice.EndpointSliceController(
-        context, workers=options.concurrent_service_endpoint_syncs, max_endpoints=options.max_endpoints_per_slice
+        context,
+        workers=options.concurrent_service_endpoint_syncs,
+        max_endpoints=options.max_endpoints_per_slice,
+        batch_period=options.endpointslice_updates_batch_period,
     ),
     resourcequota.NAME: lambda context, options: resourcequota.ResourceQuotaController(
         context, workers=options.concurrent_resource_quota_syncs, sync_period=options.resource_quota_sync_period
@@ -245,6 +248,7 @@ BUILT: dict[str, Constructor] = {
         context,
         workers=options.mirroring_concurrent_service_endpoint_syncs,
         max_per_subset=options.mirroring_max_endpoints_per_subset,
+        batch_period=options.mirroring_endpointslice_updates_batch_period,
     ),
     nodeipam.NAME: lambda context, options: (
         nodeipam.NodeIPAMController(context, options.ipam_config()) if options.allocate_node_cidrs else None

@@ -120,6 +120,10 @@ FLAGS: tuple[Flag, ...] = (
     _workers("--concurrent-endpoint-syncs", "endpoints"),
     _workers("--concurrent-service-endpoint-syncs", "endpointslice"),
     _flag("--max-endpoints-per-slice", "int", "endpoints in one EndpointSlice"),
+    _flag("--endpoint-updates-batch-period", "duration", "delay joining pod changes into one Endpoints update"),
+    _flag(
+        "--endpointslice-updates-batch-period", "duration", "delay joining pod changes into one EndpointSlice update"
+    ),
     _workers("--concurrent-resource-quota-syncs", "resourcequota"),
     _flag("--resource-quota-sync-period", "duration", "quota full recalculation"),
     _workers("--concurrent-ttl-after-finished-syncs", "ttl-after-finished"),
@@ -178,6 +182,11 @@ FLAGS: tuple[Flag, ...] = (
     ),
     _workers("--mirroring-concurrent-service-endpoint-syncs", "endpointslice-mirroring"),
     _flag("--mirroring-max-endpoints-per-subset", "int", "addresses of one Endpoints subset mirrored"),
+    _flag(
+        "--mirroring-endpointslice-updates-batch-period",
+        "duration",
+        "delay joining EndpointSlice changes into one mirroring sync",
+    ),
     _flag(
         "--attach-detach-reconcile-sync-period",
         "duration",

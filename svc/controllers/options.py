@@ -64,6 +64,9 @@ class Options:
     concurrent_endpoint_syncs: int = 5
     concurrent_service_endpoint_syncs: int = 5
     max_endpoints_per_slice: int = 100
+    endpoint_updates_batch_period: float = 0.0
+    endpointslice_updates_batch_period: float = 0.0
+    mirroring_endpointslice_updates_batch_period: float = 0.0
     concurrent_resource_quota_syncs: int = 5
     resource_quota_sync_period: float = 300.0
     concurrent_ttl_after_finished_syncs: int = 5
