@@ -107,6 +107,7 @@ FLAGS: tuple[Flag, ...] = (
         field="resource_namespace",
     ),
     _flag("--controller-shutdown-timeout", "duration", "wait for controllers before the process ends"),
+    _flag("--controller-start-interval", "duration", "wait (jittered up to twice) after starting each controller"),
     _flag("--bind-address", "str", "listen address of the secure port"),
     _flag("--secure-port", "int", "HTTPS port of /healthz, /readyz, /livez; 0 turns it off"),
     _flag("--cert-dir", "str", "directory of the self-signed serving pair"),
@@ -204,6 +205,14 @@ FLAGS: tuple[Flag, ...] = (
     _flag("--node-cidr-mask-size-ipv6", "int", "node CIDR mask for IPv6 (64 when unset)"),
     _flag("--pvclaimbinder-sync-period", "duration", "volume and claim resync"),
     _flag("--enable-dynamic-provisioning", "bool", "ask provisioners for volumes of claims with a class"),
+    _flag("--cloud-provider", "str", "'' (none) or 'external'; in-tree providers are gone, as upstream"),
+    _flag("--cloud-config", "str", "cloud provider configuration file (unused without an in-tree provider)"),
+    _flag("--external-cloud-volume-plugin", "str", "volume plugin provider with --cloud-provider=external"),
+    _flag(
+        "--cluster-name", "str", "instance prefix of the cloud controllers (default svc; kubernetes under that profile)"
+    ),
+    _flag("--configure-cloud-routes", "bool", "route controller: configure allocated CIDRs on the cloud provider"),
+    _flag("--route-reconciliation-period", "duration", "route controller: reconcile period"),
     _flag("--cluster-signing-cert-file", "str", "CA certificate of the built-in signers"),
     _flag("--cluster-signing-key-file", "str", "CA key (RSA or ECDSA) of the built-in signers"),
     _flag("--cluster-signing-duration", "duration", "longest certificate life"),

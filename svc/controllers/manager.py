@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 from typing import Any
 
 from svc.apiserver.health import HealthCheck
@@ -37,6 +38,7 @@ class ControllerManager:
             else:
                 self.controllers[name] = controller
         self.tasks: dict[str, asyncio.Task[None]] = {}
+        self.start_interval: float = options.controller_start_interval
 
     async def run(self) -> None:
         """Run until cancelled; the informers stop with it."""
@@ -48,6 +50,9 @@ class ControllerManager:
                 log.info("starting controller %s", name)
                 self.tasks[name] = asyncio.create_task(controller.run(), name=name)
                 self.checks.append(HealthCheck(name, self._check(name)))
+                if self.start_interval > 0:
+                    # upstream: wait.Jitter(--controller-start-interval, 1.0) after each start
+                    await self.context.clock.sleep(self.start_interval * (1 + random.random()))
             await asyncio.gather(*self.tasks.values())
         finally:
             for task in self.tasks.values():

@@ -52,6 +52,7 @@ class Options:
     resource_name: str = ""
     resource_namespace: str = ""
     controller_shutdown_timeout: float = 10.0
+    controller_start_interval: float = 0.0
     bind_address: str = "0.0.0.0"
     secure_port: int = 10257
     cert_dir: str = ""
@@ -118,6 +119,12 @@ class Options:
     node_cidr_mask_size_ipv4: int = 0
     node_cidr_mask_size_ipv6: int = 0
     enable_dynamic_provisioning: bool = True
+    cloud_provider: str = ""
+    cloud_config: str = ""
+    external_cloud_volume_plugin: str = ""
+    cluster_name: str = ""
+    configure_cloud_routes: bool = True
+    route_reconciliation_period: float = 10.0
     brand_profile: str = "svc"
     verbosity: int = 0
     identity: str = ""
@@ -209,6 +216,7 @@ def parse_options(argv: list[str]) -> Options:
     default_name = profile.apiserver_name.removesuffix("-apiserver") + "-controller-manager"
     options.resource_name = options.resource_name or default_name
     options.resource_namespace = options.resource_namespace or profile.system_namespace
+    options.cluster_name = options.cluster_name or profile.label_domain.partition(".")[0]
     options.identity = f"{socket.gethostname()}_{uuid.uuid4()}"
     options.enabled, problems = catalog.select(options.controllers, profile.apiserver_name)
     if not options.enable_garbage_collector:
@@ -254,6 +262,18 @@ def _signing_problems(options: Options) -> list[str]:
     return problems
 
 
+def _cloud_problems(options: Options) -> list[str]:
+    """Upstream builds no cloud provider in-tree any more: none (`""`) and `external` (a separate cloud
+    controller manager runs the cloud loops) are all it accepts; a provider for volumes
+    (`--external-cloud-volume-plugin`) is looked up the same way and is unknown too."""
+    wanted = options.external_cloud_volume_plugin if options.cloud_provider == "external" else options.cloud_provider
+    if not wanted or wanted == "external":
+        return []
+    return [
+        f'error building controller context: cloud provider could not be initialized: unknown cloud provider "{wanted}"'
+    ]
+
+
 def _validate(options: Options) -> list[str]:
     problems = []
     if not 0 <= options.secure_port <= 65535:
@@ -266,6 +286,7 @@ def _validate(options: Options) -> list[str]:
         problems.append("--svc-api-qps and --svc-api-burst must not be negative")
     problems += flags.worker_problems(vars(options))
     problems += _signing_problems(options)
+    problems += _cloud_problems(options)
     if options.attach_detach_reconcile_sync_period < 1.0:
         problems.append(
             "duration time must be greater than one second as set via command line option reconcile-sync-loop-period"

@@ -192,3 +192,38 @@ def test_a_bad_feature_gate_is_refused(capsys: pytest.CaptureFixture[str]) -> No
         parse_options(["--feature-gates=Frobnicate=true"])
     assert exit_info.value.code == 1
     assert "unrecognized feature gate: Frobnicate" in capsys.readouterr().err
+
+
+def test_only_no_cloud_provider_or_an_external_one_is_accepted(capsys: pytest.CaptureFixture[str]) -> None:
+    assert parse_options(["--cloud-provider=external", "--cloud-config=/etc/cloud.conf"]).cloud_provider == "external"
+    for argv in (["--cloud-provider=aws"], ["--cloud-provider=external", "--external-cloud-volume-plugin=gce"]):
+        with pytest.raises(SystemExit) as exit_info:
+            parse_options(argv)
+        assert exit_info.value.code == 1
+        wanted = argv[-1].partition("=")[2]
+        expected = f'cloud provider could not be initialized: unknown cloud provider "{wanted}"'
+        assert expected in capsys.readouterr().err
+
+
+def test_the_cloud_controller_flags_have_upstreams_defaults() -> None:
+    options = parse_options([])
+    assert (options.configure_cloud_routes, options.route_reconciliation_period) == (True, 10.0)
+    assert options.cluster_name == "svc"
+    assert parse_options(["--brand-profile=kubernetes"]).cluster_name == "kubernetes"
+
+
+def test_the_batch_periods_and_start_interval_are_durations() -> None:
+    options = parse_options(
+        [
+            "--endpoint-updates-batch-period=1s",
+            "--endpointslice-updates-batch-period=2s",
+            "--mirroring-endpointslice-updates-batch-period=500ms",
+            "--controller-start-interval=1m",
+        ]
+    )
+    assert (
+        options.endpoint_updates_batch_period,
+        options.endpointslice_updates_batch_period,
+        options.mirroring_endpointslice_updates_batch_period,
+        options.controller_start_interval,
+    ) == (1.0, 2.0, 0.5, 60.0)
