@@ -270,6 +270,7 @@ BUILT: dict[str, Constructor] = {
         context,
         sync_period=options.pvclaimbinder_sync_period,
         dynamic_provisioning=options.enable_dynamic_provisioning,
+        recycler_plugins=options.recycler_plugins(),
     ),
     vacprotection.NAME: lambda context, _options: vacprotection.VACProtectionController(context),
     tokencleaner.NAME: lambda context, _options: tokencleaner.TokenCleaner(context),

@@ -20,7 +20,7 @@ from svc.api.brand import PROFILES
 from svc.apiserver import metrics_options
 from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
 from svc.apiserver.metrics_options import MetricsOptions
-from svc.controllers import catalog, delegated_auth, flags, nodeipam
+from svc.controllers import catalog, delegated_auth, flags, nodeipam, pvrecycler
 from svc.controllers.delegated_auth import DelegationOptions
 from svc.controllers.leaderelection import JITTER
 
@@ -119,6 +119,12 @@ class Options:
     node_cidr_mask_size_ipv4: int = 0
     node_cidr_mask_size_ipv6: int = 0
     enable_dynamic_provisioning: bool = True
+    pv_recycler_minimum_timeout_nfs: int = 300
+    pv_recycler_increment_timeout_nfs: int = 30
+    pv_recycler_pod_template_filepath_nfs: str = ""
+    pv_recycler_minimum_timeout_hostpath: int = 60
+    pv_recycler_timeout_increment_hostpath: int = 30
+    pv_recycler_pod_template_filepath_hostpath: str = ""
     cloud_provider: str = ""
     cloud_config: str = ""
     external_cloud_volume_plugin: str = ""
@@ -132,6 +138,26 @@ class Options:
     feature_gates: FeatureGates = field(default_factory=FeatureGates)
     delegation: DelegationOptions = field(default_factory=DelegationOptions)
     metrics: MetricsOptions = field(default_factory=MetricsOptions)
+
+    recycler_templates: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def recycler_plugins(self) -> list[pvrecycler.Plugin]:
+        """The NFS and hostPath recycler plugins with their flags' timeouts and pod templates."""
+        default = pvrecycler.default_template
+        return [
+            pvrecycler.Plugin(
+                "nfs",
+                self.pv_recycler_minimum_timeout_nfs,
+                self.pv_recycler_increment_timeout_nfs,
+                self.recycler_templates.get("nfs") or default(),
+            ),
+            pvrecycler.Plugin(
+                "hostPath",
+                self.pv_recycler_minimum_timeout_hostpath,
+                self.pv_recycler_timeout_increment_hostpath,
+                self.recycler_templates.get("hostPath") or default(),
+            ),
+        ]
 
     def ipam_config(self) -> nodeipam.IPAMConfig:
         """node-ipam's allocator settings; ValueError says why they cannot work."""
@@ -287,6 +313,15 @@ def _validate(options: Options) -> list[str]:
     problems += flags.worker_problems(vars(options))
     problems += _signing_problems(options)
     problems += _cloud_problems(options)
+    for source, what, path in (
+        ("nfs", "NFS", options.pv_recycler_pod_template_filepath_nfs),
+        ("hostPath", "hostpath", options.pv_recycler_pod_template_filepath_hostpath),
+    ):
+        if path:
+            try:
+                options.recycler_templates[source] = pvrecycler.load_template(path)
+            except ValueError as error:
+                problems.append(f'Could not create {what} recycler pod from file "{path}": {error}')
     if options.attach_detach_reconcile_sync_period < 1.0:
         problems.append(
             "duration time must be greater than one second as set via command line option reconcile-sync-loop-period"

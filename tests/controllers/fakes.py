@@ -3,6 +3,7 @@ controller's `sync` is tested without a server and with a fake clock."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 from svc.api.brand import PROFILES
@@ -21,6 +22,7 @@ class RecordingClient:
         self.events: list[tuple[str, str, Obj | None]] = []
         self.failures: dict[str, ApiError] = {}
         self.objects: dict[str, Obj] = {}
+        self.watch_events: list[Obj] = []
 
     async def _record(self, verb: str, path: str, body: Obj | None) -> Obj:
         if "/events" in path:
@@ -49,6 +51,12 @@ class RecordingClient:
 
     async def delete(self, path: str, body: Obj | None = None) -> Obj:
         return await self._record("delete", path, body)
+
+    async def watch(self, path: str, params: dict[str, str]) -> AsyncIterator[Obj]:
+        """The events seeded in `watch_events`, then the end of the stream."""
+        self.calls.append(("watch", path, dict(params)))
+        for event in self.watch_events:
+            yield event
 
 
 def make_context(profile: str = "svc", *, root_ca: bytes = b"") -> tuple[ControllerContext, RecordingClient]:
