@@ -25,6 +25,7 @@ from svc.controllers import (
     ctbpublisher,
     daemonset,
     deployment,
+    devicetainteviction,
     disruption,
     endpoints,
     endpointslice,
@@ -138,6 +139,7 @@ REQUIRED_GATES: dict[str, tuple[str, ...]] = {
     ctbpublisher.NAME: (ctbpublisher.GATE,),
     resourcepoolstatusrequest.NAME: (resourcepoolstatusrequest.GATE,),
     podgroupprotection.NAME: (podgroupprotection.GATE,),
+    devicetainteviction.NAME: (devicetainteviction.GATE,),
 }
 
 GARBAGE_COLLECTOR = garbagecollector.NAME
@@ -273,6 +275,9 @@ BUILT: dict[str, Constructor] = {
         recycler_plugins=options.recycler_plugins(),
     ),
     vacprotection.NAME: lambda context, _options: vacprotection.VACProtectionController(context),
+    devicetainteviction.NAME: lambda context, options: devicetainteviction.DeviceTaintEvictionController(
+        context, workers=options.concurrent_device_taint_eviction_syncs
+    ),
     tokencleaner.NAME: lambda context, _options: tokencleaner.TokenCleaner(context),
     bootstrapsigner.NAME: lambda context, _options: bootstrapsigner.BootstrapSigner(context),
     pcrcleaner.NAME: lambda context, _options: pcrcleaner.PCRCleanerController(context),

@@ -67,6 +67,7 @@ CLIENT_NAMES = {
     "horizontal-pod-autoscaler-controller": "horizontal-pod-autoscaler",
     "validatingadmissionpolicy-status-controller": "validatingadmissionpolicy-status-controller",
     "volumeattributesclass-protection-controller": "volumeattributesclass-protection-controller",
+    "device-taint-eviction-controller": "device-taint-eviction-controller",
 }
 
 

@@ -196,6 +196,7 @@ FLAGS: tuple[Flag, ...] = (
     _flag("--disable-attach-detach-reconcile-sync", "bool", "disable the attach-detach periodic reconcile"),
     _flag("--disable-force-detach-on-timeout", "bool", "never detach a volume the node still reports in use"),
     _workers("--concurrent-resourceclaim-syncs", "resourceclaim (creating or deleting claims)"),
+    _workers("--concurrent-device-taint-eviction-syncs", "device-taint-eviction"),
     _flag("--allocate-node-cidrs", "bool", "allocate pod CIDRs to nodes from --cluster-cidr (node-ipam)"),
     _flag("--cluster-cidr", "str", "pod CIDR range(s), one per IP family; used with --allocate-node-cidrs"),
     _flag("--service-cluster-ip-range", "str", "service CIDR(s) never handed to nodes"),

@@ -111,6 +111,7 @@ class Options:
     disable_attach_detach_reconcile_sync: bool = False
     disable_force_detach_on_timeout: bool = False
     concurrent_resourceclaim_syncs: int = 50
+    concurrent_device_taint_eviction_syncs: int = 8
     allocate_node_cidrs: bool = False
     cluster_cidr: str = ""
     service_cluster_ip_range: str = ""

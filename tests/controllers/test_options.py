@@ -53,6 +53,7 @@ BUILT = [
     "persistentvolume-expander-controller",
     "persistentvolume-binder-controller",
     "volumeattributesclass-protection-controller",
+    "device-taint-eviction-controller",
 ]
 # Built, and started only when their feature gates are on (as upstream's requiredFeatureGates).
 GATED = {
