@@ -54,6 +54,7 @@ from svc.controllers import (
     serviceaccount,
     servicecidr,
     statefulset,
+    storageversionmigrator,
     tainteviction,
     tokencleaner,
     ttl,
@@ -140,6 +141,7 @@ REQUIRED_GATES: dict[str, tuple[str, ...]] = {
     resourcepoolstatusrequest.NAME: (resourcepoolstatusrequest.GATE,),
     podgroupprotection.NAME: (podgroupprotection.GATE,),
     devicetainteviction.NAME: (devicetainteviction.GATE,),
+    storageversionmigrator.NAME: (storageversionmigrator.GATE,),
 }
 
 GARBAGE_COLLECTOR = garbagecollector.NAME
@@ -285,6 +287,7 @@ BUILT: dict[str, Constructor] = {
         resourcepoolstatusrequest.ResourcePoolStatusRequestController(context)
     ),
     podgroupprotection.NAME: lambda context, _options: podgroupprotection.PodGroupProtectionController(context),
+    storageversionmigrator.NAME: lambda context, _options: storageversionmigrator.StorageVersionMigrator(context),
     # upstream's is not started without a CA to publish
     ctbpublisher.NAME: lambda context, _options: (
         ctbpublisher.ClusterTrustBundlePublisher(context) if context.root_ca else None

@@ -327,6 +327,11 @@ def _validate(options: Options) -> list[str]:
         problems.append(
             "duration time must be greater than one second as set via command line option reconcile-sync-loop-period"
         )
+    if "storage-version-migrator-controller" in options.enabled and not options.enable_garbage_collector:
+        problems.append(
+            'error starting controller "storage-version-migrator-controller": '
+            "storage version migrator requires garbage collector"
+        )
     if "node-ipam-controller" in options.enabled and options.allocate_node_cidrs:
         try:
             options.ipam_config()

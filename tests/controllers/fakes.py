@@ -33,9 +33,9 @@ class RecordingClient:
             raise self.failures[verb]
         return body or {}
 
-    async def get(self, path: str) -> Obj:
+    async def get(self, path: str, **params: str) -> Obj:
         """The object seeded at `path` in `objects`, else a NotFound."""
-        await self._record("get", path, None)
+        await self._record("get", path, dict(params) or None)
         if path not in self.objects:
             raise ApiError(404, {"kind": "Status", "code": 404, "reason": "NotFound"})
         return self.objects[path]
@@ -51,6 +51,9 @@ class RecordingClient:
 
     async def delete(self, path: str, body: Obj | None = None) -> Obj:
         return await self._record("delete", path, body)
+
+    async def apply(self, path: str, body: Obj, *, field_manager: str, force: bool = True) -> Obj:
+        return await self._record(f"apply:{field_manager}{':force' if force else ''}", path, body)
 
     async def watch(self, path: str, params: dict[str, str]) -> AsyncIterator[Obj]:
         """The events seeded in `watch_events`, then the end of the stream."""

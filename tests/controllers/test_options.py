@@ -60,6 +60,7 @@ GATED = {
     "podcertificaterequest-cleaner-controller": "PodCertificateRequest",
     "resourcepoolstatusrequest-controller": "DRAResourcePoolStatus",
     "podgroup-protection-controller": "GenericWorkload",
+    "storage-version-migrator-controller": "StorageVersionMigrator",
     "svc-apiserver-serving-clustertrustbundle-publisher-controller": "ClusterTrustBundle",
 }
 
@@ -84,7 +85,7 @@ def test_controllers_by_name_alias_and_exclusion() -> None:
     assert parse_options(["--controllers=*,-root-ca-cert-publisher"]).enabled == [BUILT[0], *BUILT[2:]]
     assert parse_options(["--controllers=-serviceaccount-controller,*"]).enabled == BUILT[1:]
     assert parse_options(["--controllers=namespace,garbagecollector"]).enabled == BUILT[2:4]
-    assert parse_options(["--controllers=*,-storage-version-migrator-controller"]).enabled == BUILT
+    assert parse_options(["--controllers=*,-selinux-warning-controller"]).enabled == BUILT
 
 
 def test_an_unknown_controller_is_refused_with_upstreams_message(capsys: pytest.CaptureFixture[str]) -> None:
@@ -96,9 +97,9 @@ def test_an_unknown_controller_is_refused_with_upstreams_message(capsys: pytest.
 
 def test_a_known_but_unbuilt_controller_is_refused_not_ignored(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
-        parse_options(["--controllers=storage-version-migrator-controller"])
+        parse_options(["--controllers=selinux-warning-controller"])
     error = capsys.readouterr().err
-    assert '"storage-version-migrator-controller" is not built in this release' in error
+    assert '"selinux-warning-controller" is not built in this release' in error
     assert "serviceaccount-controller" in error
 
 
