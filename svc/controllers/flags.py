@@ -41,6 +41,10 @@ KINDS: dict[str, tuple[Callable[[str], Any] | None, Callable[[Any], str]]] = {
     "duration": (_typed(parse_duration, "duration"), format_duration),
     "bool": (_typed(parse_bool, "bool"), lambda value: str(value).lower()),
     "list": (_list, ",".join),
+    "ints": (
+        _typed(lambda text: [int(item) for item in _list(text)], "int32Slice"),
+        lambda value: ",".join(map(str, value)),
+    ),
 }
 
 
@@ -113,6 +117,9 @@ FLAGS: tuple[Flag, ...] = (
     _flag("--cert-dir", "str", "directory of the self-signed serving pair"),
     _flag("--tls-cert-file", "str", "serving certificate"),
     _flag("--tls-private-key-file", "str", "serving key"),
+    _flag("--tls-min-version", "str", "VersionTLS10 to VersionTLS13 (default VersionTLS12)"),
+    _flag("--tls-cipher-suites", "list", "Go names of the TLS 1.2 cipher suites offered"),
+    _flag("--tls-curve-preferences", "ints", "Go curve ids of the key exchange groups offered"),
     _flag("--root-ca-file", "str", "CA bundle published in every namespace (default the kubeconfig's CA)"),
     _workers("--concurrent-serviceaccount-syncs", "serviceaccount"),
     _flag("--enable-garbage-collector", "bool", "run the garbage collector; must match the API server's flag"),

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from svc.api.brand import PROFILES
-from svc.apiserver import metrics_options
+from svc.apiserver import metrics_options, tls_settings
 from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
 from svc.apiserver.metrics_options import MetricsOptions
 from svc.controllers import catalog, delegated_auth, flags, nodeipam, pvrecycler
@@ -58,6 +58,9 @@ class Options:
     cert_dir: str = ""
     tls_cert_file: str = ""
     tls_private_key_file: str = ""
+    tls_min_version: str = ""
+    tls_cipher_suites: list[str] = field(default_factory=list)
+    tls_curve_preferences: list[int] = field(default_factory=list)
     root_ca_file: str = ""
     concurrent_serviceaccount_syncs: int = 5
     concurrent_namespace_syncs: int = 10
@@ -289,6 +292,21 @@ def _signing_problems(options: Options) -> list[str]:
     return problems
 
 
+def _tls_problems(options: Options) -> list[str]:
+    """The serving TLS flags, checked as the API server checks its own."""
+    problems = []
+    for check, value in (
+        (tls_settings.tls_version, options.tls_min_version),
+        (tls_settings.openssl_ciphers, options.tls_cipher_suites),
+        (tls_settings.curve_groups, options.tls_curve_preferences),
+    ):
+        try:
+            check(value)  # type: ignore[operator]
+        except ValueError as error:
+            problems.append(str(error))
+    return problems
+
+
 def _cloud_problems(options: Options) -> list[str]:
     """Upstream builds no cloud provider in-tree any more: none (`""`) and `external` (a separate cloud
     controller manager runs the cloud loops) are all it accepts; a provider for volumes
@@ -314,6 +332,7 @@ def _validate(options: Options) -> list[str]:
     problems += flags.worker_problems(vars(options))
     problems += _signing_problems(options)
     problems += _cloud_problems(options)
+    problems += _tls_problems(options)
     for source, what, path in (
         ("nfs", "NFS", options.pv_recycler_pod_template_filepath_nfs),
         ("hostPath", "hostpath", options.pv_recycler_pod_template_filepath_hostpath),

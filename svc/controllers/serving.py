@@ -17,7 +17,7 @@ from pathlib import Path
 from aiohttp import web
 from prometheus_client import generate_latest
 
-from svc.apiserver import health
+from svc.apiserver import health, tls_settings
 from svc.apiserver.health import HealthCheck
 from svc.apiserver.metrics import CONTENT_TYPE, CURRENT_MINOR
 from svc.apiserver.metrics_exposition import Exposition
@@ -46,6 +46,11 @@ def _tls_context(options: Options) -> ssl.SSLContext:
         with tempfile.TemporaryDirectory(prefix="svc-controller-manager-") as directory:
             pair = _self_signed(Path(directory))
             context.load_cert_chain(pair.cert, pair.key)
+    context.minimum_version = tls_settings.tls_version(options.tls_min_version)
+    if ciphers := tls_settings.openssl_ciphers(options.tls_cipher_suites):
+        context.set_ciphers(ciphers)
+    if groups := tls_settings.curve_groups(options.tls_curve_preferences):
+        tls_settings.set_groups(context, groups)
     return context
 
 

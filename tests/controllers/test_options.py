@@ -229,3 +229,19 @@ def test_the_batch_periods_and_start_interval_are_durations() -> None:
         options.mirroring_endpointslice_updates_batch_period,
         options.controller_start_interval,
     ) == (1.0, 2.0, 0.5, 60.0)
+
+
+def test_the_serving_tls_flags_are_checked_as_the_api_servers(capsys: pytest.CaptureFixture[str]) -> None:
+    options = parse_options(
+        ["--tls-min-version=VersionTLS13", "--tls-cipher-suites=TLS_AES_128_GCM_SHA256", "--tls-curve-preferences=23"]
+    )
+    assert (options.tls_min_version, options.tls_cipher_suites, options.tls_curve_preferences) == (
+        "VersionTLS13",
+        ["TLS_AES_128_GCM_SHA256"],
+        [23],
+    )
+    with pytest.raises(SystemExit):
+        parse_options(["--tls-min-version=VersionTLS99", "--tls-cipher-suites=NOPE"])
+    error = capsys.readouterr().err
+    assert 'unknown tls version "VersionTLS99"' in error
+    assert "Cipher suite NOPE not supported or doesn't exist" in error
