@@ -117,6 +117,7 @@ FLAGS: tuple[Flag, ...] = (
     _flag("--cert-dir", "str", "directory of the self-signed serving pair"),
     _flag("--tls-cert-file", "str", "serving certificate"),
     _flag("--tls-private-key-file", "str", "serving key"),
+    _flag("--profiling", "bool", "serve /debug/pprof/ (the Python profiles of svc-apiserver's --profiling)"),
     _flag("--tls-min-version", "str", "VersionTLS10 to VersionTLS13 (default VersionTLS12)"),
     _flag("--tls-cipher-suites", "list", "Go names of the TLS 1.2 cipher suites offered"),
     _flag("--tls-curve-preferences", "ints", "Go curve ids of the key exchange groups offered"),

@@ -59,6 +59,7 @@ class Options:
     tls_cert_file: str = ""
     tls_private_key_file: str = ""
     tls_min_version: str = ""
+    profiling: bool = True
     tls_cipher_suites: list[str] = field(default_factory=list)
     tls_curve_preferences: list[int] = field(default_factory=list)
     root_ca_file: str = ""

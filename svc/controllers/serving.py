@@ -17,7 +17,7 @@ from pathlib import Path
 from aiohttp import web
 from prometheus_client import generate_latest
 
-from svc.apiserver import health, tls_settings
+from svc.apiserver import health, profiling, tls_settings
 from svc.apiserver.health import HealthCheck
 from svc.apiserver.metrics import CONTENT_TYPE, CURRENT_MINOR
 from svc.apiserver.metrics_exposition import Exposition
@@ -54,6 +54,10 @@ def _tls_context(options: Options) -> ssl.SSLContext:
     return context
 
 
+# `--profiling`: the API server's Python profiles at upstream's paths, behind the same authorization.
+PROFILES = frozenset(f"{profiling.PREFIX}{name}" for name in ("", "/profile", "/goroutine", "/heap"))
+
+
 async def start_serving(
     options: Options, checks: list[HealthCheck], *, metrics: ClientMetrics, auth: DelegatedAuth
 ) -> web.AppRunner | None:
@@ -76,6 +80,8 @@ async def start_serving(
                 return web.Response(body=generate_latest(exposition), headers={"Content-Type": CONTENT_TYPE})
             if request.path == "/metrics/slis":
                 return web.Response(body=slis.render(), headers={"Content-Type": CONTENT_TYPE})
+            if options.profiling and request.path.rstrip("/") in PROFILES:
+                return await profiling.serve(request.path, request)
         return web.Response(status=404, text="404 page not found\n")
 
     app = web.Application()
