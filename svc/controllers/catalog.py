@@ -1,9 +1,9 @@
-"""Which controllers exist: upstream's full list, its short aliases, and the ones built here.
+"""Which controllers exist: upstream's full list, its short aliases, and how each is built here.
 
 `--controllers` is checked against upstream's list (an unknown name is refused with upstream's
-message), but a controller upstream has and this release does not build cannot be enabled by name:
-refusing it says so plainly instead of starting a daemon that silently does less than asked.
-`*` means every built controller that upstream enables by default.
+message); every controller of that list has a constructor below (those upstream does not start in
+this setting return None: see `unavailable.py`, the feature gates and the flags). `*` means every
+controller that upstream enables by default.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from svc.controllers import (
     resourcequota,
     rootcacert,
     satoken,
+    selinuxwarning,
     serviceaccount,
     servicecidr,
     statefulset,
@@ -282,6 +283,9 @@ BUILT: dict[str, Constructor] = {
     ),
     tokencleaner.NAME: lambda context, _options: tokencleaner.TokenCleaner(context),
     bootstrapsigner.NAME: lambda context, _options: bootstrapsigner.BootstrapSigner(context),
+    selinuxwarning.NAME: lambda context, options: selinuxwarning.SELinuxWarningController(
+        context, selinux_mount_gate=options.feature_gates.enabled("SELinuxMount")
+    ),
     pcrcleaner.NAME: lambda context, _options: pcrcleaner.PCRCleanerController(context),
     resourcepoolstatusrequest.NAME: lambda context, _options: (
         resourcepoolstatusrequest.ResourcePoolStatusRequestController(context)
@@ -324,7 +328,7 @@ def upstream_controllers(apiserver_name: str) -> list[str]:
 
 
 def select(requested: list[str], apiserver_name: str) -> tuple[list[str], list[str]]:
-    """The built controllers `--controllers` enables, in catalog order, and the problems found."""
+    """The controllers `--controllers` enables, in catalog order, and the problems found."""
     known = set(upstream_controllers(apiserver_name))
     problems: list[str] = []
     canonical: list[tuple[str, bool]] = []
@@ -336,9 +340,6 @@ def select(requested: list[str], apiserver_name: str) -> tuple[list[str], list[s
         name = ALIASES.get(bare, bare)
         if name not in known:
             problems.append(f'"{bare}" is not in the list of known controllers')
-        elif not entry.startswith("-") and key(name, apiserver_name) not in BUILT:
-            built = ", ".join(name.format(apiserver=apiserver_name) for name in BUILT)
-            problems.append(f'"{bare}" is not built in this release of svc-controller-manager (built: {built})')
         canonical.append((name, not entry.startswith("-")))
     names = [name.format(apiserver=apiserver_name) for name in BUILT]
     return [name for name in names if _enabled(name, canonical)], problems

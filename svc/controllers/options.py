@@ -204,8 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="svc-controller-manager",
         description=(
             "The controller daemon runs the control loops that keep the cluster's objects consistent. "
-            f"Controllers built in this release: {built}. Every other controller of upstream's list is "
-            "refused by --controllers until it is built."
+            f"Controllers built in this release: {built}."
         ),
         allow_abbrev=False,
         formatter_class=_Formatter,
