@@ -117,6 +117,8 @@ FLAGS: tuple[Flag, ...] = (
     _flag("--cert-dir", "str", "directory of the self-signed serving pair"),
     _flag("--tls-cert-file", "str", "serving certificate"),
     _flag("--tls-private-key-file", "str", "serving key"),
+    _flag("--permit-port-sharing", "bool", "bind the secure port with SO_REUSEPORT, so several processes share it"),
+    _flag("--permit-address-sharing", "bool", "bind with SO_REUSEADDR (always done here)"),
     _flag("--profiling", "bool", "serve /debug/pprof/ (the Python profiles of svc-apiserver's --profiling)"),
     _flag("--tls-min-version", "str", "VersionTLS10 to VersionTLS13 (default VersionTLS12)"),
     _flag("--tls-cipher-suites", "list", "Go names of the TLS 1.2 cipher suites offered"),

@@ -60,6 +60,8 @@ class Options:
     tls_private_key_file: str = ""
     tls_min_version: str = ""
     profiling: bool = True
+    permit_port_sharing: bool = False
+    permit_address_sharing: bool = False
     tls_cipher_suites: list[str] = field(default_factory=list)
     tls_curve_preferences: list[int] = field(default_factory=list)
     root_ca_file: str = ""

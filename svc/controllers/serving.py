@@ -88,6 +88,13 @@ async def start_serving(
     app.router.add_route("*", "/{tail:.*}", handle)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
-    site = web.TCPSite(runner, options.bind_address, options.secure_port, ssl_context=_tls_context(options))
+    site = web.TCPSite(
+        runner,
+        options.bind_address,
+        options.secure_port,
+        ssl_context=_tls_context(options),
+        # SO_REUSEADDR is always set on POSIX (asyncio's default), which --permit-address-sharing asks for
+        reuse_port=options.permit_port_sharing or None,
+    )
     await site.start()
     return runner
