@@ -41,6 +41,7 @@ KINDS: dict[str, tuple[Callable[[str], Any] | None, Callable[[Any], str]]] = {
     "duration": (_typed(parse_duration, "duration"), format_duration),
     "bool": (_typed(parse_bool, "bool"), lambda value: str(value).lower()),
     "list": (_list, ",".join),
+    "repeated": (None, lambda value: ""),
     "ints": (
         _typed(lambda text: [int(item) for item in _list(text)], "int32Slice"),
         lambda value: ",".join(map(str, value)),
@@ -121,6 +122,11 @@ FLAGS: tuple[Flag, ...] = (
     _flag("--permit-address-sharing", "bool", "bind with SO_REUSEADDR (always done here)"),
     _flag("--profiling", "bool", "serve /debug/pprof/ (the Python profiles of svc-apiserver's --profiling)"),
     _flag("--tls-min-version", "str", "VersionTLS10 to VersionTLS13 (default VersionTLS12)"),
+    _flag(
+        "--tls-sni-cert-key",
+        "repeated",
+        "cert,key[:name,...]: a pair served to clients asking for its names (else its certificate's); repeatable",
+    ),
     _flag("--tls-cipher-suites", "list", "Go names of the TLS 1.2 cipher suites offered"),
     _flag("--tls-curve-preferences", "ints", "Go curve ids of the key exchange groups offered"),
     _flag("--root-ca-file", "str", "CA bundle published in every namespace (default the kubeconfig's CA)"),
@@ -248,6 +254,8 @@ def add_to(parser: argparse.ArgumentParser, defaults: Mapping[str, Any]) -> None
         extra: dict[str, Any] = {"nargs": "?", "const": True} if flag.kind == "bool" else {}
         if flag.choices:
             extra["choices"] = flag.choices
+        if flag.kind == "repeated":
+            extra["action"] = "append"
         parser.add_argument(
             *flag.names,
             dest=flag.field,

@@ -59,6 +59,8 @@ class Options:
     tls_cert_file: str = ""
     tls_private_key_file: str = ""
     tls_min_version: str = ""
+    tls_sni_cert_key: list[str] = field(default_factory=list)
+    tls_sni_cert_keys: list[tls_settings.SniCertKey] = field(default_factory=list)
     profiling: bool = True
     permit_port_sharing: bool = False
     permit_address_sharing: bool = False
@@ -297,6 +299,10 @@ def _signing_problems(options: Options) -> list[str]:
 def _tls_problems(options: Options) -> list[str]:
     """The serving TLS flags, checked as the API server checks its own."""
     problems = []
+    try:
+        options.tls_sni_cert_keys = [tls_settings.parse_sni_cert_key(text) for text in options.tls_sni_cert_key]
+    except ValueError as error:
+        problems.append(f"invalid argument for --tls-sni-cert-key: {error}")
     for check, value in (
         (tls_settings.tls_version, options.tls_min_version),
         (tls_settings.openssl_ciphers, options.tls_cipher_suites),

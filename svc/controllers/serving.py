@@ -34,24 +34,39 @@ def _self_signed(directory: Path) -> KeyPair:
     return ensure_self_signed(pair, common_name="localhost", hosts=["localhost", "127.0.0.1"])
 
 
-def _tls_context(options: Options) -> ssl.SSLContext:
-    """The serving context; a pair generated without `--cert-dir` lives only in memory once loaded."""
+def _context(options: Options, cert: str | Path, key: str | Path) -> ssl.SSLContext:
+    """One serving pair with the TLS flags applied."""
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    if options.tls_cert_file:
-        context.load_cert_chain(options.tls_cert_file, options.tls_private_key_file)
-    elif options.cert_dir:
-        pair = _self_signed(Path(options.cert_dir))
-        context.load_cert_chain(pair.cert, pair.key)
-    else:
-        with tempfile.TemporaryDirectory(prefix="svc-controller-manager-") as directory:
-            pair = _self_signed(Path(directory))
-            context.load_cert_chain(pair.cert, pair.key)
+    context.load_cert_chain(cert, key)
     context.minimum_version = tls_settings.tls_version(options.tls_min_version)
     if ciphers := tls_settings.openssl_ciphers(options.tls_cipher_suites):
         context.set_ciphers(ciphers)
     if groups := tls_settings.curve_groups(options.tls_curve_preferences):
         tls_settings.set_groups(context, groups)
     return context
+
+
+def _tls_context(options: Options) -> ssl.SSLContext:
+    """The serving context, choosing a `--tls-sni-cert-key` pair by the name the client asks for (flag
+    names first, then the certificates' own, as the API server does); a pair generated without
+    `--cert-dir` lives only in memory once loaded."""
+    if options.tls_cert_file:
+        default = _context(options, options.tls_cert_file, options.tls_private_key_file)
+    elif options.cert_dir:
+        pair = _self_signed(Path(options.cert_dir))
+        default = _context(options, pair.cert, pair.key)
+    else:
+        with tempfile.TemporaryDirectory(prefix="svc-controller-manager-") as directory:
+            pair = _self_signed(Path(directory))
+            default = _context(options, pair.cert, pair.key)
+    table = tls_settings.SniTable()
+    pairs = [(pair, _context(options, pair.cert_file, pair.key_file)) for pair in options.tls_sni_cert_keys]
+    for pair, context in pairs:
+        table.add(pair.names, context)
+    for pair, context in pairs:
+        if not pair.names:
+            table.add(tls_settings.certificate_names(pair.cert_file), context)
+    return tls_settings.with_sni(default, table)
 
 
 # `--profiling`: the API server's Python profiles at upstream's paths, behind the same authorization.

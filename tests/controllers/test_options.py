@@ -247,3 +247,11 @@ def test_the_serving_tls_flags_are_checked_as_the_api_servers(capsys: pytest.Cap
     error = capsys.readouterr().err
     assert 'unknown tls version "VersionTLS99"' in error
     assert "Cipher suite NOPE not supported or doesn't exist" in error
+
+
+def test_a_bad_sni_pair_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse_options(["--tls-sni-cert-key=only-one-file"])
+    assert "expected comma separated certificate and key file paths" in capsys.readouterr().err
+    pairs = parse_options(["--tls-sni-cert-key=a.crt,a.key:one.example,two.example"]).tls_sni_cert_keys
+    assert [(pair.cert_file, pair.names) for pair in pairs] == [("a.crt", ("one.example", "two.example"))]
