@@ -241,6 +241,8 @@ FLAGS: tuple[Flag, ...] = (
     _flag("--cluster-signing-duration", "duration", "longest certificate life"),
     _flag("--brand-profile", "str", "identifier spelling of the API server", choices=("kubernetes", "svc")),
     _flag(("-v", "--v"), "int", "log level number", field="verbosity"),
+    _flag("--logging-format", "str", "only 'text'"),
+    _flag("--log-flush-frequency", "duration", "longest time between log flushes (each line is flushed at once here)"),
 )
 
 

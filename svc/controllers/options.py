@@ -142,6 +142,8 @@ class Options:
     route_reconciliation_period: float = 10.0
     brand_profile: str = "svc"
     verbosity: int = 0
+    logging_format: str = "text"
+    log_flush_frequency: float = 5.0
     identity: str = ""
     enabled: list[str] = field(default_factory=list)
     feature_gates: FeatureGates = field(default_factory=FeatureGates)
@@ -341,6 +343,8 @@ def _validate(options: Options) -> list[str]:
     problems += _signing_problems(options)
     problems += _cloud_problems(options)
     problems += _tls_problems(options)
+    if options.logging_format != "text":
+        problems.append(f'format: Invalid value: "{options.logging_format}": Unsupported log format')
     for source, what, path in (
         ("nfs", "NFS", options.pv_recycler_pod_template_filepath_nfs),
         ("hostPath", "hostpath", options.pv_recycler_pod_template_filepath_hostpath),

@@ -255,3 +255,10 @@ def test_a_bad_sni_pair_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert "expected comma separated certificate and key file paths" in capsys.readouterr().err
     pairs = parse_options(["--tls-sni-cert-key=a.crt,a.key:one.example,two.example"]).tls_sni_cert_keys
     assert [(pair.cert_file, pair.names) for pair in pairs] == [("a.crt", ("one.example", "two.example"))]
+
+
+def test_only_the_text_log_format_is_offered(capsys: pytest.CaptureFixture[str]) -> None:
+    assert parse_options(["--logging-format=text", "--log-flush-frequency=1s"]).log_flush_frequency == 1.0
+    with pytest.raises(SystemExit):
+        parse_options(["--logging-format=json"])
+    assert 'format: Invalid value: "json": Unsupported log format' in capsys.readouterr().err
