@@ -3,28 +3,27 @@
 Upstream's controllers write core/v1 Events (`source.component` and `reportingComponent` are the
 controller's name, e.g. `persistentvolume-controller`); the API server stores one object that the
 events.k8s.io/v1 API shows too. An event is named `<object>.<nanoseconds in hex>` in the object's
-namespace (`default` for a cluster-scoped object). A repeat of the same event (same object, type,
-reason, message and source) within the correlator's memory is not a new object: its `count` and
-`lastTimestamp` are patched, as upstream's `EventCorrelator` does, so a controller retrying a bad
-object does not flood the namespace. Recording never fails the caller: an event that cannot be
-written is logged and dropped, as upstream's broadcaster drops it after its retries.
+namespace (`default` for a cluster-scoped object). Before it is written, client-go's correlator
+(`event_correlator.py`) decides: a repeat patches the first event's `count` and `lastTimestamp`,
+many similar events are combined, and a source spamming one object is cut off. Recording never
+fails the caller: an event that cannot be written is logged and dropped, as upstream's broadcaster
+drops it after its retries.
 """
 
 from __future__ import annotations
 
 import logging
-from collections import OrderedDict
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from svc.client.aio import ApiError, resource_path
 from svc.client.clock import Clock
+from svc.client.event_correlator import Correlated, EventCorrelator
 
 log = logging.getLogger(__name__)
 Obj = dict[str, Any]
 NORMAL = "Normal"
 WARNING = "Warning"
-_REMEMBERED = 4096
 
 
 class EventWriter(Protocol):
@@ -51,41 +50,31 @@ class EventRecorder:
         self.component = component
         self.host = host
         self.clock = clock
-        self._seen: OrderedDict[tuple[str, ...], tuple[str, str, int]] = OrderedDict()
+        self.correlator = EventCorrelator(clock)
 
     async def event(self, obj: Obj, kind: str, api_version: str, event_type: str, reason: str, message: str) -> None:
-        """Record one event about `obj` (of `kind` in `api_version`)."""
+        """Record one event about `obj` (of `kind` in `api_version`), unless the correlator drops it."""
         ref = reference(obj, kind, api_version)
         namespace = ref.get("namespace") or "default"
-        key = (kind, namespace, ref.get("name", ""), ref.get("uid", ""), event_type, reason, message)
-        now = _timestamp(self.clock.wall())
+        wall = self.clock.wall()
+        now = _timestamp(wall)
+        name = f"{ref.get('name', '')}.{int(wall * 1e9):x}"
+        correlated = self.correlator.correlate(
+            self._new(name, namespace, ref, event_type, reason, message, now), stamp=now, name=name
+        )
+        if correlated is None:
+            log.debug("%s: event %s on %s/%s dropped as spam", self.component, reason, namespace, ref.get("name"))
+            return
         try:
-            if key in self._seen and await self._repeat(key, now):
-                return
-            await self._create(key, ref, namespace, event_type, reason, message, now)
+            written = await self._write(correlated)
         except (ApiError, ConnectionError) as error:
             log.warning("%s: event %s on %s/%s dropped: %s", self.component, reason, namespace, ref.get("name"), error)
+            return
+        self.correlator.update_state(written)
 
-    async def _repeat(self, key: tuple[str, ...], now: str) -> bool:
-        namespace, name, count = self._seen[key]
-        self._seen.move_to_end(key)
-        path = resource_path("", "v1", "events", namespace=namespace, name=name)
-        try:
-            await self.client.patch(path, {"count": count + 1, "lastTimestamp": now}, patch_type="strategic")
-        except ApiError as error:
-            if error.reason != "NotFound":
-                raise
-            del self._seen[key]
-            return False
-        self._seen[key] = (namespace, name, count + 1)
-        return True
-
-    async def _create(
-        self, key: tuple[str, ...], ref: Obj, namespace: str, event_type: str, reason: str, message: str, now: str
-    ) -> None:
-        name = f"{ref.get('name', '')}.{int(self.clock.wall() * 1e9):x}"
+    def _new(self, name: str, namespace: str, ref: Obj, event_type: str, reason: str, message: str, now: str) -> Obj:
         source = {"component": self.component} | ({"host": self.host} if self.host else {})
-        body = {
+        return {
             "apiVersion": "v1",
             "kind": "Event",
             "metadata": {"name": name, "namespace": namespace},
@@ -100,7 +89,19 @@ class EventRecorder:
             "reportingComponent": self.component,
             "reportingInstance": self.host,
         }
-        await self.client.create(resource_path("", "v1", "events", namespace=namespace), body)
-        self._seen[key] = (namespace, name, 1)
-        if len(self._seen) > _REMEMBERED:
-            self._seen.popitem(last=False)
+
+    async def _write(self, correlated: Correlated) -> Obj:
+        """Patch the earlier event; create it when there is none or it has gone (expired by its TTL)."""
+        event = correlated.event
+        namespace, name = event["metadata"]["namespace"], event["metadata"]["name"]
+        written: Obj | None = None
+        if correlated.patch is not None:
+            path = resource_path("", "v1", "events", namespace=namespace, name=name)
+            try:
+                written = await self.client.patch(path, correlated.patch, patch_type="strategic")
+            except ApiError as error:
+                if error.reason != "NotFound":
+                    raise
+        if written is None:
+            written = await self.client.create(resource_path("", "v1", "events", namespace=namespace), event)
+        return written if isinstance(written, dict) and "metadata" in written else event

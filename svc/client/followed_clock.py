@@ -26,15 +26,16 @@ CLOCK_PATH = "/testing/v1/clock"
 _RECONNECT = 0.5
 
 
+CLOCK_CHOICES = ("real", "fake")
+CLOCK_HELP = (
+    "real or fake: follow the API server's fake clock (svc-apiserver --clock=fake; needs admin credentials for "
+    "its /testing/v1/clock)"
+)
+
+
 def add_clock_flag(parser: argparse.ArgumentParser) -> None:
     """`--clock` of a daemon that can follow the server's clock (the option is `clock`: real or fake)."""
-    parser.add_argument(
-        "--clock",
-        choices=("real", "fake"),
-        default="real",
-        help="real (default) or fake: follow the API server's fake clock (svc-apiserver --clock=fake; needs admin "
-        "credentials for its /testing/v1/clock)",
-    )
+    parser.add_argument("--clock", choices=CLOCK_CHOICES, default="real", help=CLOCK_HELP + " (default real)")
 
 
 class ClockError(Exception):

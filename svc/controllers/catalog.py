@@ -1,9 +1,9 @@
-"""Which controllers exist: upstream's full list, its short aliases, and the ones built here.
+"""Which controllers exist: upstream's full list, its short aliases, and how each is built here.
 
 `--controllers` is checked against upstream's list (an unknown name is refused with upstream's
-message), but a controller upstream has and this release does not build cannot be enabled by name:
-refusing it says so plainly instead of starting a daemon that silently does less than asked.
-`*` means every built controller that upstream enables by default.
+message); every controller of that list has a constructor below (those upstream does not start in
+this setting return None: see `unavailable.py`, the feature gates and the flags). `*` means every
+controller that upstream enables by default.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from svc.apiserver.feature_gates import FeatureGates
 from svc.controllers import (
     admissionpolicystatus,
     attachdetach,
@@ -21,8 +22,10 @@ from svc.controllers import (
     csrapproving,
     csrcleaner,
     csrsigning,
+    ctbpublisher,
     daemonset,
     deployment,
+    devicetainteviction,
     disruption,
     endpoints,
     endpointslice,
@@ -35,24 +38,30 @@ from svc.controllers import (
     namespace,
     nodeipam,
     nodelifecycle,
+    pcrcleaner,
     podgc,
+    podgroupprotection,
     pvbinder,
     pvcprotection,
     pvexpander,
     pvprotection,
     replicaset,
     resourceclaim,
+    resourcepoolstatusrequest,
     resourcequota,
     rootcacert,
     satoken,
+    selinuxwarning,
     serviceaccount,
     servicecidr,
     statefulset,
+    storageversionmigrator,
     tainteviction,
     tokencleaner,
     ttl,
     ttlafterfinished,
     unavailable,
+    vacprotection,
 )
 from svc.controllers.context import ControllerContext
 
@@ -125,6 +134,17 @@ ALIASES = {
     "validatingadmissionpolicy-status": "validatingadmissionpolicy-status-controller",
 }
 
+# Upstream's `requiredFeatureGates`: a controller is not started while any of its gates is off (gates
+# that are GA, such as VolumeAttributesClass, are always on and not listed).
+REQUIRED_GATES: dict[str, tuple[str, ...]] = {
+    pcrcleaner.NAME: (pcrcleaner.GATE,),
+    ctbpublisher.NAME: (ctbpublisher.GATE,),
+    resourcepoolstatusrequest.NAME: (resourcepoolstatusrequest.GATE,),
+    podgroupprotection.NAME: (podgroupprotection.GATE,),
+    devicetainteviction.NAME: (devicetainteviction.GATE,),
+    storageversionmigrator.NAME: (storageversionmigrator.GATE,),
+}
+
 GARBAGE_COLLECTOR = garbagecollector.NAME
 # A constructor returns None for a controller its flags leave off (upstream's "controller is disabled").
 Constructor = Callable[[ControllerContext, Any], Any]
@@ -141,10 +161,13 @@ BUILT: dict[str, Constructor] = {
         context, workers=options.concurrent_namespace_syncs, sync_period=options.namespace_sync_period
     ),
     endpoints.NAME: lambda context, options: endpoints.EndpointsController(
-        context, workers=options.concurrent_endpoint_syncs
+        context, workers=options.concurrent_endpoint_syncs, batch_period=options.endpoint_updates_batch_period
     ),
     endpointslice.NAME: lambda context, options: endpointslice.EndpointSliceController(
-        context, workers=options.concurrent_service_endpoint_syncs, max_endpoints=options.max_endpoints_per_slice
+        context,
+        workers=options.concurrent_service_endpoint_syncs,
+        max_endpoints=options.max_endpoints_per_slice,
+        batch_period=options.endpointslice_updates_batch_period,
     ),
     resourcequota.NAME: lambda context, options: resourcequota.ResourceQuotaController(
         context, workers=options.concurrent_resource_quota_syncs, sync_period=options.resource_quota_sync_period
@@ -230,6 +253,7 @@ BUILT: dict[str, Constructor] = {
         context,
         workers=options.mirroring_concurrent_service_endpoint_syncs,
         max_per_subset=options.mirroring_max_endpoints_per_subset,
+        batch_period=options.mirroring_endpointslice_updates_batch_period,
     ),
     nodeipam.NAME: lambda context, options: (
         nodeipam.NodeIPAMController(context, options.ipam_config()) if options.allocate_node_cidrs else None
@@ -251,9 +275,27 @@ BUILT: dict[str, Constructor] = {
         context,
         sync_period=options.pvclaimbinder_sync_period,
         dynamic_provisioning=options.enable_dynamic_provisioning,
+        recycler_plugins=options.recycler_plugins(),
+    ),
+    vacprotection.NAME: lambda context, _options: vacprotection.VACProtectionController(context),
+    devicetainteviction.NAME: lambda context, options: devicetainteviction.DeviceTaintEvictionController(
+        context, workers=options.concurrent_device_taint_eviction_syncs
     ),
     tokencleaner.NAME: lambda context, _options: tokencleaner.TokenCleaner(context),
     bootstrapsigner.NAME: lambda context, _options: bootstrapsigner.BootstrapSigner(context),
+    selinuxwarning.NAME: lambda context, options: selinuxwarning.SELinuxWarningController(
+        context, selinux_mount_gate=options.feature_gates.enabled("SELinuxMount")
+    ),
+    pcrcleaner.NAME: lambda context, _options: pcrcleaner.PCRCleanerController(context),
+    resourcepoolstatusrequest.NAME: lambda context, _options: (
+        resourcepoolstatusrequest.ResourcePoolStatusRequestController(context)
+    ),
+    podgroupprotection.NAME: lambda context, _options: podgroupprotection.PodGroupProtectionController(context),
+    storageversionmigrator.NAME: lambda context, _options: storageversionmigrator.StorageVersionMigrator(context),
+    # upstream's is not started without a CA to publish
+    ctbpublisher.NAME: lambda context, _options: (
+        ctbpublisher.ClusterTrustBundlePublisher(context) if context.root_ca else None
+    ),
 }
 
 
@@ -270,12 +312,23 @@ def _signing_authorities(context: ControllerContext, options: Any) -> dict[str, 
     return csrsigning.load_authorities(signers, generic, specific)
 
 
+def key(name: str, apiserver_name: str) -> str:
+    """The BUILT key of a controller name: names spelling the API server's name are keyed by their
+    `{apiserver}` template."""
+    template = name.replace(apiserver_name, "{apiserver}", 1)
+    return template if template in BUILT else name
+
+
+def gates_allow(name: str, apiserver_name: str, gates: FeatureGates) -> bool:
+    return all(gates.enabled(gate) for gate in REQUIRED_GATES.get(key(name, apiserver_name), ()))
+
+
 def upstream_controllers(apiserver_name: str) -> list[str]:
     return _UPSTREAM.format(apiserver=apiserver_name).split()
 
 
 def select(requested: list[str], apiserver_name: str) -> tuple[list[str], list[str]]:
-    """The built controllers `--controllers` enables, in catalog order, and the problems found."""
+    """The controllers `--controllers` enables, in catalog order, and the problems found."""
     known = set(upstream_controllers(apiserver_name))
     problems: list[str] = []
     canonical: list[tuple[str, bool]] = []
@@ -287,12 +340,9 @@ def select(requested: list[str], apiserver_name: str) -> tuple[list[str], list[s
         name = ALIASES.get(bare, bare)
         if name not in known:
             problems.append(f'"{bare}" is not in the list of known controllers')
-        elif not entry.startswith("-") and name not in BUILT:
-            problems.append(
-                f'"{bare}" is not built in this release of svc-controller-manager (built: {", ".join(BUILT)})'
-            )
         canonical.append((name, not entry.startswith("-")))
-    return [name for name in BUILT if _enabled(name, canonical)], problems
+    names = [name.format(apiserver=apiserver_name) for name in BUILT]
+    return [name for name in names if _enabled(name, canonical)], problems
 
 
 def _enabled(name: str, entries: list[tuple[str, bool]]) -> bool:

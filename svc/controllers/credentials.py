@@ -66,6 +66,8 @@ CLIENT_NAMES = {
     "service-cidr-controller": "service-cidrs-controller",
     "horizontal-pod-autoscaler-controller": "horizontal-pod-autoscaler",
     "validatingadmissionpolicy-status-controller": "validatingadmissionpolicy-status-controller",
+    "volumeattributesclass-protection-controller": "volumeattributesclass-protection-controller",
+    "device-taint-eviction-controller": "device-taint-eviction-controller",
 }
 
 

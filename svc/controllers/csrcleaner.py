@@ -17,6 +17,7 @@ from svc.controllers import csr_rules
 from svc.controllers.context import ControllerContext
 from svc.controllers.csrsigning import GROUP, csr_path
 from svc.controllers.node_health import parse_time
+from svc.controllers.workers import every
 
 NAME = "certificatesigningrequest-cleaner-controller"
 POLLING_INTERVAL = 3600.0
@@ -66,9 +67,7 @@ class CSRCleanerController:
         self.requests = context.informers.informer(GROUP, "v1", "certificatesigningrequests")
 
     async def run(self) -> None:
-        while True:
-            await self.clean()
-            await self.context.clock.sleep(POLLING_INTERVAL)
+        await every(self.context.clock, POLLING_INTERVAL, self.clean)
 
     async def clean(self) -> None:
         now = self.context.clock.wall()

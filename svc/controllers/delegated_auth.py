@@ -5,8 +5,9 @@ with a SubjectAccessReview (`get` on the non-resource path) sent to the API serv
 `--authorization-always-allow-paths` (default the health endpoints; `/x/*` covers a prefix) are
 served to anyone. Without an authentication kubeconfig every request is anonymous, and without an
 authorization kubeconfig only members of system:masters are allowed, as upstream with the optional
-kubeconfigs missing. A token's review and a decision are remembered for 10 seconds (upstream's
-defaults for both caches).
+kubeconfigs missing. A token's review is remembered for `--authentication-token-webhook-cache-ttl`,
+an allowed decision for `--authorization-webhook-cache-authorized-ttl` and a refusal for
+`--authorization-webhook-cache-unauthorized-ttl` (10 seconds each by default, as upstream).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from svc.api.brand import Profile
 from svc.client.aio import ApiError, AsyncRestClient
 from svc.client.kubeconfig import load_kubeconfig
 from svc.machinery import status
+from svc.machinery.flag_types import flag_duration
 
 ALWAYS_ALLOW = ("/healthz", "/readyz", "/livez")
 CACHE_SECONDS = 10.0
@@ -36,12 +38,45 @@ class DelegationOptions:
     authentication_kubeconfig: str = ""
     authorization_kubeconfig: str = ""
     always_allow_paths: tuple[str, ...] = field(default=ALWAYS_ALLOW)
+    token_cache_ttl: float = CACHE_SECONDS
+    authorized_ttl: float = CACHE_SECONDS
+    unauthorized_ttl: float = CACHE_SECONDS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add = parser.add_argument
-    add("--authentication-kubeconfig", default="", help="kubeconfig of the API server that reviews tokens")
-    add("--authorization-kubeconfig", default="", help="kubeconfig of the API server that authorizes requests")
+    add(
+        "--authentication-svcconfig",
+        "--authentication-kubeconfig",
+        dest="authentication_kubeconfig",
+        default="",
+        help="kubeconfig of the API server that reviews tokens",
+    )
+    add(
+        "--authorization-svcconfig",
+        "--authorization-kubeconfig",
+        dest="authorization_kubeconfig",
+        default="",
+        help="kubeconfig of the API server that authorizes requests",
+    )
+    add(
+        "--authentication-token-webhook-cache-ttl",
+        type=flag_duration,
+        default=CACHE_SECONDS,
+        help="how long token reviews are remembered (default 10s)",
+    )
+    add(
+        "--authorization-webhook-cache-authorized-ttl",
+        type=flag_duration,
+        default=CACHE_SECONDS,
+        help="how long allowed decisions are remembered (default 10s)",
+    )
+    add(
+        "--authorization-webhook-cache-unauthorized-ttl",
+        type=flag_duration,
+        default=CACHE_SECONDS,
+        help="how long refusals are remembered (default 10s)",
+    )
     add(
         "--authorization-always-allow-paths",
         default=",".join(ALWAYS_ALLOW),
@@ -51,7 +86,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def from_args(args: argparse.Namespace) -> DelegationOptions:
     paths = tuple(path for path in args.authorization_always_allow_paths.split(",") if path)
-    return DelegationOptions(args.authentication_kubeconfig, args.authorization_kubeconfig, paths)
+    return DelegationOptions(
+        args.authentication_kubeconfig,
+        args.authorization_kubeconfig,
+        paths,
+        token_cache_ttl=args.authentication_token_webhook_cache_ttl,
+        authorized_ttl=args.authorization_webhook_cache_authorized_ttl,
+        unauthorized_ttl=args.authorization_webhook_cache_unauthorized_ttl,
+    )
 
 
 def _client(path: str, agent: str) -> AsyncRestClient | None:
@@ -61,6 +103,7 @@ def _client(path: str, agent: str) -> AsyncRestClient | None:
 class DelegatedAuth:
     def __init__(self, options: DelegationOptions, profile: Profile, agent: str) -> None:
         self._always = options.always_allow_paths
+        self._ttls = (options.token_cache_ttl, options.authorized_ttl, options.unauthorized_ttl)
         self._authn = _client(options.authentication_kubeconfig, agent)
         self._authz = _client(options.authorization_kubeconfig, agent)
         self._authn_group = profile.group("authentication.k8s.io")
@@ -107,7 +150,7 @@ class DelegatedAuth:
         result = answer.get("status") or {}
         info = result.get("user") or {}
         user = (info.get("username", ""), tuple(info.get("groups") or ())) if result.get("authenticated") else None
-        self._users[token] = (now + CACHE_SECONDS, user)
+        self._users[token] = (now + self._ttls[0], user)
         return user
 
     async def _authorize(self, user: User, path: str, verb: str) -> tuple[bool, str]:
@@ -131,7 +174,7 @@ class DelegatedAuth:
             return False, str(error)
         result = answer.get("status") or {}
         allowed, reason = result.get("allowed") is True, str(result.get("reason") or "")
-        self._decisions[key] = (now + CACHE_SECONDS, allowed, reason)
+        self._decisions[key] = (now + (self._ttls[1] if allowed else self._ttls[2]), allowed, reason)
         return allowed, reason
 
     async def close(self) -> None:

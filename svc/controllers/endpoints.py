@@ -24,7 +24,7 @@ Obj = dict[str, Any]
 
 
 class EndpointsController:
-    def __init__(self, context: ControllerContext, *, workers: int = 5) -> None:
+    def __init__(self, context: ControllerContext, *, workers: int = 5, batch_period: float = 0.0) -> None:
         self.context = context
         self.workers = workers
         self.headless_label = context.profile.label("service.kubernetes.io/headless")
@@ -36,7 +36,10 @@ class EndpointsController:
         self.services.add_handler(
             Handler(on_add=on_object, on_update=lambda _old, new: on_object(new), on_delete=on_object)
         )
-        on_pod, on_pod_update = service_pods.pod_handlers(self.services, self.queue.add)
+        # upstream's --endpoint-updates-batch-period: pod changes join into one sync per period
+        on_pod, on_pod_update = service_pods.pod_handlers(
+            self.services, lambda key: self.queue.add_after(key, batch_period)
+        )
         self.pods.add_handler(Handler(on_add=on_pod, on_update=on_pod_update, on_delete=on_pod))
         self.endpoints.add_handler(Handler(on_update=lambda _old, new: on_object(new), on_delete=on_object))
 

@@ -33,7 +33,9 @@ Obj = dict[str, Any]
 
 
 class EndpointSliceController:
-    def __init__(self, context: ControllerContext, *, workers: int = 5, max_endpoints: int = 100) -> None:
+    def __init__(
+        self, context: ControllerContext, *, workers: int = 5, max_endpoints: int = 100, batch_period: float = 0.0
+    ) -> None:
         self.context = context
         self.workers = workers
         self.max_endpoints = max_endpoints
@@ -46,7 +48,10 @@ class EndpointSliceController:
         self.slices = context.informers.informer(GROUP, "v1", "endpointslices")
         on_service = lambda service: self.queue.add(key_of(service))  # noqa: E731
         self.services.add_handler(Handler(on_add=on_service, on_update=lambda _old, new: on_service(new)))
-        on_pod, on_pod_update = service_pods.pod_handlers(self.services, self.queue.add)
+        # upstream's --endpointslice-updates-batch-period: pod changes join into one sync per period
+        on_pod, on_pod_update = service_pods.pod_handlers(
+            self.services, lambda key: self.queue.add_after(key, batch_period)
+        )
         self.pods.add_handler(Handler(on_add=on_pod, on_update=on_pod_update, on_delete=on_pod))
         self.slices.add_handler(
             Handler(on_add=self._managed, on_update=lambda _old, new: self._managed(new), on_delete=self._managed)

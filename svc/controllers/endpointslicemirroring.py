@@ -78,7 +78,9 @@ def _slice_ports(ports: list[Obj]) -> list[Obj]:
 
 
 class EndpointSliceMirroringController:
-    def __init__(self, context: ControllerContext, *, workers: int = 5, max_per_subset: int = 1000) -> None:
+    def __init__(
+        self, context: ControllerContext, *, workers: int = 5, max_per_subset: int = 1000, batch_period: float = 0.0
+    ) -> None:
         self.context = context
         self.workers = workers
         self.max_per_subset = max_per_subset
@@ -92,6 +94,7 @@ class EndpointSliceMirroringController:
             context.profile.last_applied_annotation,
         }
         self.events = context.recorder(COMPONENT)
+        self.batch_period = batch_period
         self.queue: RateLimitingQueue[str] = RateLimitingQueue(NAME, clock=context.clock)
         self.services = context.informers.informer("", "v1", "services")
         self.endpoints = context.informers.informer("", "v1", "endpoints")
@@ -138,7 +141,9 @@ class EndpointSliceMirroringController:
     def _slice_changed(self, endpoint_slice: Obj) -> None:
         labels = endpoint_slice["metadata"].get("labels") or {}
         if labels.get(self.managed_by_label) == MANAGER and labels.get(self.service_label):
-            self.queue.add(f"{endpoint_slice['metadata'].get('namespace', '')}/{labels[self.service_label]}")
+            # upstream's --mirroring-endpointslice-updates-batch-period delays only slice-triggered syncs
+            key = f"{endpoint_slice['metadata'].get('namespace', '')}/{labels[self.service_label]}"
+            self.queue.add_after(key, self.batch_period)
 
     async def run(self) -> None:
         await run_workers(self.queue, self.sync, workers=self.workers, name=NAME)

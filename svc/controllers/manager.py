@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 from typing import Any
 
 from svc.apiserver.health import HealthCheck
@@ -30,12 +31,14 @@ class ControllerManager:
         self.credentials = Credentials(context, per_controller=options.use_service_account_credentials)
         self.controllers = {}
         for name in enabled:
-            controller = catalog.BUILT[name](self.credentials.context_for(name), options)
+            constructor = catalog.BUILT[catalog.key(name, context.profile.apiserver_name)]
+            controller = constructor(self.credentials.context_for(name), options)
             if controller is None:
                 log.info("controller %s is disabled: %s", name, unavailable.REASONS.get(name, "by its flags"))
             else:
                 self.controllers[name] = controller
         self.tasks: dict[str, asyncio.Task[None]] = {}
+        self.start_interval: float = options.controller_start_interval
 
     async def run(self) -> None:
         """Run until cancelled; the informers stop with it."""
@@ -47,6 +50,9 @@ class ControllerManager:
                 log.info("starting controller %s", name)
                 self.tasks[name] = asyncio.create_task(controller.run(), name=name)
                 self.checks.append(HealthCheck(name, self._check(name)))
+                if self.start_interval > 0:
+                    # upstream: wait.Jitter(--controller-start-interval, 1.0) after each start
+                    await self.context.clock.sleep(self.start_interval * (1 + random.random()))
             await asyncio.gather(*self.tasks.values())
         finally:
             for task in self.tasks.values():

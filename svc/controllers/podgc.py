@@ -18,6 +18,7 @@ from typing import Any
 
 from svc.client.aio import ApiError, resource_path
 from svc.controllers.context import ControllerContext
+from svc.controllers.workers import every
 
 NAME = "pod-garbage-collector-controller"
 CHECK_PERIOD = 20.0
@@ -35,9 +36,7 @@ class PodGarbageCollector:
         self.missing_since: dict[str, float] = {}
 
     async def run(self) -> None:
-        while True:
-            await self.gc()
-            await self.context.clock.sleep(CHECK_PERIOD)
+        await every(self.context.clock, CHECK_PERIOD, self.gc)
 
     async def gc(self) -> None:
         """One pass over the cached pods and nodes."""

@@ -13,8 +13,9 @@ pod (the scheduler binds it then); with a class, the class's provisioner is aske
 `storage-provisioner` annotations (every provisioner is external here: no in-tree volume plugins);
 with no class, an event says nothing is available. A volume whose claim is gone is Released and its
 reclaim policy applied: Retain keeps it; Delete leaves it to its external provisioner or CSI driver
-and, for a volume no plugin here can delete, marks it Failed with upstream's event; Recycle, which
-needs an in-tree recycler, fails the same way.
+and, for a volume no plugin here can delete, marks it Failed with upstream's event; Recycle runs the
+NFS or hostPath recycler pod (`pvrecycler.py`) in the background, one at a time per volume, and fails
+the same way for a volume of another kind.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from svc.client.workqueue import RateLimitingQueue
 from svc.controllers import volume_matching as matching
 from svc.controllers.context import ControllerContext
 from svc.controllers.pvcprotection import pod_terminated
+from svc.controllers.pvrecycler import Plugin, RecycleError, Recycler
 from svc.controllers.workers import run_workers
 
 NAME = "persistentvolume-binder-controller"
@@ -51,9 +53,16 @@ def _status(obj: Obj) -> Obj:
 
 class PersistentVolumeBinder:
     def __init__(
-        self, context: ControllerContext, *, sync_period: float = 15.0, dynamic_provisioning: bool = True
+        self,
+        context: ControllerContext,
+        *,
+        sync_period: float = 15.0,
+        dynamic_provisioning: bool = True,
+        recycler_plugins: list[Plugin] | None = None,
     ) -> None:
         self.context = context
+        self.recycler = Recycler(context.client, recycler_plugins or [])
+        self._recycling: dict[str, asyncio.Task[None]] = {}
         self.sync_period = sync_period
         self.dynamic_provisioning = dynamic_provisioning
         self.events = context.recorder(COMPONENT)
@@ -105,11 +114,16 @@ class PersistentVolumeBinder:
             self.volume_queue.add(claim["spec"]["volumeName"])
 
     async def run(self) -> None:
-        await asyncio.gather(
-            run_workers(self.claim_queue, self.sync_claim, workers=1, name=NAME),
-            run_workers(self.volume_queue, self.sync_volume, workers=1, name=NAME),
-            self._resync(),
-        )
+        try:
+            await asyncio.gather(
+                run_workers(self.claim_queue, self.sync_claim, workers=1, name=NAME),
+                run_workers(self.volume_queue, self.sync_volume, workers=1, name=NAME),
+                self._resync(),
+            )
+        finally:
+            for task in self._recycling.values():
+                task.cancel()
+            await asyncio.gather(*self._recycling.values(), return_exceptions=True)
 
     async def _resync(self) -> None:
         """Every sync period every claim and volume is looked at again (upstream's `resync`)."""
@@ -371,13 +385,43 @@ class PersistentVolumeBinder:
         ):
             return
         if policy == "Recycle":
-            await self._fail_volume(volume, "VolumeFailedRecycle", "No recycler plugin found for the volume!")
+            await self._recycle(volume)
         elif policy == "Delete":
             await self._delete(volume)
         else:
             await self._fail_volume(
                 volume, "VolumeUnknownReclaimPolicy", "Volume has unrecognized PersistentVolumeReclaimPolicy"
             )
+
+    async def _recycle(self, volume: Obj) -> None:
+        plugin = self.recycler.plugin_for(volume)
+        if plugin is None:
+            await self._fail_volume(volume, "VolumeFailedRecycle", "No recycler plugin found for the volume!")
+            return
+        name = volume["metadata"]["name"]
+        running = self._recycling.get(name)
+        if running is None or running.done():
+            self._recycling[name] = asyncio.create_task(self.recycle_operation(name, plugin), name=f"recycle-{name}")
+
+    async def recycle_operation(self, name: str, plugin: Plugin) -> None:
+        """upstream's `recycleVolumeOperation`: on a fresh copy of a volume still released, the pod,
+        then the volume Available again or Failed."""
+        try:
+            volume = await self.context.client.get(resource_path("", "v1", "persistentvolumes", name=name))
+        except ApiError as error:
+            if error.reason == "NotFound":
+                return
+            raise
+        ref = (volume.get("spec") or {}).get("claimRef")
+        if not ref or await self._claim_of(volume, ref) is not None:
+            return
+        try:
+            await self.recycler.recycle(volume, plugin)
+        except RecycleError as error:
+            await self._fail_volume(volume, "VolumeFailedRecycle", f"Recycle failed: {error}")
+            return
+        await self.events.event(volume, "PersistentVolume", "v1", NORMAL, "VolumeRecycled", "Volume recycled")
+        await self._unbind(self._remember("pv", volume))
 
     async def _delete(self, volume: Obj) -> None:
         """Upstream's `deleteVolumeOperation` without in-tree deleters: an external provisioner's or a

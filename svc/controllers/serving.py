@@ -17,7 +17,7 @@ from pathlib import Path
 from aiohttp import web
 from prometheus_client import generate_latest
 
-from svc.apiserver import health
+from svc.apiserver import health, profiling, tls_settings
 from svc.apiserver.health import HealthCheck
 from svc.apiserver.metrics import CONTENT_TYPE, CURRENT_MINOR
 from svc.apiserver.metrics_exposition import Exposition
@@ -34,19 +34,43 @@ def _self_signed(directory: Path) -> KeyPair:
     return ensure_self_signed(pair, common_name="localhost", hosts=["localhost", "127.0.0.1"])
 
 
-def _tls_context(options: Options) -> ssl.SSLContext:
-    """The serving context; a pair generated without `--cert-dir` lives only in memory once loaded."""
+def _context(options: Options, cert: str | Path, key: str | Path) -> ssl.SSLContext:
+    """One serving pair with the TLS flags applied."""
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    context.minimum_version = tls_settings.tls_version(options.tls_min_version)
+    if ciphers := tls_settings.openssl_ciphers(options.tls_cipher_suites):
+        context.set_ciphers(ciphers)
+    if groups := tls_settings.curve_groups(options.tls_curve_preferences):
+        tls_settings.set_groups(context, groups)
+    return context
+
+
+def _tls_context(options: Options) -> ssl.SSLContext:
+    """The serving context, choosing a `--tls-sni-cert-key` pair by the name the client asks for (flag
+    names first, then the certificates' own, as the API server does); a pair generated without
+    `--cert-dir` lives only in memory once loaded."""
     if options.tls_cert_file:
-        context.load_cert_chain(options.tls_cert_file, options.tls_private_key_file)
+        default = _context(options, options.tls_cert_file, options.tls_private_key_file)
     elif options.cert_dir:
         pair = _self_signed(Path(options.cert_dir))
-        context.load_cert_chain(pair.cert, pair.key)
+        default = _context(options, pair.cert, pair.key)
     else:
         with tempfile.TemporaryDirectory(prefix="svc-controller-manager-") as directory:
             pair = _self_signed(Path(directory))
-            context.load_cert_chain(pair.cert, pair.key)
-    return context
+            default = _context(options, pair.cert, pair.key)
+    table = tls_settings.SniTable()
+    pairs = [(pair, _context(options, pair.cert_file, pair.key_file)) for pair in options.tls_sni_cert_keys]
+    for pair, context in pairs:
+        table.add(pair.names, context)
+    for pair, context in pairs:
+        if not pair.names:
+            table.add(tls_settings.certificate_names(pair.cert_file), context)
+    return tls_settings.with_sni(default, table)
+
+
+# `--profiling`: the API server's Python profiles at upstream's paths, behind the same authorization.
+PROFILES = frozenset(f"{profiling.PREFIX}{name}" for name in ("", "/profile", "/goroutine", "/heap"))
 
 
 async def start_serving(
@@ -71,12 +95,21 @@ async def start_serving(
                 return web.Response(body=generate_latest(exposition), headers={"Content-Type": CONTENT_TYPE})
             if request.path == "/metrics/slis":
                 return web.Response(body=slis.render(), headers={"Content-Type": CONTENT_TYPE})
+            if options.profiling and request.path.rstrip("/") in PROFILES:
+                return await profiling.serve(request.path, request)
         return web.Response(status=404, text="404 page not found\n")
 
     app = web.Application()
     app.router.add_route("*", "/{tail:.*}", handle)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
-    site = web.TCPSite(runner, options.bind_address, options.secure_port, ssl_context=_tls_context(options))
+    site = web.TCPSite(
+        runner,
+        options.bind_address,
+        options.secure_port,
+        ssl_context=_tls_context(options),
+        # SO_REUSEADDR is always set on POSIX (asyncio's default), which --permit-address-sharing asks for
+        reuse_port=options.permit_port_sharing or None,
+    )
     await site.start()
     return runner

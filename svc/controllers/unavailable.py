@@ -1,7 +1,8 @@
 """Controllers upstream lists but does not start in this setting, and why.
 
 Upstream's start functions return "not started" for these: the cloud controllers without a cloud
-provider (there is none here: in-tree providers are gone and `--cloud-provider` is not offered), and
+provider (there is none here: in-tree providers are gone, and `--cloud-provider` takes only `external`,
+whose cloud loops a separate cloud controller manager runs), and
 the storage-version garbage collector while its alpha feature gates (`APIServerIdentity` with
 `StorageVersionAPI`) are off, which they are by default. Naming them in `--controllers` is accepted,
 and the daemon logs that they are disabled, as upstream does.

@@ -11,6 +11,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
+from svc.client.clock import Clock
 from svc.client.workqueue import RateLimitingQueue, ShutDown
 
 log = logging.getLogger(__name__)
@@ -59,3 +60,10 @@ async def run_workers(queue: RateLimitingQueue[str], sync: Sync, *, workers: int
         await asyncio.gather(*(worker() for _ in range(workers)))
     finally:
         queue.shut_down()
+
+
+async def every(clock: Clock, period: float, step: Callable[[], Awaitable[None]]) -> None:
+    """upstream's `wait.Until`: run `step` now and then every `period` after it ends, until cancelled."""
+    while True:
+        await step()
+        await clock.sleep(period)

@@ -3,6 +3,7 @@ controller's `sync` is tested without a server and with a fake clock."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 from svc.api.brand import PROFILES
@@ -21,6 +22,7 @@ class RecordingClient:
         self.events: list[tuple[str, str, Obj | None]] = []
         self.failures: dict[str, ApiError] = {}
         self.objects: dict[str, Obj] = {}
+        self.watch_events: list[Obj] = []
 
     async def _record(self, verb: str, path: str, body: Obj | None) -> Obj:
         if "/events" in path:
@@ -31,9 +33,9 @@ class RecordingClient:
             raise self.failures[verb]
         return body or {}
 
-    async def get(self, path: str) -> Obj:
+    async def get(self, path: str, **params: str) -> Obj:
         """The object seeded at `path` in `objects`, else a NotFound."""
-        await self._record("get", path, None)
+        await self._record("get", path, dict(params) or None)
         if path not in self.objects:
             raise ApiError(404, {"kind": "Status", "code": 404, "reason": "NotFound"})
         return self.objects[path]
@@ -49,6 +51,15 @@ class RecordingClient:
 
     async def delete(self, path: str, body: Obj | None = None) -> Obj:
         return await self._record("delete", path, body)
+
+    async def apply(self, path: str, body: Obj, *, field_manager: str, force: bool = True) -> Obj:
+        return await self._record(f"apply:{field_manager}{':force' if force else ''}", path, body)
+
+    async def watch(self, path: str, params: dict[str, str]) -> AsyncIterator[Obj]:
+        """The events seeded in `watch_events`, then the end of the stream."""
+        self.calls.append(("watch", path, dict(params)))
+        for event in self.watch_events:
+            yield event
 
 
 def make_context(profile: str = "svc", *, root_ca: bytes = b"") -> tuple[ControllerContext, RecordingClient]:

@@ -52,7 +52,17 @@ BUILT = [
     "resourceclaim-controller",
     "persistentvolume-expander-controller",
     "persistentvolume-binder-controller",
+    "volumeattributesclass-protection-controller",
+    "device-taint-eviction-controller",
 ]
+# Built, and started only when their feature gates are on (as upstream's requiredFeatureGates).
+GATED = {
+    "podcertificaterequest-cleaner-controller": "PodCertificateRequest",
+    "resourcepoolstatusrequest-controller": "DRAResourcePoolStatus",
+    "podgroup-protection-controller": "GenericWorkload",
+    "storage-version-migrator-controller": "StorageVersionMigrator",
+    "svc-apiserver-serving-clustertrustbundle-publisher-controller": "ClusterTrustBundle",
+}
 
 
 def test_defaults_are_upstreams() -> None:
@@ -75,7 +85,7 @@ def test_controllers_by_name_alias_and_exclusion() -> None:
     assert parse_options(["--controllers=*,-root-ca-cert-publisher"]).enabled == [BUILT[0], *BUILT[2:]]
     assert parse_options(["--controllers=-serviceaccount-controller,*"]).enabled == BUILT[1:]
     assert parse_options(["--controllers=namespace,garbagecollector"]).enabled == BUILT[2:4]
-    assert parse_options(["--controllers=*,-storage-version-migrator-controller"]).enabled == BUILT
+    assert parse_options(["--controllers=*,-selinux-warning-controller"]).enabled == BUILT
 
 
 def test_an_unknown_controller_is_refused_with_upstreams_message(capsys: pytest.CaptureFixture[str]) -> None:
@@ -85,12 +95,12 @@ def test_an_unknown_controller_is_refused_with_upstreams_message(capsys: pytest.
     assert '"frobnicator" is not in the list of known controllers' in capsys.readouterr().err
 
 
-def test_a_known_but_unbuilt_controller_is_refused_not_ignored(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit):
-        parse_options(["--controllers=storage-version-migrator-controller"])
-    error = capsys.readouterr().err
-    assert '"storage-version-migrator-controller" is not built in this release' in error
-    assert "serviceaccount-controller" in error
+def test_every_controller_of_upstreams_list_is_built() -> None:
+    from svc.controllers import catalog
+
+    names = catalog.upstream_controllers("svc-apiserver")
+    assert len(names) == 52
+    assert all(catalog.key(name, "svc-apiserver") in catalog.BUILT for name in names)
 
 
 def test_leader_election_timing_is_checked(capsys: pytest.CaptureFixture[str]) -> None:
@@ -104,7 +114,8 @@ def test_leader_election_timing_is_checked(capsys: pytest.CaptureFixture[str]) -
 
 
 def test_controllers_off_by_default_are_enabled_only_by_name() -> None:
-    assert {"token-cleaner-controller", "bootstrap-signer-controller"}.isdisjoint(parse_options([]).enabled)
+    off = {"token-cleaner-controller", "bootstrap-signer-controller", "selinux-warning-controller"}
+    assert off.isdisjoint(parse_options([]).enabled)
     assert parse_options(["--controllers=*,tokencleaner"]).enabled == [*BUILT, "token-cleaner-controller"]
 
 
@@ -132,7 +143,8 @@ def test_help_names_the_built_controllers(capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(SystemExit):
         parse_options(["--help"])
     out = " ".join(capsys.readouterr().out.split())
-    built = [*BUILT, "token-cleaner-controller", "bootstrap-signer-controller"]
+    off = ["token-cleaner-controller", "bootstrap-signer-controller", "selinux-warning-controller"]
+    built = [*BUILT, *off, *GATED]
     assert f"Controllers built in this release: {', '.join(built)}." in out
 
 
@@ -170,3 +182,83 @@ def test_signing_pairs_must_be_whole_and_a_specific_pair_excludes_the_generic_on
     )
     assert options.cluster_signing_pairs["kubelet-serving"] == ("c", "k")
     assert options.cluster_signing_duration == 8760 * 3600.0
+
+
+@pytest.mark.parametrize(("name", "gate"), GATED.items())
+def test_a_gated_controller_starts_only_with_its_gate(name: str, gate: str) -> None:
+    assert name not in parse_options([f"--controllers={name}"]).enabled
+    assert parse_options([f"--controllers={name}", f"--feature-gates={gate}=true"]).enabled == [name]
+    assert name in parse_options([f"--feature-gates={gate}=true"]).enabled
+
+
+def test_a_bad_feature_gate_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        parse_options(["--feature-gates=Frobnicate=true"])
+    assert exit_info.value.code == 1
+    assert "unrecognized feature gate: Frobnicate" in capsys.readouterr().err
+
+
+def test_only_no_cloud_provider_or_an_external_one_is_accepted(capsys: pytest.CaptureFixture[str]) -> None:
+    assert parse_options(["--cloud-provider=external", "--cloud-config=/etc/cloud.conf"]).cloud_provider == "external"
+    for argv in (["--cloud-provider=aws"], ["--cloud-provider=external", "--external-cloud-volume-plugin=gce"]):
+        with pytest.raises(SystemExit) as exit_info:
+            parse_options(argv)
+        assert exit_info.value.code == 1
+        wanted = argv[-1].partition("=")[2]
+        expected = f'cloud provider could not be initialized: unknown cloud provider "{wanted}"'
+        assert expected in capsys.readouterr().err
+
+
+def test_the_cloud_controller_flags_have_upstreams_defaults() -> None:
+    options = parse_options([])
+    assert (options.configure_cloud_routes, options.route_reconciliation_period) == (True, 10.0)
+    assert options.cluster_name == "svc"
+    assert parse_options(["--brand-profile=kubernetes"]).cluster_name == "kubernetes"
+
+
+def test_the_batch_periods_and_start_interval_are_durations() -> None:
+    options = parse_options(
+        [
+            "--endpoint-updates-batch-period=1s",
+            "--endpointslice-updates-batch-period=2s",
+            "--mirroring-endpointslice-updates-batch-period=500ms",
+            "--controller-start-interval=1m",
+        ]
+    )
+    assert (
+        options.endpoint_updates_batch_period,
+        options.endpointslice_updates_batch_period,
+        options.mirroring_endpointslice_updates_batch_period,
+        options.controller_start_interval,
+    ) == (1.0, 2.0, 0.5, 60.0)
+
+
+def test_the_serving_tls_flags_are_checked_as_the_api_servers(capsys: pytest.CaptureFixture[str]) -> None:
+    options = parse_options(
+        ["--tls-min-version=VersionTLS13", "--tls-cipher-suites=TLS_AES_128_GCM_SHA256", "--tls-curve-preferences=23"]
+    )
+    assert (options.tls_min_version, options.tls_cipher_suites, options.tls_curve_preferences) == (
+        "VersionTLS13",
+        ["TLS_AES_128_GCM_SHA256"],
+        [23],
+    )
+    with pytest.raises(SystemExit):
+        parse_options(["--tls-min-version=VersionTLS99", "--tls-cipher-suites=NOPE"])
+    error = capsys.readouterr().err
+    assert 'unknown tls version "VersionTLS99"' in error
+    assert "Cipher suite NOPE not supported or doesn't exist" in error
+
+
+def test_a_bad_sni_pair_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse_options(["--tls-sni-cert-key=only-one-file"])
+    assert "expected comma separated certificate and key file paths" in capsys.readouterr().err
+    pairs = parse_options(["--tls-sni-cert-key=a.crt,a.key:one.example,two.example"]).tls_sni_cert_keys
+    assert [(pair.cert_file, pair.names) for pair in pairs] == [("a.crt", ("one.example", "two.example"))]
+
+
+def test_only_the_text_log_format_is_offered(capsys: pytest.CaptureFixture[str]) -> None:
+    assert parse_options(["--logging-format=text", "--log-flush-frequency=1s"]).log_flush_frequency == 1.0
+    with pytest.raises(SystemExit):
+        parse_options(["--logging-format=json"])
+    assert 'format: Invalid value: "json": Unsupported log format' in capsys.readouterr().err

@@ -12,6 +12,7 @@ from svc.api.kinds import (
     custom_resource_definitions,
     jobs,
     namespaces,
+    optional_status,
     pods,
     privileged,
     rbac,
@@ -92,6 +93,7 @@ _SPECIAL: dict[tuple[str, str], Callable[[Strategy], Strategy]] = {
     ("rbac.authorization.k8s.io", "RoleBinding"): rbac.strategy,
     ("rbac.authorization.k8s.io", "ClusterRole"): rbac.strategy,
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"): rbac.strategy,
+    ("resource.k8s.io", "ResourcePoolStatusRequest"): optional_status.strategy,
 }
 
 
