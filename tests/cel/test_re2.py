@@ -1,6 +1,6 @@
-"""RE2 semantics for `matches`, `find` and `findAll`: what Go's regexp refuses is refused with Go's
-message, and shared spellings mean what they mean in RE2 (examples from Go's regexp/syntax docs and
-upstream's apiextensions validation tests)."""
+"""Go's regexp for `matches`, `find` and `findAll`, run on RE2: what Go refuses is refused with Go's
+message (also where C++ RE2 accepts or words it differently), and patterns mean what they mean in Go
+(examples from Go's regexp/syntax docs and upstream's apiextensions validation tests)."""
 
 from __future__ import annotations
 
@@ -49,6 +49,18 @@ def evaluate(expression: str, s: str = "") -> Any:
         ("a(", "missing closing ): `a(`"),
         ("a)", "unexpected ): `a)`"),
         ("a\\", "trailing backslash at end of expression: ``"),
+        (r"\x{110000}", r"invalid escape sequence: `\x{110000`"),
+        # Refused by Go, accepted by C++ RE2.
+        (r"a\Cb", r"invalid escape sequence: `\C`"),
+        ("(?P<é>x)", "invalid named capture: `(?P<é>`"),
+        ("(?<!a)b", "invalid named capture: `(?<!a)b`"),
+        ("(?<=a>b)", "invalid named capture: `(?<=a>`"),
+        # The first error in the pattern is the one reported.
+        (r"x**\C", "invalid nested repetition operator: `**`"),
+        (r"\C(", r"invalid escape sequence: `\C`"),
+        ("(" * 1000 + "a" + ")" * 1000, "expression nests too deeply: `" + "(" * 1000 + "a" + ")" * 1000 + "`"),
+        ("(" * 1000 + "a", "missing closing ): `" + "(" * 1000 + "a`"),
+        (r"\pL{1000}", r"expression too large: `\pL{1000}`"),
     ],
 )
 def test_what_re2_refuses_is_refused_with_gos_message(pattern: str, message: str) -> None:
@@ -84,10 +96,33 @@ def test_what_re2_refuses_is_refused_with_gos_message(pattern: str, message: str
         ("s.matches('(?s)^a.b$')", "a\nb", True),
         ("s.matches('^a.b$')", "a\nb", False),
         ("s.find('(?P<word>[a-z]+)')", "12 ab", "ab"),
+        # Unicode scripts.
+        (r"s.findAll('\\p{Greek}+')", "abc αβγ δ", ["αβγ", "δ"]),
+        (r"s.matches('^\\P{Greek}+$')", "abc", True),
+        # Go's FindAllString: no empty match right after a match; matches see the text before them.
+        ("s.findAll('a*')", "baaac", ["", "aaa", ""]),
+        ("s.findAll('^a')", "aaa", ["a"]),
+        ("s.findAll('a|', 2)", "aab", ["a", "a"]),
     ],
 )
 def test_patterns_mean_what_they_mean_in_re2(expression: str, text: str, expected: Any) -> None:
     assert evaluate(expression, text) == expected
+
+
+def test_nesting_below_gos_limit_compiles() -> None:
+    compile_re2("(" * 999 + "a" + ")" * 999)
+    compile_re2("(?:" * 1500 + "a" + ")" * 1500)
+
+
+@pytest.mark.timeout(5)
+@pytest.mark.parametrize("function", ["matches", "find", "findAll"])
+def test_a_nested_quantifier_on_hostile_input_finishes(function: str) -> None:
+    expected = {"matches": False, "find": "", "findAll": []}[function]
+    assert evaluate(f"s.{function}('(a+)+$')", "a" * 5000 + "b") == expected
+
+
+def test_a_lone_surrogate_in_the_text_matches_as_a_replacement_character() -> None:
+    assert evaluate("s.findAll('[^a]')", "\ud800a") == ["\ufffd"]
 
 
 def test_a_constant_matches_pattern_re2_refuses_fails_the_rule_when_it_is_written() -> None:

@@ -18,12 +18,11 @@ other lists only as a whole.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from svc.api.crd.formats import format_check
-from svc.api.crd.patterns import go_pattern
+from svc.machinery.cel.re2 import RegexError, compile_re2
 from svc.machinery.field_errors import (
     FieldError,
     duplicate,
@@ -363,14 +362,14 @@ def _string_checks(schema: Mapping[str, Any]) -> list[Check]:
     pattern = schema.get("pattern")
     if isinstance(pattern, str):
         try:
-            compiled = go_pattern(pattern)
-        except re.error:
+            compiled = compile_re2(pattern)
+        except RegexError:
             compiled = None
         if compiled is not None:
             checks.append(
                 lambda v, p: (
                     [invalid(p, v, f"{_subject(p)} should match '{pattern}'")]
-                    if type(v) is str and compiled.search(v) is None
+                    if type(v) is str and not compiled.matches(v)
                     else []
                 )
             )

@@ -9,11 +9,10 @@ sorts these errors by their text, and so does `validate_structural`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from svc.api.crd.patterns import go_pattern
+from svc.machinery.cel.re2 import RegexError, compile_re2
 from svc.machinery.field_errors import FieldError, forbidden, invalid, required
 
 Schema = Mapping[str, Any]
@@ -158,10 +157,9 @@ def _value_validation(
     pattern = schema.get("pattern")
     if isinstance(pattern, str) and pattern:
         try:
-            go_pattern(pattern)
-        except re.error as err:
-            detail = f"must be a valid regular expression, but isn't: error parsing regexp: {err}: `{pattern}`"
-            errors.append(invalid(f"{path}.pattern", pattern, detail))
+            compile_re2(pattern)
+        except RegexError as err:
+            errors.append(invalid(f"{path}.pattern", pattern, f"must be a valid regular expression, but isn't: {err}"))
     return errors
 
 

@@ -14,7 +14,7 @@ from typing import Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from svc.machinery.cel import conversions, lists_ext, math_ext, strings_ext
-from svc.machinery.cel.re2 import compile_re2
+from svc.machinery.cel.re2 import Regexp, compile_re2
 from svc.machinery.cel.strings_ext import require_strings
 from svc.machinery.cel.values import (
     LISTS,
@@ -51,11 +51,11 @@ def ends_with(text: Any, suffix: Any) -> bool:
     return text.endswith(suffix)
 
 
-_PATTERNS: dict[str, re.Pattern[str]] = {}
+_PATTERNS: dict[str, Regexp] = {}
 
 
-def compile_regex(pattern: str) -> re.Pattern[str]:
-    """`pattern` with RE2's syntax and meaning (see `re2`), compiled once per pattern."""
+def compile_regex(pattern: str) -> Regexp:
+    """`pattern` with Go's syntax and meaning on RE2 (see `re2`), compiled once per pattern."""
     found = _PATTERNS.get(pattern)
     if found is None:
         found = compile_re2(pattern)
@@ -66,7 +66,7 @@ def compile_regex(pattern: str) -> re.Pattern[str]:
 
 def matches(text: Any, pattern: Any) -> bool:
     require_strings("matches", text, pattern)
-    return compile_regex(pattern).search(text) is not None
+    return compile_regex(pattern).matches(text)
 
 
 # -- timestamps and durations ------------------------------------------------------------------

@@ -1,7 +1,6 @@
 """The `regex` library: `<string>.find(re)` and `<string>.findAll(re[, limit])`.
 
-Python's `re` stands in for Go's RE2; patterns are compiled once and cached by `stdlib`. Go's
-`FindAllString` skips an empty match right after a previous match, as `re.finditer` does.
+Patterns run on RE2 with Go's meaning (see `re2`), compiled once and cached by `stdlib`.
 """
 
 from __future__ import annotations
@@ -9,11 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
+from svc.machinery.cel.re2 import Regexp
 from svc.machinery.cel.stdlib import compile_regex
 from svc.machinery.cel.values import CelError, NoSuchOverload
 
 
-def _pattern(text: Any, pattern: Any, name: str) -> Any:
+def _pattern(text: Any, pattern: Any, name: str) -> Regexp:
     if type(text) is not str or type(pattern) is not str:
         raise NoSuchOverload(name)
     try:
@@ -23,8 +23,7 @@ def _pattern(text: Any, pattern: Any, name: str) -> Any:
 
 
 def find(text: Any, pattern: Any) -> str:
-    match = _pattern(text, pattern, "find").search(text)
-    return match.group() if match else ""
+    return _pattern(text, pattern, "find").find(text)
 
 
 def find_all(text: Any, pattern: Any, limit: Any = -1) -> list[str]:
@@ -33,16 +32,7 @@ def find_all(text: Any, pattern: Any, limit: Any = -1) -> list[str]:
         raise NoSuchOverload("findAll")
     if limit == 0:
         return []
-    out: list[str] = []
-    previous_end = -1
-    for match in compiled.finditer(text):
-        if match.start() == match.end() == previous_end:
-            continue
-        out.append(match.group())
-        previous_end = match.end()
-        if 0 < limit <= len(out):
-            break
-    return out
+    return compiled.find_all(text, limit)
 
 
 FUNCTIONS: Final[dict[str, Callable[..., Any]]] = {"find": find, "findAll": find_all}
