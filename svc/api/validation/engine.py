@@ -277,21 +277,26 @@ def run_update(table: Iterable[UpdateRule], new: Any, old: Any, base: str = "") 
     return errors
 
 
-Ratchet = Callable[[FieldError], bool]
-"""A class of errors (a predicate) that an update may keep when the stored object already has one."""
+Ratchet = Callable[[FieldError, Obj], bool]
+"""A class of errors (a predicate on an error and the object it was found in) that an update may keep
+when the stored object already has one."""
 
 
 def _ratcheted(
-    errors: list[FieldError], ratchets: tuple[Ratchet, ...], old_errors: Callable[[], list[FieldError]]
+    errors: list[FieldError],
+    ratchets: tuple[Ratchet, ...],
+    new: Obj,
+    old: Obj,
+    old_errors: Callable[[], list[FieldError]],
 ) -> list[FieldError]:
     """Drop the errors of each ratchet class the stored object already had errors of; the stored
     object is validated only when the new one has such errors (the common update pays nothing)."""
-    hit = [ratchet for ratchet in ratchets if any(ratchet(error) for error in errors)]
+    hit = [ratchet for ratchet in ratchets if any(ratchet(error, new) for error in errors)]
     if not hit:
         return errors
     previous = old_errors()
-    allowed = [ratchet for ratchet in hit if any(ratchet(error) for error in previous)]
-    return [error for error in errors if not any(ratchet(error) for ratchet in allowed)]
+    allowed = [ratchet for ratchet in hit if any(ratchet(error, old) for error in previous)]
+    return [error for error in errors if not any(ratchet(error, new) for ratchet in allowed)]
 
 
 @dataclass(frozen=True)
@@ -320,7 +325,7 @@ class KindRules:
             return comparisons
         revalidated = run(self.create, new)
         if self.ratchets:
-            revalidated = _ratcheted(revalidated, self.ratchets, lambda: run(self.create, old))
+            revalidated = _ratcheted(revalidated, self.ratchets, new, old, lambda: run(self.create, old))
         if self.update_first:
             return comparisons + revalidated
         return revalidated + comparisons
