@@ -88,3 +88,22 @@ def cidr_errors(value: str) -> list[str]:
     if network.network_address != address:
         return ["must not have bits set beyond the prefix length"]
     return [] if str(network) == value else [f"must be in canonical form ({quote(str(network))})"]
+
+
+INVALID_INTERFACE_ADDRESS: Final = "must be a valid address in CIDR form, (e.g. 10.9.8.7/24 or 2001:db8::1/64)"
+
+
+def interface_address_errors(value: str) -> list[str]:
+    """Upstream's `IsValidInterfaceAddress`: an address with its prefix length ("192.168.1.5/24"), in
+    the canonical form Go prints it in (an IPv4-mapped address is written as IPv4)."""
+    address_text, slash, length = value.partition("/")
+    address = parse_ip(address_text)
+    if not slash or address is None or not length.isdigit() or int(length) > address.max_prefixlen:
+        return [INVALID_INTERFACE_ADDRESS]
+    prefix = int(length)
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+        if prefix > 32:
+            prefix -= 96
+    canonical = f"{address}/{prefix}"
+    return [] if canonical == value else [f"must be in canonical form ({quote(canonical)})"]
