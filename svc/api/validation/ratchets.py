@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from svc.api.validation.engine import Obj, Ratchet, lookup
 from svc.api.validation.pod_annotations import DELETION_COST
+from svc.api.validation.volume_files import LOCAL_PATH_DETAILS
 from svc.machinery.field_errors import ErrorType, FieldError
 from svc.machinery.validation import is_valid_label_value
 
@@ -55,6 +56,12 @@ def _host_namespace_sysctl(error: FieldError, _obj: Obj) -> bool:
     return ".securityContext.sysctls[" in error.field and error.detail in _HOST_NAMESPACE_SYSCTL
 
 
+def _non_local_token_path(error: FieldError, _obj: Obj) -> bool:
+    """AllowNonLocalProjectedTokenPath: a service account token projected outside the volume (upstream
+    reports it at the projection's `path`, the only error there)."""
+    return error.field.endswith(".projected.path") and error.detail in LOCAL_PATH_DETAILS
+
+
 POD_RATCHETS: Final[tuple[Ratchet, ...]] = (
     _deletion_cost,
     # AllowInvalidLabelValueInSelector: pod (anti-)affinity term selectors.
@@ -65,6 +72,7 @@ POD_RATCHETS: Final[tuple[Ratchet, ...]] = (
     _label_value_within(".requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms["),
     _indivisible_hugepages,
     _host_namespace_sysctl,
+    _non_local_token_path,
 )
 
 
