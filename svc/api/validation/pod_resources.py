@@ -1,12 +1,12 @@
 """Pod-level resources (`spec.resources`, PodLevelResources: beta and on by default in 1.36), as
 upstream's `validatePodResources` and `validatePodResourceConsistency`.
 
-Only cpu, memory and hugepages may be set for the whole pod, and no claims. The pod's requests must
-cover what its containers request together (regular and sidecar containers add up; an init container
-runs alone, next to the sidecars started before it), a pod-level hugepage limit must cover the
-containers' aggregate limit, and no container's limit may pass the pod's. A resource the pod does not
-request (or limit) itself is left to the containers: defaulting fills pod-level requests from the
-containers wherever the pod sets limits.
+Only cpu, memory and hugepages may be set for the whole pod, and no claims; never for a Windows pod.
+The pod's requests must cover what its containers request together (regular and sidecar containers
+add up; an init container runs alone, next to the sidecars started before it), a pod-level hugepage
+limit must cover the containers' aggregate limit, and no container's limit may pass the pod's. A
+resource the pod does not request (or limit) itself is left to the containers: defaulting fills
+pod-level requests from the containers wherever the pod sets limits.
 """
 
 from __future__ import annotations
@@ -58,6 +58,8 @@ def pod_resources_errors(spec: Any, base: str) -> list[FieldError]:
     if type(resources) is not dict:
         return []
     path = join(base, "resources")
+    if lookup(spec, "os.name") == "windows":
+        return [forbidden(path, "may not be set for a windows pod")]
     errors: list[FieldError] = []
     if resources.get("claims") is not None:
         errors.append(forbidden(f"{path}.claims", "claims cannot be set for Resources at pod-level"))

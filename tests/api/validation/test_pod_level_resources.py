@@ -118,3 +118,10 @@ def test_pod_hugepage_limit_must_cover_the_containers() -> None:
             ),
         ],
     )
+
+
+def test_windows_pods_may_not_set_pod_level_resources() -> None:
+    pod = _pod({"requests": {"cpu": "1"}, "limits": {"cpu": "300m"}}, spec__os={"name": "windows"})
+    assert_causes(
+        causes("", "Pod", pod), [("spec.resources", FORBIDDEN, "Forbidden: may not be set for a windows pod")]
+    )
