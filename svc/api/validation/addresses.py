@@ -11,6 +11,7 @@ import ipaddress
 import re
 from typing import Final
 
+from svc.machinery.field_errors import FieldError
 from svc.machinery.gotext import quote
 
 _SLOPPY_IPV4: Final = re.compile(r"[0-9]{1,3}(\.[0-9]{1,3}){3}")
@@ -107,3 +108,25 @@ def interface_address_errors(value: str) -> list[str]:
             prefix -= 96
     canonical = f"{address}/{prefix}"
     return [] if canonical == value else [f"must be in canonical form ({quote(canonical)})"]
+
+
+# What strict validation (StrictIPCIDRValidation, on since 1.34) adds to the legacy IP and CIDR checks.
+_STRICT_ONLY: Final = frozenset(
+    {
+        "must not have leading 0s",
+        "must not be an IPv4-mapped IPv6 address",
+        "must not have leading 0s in IP or prefix length",
+        "must not have an IPv4-mapped IPv6 address",
+        "must not have bits set beyond the prefix length",
+    }
+)
+_INDEX: Final = re.compile(r"\[\d+\]")
+
+
+def kept_address(error: FieldError) -> tuple[str, str] | None:
+    """Upstream checks an address the stored object already lists in the same field as it was
+    accepted then (`validOldIPs`, `validOldCIDRs`): the key of a strict-only error, by field (list
+    positions aside) and value."""
+    if error.detail not in _STRICT_ONLY or not isinstance(error.bad_value, str):
+        return None
+    return _INDEX.sub("[]", error.field), error.bad_value

@@ -133,3 +133,24 @@ def test_a_stored_invalid_wildcard_rule_does_not_excuse_a_plain_host_rule() -> N
     stored = with_path(INGRESS, "spec.rules.0.http.paths.0", BAD_PATH)
     plain = with_path(stored, "spec.rules.0.host", "www.example.com")
     assert len(causes("networking.k8s.io", "Ingress", plain, old=stored)) == 1
+
+
+SERVICE = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "web", "namespace": "default"},
+    "spec": {"ports": [{"port": 80}], "externalIPs": ["10.1.2.3"]},
+}
+
+
+def test_external_ip_with_leading_zeros_is_refused_on_create() -> None:
+    stored = with_path(SERVICE, "spec.externalIPs", ["10.01.2.3"])
+    assert_causes(causes("", "Service", stored), [("spec.externalIPs[0]", INVALID, "must not have leading 0s")])
+
+
+def test_stored_address_with_leading_zeros_may_stay_but_not_spread() -> None:
+    stored = with_path(SERVICE, "spec.externalIPs", ["10.01.2.3"])
+    kept = with_path(stored, "spec.externalIPs", ["10.9.9.9", "10.01.2.3"])
+    assert causes("", "Service", kept, old=stored) == []
+    another = with_path(stored, "spec.externalIPs", ["10.01.2.3", "10.02.2.3"])
+    assert [cause[0] for cause in causes("", "Service", another, old=stored)] == ["spec.externalIPs[1]"]
