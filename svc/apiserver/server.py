@@ -76,6 +76,7 @@ from svc.machinery import status, wallclock
 from svc.private_files import make_private_dir
 from svc.registry.admission import NoAdmission, UserInfo
 from svc.registry.options import WriteOptions
+from svc.registry.resource.admin_access import build_admin_access_check
 from svc.registry.services.allocation import ServiceAllocation
 from svc.registry.services.cluster_ips import ClusterIPs
 from svc.registry.services.node_ports import NodePorts
@@ -386,6 +387,11 @@ class Server:
         for store in self.stores.values():
             if store.resource.upstream_group == "" and store.resource.name == "services":
                 store.hooks = self.service_allocation
+            else:
+                resource = store.resource
+                store.hooks = build_admin_access_check(
+                    resource.upstream_group, resource.name, resource.group_kind, self._get_namespace
+                )
         await asyncio.gather(*(cache.start() for cache in self.caches.values()))
 
     async def _bootstrap(self) -> None:

@@ -21,4 +21,8 @@ class WriteHooks(Protocol):
 
     async def begin_update(self, new: Obj, old: Obj, *, dry_run: bool) -> Finish: ...
 
+    async def begin_subresource_update(self, subresource: str, new: Obj, old: Obj) -> None:
+        """Checks needing I/O for a write through a subresource (its merged object), before admission
+        validation; nothing is held, so there is nothing to finish."""
+
     async def after_delete(self, obj: Obj) -> None: ...

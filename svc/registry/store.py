@@ -524,6 +524,8 @@ class GenericStore:
                 if self.hooks is not None:
                     finishes.append(await self.hooks.begin_update(obj, current, dry_run=options.dry_run))
                 before_update(self.strategy, obj, current, namespace)
+            elif self.hooks is not None:
+                await self.hooks.begin_subresource_update(subresource, obj, current)
             await admission.validate(attributes)
             outcome["delete"] = deletion.finished_terminating(self.strategy, obj, current)
             if options.dry_run:

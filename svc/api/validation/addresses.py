@@ -11,6 +11,7 @@ import ipaddress
 import re
 from typing import Final
 
+from svc.machinery.field_errors import FieldError
 from svc.machinery.gotext import quote
 
 _SLOPPY_IPV4: Final = re.compile(r"[0-9]{1,3}(\.[0-9]{1,3}){3}")
@@ -88,3 +89,44 @@ def cidr_errors(value: str) -> list[str]:
     if network.network_address != address:
         return ["must not have bits set beyond the prefix length"]
     return [] if str(network) == value else [f"must be in canonical form ({quote(str(network))})"]
+
+
+INVALID_INTERFACE_ADDRESS: Final = "must be a valid address in CIDR form, (e.g. 10.9.8.7/24 or 2001:db8::1/64)"
+
+
+def interface_address_errors(value: str) -> list[str]:
+    """Upstream's `IsValidInterfaceAddress`: an address with its prefix length ("192.168.1.5/24"), in
+    the canonical form Go prints it in (an IPv4-mapped address is written as IPv4)."""
+    address_text, slash, length = value.partition("/")
+    address = parse_ip(address_text)
+    if not slash or address is None or not length.isdigit() or int(length) > address.max_prefixlen:
+        return [INVALID_INTERFACE_ADDRESS]
+    prefix = int(length)
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+        if prefix > 32:
+            prefix -= 96
+    canonical = f"{address}/{prefix}"
+    return [] if canonical == value else [f"must be in canonical form ({quote(canonical)})"]
+
+
+# What strict validation (StrictIPCIDRValidation, on since 1.34) adds to the legacy IP and CIDR checks.
+_STRICT_ONLY: Final = frozenset(
+    {
+        "must not have leading 0s",
+        "must not be an IPv4-mapped IPv6 address",
+        "must not have leading 0s in IP or prefix length",
+        "must not have an IPv4-mapped IPv6 address",
+        "must not have bits set beyond the prefix length",
+    }
+)
+_INDEX: Final = re.compile(r"\[\d+\]")
+
+
+def kept_address(error: FieldError) -> tuple[str, str] | None:
+    """Upstream checks an address the stored object already lists in the same field as it was
+    accepted then (`validOldIPs`, `validOldCIDRs`): the key of a strict-only error, by field (list
+    positions aside) and value."""
+    if error.detail not in _STRICT_ONLY or not isinstance(error.bad_value, str):
+        return None
+    return _INDEX.sub("[]", error.field), error.bad_value

@@ -8,7 +8,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, Final
 
-from svc.api.validation.addresses import cidr_errors, ip_errors, special_ip_errors
+from svc.api.validation.addresses import cidr_errors, ip_errors, kept_address, special_ip_errors
 from svc.api.validation.containers import PORT_RANGE, PROTOCOLS, is_valid_port_name
 from svc.api.validation.engine import (
     IMMUTABLE,
@@ -294,6 +294,7 @@ SERVICE = KindRules(
     create=(Check(lambda obj, _: _service_rules(mapping(obj, "spec"), "spec")),),
     update=(UpdateCheck(upgrade_downgrade_errors),),
     update_first=True,
+    kept_values=(kept_address,),
 )
 
 # --- Namespace, LimitRange, ResourceQuota -------------------------------------------------------

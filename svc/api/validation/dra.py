@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from svc.api.validation.dra_claims import DEVICE_CLASS, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE
 from svc.api.validation.dra_slices import RESOURCE_SLICE
+from svc.api.validation.dra_taint_rules import DEVICE_TAINT_RULE
 from svc.api.validation.engine import Check, KindRules, UpdateCheck, items, run, run_update
 
 GROUP: Final = "resource.k8s.io"
@@ -72,4 +73,5 @@ RULES: Final[dict[tuple[str, str], KindRules]] = {
     (GROUP, "ResourceClaimTemplate"): _every_version(RESOURCE_CLAIM_TEMPLATE),
     (GROUP, "DeviceClass"): _every_version(DEVICE_CLASS),
     (GROUP, "ResourceSlice"): _every_version(RESOURCE_SLICE),
+    (GROUP, "DeviceTaintRule"): DEVICE_TAINT_RULE,
 }

@@ -15,6 +15,7 @@ from typing import Any, Final
 
 import orjson
 
+from svc.api.validation.addresses import interface_address_errors
 from svc.api.validation.dra_names import (
     by_name,
     by_value,
@@ -43,6 +44,7 @@ OPAQUE_PARAMETERS_MAX_LENGTH: Final = 10 * 1024
 RESERVED_FOR_MAX: Final = 256
 ALLOCATION_RESULTS_MAX: Final = 32
 DEVICE_STATUS_MAX_CONDITIONS: Final = 8
+NETWORK_DATA_MAX_IPS: Final = 16
 ALLOCATION_MODES: Final = ("All", "ExactCount")
 CONFIG_SOURCES: Final = ("FromClaim", "FromClass")
 REQUEST_REFERENCE: Final = (
@@ -287,7 +289,14 @@ def _device_status(device: Any, path: str, allocated: set[str]) -> list[FieldErr
         value = lookup(device, f"networkData.{key}")
         if isinstance(value, str) and len(value) > limit:
             errors.append(too_long(f"{path}.networkData.{key}", limit))
+    errors += listed(
+        lookup(device, "networkData.ips"), NETWORK_DATA_MAX_IPS, _interface_address, f"{path}.networkData.ips", key=str
+    )
     return errors
+
+
+def _interface_address(address: Any, path: str) -> list[FieldError]:
+    return [invalid(path, address, message) for message in interface_address_errors(str(address))]
 
 
 def claim_status_errors(new: Any, old: Any) -> list[FieldError]:

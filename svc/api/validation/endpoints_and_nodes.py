@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from svc.api.validation.addresses import cidr_errors, ip_errors, special_ip_errors
+from svc.api.validation.addresses import cidr_errors, ip_errors, kept_address, special_ip_errors
 from svc.api.validation.containers import PORT_RANGE, PROTOCOLS
 from svc.api.validation.engine import Check, KindRules, UpdateCheck, items, lookup, text
 from svc.machinery.field_errors import (
@@ -83,7 +83,7 @@ def _subsets(obj: Any, _: str) -> list[FieldError]:
     return errors
 
 
-ENDPOINTS = KindRules(create=(Check(_subsets),))
+ENDPOINTS = KindRules(create=(Check(_subsets),), kept_values=(kept_address,))
 
 
 def _taint_value(taint: Any) -> Rendered:
@@ -134,6 +134,8 @@ def _node_update(new: Any, old: Any, _: str) -> list[FieldError]:
     return errors
 
 
-NODE = KindRules(create=(Check(_taints), Check(_pod_cidrs)), update=(UpdateCheck(_node_update),))
+NODE = KindRules(
+    create=(Check(_taints), Check(_pod_cidrs)), update=(UpdateCheck(_node_update),), kept_values=(kept_address,)
+)
 
 RULES: Final[dict[tuple[str, str], KindRules]] = {("", "Endpoints"): ENDPOINTS, ("", "Node"): NODE}

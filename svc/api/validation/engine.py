@@ -14,7 +14,7 @@ plain values; a member of an unexpected type is treated as absent rather than ra
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -277,21 +277,38 @@ def run_update(table: Iterable[UpdateRule], new: Any, old: Any, base: str = "") 
     return errors
 
 
-Ratchet = Callable[[FieldError], bool]
-"""A class of errors (a predicate) that an update may keep when the stored object already has one."""
+Ratchet = Callable[[FieldError, Obj], bool]
+"""A class of errors (a predicate on an error and the object it was found in) that an update may keep
+when the stored object already has one."""
+
+
+KeptValue = Callable[[FieldError], Hashable | None]
+"""A key for errors an update may repeat when the stored object has an error of the same key
+(upstream's `validOldIPs`: an address kept from the stored object is checked as leniently as then)."""
 
 
 def _ratcheted(
-    errors: list[FieldError], ratchets: tuple[Ratchet, ...], old_errors: Callable[[], list[FieldError]]
+    errors: list[FieldError],
+    rules: KindRules,
+    new: Obj,
+    old: Obj,
 ) -> list[FieldError]:
-    """Drop the errors of each ratchet class the stored object already had errors of; the stored
-    object is validated only when the new one has such errors (the common update pays nothing)."""
-    hit = [ratchet for ratchet in ratchets if any(ratchet(error) for error in errors)]
-    if not hit:
+    """Drop the errors of each ratchet class the stored object already had errors of, and the errors
+    whose kept-value key the stored object's errors share; the stored object is validated only when
+    the new one has such errors (the common update pays nothing)."""
+    hit = [ratchet for ratchet in rules.ratchets if any(ratchet(error, new) for error in errors)]
+    keyed = [key for key in rules.kept_values if any(key(error) is not None for error in errors)]
+    if not hit and not keyed:
         return errors
-    previous = old_errors()
-    allowed = [ratchet for ratchet in hit if any(ratchet(error) for error in previous)]
-    return [error for error in errors if not any(ratchet(error) for ratchet in allowed)]
+    previous = run(rules.create, old)
+    allowed = [ratchet for ratchet in hit if any(ratchet(error, old) for error in previous)]
+    kept = {(index, key(error)) for index, key in enumerate(keyed) for error in previous if key(error) is not None}
+    return [
+        error
+        for error in errors
+        if not any(ratchet(error, new) for ratchet in allowed)
+        and not any((index, key(error)) in kept for index, key in enumerate(keyed))
+    ]
 
 
 @dataclass(frozen=True)
@@ -310,6 +327,7 @@ class KindRules:
     ratchets: tuple[Ratchet, ...] = ()
     """Upstream's validation options derived from the old object (`AllowInvalidLabelValueInSelector`
     and kin): an update may keep invalid values of a class the stored object already holds."""
+    kept_values: tuple[KeptValue, ...] = ()
 
     def validate(self, obj: Obj) -> list[FieldError]:
         return run(self.create, obj)
@@ -319,8 +337,8 @@ class KindRules:
         if not self.revalidate_on_update:
             return comparisons
         revalidated = run(self.create, new)
-        if self.ratchets:
-            revalidated = _ratcheted(revalidated, self.ratchets, lambda: run(self.create, old))
+        if self.ratchets or self.kept_values:
+            revalidated = _ratcheted(revalidated, self, new, old)
         if self.update_first:
             return comparisons + revalidated
         return revalidated + comparisons

@@ -1,22 +1,25 @@
 """Pod-level resources (`spec.resources`, PodLevelResources: beta and on by default in 1.36), as
 upstream's `validatePodResources` and `validatePodResourceConsistency`.
 
-Only cpu, memory and hugepages may be set for the whole pod, and no claims. The pod's requests must
-cover what its containers request together (regular and sidecar containers add up; an init container
-runs alone, next to the sidecars started before it), and no container's limit may pass the pod's.
-A resource the pod does not request itself is left to the containers.
+Only cpu, memory and hugepages may be set for the whole pod, and no claims; never for a Windows pod.
+The pod's requests must cover what its containers request together (regular and sidecar containers
+add up; an init container runs alone, next to the sidecars started before it), a pod-level hugepage
+limit must cover the containers' aggregate limit, and no container's limit may pass the pod's. A
+resource the pod does not request (or limit) itself is left to the containers: defaulting fills
+pod-level requests from the containers wherever the pod sets limits.
 """
 
 from __future__ import annotations
 
 from typing import Any, Final
 
+from svc.api.defaults.pod_resources import aggregate
 from svc.api.validation.engine import items, join, lookup
 from svc.api.validation.resources import quantity, requirements_errors, resource_name_errors
 from svc.machinery.field_errors import FieldError, forbidden, invalid, not_supported
-from svc.machinery.quantity import Quantity
 
 POD_LEVEL_RESOURCES: Final = ("cpu", "hugepages-", "memory")
+_HUGEPAGES: Final = "hugepages-"
 
 
 def pod_resource_name_errors(name: str, path: str) -> list[FieldError]:
@@ -27,50 +30,20 @@ def pod_resource_name_errors(name: str, path: str) -> list[FieldError]:
     return [not_supported(path, name, POD_LEVEL_RESOURCES)]
 
 
-def _requests(container: Any) -> dict[str, Quantity]:
-    parsed = {str(k): quantity(v) for k, v in (lookup(container, "resources.requests") or {}).items()}
-    return {name: value for name, value in parsed.items() if value is not None}
-
-
-def _add(total: dict[str, Quantity], more: dict[str, Quantity]) -> dict[str, Quantity]:
-    result = dict(total)
-    for name, value in more.items():
-        result[name] = Quantity(result[name].value + value.value, result[name].format) if name in result else value
-    return result
-
-
-def _at_least(total: dict[str, Quantity], other: dict[str, Quantity]) -> dict[str, Quantity]:
-    return {**total, **{name: value for name, value in other.items() if name not in total or total[name] < value}}
-
-
-def aggregate_container_requests(spec: Any) -> dict[str, Quantity]:
-    """Upstream's `AggregateContainerRequests`: what the pod's containers need at their busiest moment."""
-    total: dict[str, Quantity] = {}
-    for container in items(lookup(spec, "containers")):
-        total = _add(total, _requests(container))
-    sidecars: dict[str, Quantity] = {}
-    init_peak: dict[str, Quantity] = {}
-    for container in items(lookup(spec, "initContainers")):
-        requests = _requests(container)
-        if lookup(container, "restartPolicy") == "Always":
-            total = _add(total, requests)
-            sidecars = _add(sidecars, requests)
-            requests = sidecars
-        else:
-            requests = _add(requests, sidecars)
-        init_peak = _at_least(init_peak, requests)
-    return _at_least(total, init_peak)
-
-
 def _consistency(spec: Any, path: str) -> list[FieldError]:
     pod_requests = {k: quantity(v) for k, v in (lookup(spec, "resources.requests") or {}).items()}
     pod_limits = {k: quantity(v) for k, v in (lookup(spec, "resources.limits") or {}).items()}
     errors: list[FieldError] = []
-    for name, needed in sorted(aggregate_container_requests(spec).items()):
+    for name, needed in sorted(aggregate(spec, "requests").items()):
         requested = pod_requests.get(name)
         if requested is not None and requested < needed:
             detail = f"must be greater than or equal to aggregate container requests of {needed}"
             errors.append(invalid(f"{path}.requests[{name}]", str(requested), detail))
+    for name, needed in sorted(aggregate(spec, "limits").items()):
+        limit = pod_limits.get(name)
+        if name.startswith(_HUGEPAGES) and limit is not None and limit < needed:
+            detail = f"must be greater than or equal to aggregate container limits of {needed}"
+            errors.append(invalid(f"{path}.limits[{name}]", str(limit), detail))
     for index, container in enumerate(items(lookup(spec, "containers"))):
         for name, raw in sorted((lookup(container, "resources.limits") or {}).items()):
             limit, pod_limit = quantity(raw), pod_limits.get(name)
@@ -85,6 +58,8 @@ def pod_resources_errors(spec: Any, base: str) -> list[FieldError]:
     if type(resources) is not dict:
         return []
     path = join(base, "resources")
+    if lookup(spec, "os.name") == "windows":
+        return [forbidden(path, "may not be set for a windows pod")]
     errors: list[FieldError] = []
     if resources.get("claims") is not None:
         errors.append(forbidden(f"{path}.claims", "claims cannot be set for Resources at pod-level"))

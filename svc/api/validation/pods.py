@@ -47,6 +47,12 @@ from svc.api.validation.pod_runtime import (
 from svc.api.validation.ratchets import POD_RATCHETS
 from svc.api.validation.scheduling import affinity_errors, topology_spread_errors
 from svc.api.validation.security import host_users_errors, pod_security_errors, unmasked_proc_mount_errors
+from svc.api.validation.volume_files import (
+    config_map_volume_errors,
+    downward_api_volume_errors,
+    projected_volume_errors,
+    secret_volume_errors,
+)
 from svc.machinery.field_errors import (
     FieldError,
     duplicate,
@@ -124,8 +130,10 @@ def _volume(volume: Any, path: str) -> list[FieldError]:
 
 _VOLUME_SOURCE_RULES: Final[dict[str, Table]] = {
     "hostPath": (Required("hostPath.path"),),
-    "secret": (Required("secret.secretName"),),
-    "configMap": (Required("configMap.name"),),
+    "secret": (Check(secret_volume_errors),),
+    "configMap": (Check(config_map_volume_errors),),
+    "downwardAPI": (Check(downward_api_volume_errors),),
+    "projected": (Check(projected_volume_errors),),
     "persistentVolumeClaim": (Required("persistentVolumeClaim.claimName"),),
     "nfs": (Required("nfs.server"), Required("nfs.path")),
 }

@@ -7,11 +7,12 @@ decode time, so an unparsable value here is skipped rather than reported twice.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from svc.api.validation.engine import NEGATIVE
-from svc.machinery.field_errors import FieldError, invalid, required
+from svc.machinery.field_errors import FieldError, forbidden, invalid, required
 from svc.machinery.quantity import Quantity, QuantityError, parse_quantity
 from svc.machinery.validation import is_qualified_name
 
@@ -99,6 +100,24 @@ def quantity_errors(name: str, value: Quantity, path: str) -> list[FieldError]:
     return errors
 
 
+def _page_divides(name: str, value: Quantity) -> bool:
+    """Upstream's `IsHugePageResourceValueDivisible`: whole pages of a page size that is a whole number."""
+    page = quantity(name.removeprefix(_HUGEPAGES))
+    if page is None or page.value <= 0 or page.value != page.value.to_integral_value():
+        return False
+    return math.ceil(value.value) % int(page.value) == 0
+
+
+def hugepage_value_errors(name: str, value: Quantity, path: str) -> list[FieldError]:
+    """Upstream's `validateResourceQuantityHugePageValue` (refused unless the stored object already had one)."""
+    if not name.startswith(_HUGEPAGES) or _page_divides(name, value):
+        return []
+    return [invalid(path, str(value), f"{value} is not positive integer multiple of {name}")]
+
+
+_CPU_OR_MEMORY: Final = frozenset({"cpu", "memory"})
+
+
 def _resource_list(node: Any) -> dict[str, Quantity]:
     if not isinstance(node, Mapping):
         return {}
@@ -109,8 +128,9 @@ def _resource_list(node: Any) -> dict[str, Quantity]:
 def requirements_errors(
     resources: Any, path: str, names: Callable[[str, str], list[FieldError]] = container_resource_name_errors
 ) -> list[FieldError]:
-    """Upstream's `validateResourceRequirements` (names, quantities, requests within limits); `names`
-    checks a resource name (a container's by default, a pod's for pod-level resources)."""
+    """Upstream's `validateResourceRequirements` (names, quantities, requests within limits, whole
+    hugepages next to cpu or memory); `names` checks a resource name (a container's by default, a
+    pod's for pod-level resources)."""
     if not isinstance(resources, Mapping):
         return []
     limits, requests = _resource_list(resources.get("limits")), _resource_list(resources.get("requests"))
@@ -118,7 +138,7 @@ def requirements_errors(
     errors: list[FieldError] = []
     for name, value in limits.items():
         where = f"{limits_path}[{name}]"
-        errors += names(name, where) + quantity_errors(name, value, where)
+        errors += names(name, where) + quantity_errors(name, value, where) + hugepage_value_errors(name, value, where)
     for name, value in requests.items():
         where = f"{requests_path}[{name}]"
         errors += names(name, where) + quantity_errors(name, value, where)
@@ -131,4 +151,8 @@ def requirements_errors(
                 errors.append(invalid(requests_path, str(value), detail))
         elif not overcommit_allowed(name):
             errors.append(required(limits_path, "Limit must be set for non overcommitable resources"))
+        errors += hugepage_value_errors(name, value, where)
+    named = limits.keys() | requests.keys()
+    if not named & _CPU_OR_MEMORY and any(name.startswith(_HUGEPAGES) for name in named):
+        errors.append(forbidden(path, "HugePages require cpu or memory"))
     return errors

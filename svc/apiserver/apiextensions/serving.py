@@ -82,6 +82,9 @@ class _CreateGuard:
     async def begin_update(self, new: Obj, old: Obj, *, dry_run: bool) -> Finish:
         return _nothing_to_finish
 
+    async def begin_subresource_update(self, subresource: str, new: Obj, old: Obj) -> None:
+        return None
+
     async def after_delete(self, obj: Obj) -> None:
         return None
 

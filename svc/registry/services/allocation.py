@@ -136,6 +136,9 @@ class ServiceAllocation:
 
         return finish
 
+    async def begin_subresource_update(self, subresource: str, new: Obj, old: Obj) -> None:
+        return None
+
     async def after_delete(self, obj: Obj) -> None:
         await self._release(held_by(obj.get("spec") or {}))
 

@@ -500,3 +500,33 @@ def test_status_writes_are_checked_over_http(api) -> None:
     stored = api.request("PUT", f"{CLAIMS}/gpu/status", body=claim)
     assert stored.status == 200, stored.json()
     assert stored.json()["status"]["allocation"]["devices"]["results"][0]["device"] == "gpu-0"
+
+
+def _network_ips(*ips: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    allocated = with_path(CLAIM, "status", {"allocation": copy.deepcopy(ALLOCATION)})
+    device = {"driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0", "networkData": {"ips": list(ips)}}
+    return with_path(allocated, "status.devices", [device]), allocated
+
+
+def test_network_data_ips_are_canonical_interface_addresses() -> None:
+    assert status_causes(*_network_ips("10.9.8.7/24", "2001:db8::1/64")) == []
+    assert_causes(
+        status_causes(*_network_ips("10.9.8.7", "2001:DB8::1/64", "::ffff:10.1.2.3/120", "10.9.8.7/24", "10.9.8.7/24")),
+        [
+            (
+                "status.devices[0].networkData.ips[0]",
+                INVALID,
+                'Invalid value: "10.9.8.7": must be a valid address in CIDR form, (e.g. 10.9.8.7/24 or 2001:db8::1/64)',
+            ),
+            ("status.devices[0].networkData.ips[1]", INVALID, 'must be in canonical form ("2001:db8::1/64")'),
+            ("status.devices[0].networkData.ips[2]", INVALID, 'must be in canonical form ("10.1.2.3/24")'),
+            ("status.devices[0].networkData.ips[4]", DUPLICATE, 'Duplicate value: "10.9.8.7/24"'),
+        ],
+    )
+
+
+def test_network_data_holds_at_most_16_ips() -> None:
+    assert_causes(
+        status_causes(*_network_ips(*(f"10.0.0.{n}/24" for n in range(17)))),
+        [("status.devices[0].networkData.ips", TOO_MANY, "must have at most 16 items")],
+    )

@@ -96,3 +96,32 @@ def test_pod_requests_within_pod_limits() -> None:
         causes("", "Pod", pod),
         [("spec.resources.requests", INVALID, "must be less than or equal to cpu limit of 2")],
     )
+
+
+def test_pod_hugepage_limit_must_cover_the_containers() -> None:
+    huge = {"limits": {"hugepages-2Mi": "4Mi", "memory": "1Gi"}, "requests": {"memory": "1Gi"}}
+    second = {"name": "side", "image": "busybox", "resources": huge}
+    pod = _pod(
+        {"requests": {"cpu": "1", "memory": "2Gi"}, "limits": {"hugepages-2Mi": "6Mi", "memory": "2Gi"}},
+        spec__containers__0__resources=huge,
+        spec__containers__1=second,
+    )
+    # The pod's hugepage request defaults to its limit, so the requests fall short too.
+    assert_causes(
+        causes("", "Pod", pod),
+        [
+            ("spec.resources.requests[hugepages-2Mi]", INVALID, "aggregate container requests of 8Mi"),
+            (
+                "spec.resources.limits[hugepages-2Mi]",
+                INVALID,
+                'Invalid value: "6Mi": must be greater than or equal to aggregate container limits of 8Mi',
+            ),
+        ],
+    )
+
+
+def test_windows_pods_may_not_set_pod_level_resources() -> None:
+    pod = _pod({"requests": {"cpu": "1"}, "limits": {"cpu": "300m"}}, spec__os={"name": "windows"})
+    assert_causes(
+        causes("", "Pod", pod), [("spec.resources", FORBIDDEN, "Forbidden: may not be set for a windows pod")]
+    )

@@ -59,3 +59,98 @@ def test_stored_invalid_ingress_secret_name_may_stay() -> None:
     relabeled = with_path(stored, "metadata.labels", {"tier": "edge"})
     assert causes("networking.k8s.io", "Ingress", relabeled, old=stored) == []
     assert len(causes("networking.k8s.io", "Ingress", relabeled, old=INGRESS)) == 1
+
+
+HUGEPAGES = {"limits": {"hugepages-2Mi": "3Mi", "memory": "1Gi"}, "requests": {"hugepages-2Mi": "3Mi", "memory": "1Gi"}}
+
+
+def test_indivisible_hugepages_are_refused_on_create() -> None:
+    stored = with_path(POD, "spec.containers.0.resources", HUGEPAGES)
+    detail = "3Mi is not positive integer multiple of hugepages-2Mi"
+    assert_causes(
+        causes("", "Pod", stored),
+        [
+            ("spec.containers[0].resources.limits[hugepages-2Mi]", INVALID, detail),
+            ("spec.containers[0].resources.requests[hugepages-2Mi]", INVALID, detail),
+        ],
+    )
+
+
+def test_stored_indivisible_hugepages_may_stay() -> None:
+    stored = with_path(POD, "spec.containers.0.resources", HUGEPAGES)
+    relabeled = with_path(stored, "metadata.labels", {"tier": "web"})
+    assert causes("", "Pod", relabeled, old=stored) == []
+    fields = [cause[0] for cause in causes("", "Pod", relabeled, old=POD)]
+    assert "spec.containers[0].resources.limits[hugepages-2Mi]" in fields
+
+
+def test_hugepages_alone_are_forbidden() -> None:
+    pod = with_path(POD, "spec.containers.0.resources", {"limits": {"hugepages-2Mi": "4Mi"}})
+    assert_causes(
+        causes("", "Pod", pod),
+        [("spec.containers[0].resources", "FieldValueForbidden", "HugePages require cpu or memory")],
+    )
+
+
+def _host_network_sysctl(pod: dict[str, Any]) -> dict[str, Any]:
+    pod = with_path(pod, "spec.hostNetwork", True)
+    return with_path(pod, "spec.securityContext", {"sysctls": [{"name": "net.core.somaxconn", "value": "1024"}]})
+
+
+def test_namespaced_sysctl_with_host_network_is_refused_on_create() -> None:
+    assert_causes(
+        causes("", "Pod", _host_network_sysctl(POD)),
+        [("spec.securityContext.sysctls[0].name", INVALID, "may not be specified when 'hostNetwork' is true")],
+    )
+
+
+def test_stored_namespaced_sysctl_with_host_network_may_stay() -> None:
+    stored = _host_network_sysctl(POD)
+    relabeled = with_path(stored, "metadata.labels", {"tier": "web"})
+    assert causes("", "Pod", relabeled, old=stored) == []
+    assert "spec.securityContext.sysctls[0].name" in [cause[0] for cause in causes("", "Pod", relabeled, old=POD)]
+
+
+BAD_PATH = {"path": "api", "pathType": "Prefix", "backend": {"service": {"name": "api", "port": {"number": 80}}}}
+
+
+def test_invalid_wildcard_rule_is_refused_on_create() -> None:
+    stored = with_path(INGRESS, "spec.rules.0.http.paths.0", BAD_PATH)
+    assert_causes(
+        causes("networking.k8s.io", "Ingress", stored),
+        [("spec.rules[0].http.paths[0].path", INVALID, "must be an absolute path")],
+    )
+
+
+def test_stored_invalid_wildcard_rule_may_stay() -> None:
+    stored = with_path(INGRESS, "spec.rules.0.http.paths.0", BAD_PATH)
+    relabeled = with_path(stored, "metadata.labels", {"tier": "edge"})
+    assert causes("networking.k8s.io", "Ingress", relabeled, old=stored) == []
+    assert len(causes("networking.k8s.io", "Ingress", relabeled, old=INGRESS)) == 1
+
+
+def test_a_stored_invalid_wildcard_rule_does_not_excuse_a_plain_host_rule() -> None:
+    stored = with_path(INGRESS, "spec.rules.0.http.paths.0", BAD_PATH)
+    plain = with_path(stored, "spec.rules.0.host", "www.example.com")
+    assert len(causes("networking.k8s.io", "Ingress", plain, old=stored)) == 1
+
+
+SERVICE = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "web", "namespace": "default"},
+    "spec": {"ports": [{"port": 80}], "externalIPs": ["10.1.2.3"]},
+}
+
+
+def test_external_ip_with_leading_zeros_is_refused_on_create() -> None:
+    stored = with_path(SERVICE, "spec.externalIPs", ["10.01.2.3"])
+    assert_causes(causes("", "Service", stored), [("spec.externalIPs[0]", INVALID, "must not have leading 0s")])
+
+
+def test_stored_address_with_leading_zeros_may_stay_but_not_spread() -> None:
+    stored = with_path(SERVICE, "spec.externalIPs", ["10.01.2.3"])
+    kept = with_path(stored, "spec.externalIPs", ["10.9.9.9", "10.01.2.3"])
+    assert causes("", "Service", kept, old=stored) == []
+    another = with_path(stored, "spec.externalIPs", ["10.01.2.3", "10.02.2.3"])
+    assert [cause[0] for cause in causes("", "Service", another, old=stored)] == ["spec.externalIPs[1]"]

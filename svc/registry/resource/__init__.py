@@ -1,0 +1,1 @@
+"""Write hooks of the resource.k8s.io (DRA) kinds."""
