@@ -122,3 +122,10 @@ def test_admission_annotations_land_in_the_request_audit_annotations() -> None:
     finally:
         request_audit_annotations.reset(token)
     assert annotations == {"hook.example.com/said": "yes"}
+
+
+def test_requests_of_one_shape_share_a_decision() -> None:
+    policy = _policy({"level": "Metadata", "resources": [{"group": "", "resources": ["configmaps"]}]})
+    first = policy.decide(_resource("configmaps", name="a", namespace="default"))
+    assert policy.decide(_resource("configmaps", name="b", namespace="default", path="/other")) is first
+    assert policy.decide(_resource("configmaps", name="a", namespace="kube-system")) is not first

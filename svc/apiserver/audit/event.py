@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import copy
 import json
-from datetime import UTC, datetime
+import math
+import time
 from typing import Any
 
 from aiohttp import web
@@ -14,10 +15,18 @@ from svc.apiserver.request_info import RequestInfo
 from svc.machinery import wallclock
 from svc.registry.admission import UserInfo
 
+_second: tuple[int, str] = (0, "1970-01-01T00:00:00")
+"""The last whole second formatted: every event of that second reuses it and adds its microseconds."""
 
-def timestamp(moment: datetime) -> str:
-    """Upstream's MicroTime: RFC 3339 with microseconds, in UTC."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+def timestamp(seconds: float) -> str:
+    """Upstream's MicroTime: RFC 3339 with microseconds, in UTC, of `seconds` since the epoch."""
+    global _second
+    fraction, whole_float = math.modf(seconds)
+    whole, micros = divmod(int(whole_float) * 1_000_000 + round(fraction * 1_000_000), 1_000_000)
+    if _second[0] != whole:
+        _second = (whole, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)))
+    return f"{_second[1]}.{micros:06d}Z"
 
 
 def user_info(user: UserInfo) -> dict[str, Any]:
@@ -98,7 +107,7 @@ def response_status(code: int, status_body: dict[str, Any] | None = None) -> dic
 
 
 def new_event(
-    level: Level, audit_id: str, request: web.BaseRequest, info: RequestInfo, user: UserInfo, received: datetime
+    level: Level, audit_id: str, request: web.BaseRequest, info: RequestInfo, user: UserInfo, received: float
 ) -> dict[str, Any]:
     event: dict[str, Any] = {
         "kind": "Event",
@@ -120,8 +129,10 @@ def new_event(
 
 
 def stage_event(event: dict[str, Any], stage: str, annotations: dict[str, str]) -> dict[str, Any]:
-    """The event as it stands at `stage`, stamped now (a copy: later stages add to the original)."""
-    staged = dict(event, stage=stage, stageTimestamp=timestamp(wallclock.now_datetime()))
+    """The event as it stands at `stage`, stamped now (a copy: later stages add to the original); the
+    first stage happens as the request is received, so it carries that stamp."""
+    stamp = event["requestReceivedTimestamp"] if stage == "RequestReceived" else timestamp(wallclock.now())
+    staged = dict(event, stage=stage, stageTimestamp=stamp)
     if annotations:
         staged["annotations"] = dict(annotations)
     return staged

@@ -11,7 +11,11 @@ truncation is on.
 Rotation follows lumberjack's rules as upstream uses them: a file past `max_size` MB is renamed
 `name-<timestamp>.ext` (gzipped to `.ext.gz` with `compress`), backups beyond `max_backups` or older
 than `max_age` days are removed (0 keeps them). An event that cannot be written is logged and counted
-(`apiserver_audit_error_total{plugin="log"}`) and the writer goes on."""
+(`apiserver_audit_error_total{plugin="log"}`) and the writer goes on.
+
+The writer wakes for the first queued event, lets more gather for `_PAUSE`, then encodes all of
+them and writes them with one system call: it takes the interpreter lock from the busy event loop a
+few times per batch rather than per event, which is what auditing cost a request when it did."""
 
 from __future__ import annotations
 
@@ -39,8 +43,8 @@ from svc.apiserver.audit.truncate import truncate_event
 log = logging.getLogger(__name__)
 
 _BACKUP_TIME_FORMAT = "%Y-%m-%dT%H-%M-%S.%f"
-_PAUSE = 0.005
-"""The writer's rest after each write: requests then enqueue without waking it one event at a time."""
+_PAUSE = 0.05
+"""The writer's rest after each batch: requests then enqueue without waking it one event at a time."""
 
 
 def _quoted(text: str) -> str:
@@ -92,18 +96,30 @@ class _RotatingFile:
         self.max_backups = max_backups
         self.max_age = max_age_days * 86400
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.file: IO[str] = path.open("a", encoding="utf-8")
+        self.file: IO[bytes] = path.open("ab", buffering=0)
         self.size = path.stat().st_size
 
-    def write(self, line: str) -> None:
-        data = line + "\n"
-        if self.max_bytes and self.size and self.size + len(data.encode()) > self.max_bytes:
-            self._rotate()
-        self.file.write(data)
-        self.size += len(data.encode())
+    def write(self, lines: list[bytes]) -> None:
+        """Write the lines, as few system calls as rotation allows (one when no rotation falls between)."""
+        chunk: list[bytes] = []
+        chunk_size = 0
+        for line in lines:
+            if self.max_bytes and self.size + chunk_size and self.size + chunk_size + len(line) > self.max_bytes:
+                self._write_all(b"".join(chunk))
+                chunk, chunk_size = [], 0
+                self._rotate()
+            chunk.append(line)
+            chunk_size += len(line)
+        self._write_all(b"".join(chunk))
 
-    def flush(self) -> None:
-        self.file.flush()
+    def _write_all(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            written = self.file.write(view)
+            if not written:
+                raise OSError(f"{self.path}: nothing written")
+            view = view[written:]
+        self.size += len(data)
 
     def close(self) -> None:
         self.file.close()
@@ -118,7 +134,7 @@ class _RotatingFile:
                 shutil.copyfileobj(source, target)
             backup.unlink()
         self._prune()
-        self.file = self.path.open("a", encoding="utf-8")
+        self.file = self.path.open("ab", buffering=0)
         self.size = 0
 
     def _prune(self) -> None:
@@ -175,6 +191,8 @@ class LogBackend:
         await asyncio.to_thread(self._write_events, events)
 
     def _write_events(self, events: list[dict[str, Any] | None]) -> None:
+        """Encode what gathered and write it in one call (a `None` is the writer's stop mark)."""
+        lines = []
         for event in events:
             if event is None:
                 continue
@@ -182,25 +200,21 @@ class LogBackend:
                 event, _ = truncate_event(event, self.truncate.max_event_size)
                 if event is None:
                     continue
-            self._guarded(lambda event=event: self._write(self._line(event)))
-        self._guarded(self._flush)
+            lines.append(self._line(event))
+        if lines:
+            self._guarded(lines)
 
-    def _line(self, event: dict[str, Any]) -> str:
+    def _line(self, event: dict[str, Any]) -> bytes:
         if self.format == "legacy":
-            return legacy_line(event)
-        return orjson.dumps(event).decode()
+            return legacy_line(event).encode() + b"\n"
+        return orjson.dumps(event, option=orjson.OPT_APPEND_NEWLINE)
 
-    def _write(self, line: str) -> None:
+    def _write(self, lines: list[bytes]) -> None:
         if self.out is None:
-            sys.stdout.write(line + "\n")
-        else:
-            self.out.write(line)
-
-    def _flush(self) -> None:
-        if self.out is None:
+            sys.stdout.write(b"".join(lines).decode())
             sys.stdout.flush()
         else:
-            self.out.flush()
+            self.out.write(lines)
 
     def _take(self) -> list[dict[str, Any] | None]:
         """The next event (waiting for it) and every event queued behind it."""
@@ -219,13 +233,14 @@ class LogBackend:
                 return
             time.sleep(_PAUSE)
 
-    def _guarded(self, action: Callable[[], None]) -> None:
+    def _guarded(self, lines: list[bytes]) -> None:
         try:
-            action()
+            self._write(lines)
         except OSError as error:
-            log.error("failed to write audit events: %s", error)
+            log.error("failed to write %d audit events: %s", len(lines), error)
             if self.on_error is not None:
-                self.on_error()
+                for _ in lines:
+                    self.on_error()
 
     async def close(self) -> None:
         """Write what is buffered or queued, then stop (the server calls this when it stops)."""

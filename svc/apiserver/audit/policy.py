@@ -7,12 +7,14 @@ import re
 from dataclasses import dataclass, field
 from enum import IntEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
 API_VERSIONS = ("audit.k8s.io/v1", "audit.svc/v1")
 STAGES = ("RequestReceived", "ResponseStarted", "ResponseComplete", "Panic")
+_CACHED_SHAPES = 4096
+"""Request shapes whose decision a policy keeps; past that it starts over (distinct shapes are few in practice)."""
 _GROUP_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
@@ -58,9 +60,8 @@ class GroupResources:
         return False
 
 
-@dataclass(frozen=True)
-class Request:
-    """What a rule looks at: the request's user, verb and target."""
+class Request(NamedTuple):
+    """What a rule looks at: the request's user, verb and target (a tuple: built once per request)."""
 
     user: str
     groups: tuple[str, ...]
@@ -127,8 +128,41 @@ class Policy:
     rules: tuple[Rule, ...]
     omit_stages: tuple[str, ...] = ()
     omit_managed_fields: bool = False
+    _decisions: dict[tuple[Any, ...], Decision] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """Decisions by request shape: the rules are walked once per shape, not once per request."""
+    _by_name: bool = field(default=False, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        by_name = any(gr.resource_names for rule in self.rules for gr in rule.resources)
+        object.__setattr__(self, "_by_name", by_name)
+
+    def _shape(self, request: Request) -> tuple[Any, ...]:
+        """What the decision depends on: a resource request's path never matters, its name only
+        when a rule lists resourceNames (so GETs of different objects share one decision)."""
+        if not request.is_resource_request:
+            return request
+        name = request.name if self._by_name else ""
+        return (
+            request.user,
+            request.groups,
+            request.verb,
+            request.namespace,
+            request.api_group,
+            request.resource,
+            request.subresource,
+            name,
+        )
 
     def decide(self, request: Request) -> Decision:
+        shape = self._shape(request)
+        decision = self._decisions.get(shape)
+        if decision is None:
+            if len(self._decisions) >= _CACHED_SHAPES:
+                self._decisions.clear()
+            decision = self._decisions[shape] = self._evaluate(request)
+        return decision
+
+    def _evaluate(self, request: Request) -> Decision:
         for rule in self.rules:
             if rule.matches(request):
                 omit_managed = (

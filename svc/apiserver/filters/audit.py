@@ -111,7 +111,7 @@ async def audit_failed_authentication(ctx: RequestContext, error: status.StatusE
     decision = auditor.policy.decide(_policy_request(ctx))
     if decision.level is Level.NONE:
         return
-    event = events.new_event(decision.level, audit_id, ctx.request, ctx.info, UserInfo(""), wallclock.now_datetime())
+    event = events.new_event(decision.level, audit_id, ctx.request, ctx.info, UserInfo(""), wallclock.now())
     event["user"] = {}
     event["responseStatus"] = {"metadata": {}, "message": _authentication_methods(ctx), "code": error.code}
     await _delivered(_emit(auditor, decision, event, "ResponseStarted", {}))
@@ -121,7 +121,7 @@ async def _audited(
     ctx: RequestContext, next_handler: Handler, auditor: Auditor, decision: Decision, audit_id: str
 ) -> web.StreamResponse:
     assert ctx.info is not None and ctx.user is not None
-    event = events.new_event(decision.level, audit_id, ctx.request, ctx.info, ctx.user, wallclock.now_datetime())
+    event = events.new_event(decision.level, audit_id, ctx.request, ctx.info, ctx.user, wallclock.now())
     annotations: dict[str, str] = {}
     token = request_audit_annotations.set(annotations)
     if not await _delivered(_emit(auditor, decision, event, "RequestReceived", annotations)) and auditor.strict:
@@ -179,7 +179,8 @@ def _complete(
         event["impersonatedUser"] = events.user_info(ctx.user)
     info = ctx.info
     assert info is not None
-    request_object = events.decode_json(ctx.request.get(BODY_KEY), ctx.request.content_type)
+    sent = ctx.request.get(BODY_KEY)
+    request_object = events.decode_json(sent, ctx.request.content_type) if sent else None
     if "objectRef" in event and info.verb in _OBJECT_VERBS:
         events.complete_object_ref(event["objectRef"], request_object)
     response_object = None

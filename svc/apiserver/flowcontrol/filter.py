@@ -118,8 +118,8 @@ async def _priority_and_fairness(
         return too_many_requests(control.retry_after.seconds(level.name), headers)
     series.waited_then_ran.observe(waited)
     series.dispatched.inc()
-    series.executing.inc()
-    series.executing_seats.inc(request.width)
+    series.executing += 1
+    series.executing_seats += request.width
     released = False
 
     def release(_: web.StreamResponse | None = None) -> None:
@@ -127,8 +127,8 @@ async def _priority_and_fairness(
         if not released:
             released = True
             queueset.finish(request)
-            series.executing.dec()
-            series.executing_seats.dec(request.width)
+            series.executing -= 1
+            series.executing_seats -= request.width
 
     if info.verb == "watch":
         ctx.started_hooks.append(release)
@@ -153,7 +153,7 @@ async def _wait(
     ctx: RequestContext, info: RequestInfo, queueset: QueueSet, request: Request, series: FlowSeries
 ) -> Outcome:
     assert request.waiter is not None
-    series.inqueue.inc()
+    series.inqueue += 1
     try:
         async with asyncio.timeout(_wait_limit(ctx, info)):
             await asyncio.shield(request.waiter)
@@ -165,7 +165,7 @@ async def _wait(
             queueset.finish(request)
         raise
     finally:
-        series.inqueue.dec()
+        series.inqueue -= 1
 
 
 async def _run_exempt(
@@ -173,14 +173,14 @@ async def _run_exempt(
 ) -> web.StreamResponse:
     series.waited_then_ran.observe(0.0)
     series.dispatched.inc()
-    series.executing.inc()
+    series.executing += 1
     level.executing += 1
     level.dispatched += 1
     try:
         return await _call(ctx, next_handler, headers)
     finally:
         level.executing -= 1
-        series.executing.dec()
+        series.executing -= 1
 
 
 async def _let_arrivals_in(queueset: QueueSet, request: Request) -> None:

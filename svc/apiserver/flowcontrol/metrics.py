@@ -96,15 +96,22 @@ class FlowControlMetrics:
 
 
 class FlowSeries:
-    """The labelled children of one (flow schema, priority level) pair."""
+    """The labelled children of one (flow schema, priority level) pair.
+
+    The three gauges read counts the filter keeps as plain integers: a request moves them as it
+    queues, runs and ends, and an integer update costs a fraction of a gauge's locked one; the
+    gauges are read only when `/metrics` is scraped."""
 
     def __init__(self, metrics: FlowControlMetrics, schema: str, level: str) -> None:
         self._metrics = metrics
         self._labels = (schema, level)
+        self.inqueue = 0
+        self.executing = 0
+        self.executing_seats = 0
+        metrics.inqueue.labels(schema, level).set_function(lambda: self.inqueue)
+        metrics.executing.labels(schema, level).set_function(lambda: self.executing)
+        metrics.executing_seats.labels(schema, level).set_function(lambda: self.executing_seats)
         self.dispatched = metrics.dispatched.labels(schema, level)
-        self.inqueue = metrics.inqueue.labels(schema, level)
-        self.executing = metrics.executing.labels(schema, level)
-        self.executing_seats = metrics.executing_seats.labels(schema, level)
         self.waited_then_ran = metrics.wait.labels(schema, level, "true")
         self.waited_then_refused = metrics.wait.labels(schema, level, "false")
 

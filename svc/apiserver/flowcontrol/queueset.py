@@ -112,12 +112,13 @@ class QueueSet:
         self._dispatch()
 
     # -- virtual time ------------------------------------------------------------------------
-    def _advance(self) -> None:
-        """Move the virtual clock R up to now, at the rate of the interval just ended."""
+    def _advance(self) -> float:
+        """Move the virtual clock R up to now, at the rate of the interval just ended; now."""
         now = self.clock()
         if self.active_queues:
             self._r += (now - self._r_updated) * min(self.seats_in_use, self.limit) / self.active_queues
         self._r_updated = now
+        return now
 
     # -- admission ---------------------------------------------------------------------------
     def _fits(self, width: int) -> bool:
@@ -131,10 +132,10 @@ class QueueSet:
         (None: wait on `request.waiter`)."""
         if request.width > self.limit:
             request.width = max(1, self.limit)
-        self._advance()
+        now = self._advance()
         if self.dealer is None:
             if self._fits(request.width):
-                self._start(request)
+                self._start(request, now)
                 self._note_demand()
                 return Outcome.DISPATCHED
             self.peak_demand = max(self.peak_demand, self.seats_in_use + request.width)
@@ -152,7 +153,7 @@ class QueueSet:
         request.queue = queue
         if not self.waiting_count and self._fits(request.width):
             # nobody waits anywhere: the request would be dispatched at once, without a waiter
-            self._start(request)
+            self._start(request, now)
             self._note_demand()
             return Outcome.DISPATCHED
         queue.waiting.append(request)
@@ -197,8 +198,8 @@ class QueueSet:
         self._dispatch()
         return True
 
-    def _start(self, request: Request) -> None:
-        request.started = self.clock()
+    def _start(self, request: Request, now: float) -> None:
+        request.started = now
         self.seats_in_use += request.width
         self.executing.add(request)
         self.counts.dispatched += 1
@@ -219,7 +220,7 @@ class QueueSet:
             queue.seats_waiting -= head.width
             self.waiting_count -= 1
             self.waiting_seats -= head.width
-            self._start(head)
+            self._start(head, self.clock())
             if head.waiter is not None and not head.waiter.done():
                 head.waiter.set_result(None)
 
@@ -227,14 +228,14 @@ class QueueSet:
         """The request ended (or a watch finished starting): free its seats, correct its queue's R."""
         if request not in self.executing:
             return
-        self._advance()
+        now = self._advance()
         self.executing.discard(request)
         self.seats_in_use -= request.width
         queue = request.queue
         if queue is not None:
             queue.executing -= 1
             queue.seats_in_use -= request.width
-            took = self.clock() - request.started
+            took = now - request.started
             queue.next_r -= max(0.0, request.charged_r - request.width * took)
             if not queue.busy():
                 self.active_queues -= 1

@@ -233,3 +233,29 @@ def test_a_watch_gives_its_seat_back_once_it_has_started(svc_server_factory, tmp
         assert _as(server, FLOOD).request("GET", PATH).status == 200
     finally:
         stream.close()
+
+
+def test_executing_gauges_follow_a_running_request(svc_server_factory, tmp_path) -> None:
+    server = svc_server_factory(
+        f"--token-auth-file={_tokens(tmp_path)}", f"--fault-config={_slow_for(tmp_path, 'flood', 1.0)}"
+    )
+    series = '{flow_schema="global-default",priority_level="global-default"}'
+
+    def gauges() -> tuple[str, str]:
+        metrics = server.client().request("GET", "/metrics").body.decode()
+        return tuple(  # type: ignore[return-value]
+            next(line.split()[-1] for line in metrics.splitlines() if line.startswith(name + series))
+            for name in (
+                "apiserver_flowcontrol_current_executing_requests",
+                "apiserver_flowcontrol_current_executing_seats",
+            )
+        )
+
+    with ThreadPoolExecutor(1) as pool:
+        slow = pool.submit(lambda: _as(server, FLOOD).request("GET", PATH))
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and gauges() != ("1.0", "1.0"):
+            time.sleep(0.05)
+        assert gauges() == ("1.0", "1.0")
+        assert slow.result().status == 200
+    assert gauges() == ("0.0", "0.0")
