@@ -208,7 +208,7 @@ class GenericStore:
             raise self._corrupt(error) from None
 
     def _cached(self, key: str) -> CachedObject | None:
-        """The watch cache's copy of a key: where an update may start, as upstream's does."""
+        """The watch cache's copy of a key: where an update or delete may start, as upstream's do."""
         return None if self.cache is None else self.cache.state.get(key)
 
     def _from_cache(self, key: str, name: str) -> Obj:
@@ -588,9 +588,8 @@ class GenericStore:
             return self._stored(marked)
 
         try:
-            # No cached copy here: marking a deletion usually writes nothing, which a copy would have to
-            # confirm on storage anyway, so it would cost a read rather than save one.
-            stored = await self.objects.guaranteed_update(key, mark)
+            suggestion = None if options.dry_run else self._cached(key)
+            stored = await self.objects.guaranteed_update(key, mark, suggestion=suggestion)
             if "dry" in pending:
                 return self.present(pending["dry"]), False
             if "remove" not in pending:
