@@ -22,7 +22,6 @@ from typing import Any, Protocol
 from svc.machinery.collector import collector_paused
 from svc.storage import errors
 from svc.storage.backend import Backend, Event, EventType, KeyValue, prefix_end
-from svc.storage.cached_object import CachedObject
 from svc.storage.codec import StorageCodec
 from svc.storage.encryption.transformer import Transformer, TransformError
 
@@ -38,18 +37,6 @@ class ListPage:
     more: bool
     remaining: int
     last_key: str
-
-
-@dataclass(frozen=True, slots=True)
-class _State:
-    """What an update starts from: the object, its stored encoding (None when it came from the watch
-    cache), whether that value is stale, its mod revision, and whether it was just read from storage."""
-
-    obj: Obj
-    data: bytes | None
-    stale: bool
-    revision: int
-    current: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,17 +72,14 @@ class ObjectStore:
         obj.setdefault("metadata", {})["resourceVersion"] = str(kv.mod_revision)
         return obj, data, stale
 
-    def _transformer(self, key: str) -> Transformer | None:
-        return self.transformers.for_key(key) if self.transformers is not None else None
-
     def _from_storage(self, key: str, value: bytes) -> tuple[bytes, bool]:
-        transformer = self._transformer(key)
+        transformer = self.transformers.for_key(key) if self.transformers is not None else None
         if transformer is None:
             return value, False
         return transformer.from_storage(value, key.encode())
 
     def _to_storage(self, key: str, value: bytes) -> bytes:
-        transformer = self._transformer(key)
+        transformer = self.transformers.for_key(key) if self.transformers is not None else None
         if transformer is None:
             return value
         try:
@@ -134,33 +118,16 @@ class ObjectStore:
         kv = await self.backend.create(key, self._to_storage(key, self.encode(obj)))
         return self._stored(obj, kv)
 
-    async def guaranteed_update(
-        self,
-        key: str,
-        update: UpdateFunc,
-        *,
-        create_missing: bool = False,
-        suggestion: CachedObject | None = None,
-    ) -> Obj:
+    async def guaranteed_update(self, key: str, update: UpdateFunc, *, create_missing: bool = False) -> Obj:
         """Apply `update` to the stored object until the compare-and-swap holds.
 
         `update` gets a private copy of the current object (with its resourceVersion), or None when
         the key is missing and `create_missing` is set, and returns the new object, or None to leave
         the stored one as is. Errors it raises propagate unchanged. An unchanged object is not
-        written and keeps its resourceVersion.
-
-        `suggestion` (the watch cache's copy) saves reading the key before the first attempt, as
-        upstream's cached existing object does: a lost compare-and-swap, or an outcome that writes
-        nothing, or an error `update` raised, then reads what is stored and runs `update` again (the
-        error stands when storage holds the same version). Values behind a transformer are always read
-        (only the stored value tells whether it is stale)."""
-        state: _State | None
-        if suggestion is not None and self._transformer(key) is None:
-            state = _State(suggestion.decode(), None, False, suggestion.revision, current=False)
-        else:
-            state = self._state(await self.backend.get(key))
+        written and keeps its resourceVersion."""
+        kv = await self.backend.get(key)
         while True:
-            if state is None:
+            if kv is None:
                 if not create_missing:
                     raise errors.KeyNotFoundError(key)
                 created = await update(None)
@@ -169,43 +136,21 @@ class ObjectStore:
                 try:
                     return await self.create(key, created)
                 except errors.KeyExistsError:
-                    state = self._state(await self.backend.get(key))
+                    kv = await self.backend.get(key)
                     continue
-            current = state.obj
+            current, data, stale = self._read(kv)
+            updated = await update(self.codec.copy(current))
+            if updated is None or (updated == current and not stale):
+                return current
+            value = self.encode(updated)
+            if not stale and self._holds_the_same(value, data):
+                return current
             try:
-                updated = await update(self.codec.copy(current))
-            except Exception:
-                if state.current:
-                    raise
-                # The refusal may come from the cache's stale copy: it stands only if storage agrees.
-                cached_revision = state.revision
-                state = self._state(await self.backend.get(key))
-                if state is not None and state.revision == cached_revision:
-                    raise
-                continue
-            unchanged = updated is None or (updated == current and not state.stale)
-            value = b"" if unchanged else self.encode(updated)
-            if not unchanged and not state.stale:
-                stored = state.data if state.data is not None else self.encode(current)
-                unchanged = self._holds_the_same(value, stored)
-            if unchanged:
-                if state.current:
-                    return current
-                state = self._state(await self.backend.get(key))
-                continue
-            try:
-                new_kv = await self.backend.update(key, self._to_storage(key, value), expected_revision=state.revision)
+                new_kv = await self.backend.update(key, self._to_storage(key, value), expected_revision=kv.mod_revision)
             except (errors.RevisionConflictError, errors.KeyNotFoundError):
-                state = self._state(await self.backend.get(key))
+                kv = await self.backend.get(key)
                 continue
-            assert updated is not None
             return self._stored(updated, new_kv)
-
-    def _state(self, kv: KeyValue | None) -> _State | None:
-        if kv is None:
-            return None
-        obj, data, stale = self._read(kv)
-        return _State(obj, data, stale, kv.mod_revision, current=True)
 
     def _holds_the_same(self, value: bytes, stored: bytes) -> bool:
         """Whether a new value stores what is already stored. Upstream compares the bytes of its

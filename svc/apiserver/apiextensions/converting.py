@@ -20,7 +20,6 @@ from svc.machinery import status
 from svc.registry.options import ListOptions
 from svc.registry.store import GenericStore
 from svc.registry.watch import WatchEvent, WatchStream
-from svc.storage.cached_object import CachedObject
 from svc.storage.objects import ListPage, ObjectStore, UpdateFunc
 
 Obj = dict[str, Any]
@@ -52,21 +51,14 @@ class ConvertingObjects(ObjectStore):
         stored = await super().create(key, await self._one(obj, self.storage))
         return await self._one(stored, self.served)
 
-    async def guaranteed_update(
-        self,
-        key: str,
-        update: UpdateFunc,
-        *,
-        create_missing: bool = False,
-        suggestion: CachedObject | None = None,
-    ) -> Obj:
+    async def guaranteed_update(self, key: str, update: UpdateFunc, *, create_missing: bool = False) -> Obj:
         async def converted(current: Obj | None) -> Obj | None:
             if current is not None:
                 current = await self._one(current, self.served)
             result = await update(current)
             return None if result is None else await self._one(result, self.storage)
 
-        stored = await super().guaranteed_update(key, converted, create_missing=create_missing, suggestion=suggestion)
+        stored = await super().guaranteed_update(key, converted, create_missing=create_missing)
         return await self._one(stored, self.served)
 
 
