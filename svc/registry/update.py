@@ -44,12 +44,12 @@ def _metadata_errors(strategy: Strategy, metadata: dict[str, Any], old_metadata:
 
 
 def before_subresource_update(strategy: Strategy, subresource: str, new: dict[str, Any], old: dict[str, Any]) -> None:
-    """A write through a subresource that has validation of its own (upstream runs `BeforeUpdate` with the
-    subresource's strategy): the generic metadata rules, then that validation; nothing is stored on errors."""
-    validator = strategy.subresource_validators.get(subresource)
-    if validator is None:
-        return
+    """A write through a subresource (upstream runs `BeforeUpdate` with the subresource's strategy): the
+    generic metadata rules, then the subresource's own validation if it has one; nothing is stored on errors."""
     metadata = new.get("metadata") or {}
-    errors = _metadata_errors(strategy, metadata, old["metadata"]) + validator(new, old)
+    errors = _metadata_errors(strategy, metadata, old["metadata"])
+    validator = strategy.subresource_validators.get(subresource)
+    if validator is not None:
+        errors += validator(new, old)
     if errors:
         raise invalid(strategy, metadata.get("name", ""), errors)
