@@ -43,11 +43,22 @@ def _metadata_errors(strategy: Strategy, metadata: dict[str, Any], old_metadata:
     )
 
 
+# What a subresource write carries in its metadata whatever the subresource (see `subresource_base`).
+_CARRIED = frozenset({"resourceVersion", "managedFields"})
+
+
+def _metadata_changed(metadata: dict[str, Any], old: dict[str, Any]) -> bool:
+    """Whether the write changes the stored metadata beyond what every subresource write carries: the
+    stored metadata passed these rules when written (or predates a rule), so it is not judged again."""
+    old_metadata = old["metadata"]
+    return any(metadata.get(key) != old_metadata.get(key) for key in (metadata.keys() | old_metadata.keys()) - _CARRIED)
+
+
 def before_subresource_update(strategy: Strategy, subresource: str, new: dict[str, Any], old: dict[str, Any]) -> None:
     """A write through a subresource (upstream runs `BeforeUpdate` with the subresource's strategy): the
     generic metadata rules, then the subresource's own validation if it has one; nothing is stored on errors."""
     metadata = new.get("metadata") or {}
-    errors = _metadata_errors(strategy, metadata, old["metadata"])
+    errors = _metadata_errors(strategy, metadata, old["metadata"]) if _metadata_changed(metadata, old) else []
     validator = strategy.subresource_validators.get(subresource)
     if validator is not None:
         errors += validator(new, old)
