@@ -81,26 +81,61 @@ def _uncounted(new: Any) -> list[FieldError]:
                 errors.append(invalid(path, uid, "must not be empty"))
             elif uid in seen:
                 errors.append(duplicate(path, uid))
-            seen.add(uid)
+            else:
+                seen.add(uid)
     return errors
 
 
-def _job(new: Any, old: Any, _: str) -> list[FieldError]:
-    """`validateJobStatus` and `ValidateJobStatusUpdate` with the options upstream's strategy derives."""
+def _conditions_error(detail: str) -> FieldError:
+    return invalid("status.conditions", OMITTED, detail)
+
+
+def _job_status(new: Any, old: Any) -> list[FieldError]:
+    """`validateJobStatus`; each transition rule applies when the write changes what it is about (the
+    options upstream's status strategy derives from the old and new Job)."""
     status, before = lookup(new, "status") or {}, lookup(old, "status") or {}
 
     def changed(*keys: str) -> bool:
         return any(status.get(key) != before.get(key) for key in keys)
 
-    finished_changed = _finished(new) != _finished(old)
+    def moved(kind: str) -> bool:
+        return _true(new, kind) != _true(old, kind)
+
+    complete, failed, finished = _true(new, "Complete"), _true(new, "Failed"), _finished(new)
+    finished_changed = finished != _finished(old)
     errors: list[FieldError] = []
     for key in ("active", "succeeded", "failed", "ready", "terminating"):
         value = status.get(key)
         if type(value) is int and value < 0:
             errors.append(invalid(f"status.{key}", value, NEGATIVE))
     errors += _uncounted(new)
-    if (finished_changed or changed("active")) and count(new, "status.active") > 0 and _finished(new):
+    if (moved("Complete") or moved("Failed")) and complete and failed:
+        errors.append(_conditions_error("cannot set Complete=True and Failed=true conditions"))
+    if (moved("Complete") or moved("FailureTarget")) and complete and _true(new, "FailureTarget"):
+        errors.append(_conditions_error("cannot set Complete=True and FailureTarget=true conditions"))
+    completion, start = status.get("completionTime"), status.get("startTime")
+    if moved("Complete") or changed("completionTime"):
+        if completion is not None and not complete:
+            detail = "cannot set completionTime when there is no Complete=True condition"
+            errors.append(invalid("status.completionTime", completion, detail))
+        if completion is None and complete:
+            errors.append(required("status.completionTime", "completionTime is required for Complete jobs"))
+    if changed("startTime", "completionTime") and start and completion and completion < start:
+        errors.append(invalid("status.completionTime", completion, "completionTime cannot be set before startTime"))
+    if (moved("Failed") or changed("failedIndexes")) and failed and not _true(new, "FailureTarget"):
+        errors.append(_conditions_error("cannot set Failed=True condition without the FailureTarget=true condition"))
+    if moved("Complete") and complete and not _true(new, "SuccessCriteriaMet"):
+        detail = "cannot set Complete=True condition without the SuccessCriteriaMet=true condition"
+        errors.append(_conditions_error(detail))
+    if (finished_changed or changed("active")) and count(new, "status.active") > 0 and finished:
         errors.append(invalid("status.active", status["active"], "active>0 is invalid for finished job"))
+    idle = lookup(new, "spec.suspend") is True and lookup(new, "spec.completions") == 0
+    if (finished_changed or changed("startTime")) and not idle and start is None and finished:
+        errors.append(required("status.startTime", "startTime is required for finished job"))
+    uncounted = status.get("uncountedTerminatedPods") or {}
+    if (finished_changed or changed("uncountedTerminatedPods")) and finished and any(uncounted.values()):
+        detail = "uncountedTerminatedPods needs to be empty for finished job"
+        errors.append(invalid("status.uncountedTerminatedPods", uncounted, detail))
     indexed = text(new, "spec.completionMode") == "Indexed"
     if changed("completedIndexes") and status.get("completedIndexes") and not indexed:
         detail = "cannot set non-empty completedIndexes when non-indexed completion mode"
@@ -110,23 +145,46 @@ def _job(new: Any, old: Any, _: str) -> list[FieldError]:
         detail = "cannot set non-null failedIndexes when backoffLimitPerIndex is null"
         errors.append(invalid("status.failedIndexes", status["failedIndexes"], detail))
     terminating = status.get("terminating")
-    if (finished_changed or changed("terminating")) and type(terminating) is int and terminating > 0 and _finished(new):
+    if (finished_changed or changed("terminating")) and type(terminating) is int and terminating > 0 and finished:
         errors.append(invalid("status.terminating", terminating, "terminating>0 is invalid for finished job"))
     ready = status.get("ready")
     if changed("ready", "active") and type(ready) is int and ready > count(new, "status.active"):
         errors.append(invalid("status.ready", ready, "cannot set more ready pods than active"))
+    met = _true(new, "SuccessCriteriaMet")
+    if met and failed:
+        errors.append(_conditions_error("cannot set SuccessCriteriaMet=True and Failed=true conditions"))
+    if met and _true(new, "FailureTarget"):
+        errors.append(_conditions_error("cannot set SuccessCriteriaMet=True and FailureTarget=true conditions"))
+    if lookup(new, "spec.successPolicy") is not None and not met and complete:
+        detail = "cannot set Complete=True for Job with SuccessPolicy unless SuccessCriteriaMet=True"
+        errors.append(_conditions_error(detail))
+    return errors
+
+
+def _job(new: Any, old: Any, _: str) -> list[FieldError]:
+    """`ValidateJobStatusUpdate`: the status, then what may not go back."""
+    status, before = lookup(new, "status") or {}, lookup(old, "status") or {}
+    errors = _job_status(new, old)
     for kind in ("Failed", "Complete", "FailureTarget"):
         if _true(old, kind) and not _true(new, kind):
-            detail = f"cannot disable the terminal {kind}=True condition"
-            errors.append(invalid("status.conditions", OMITTED, detail))
+            errors.append(_conditions_error(f"cannot disable the terminal {kind}=True condition"))
     if count(new, "status.failed") < count(old, "status.failed"):
         errors.append(invalid("status.failed", count(new, "status.failed"), "cannot decrease the failed counter"))
+    indexed = text(new, "spec.completionMode") == "Indexed"
     scalable = indexed and lookup(new, "spec.completions") == lookup(new, "spec.parallelism")
     if not scalable and count(new, "status.succeeded") < count(old, "status.succeeded"):
         detail = "cannot decrease the succeeded counter"
         errors.append(invalid("status.succeeded", count(new, "status.succeeded"), detail))
     if before.get("completionTime") and status.get("completionTime") not in (None, before["completionTime"]):
         errors.append(invalid("status.completionTime", status["completionTime"], "completionTime cannot be mutated"))
+    started = before.get("startTime")
+    if started and status.get("startTime") != started and lookup(new, "spec.suspend") is not True:
+        errors.append(required("status.startTime", "startTime cannot be removed for unsuspended job"))
+    if _true(old, "SuccessCriteriaMet") and not _true(new, "SuccessCriteriaMet"):
+        errors.append(_conditions_error("cannot disable the SuccessCriteriaMet=True condition"))
+    if _true(old, "Complete") and not _true(old, "SuccessCriteriaMet") and _true(new, "SuccessCriteriaMet"):
+        detail = "cannot set SuccessCriteriaMet=True for Job already has Complete=true conditions"
+        errors.append(_conditions_error(detail))
     return errors
 
 

@@ -228,3 +228,24 @@ def test_kubectl_status_subresource_patch_is_refused(server) -> None:
     )
     assert result.returncode != 0
     assert "status.replicas: Invalid value: -3: must be greater than or equal to 0" in result.stderr
+
+
+def test_job_may_not_fail_without_a_failure_target(server) -> None:
+    client = server.client()
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "f"},
+        "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "x"}]}}},
+    }
+    failed = {"type": "Failed", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}
+    answer = _write_status(
+        client, "/apis/batch/v1/namespaces/default/jobs", job, {"conditions": [failed], "startTime": None}
+    )
+    assert_causes(
+        _causes(answer),
+        [
+            ("status.conditions", INVALID, "cannot set Failed=True condition without the FailureTarget=true condition"),
+            ("status.startTime", REQUIRED, "startTime is required for finished job"),
+        ],
+    )
