@@ -249,3 +249,15 @@ def test_job_may_not_fail_without_a_failure_target(server) -> None:
             ("status.startTime", REQUIRED, "startTime is required for finished job"),
         ],
     )
+
+
+def test_a_status_write_keeps_the_stored_spec(server) -> None:
+    client = server.client()
+    collection = "/apis/apps/v1/namespaces/default/deployments"
+    created = client.request("POST", collection, body={**DEPLOYMENT, "metadata": {"name": "keep"}}).json()
+    created["spec"]["replicas"] = 7
+    created["status"] = {"observedGeneration": 1}
+    written = client.request("PUT", f"{collection}/keep/status", body=created)
+    assert written.status == 200, written.body
+    stored = client.request("GET", f"{collection}/keep").json()
+    assert (stored["spec"]["replicas"], stored["status"]["observedGeneration"]) == (1, 1)
