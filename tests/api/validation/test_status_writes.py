@@ -261,3 +261,16 @@ def test_a_status_write_keeps_the_stored_spec(server) -> None:
     assert written.status == 200, written.body
     stored = client.request("GET", f"{collection}/keep").json()
     assert (stored["spec"]["replicas"], stored["status"]["observedGeneration"]) == (1, 1)
+
+
+def test_a_load_balancer_ip_defaults_to_the_vip_mode(server) -> None:
+    client = server.client()
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "vip"},
+        "spec": {"type": "LoadBalancer", "ports": [{"port": 80}]},
+    }
+    answer = _write_status(client, f"{NS}/services", service, {"loadBalancer": {"ingress": [{"ip": "192.0.2.9"}]}})
+    assert answer.status == 200, answer.body
+    assert answer.json()["status"]["loadBalancer"]["ingress"] == [{"ip": "192.0.2.9", "ipMode": "VIP"}]
