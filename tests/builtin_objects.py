@@ -253,7 +253,8 @@ STATUSES: dict[tuple[str, str], Obj] = {
     },
     ("v1", "ReplicationController"): {"observedGeneration": 1},
     ("v1", "ResourceQuota"): {"hard": {"pods": "10"}, "used": {"pods": "0"}},
-    ("v1", "Service"): {"loadBalancer": {"ingress": [{"ip": "192.0.2.1"}]}},
+    # a ClusterIP Service may not report load balancer points (upstream refuses them): conditions instead
+    ("v1", "Service"): {"loadBalancer": {}, "conditions": [_CONDITION]},
     ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy"): {"observedGeneration": 1},
     ("apps/v1", "DaemonSet"): {"observedGeneration": 1, "numberAvailable": 1},
     ("apps/v1", "Deployment"): {"observedGeneration": 1},

@@ -85,6 +85,9 @@ class Strategy:
     keeps_terminating: Callable[[Obj], bool] = lambda obj: False
     normalize: Callable[[Obj], None] = _nothing
     extra_subresource_updates: Mapping[str, Callable[[Obj, Obj], Obj]] = field(default_factory=dict)
+    subresource_validators: Mapping[str, Callable[[Obj, Obj], list[FieldError]]] = field(default_factory=dict)
+    """Per subresource, upstream's update validation of that subresource's strategy (`ValidateXStatusUpdate`
+    for `status`): run on the merged object, after the generic metadata rules."""
     field_labels: Callable[[Obj], dict[str, str]] = default_field_labels
     field_label_names: frozenset[str] = frozenset({"metadata.name", "metadata.namespace"})
     prune: Callable[[Obj], list[str]] | None = None

@@ -31,7 +31,7 @@ from svc.registry.initial_events import InitialEvents
 from svc.registry.list_items import DecodedOnePass, ItemForm, list_items
 from svc.registry.options import DeleteOptions, ListOptions, WriteOptions
 from svc.registry.selection import Selection
-from svc.registry.update import before_update
+from svc.registry.update import before_subresource_update, before_update
 from svc.registry.watch import BackendEvents, EventSource, WatchEvent, WatchStream, convert
 from svc.storage import errors
 from svc.storage.backend import prefix_end
@@ -512,8 +512,10 @@ class GenericStore:
                 if self.hooks is not None:
                     finishes.append(await self.hooks.begin_update(obj, current, dry_run=options.dry_run))
                 before_update(self.strategy, obj, current, namespace)
-            elif self.hooks is not None:
-                await self.hooks.begin_subresource_update(subresource, obj, current)
+            else:
+                if self.hooks is not None:
+                    await self.hooks.begin_subresource_update(subresource, obj, current)
+                before_subresource_update(self.strategy, subresource, obj, current)
             await admission.validate(attributes)
             outcome["delete"] = deletion.finished_terminating(self.strategy, obj, current)
             if options.dry_run:

@@ -1,4 +1,5 @@
-"""The fixed order of work before an object is updated (upstream `rest.BeforeUpdate`)."""
+"""The fixed order of work before an object is updated (upstream `rest.BeforeUpdate`), for the main
+resource and for writes through a subresource (whose strategy validates its own part)."""
 
 from __future__ import annotations
 
@@ -24,15 +25,42 @@ def before_update(strategy: Strategy, new: dict[str, Any], old: dict[str, Any], 
         metadata.pop("deletionTimestamp", None)
     if "deletionGracePeriodSeconds" in old_metadata and "deletionGracePeriodSeconds" not in metadata:
         metadata["deletionGracePeriodSeconds"] = old_metadata["deletionGracePeriodSeconds"]
+    errors = _metadata_errors(strategy, metadata, old_metadata)
+    errors += strategy.validate_update(new, old)
+    if errors:
+        raise invalid(strategy, metadata.get("name", ""), errors)
+    strategy.canonicalize(new)
+
+
+def _metadata_errors(strategy: Strategy, metadata: dict[str, Any], old_metadata: dict[str, Any]) -> list:
     finalizers = standard_finalizers(strategy)
     errors = validate_object_meta_update(metadata, old_metadata, standard_finalizers=finalizers)
-    errors += validate_object_meta(
+    return errors + validate_object_meta(
         metadata,
         namespaced=strategy.resource.namespaced,
         name_validator=strategy.name_validator,
         standard_finalizers=finalizers,
     )
-    errors += strategy.validate_update(new, old)
+
+
+# What a subresource write carries in its metadata whatever the subresource (see `subresource_base`).
+_CARRIED = frozenset({"resourceVersion", "managedFields"})
+
+
+def _metadata_changed(metadata: dict[str, Any], old: dict[str, Any]) -> bool:
+    """Whether the write changes the stored metadata beyond what every subresource write carries: the
+    stored metadata passed these rules when written (or predates a rule), so it is not judged again."""
+    old_metadata = old["metadata"]
+    return any(metadata.get(key) != old_metadata.get(key) for key in (metadata.keys() | old_metadata.keys()) - _CARRIED)
+
+
+def before_subresource_update(strategy: Strategy, subresource: str, new: dict[str, Any], old: dict[str, Any]) -> None:
+    """A write through a subresource (upstream runs `BeforeUpdate` with the subresource's strategy): the
+    generic metadata rules, then the subresource's own validation if it has one; nothing is stored on errors."""
+    metadata = new.get("metadata") or {}
+    errors = _metadata_errors(strategy, metadata, old["metadata"]) if _metadata_changed(metadata, old) else []
+    validator = strategy.subresource_validators.get(subresource)
+    if validator is not None:
+        errors += validator(new, old)
     if errors:
         raise invalid(strategy, metadata.get("name", ""), errors)
-    strategy.canonicalize(new)

@@ -52,3 +52,11 @@ def service(obj: Obj) -> None:
         fill_nil(spec, "internalTrafficPolicy", _CLUSTER)
     if kind == "LoadBalancer":
         fill_nil(spec, "allocateLoadBalancerNodePorts", True)
+        _ip_modes(obj)
+
+
+def _ip_modes(obj: Obj) -> None:
+    """A load balancer's IP-based ingress point routes as a virtual IP unless it says otherwise."""
+    for point in entries(child(child(obj, "status"), "loadBalancer"), "ingress"):
+        if point.get("ip") and point.get("ipMode") is None:
+            point["ipMode"] = "VIP"

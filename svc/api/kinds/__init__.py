@@ -116,6 +116,8 @@ def strategy_for(resource: Resource, profile: Profile, *, allow_privileged: bool
     rules = rules_for(*identity, profile)
     if rules is not None:
         base = dataclasses.replace(base, validate=rules.validate, validate_update=rules.validate_update)
+        if rules.status:
+            base = dataclasses.replace(base, subresource_validators={"status": rules.validate_status_update})
     spec_path = privileged.POD_SPEC_PATHS.get(identity)
     if spec_path is not None and not allow_privileged:
         base = privileged.refuse_privileged(base, spec_path)

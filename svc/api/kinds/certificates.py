@@ -12,8 +12,7 @@ import dataclasses
 from typing import Any
 
 from svc.api.strategy import Strategy, subresource_base
-from svc.machinery import status
-from svc.machinery.field_errors import FieldError, aggregate_message, duplicate, forbidden, invalid, not_supported
+from svc.machinery.field_errors import FieldError, duplicate, forbidden, invalid, not_supported
 from svc.machinery.field_errors import required as required_error
 from svc.registry.admission import requesting_user
 from svc.registry.create import now_rfc3339
@@ -134,35 +133,32 @@ def _base(new: Obj, old: Obj) -> Obj:
     return result
 
 
+def _approval(new: Obj, old: Obj) -> Obj:
+    result = _base(new, old)
+    result["status"]["conditions"] = _with_timestamps(_conditions(new), _conditions(old), now_rfc3339())
+    return result
+
+
+def _status(new: Obj, old: Obj) -> Obj:
+    result = _base(new, old)
+    result["status"] = dict(new.get("status") or {})
+    kept = {kind: _of_type(_conditions(old), kind) for kind in _APPROVAL}
+    conditions = [c for c in _conditions(new) if c.get("type") not in _APPROVAL or not kept[c.get("type")]]
+    conditions = [*kept["Approved"], *kept["Denied"], *conditions]
+    result["status"]["conditions"] = _with_timestamps(conditions, _conditions(old), now_rfc3339())
+    if not result["status"]["conditions"]:
+        del result["status"]["conditions"]
+    return result
+
+
 def strategy(base: Strategy) -> Strategy:
-    group_kind = base.resource.group_kind
-
-    def check(result: Obj, old: Obj, *, approval: bool, certificate: bool) -> Obj:
-        errors = _validate_update(result, old, approval=approval, certificate=certificate)
-        if errors:
-            name = old["metadata"].get("name", "")
-            raise status.invalid(group_kind, name, errors, aggregate_message(errors))
-        return result
-
-    def approval(new: Obj, old: Obj) -> Obj:
-        result = _base(new, old)
-        result["status"]["conditions"] = _with_timestamps(_conditions(new), _conditions(old), now_rfc3339())
-        return check(result, old, approval=True, certificate=False)
-
-    def status_update(new: Obj, old: Obj) -> Obj:
-        result = _base(new, old)
-        result["status"] = dict(new.get("status") or {})
-        kept = {kind: _of_type(_conditions(old), kind) for kind in _APPROVAL}
-        conditions = [c for c in _conditions(new) if c.get("type") not in _APPROVAL or not kept[c.get("type")]]
-        conditions = [*kept["Approved"], *kept["Denied"], *conditions]
-        result["status"]["conditions"] = _with_timestamps(conditions, _conditions(old), now_rfc3339())
-        if not result["status"]["conditions"]:
-            del result["status"]["conditions"]
-        return check(result, old, approval=False, certificate=True)
-
     return dataclasses.replace(
         base,
         prepare_for_create=_record_requester,
         prepare_for_update=_keep_spec_and_status,
-        extra_subresource_updates={"approval": approval, "status": status_update},
+        extra_subresource_updates={"approval": _approval, "status": _status},
+        subresource_validators={
+            "approval": lambda new, old: _validate_update(new, old, approval=True, certificate=False),
+            "status": lambda new, old: _validate_update(new, old, approval=False, certificate=True),
+        },
     )

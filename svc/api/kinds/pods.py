@@ -9,7 +9,7 @@ from typing import Any
 from svc.api.kinds.pod_affinity_keys import merge_label_keys
 from svc.api.kinds.pod_qos import qos_class
 from svc.api.kinds.pod_updates import ephemeral_containers_only, resize_only
-from svc.api.strategy import Strategy
+from svc.api.strategy import Strategy, status_only
 
 
 def strategy(base: Strategy) -> Strategy:
@@ -25,9 +25,20 @@ def strategy(base: Strategy) -> Strategy:
             "binding": _as_bound,
             "ephemeralcontainers": ephemeral_containers_only,
             "resize": resize_only,
+            "status": _status,
         },
     )
 
 
 def _as_bound(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
     return new
+
+
+def _status(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    """The QoS class is set at creation and immutable; a status written without it keeps the stored one
+    (upstream backfills it: old kubelets dropped it from pods they rejected)."""
+    result = status_only(new, old)
+    qos = (old.get("status") or {}).get("qosClass")
+    if qos and isinstance(result.get("status"), dict) and not result["status"].get("qosClass"):
+        result["status"] = {**result["status"], "qosClass": qos}
+    return result

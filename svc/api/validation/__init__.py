@@ -6,6 +6,8 @@ the strategy module wires them into a kind's `validate` and `validate_update`.
 
 from __future__ import annotations
 
+import dataclasses
+
 from svc.api.brand import Profile
 from svc.api.validation import (
     admission_policies,
@@ -24,12 +26,14 @@ from svc.api.validation import (
     runtime_classes,
     service_ranges,
     small_groups,
+    status_core,
+    status_workloads,
     storage,
     trust_bundles,
     volumes,
     workloads,
 )
-from svc.api.validation.engine import KindRules
+from svc.api.validation.engine import KindRules, UpdateCheck
 from svc.machinery.validation import GENERIC_FINALIZERS
 
 _RULES: dict[tuple[str, str], KindRules] = {
@@ -55,10 +59,21 @@ _RULES: dict[tuple[str, str], KindRules] = {
 }
 
 
+_STATUS = {**status_core.STATUS, **status_workloads.STATUS}
+for _identity, _table in _STATUS.items():
+    _RULES[_identity] = dataclasses.replace(_RULES[_identity], status=_table)
+# A node's status strategy validates the whole update, as its main strategy does.
+_NODE = _RULES[("", "Node")]
+_RULES[("", "Node")] = dataclasses.replace(
+    _NODE, status=(UpdateCheck(lambda new, old, _: _NODE.validate_update(new, old)), status_core.NODE_RESOURCES)
+)
+
+
 def rules_for(group: str, kind: str, profile: Profile) -> KindRules | None:
     """The rules of a built-in kind (by upstream group) on a brand profile, or None when it has none."""
     if (group, kind) == ("", "Namespace"):
-        return core.namespace_rules(GENERIC_FINALIZERS | {profile.namespace_finalizer})
+        rules = core.namespace_rules(GENERIC_FINALIZERS | {profile.namespace_finalizer})
+        return dataclasses.replace(rules, status=status_core.NAMESPACE_STATUS)
     if group == rbac.UPSTREAM_GROUP:
         return rbac.rules(profile).get((group, kind))
     return _RULES.get((group, kind))

@@ -328,6 +328,9 @@ class KindRules:
     """Upstream's validation options derived from the old object (`AllowInvalidLabelValueInSelector`
     and kin): an update may keep invalid values of a class the stored object already holds."""
     kept_values: tuple[KeptValue, ...] = ()
+    status: UpdateTable = ()
+    """What a write through `/status` must satisfy (upstream's `ValidateXStatusUpdate`): the status rules,
+    comparing with the stored object where upstream does; the spec is the stored one by then."""
 
     def validate(self, obj: Obj) -> list[FieldError]:
         return run(self.create, obj)
@@ -342,3 +345,6 @@ class KindRules:
         if self.update_first:
             return comparisons + revalidated
         return revalidated + comparisons
+
+    def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return run_update(self.status, new, old)

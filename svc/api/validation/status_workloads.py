@@ -1,0 +1,298 @@
+"""What a write through `/status` must satisfy for the workload and networking kinds (upstream
+`ValidateDeploymentStatusUpdate`, `ValidateReplicaSetStatusUpdate`, `ValidateStatefulSetStatusUpdate`,
+`ValidateDaemonSetStatusUpdate`, `ValidateJobUpdateStatus`, `ValidateHorizontalPodAutoscalerStatusUpdate`,
+`ValidateIngressStatusUpdate`, `ValidatePodDisruptionBudgetStatusUpdate`).
+
+Job's status rules are upstream's transition checks with the options its status strategy derives: a rule
+about a field is enforced when the write changes that field, so a stored status is never re-judged.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+from svc.api.validation.addresses import ip_errors
+from svc.api.validation.engine import NEGATIVE, UpdateCheck, UpdateTable, items, lookup, text
+from svc.api.validation.status_core import count, hostname_errors, replica_counts
+from svc.machinery.field_errors import OMITTED, FieldError, duplicate, invalid, not_supported, required, too_long
+from svc.machinery.validation import regex_error, validate_label_name
+
+_CONDITION_REASON: Final = re.compile(r"[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?")
+_CONDITION_STATUSES: Final = ("False", "True", "Unknown")
+
+
+def _non_negative(*paths: str) -> UpdateCheck:
+    def check(new: Any, _: Any, __: str) -> list[FieldError]:
+        errors = []
+        for path in paths:
+            value = lookup(new, path.split("=")[0])
+            if type(value) is int and value < 0:
+                errors.append(invalid(path.split("=")[-1], value, NEGATIVE))
+        return errors
+
+    return UpdateCheck(check)
+
+
+def _collision_count(new: Any, old: Any, _: str) -> list[FieldError]:
+    """`IsDecremented`: the collision counter only grows."""
+    value, before = lookup(new, "status.collisionCount"), lookup(old, "status.collisionCount")
+    if type(before) is int and (value is None or (type(value) is int and value < before)):
+        return [invalid("status.collisionCount", value or 0, "cannot be decremented")]
+    return []
+
+
+def _daemon_set(new: Any, _: Any, __: str) -> list[FieldError]:
+    keys = (
+        "currentNumberScheduled",
+        "numberMisscheduled",
+        "desiredNumberScheduled",
+        "numberReady",
+        "observedGeneration",
+        "updatedNumberScheduled",
+        "numberAvailable",
+        "numberUnavailable",
+        "collisionCount",
+    )
+    return [
+        invalid(f"status.{key}", lookup(new, f"status.{key}"), NEGATIVE)
+        for key in keys
+        if type(lookup(new, f"status.{key}")) is int and lookup(new, f"status.{key}") < 0
+    ]
+
+
+def _true(node: Any, kind: str) -> bool:
+    return any(
+        text(c, "type") == kind and text(c, "status") == "True" for c in items(lookup(node, "status.conditions"))
+    )
+
+
+def _finished(node: Any) -> bool:
+    return _true(node, "Complete") or _true(node, "Failed")
+
+
+def _uncounted(new: Any) -> list[FieldError]:
+    errors: list[FieldError] = []
+    seen: set[str] = set()
+    for key in ("succeeded", "failed"):
+        for index, uid in enumerate(items(lookup(new, f"status.uncountedTerminatedPods.{key}"))):
+            path = f"status.uncountedTerminatedPods.{key}[{index}]"
+            if uid == "":
+                errors.append(invalid(path, uid, "must not be empty"))
+            elif uid in seen:
+                errors.append(duplicate(path, uid))
+            else:
+                seen.add(uid)
+    return errors
+
+
+def _conditions_error(detail: str) -> FieldError:
+    return invalid("status.conditions", OMITTED, detail)
+
+
+def _job_status(new: Any, old: Any) -> list[FieldError]:
+    """`validateJobStatus`; each transition rule applies when the write changes what it is about (the
+    options upstream's status strategy derives from the old and new Job)."""
+    status, before = lookup(new, "status") or {}, lookup(old, "status") or {}
+
+    def changed(*keys: str) -> bool:
+        return any(status.get(key) != before.get(key) for key in keys)
+
+    def moved(kind: str) -> bool:
+        return _true(new, kind) != _true(old, kind)
+
+    complete, failed, finished = _true(new, "Complete"), _true(new, "Failed"), _finished(new)
+    finished_changed = finished != _finished(old)
+    errors: list[FieldError] = []
+    for key in ("active", "succeeded", "failed", "ready", "terminating"):
+        value = status.get(key)
+        if type(value) is int and value < 0:
+            errors.append(invalid(f"status.{key}", value, NEGATIVE))
+    errors += _uncounted(new)
+    if (moved("Complete") or moved("Failed")) and complete and failed:
+        errors.append(_conditions_error("cannot set Complete=True and Failed=true conditions"))
+    if (moved("Complete") or moved("FailureTarget")) and complete and _true(new, "FailureTarget"):
+        errors.append(_conditions_error("cannot set Complete=True and FailureTarget=true conditions"))
+    completion, start = status.get("completionTime"), status.get("startTime")
+    if moved("Complete") or changed("completionTime"):
+        if completion is not None and not complete:
+            detail = "cannot set completionTime when there is no Complete=True condition"
+            errors.append(invalid("status.completionTime", completion, detail))
+        if completion is None and complete:
+            errors.append(required("status.completionTime", "completionTime is required for Complete jobs"))
+    if changed("startTime", "completionTime") and start and completion and completion < start:
+        errors.append(invalid("status.completionTime", completion, "completionTime cannot be set before startTime"))
+    if (moved("Failed") or changed("failedIndexes")) and failed and not _true(new, "FailureTarget"):
+        errors.append(_conditions_error("cannot set Failed=True condition without the FailureTarget=true condition"))
+    if moved("Complete") and complete and not _true(new, "SuccessCriteriaMet"):
+        detail = "cannot set Complete=True condition without the SuccessCriteriaMet=true condition"
+        errors.append(_conditions_error(detail))
+    if (finished_changed or changed("active")) and count(new, "status.active") > 0 and finished:
+        errors.append(invalid("status.active", status["active"], "active>0 is invalid for finished job"))
+    idle = lookup(new, "spec.suspend") is True and lookup(new, "spec.completions") == 0
+    if (finished_changed or changed("startTime")) and not idle and start is None and finished:
+        errors.append(required("status.startTime", "startTime is required for finished job"))
+    uncounted = status.get("uncountedTerminatedPods") or {}
+    if (finished_changed or changed("uncountedTerminatedPods")) and finished and any(uncounted.values()):
+        detail = "uncountedTerminatedPods needs to be empty for finished job"
+        errors.append(invalid("status.uncountedTerminatedPods", uncounted, detail))
+    indexed = text(new, "spec.completionMode") == "Indexed"
+    if changed("completedIndexes") and status.get("completedIndexes") and not indexed:
+        detail = "cannot set non-empty completedIndexes when non-indexed completion mode"
+        errors.append(invalid("status.completedIndexes", status["completedIndexes"], detail))
+    no_limit = lookup(new, "spec.backoffLimitPerIndex") is None
+    if changed("failedIndexes") and status.get("failedIndexes") is not None and no_limit:
+        detail = "cannot set non-null failedIndexes when backoffLimitPerIndex is null"
+        errors.append(invalid("status.failedIndexes", status["failedIndexes"], detail))
+    terminating = status.get("terminating")
+    if (finished_changed or changed("terminating")) and type(terminating) is int and terminating > 0 and finished:
+        errors.append(invalid("status.terminating", terminating, "terminating>0 is invalid for finished job"))
+    ready = status.get("ready")
+    if changed("ready", "active") and type(ready) is int and ready > count(new, "status.active"):
+        errors.append(invalid("status.ready", ready, "cannot set more ready pods than active"))
+    met = _true(new, "SuccessCriteriaMet")
+    if met and failed:
+        errors.append(_conditions_error("cannot set SuccessCriteriaMet=True and Failed=true conditions"))
+    if met and _true(new, "FailureTarget"):
+        errors.append(_conditions_error("cannot set SuccessCriteriaMet=True and FailureTarget=true conditions"))
+    if lookup(new, "spec.successPolicy") is not None and not met and complete:
+        detail = "cannot set Complete=True for Job with SuccessPolicy unless SuccessCriteriaMet=True"
+        errors.append(_conditions_error(detail))
+    return errors
+
+
+def _job(new: Any, old: Any, _: str) -> list[FieldError]:
+    """`ValidateJobStatusUpdate`: the status, then what may not go back."""
+    status, before = lookup(new, "status") or {}, lookup(old, "status") or {}
+    errors = _job_status(new, old)
+    for kind in ("Failed", "Complete", "FailureTarget"):
+        if _true(old, kind) and not _true(new, kind):
+            errors.append(_conditions_error(f"cannot disable the terminal {kind}=True condition"))
+    if count(new, "status.failed") < count(old, "status.failed"):
+        errors.append(invalid("status.failed", count(new, "status.failed"), "cannot decrease the failed counter"))
+    indexed = text(new, "spec.completionMode") == "Indexed"
+    scalable = indexed and lookup(new, "spec.completions") == lookup(new, "spec.parallelism")
+    if not scalable and count(new, "status.succeeded") < count(old, "status.succeeded"):
+        detail = "cannot decrease the succeeded counter"
+        errors.append(invalid("status.succeeded", count(new, "status.succeeded"), detail))
+    if before.get("completionTime") and status.get("completionTime") not in (None, before["completionTime"]):
+        errors.append(invalid("status.completionTime", status["completionTime"], "completionTime cannot be mutated"))
+    started = before.get("startTime")
+    if started and status.get("startTime") != started and lookup(new, "spec.suspend") is not True:
+        errors.append(required("status.startTime", "startTime cannot be removed for unsuspended job"))
+    if _true(old, "SuccessCriteriaMet") and not _true(new, "SuccessCriteriaMet"):
+        errors.append(_conditions_error("cannot disable the SuccessCriteriaMet=True condition"))
+    if _true(old, "Complete") and not _true(old, "SuccessCriteriaMet") and _true(new, "SuccessCriteriaMet"):
+        detail = "cannot set SuccessCriteriaMet=True for Job already has Complete=true conditions"
+        errors.append(_conditions_error(detail))
+    return errors
+
+
+def _ingress(new: Any, _: Any, __: str) -> list[FieldError]:
+    """`ValidateIngressLoadBalancerStatus`: each reported point is a valid address or DNS name."""
+    errors: list[FieldError] = []
+    for index, point in enumerate(items(lookup(new, "status.loadBalancer.ingress"))):
+        where, ip = f"status.loadBalancer.ingress[{index}]", text(point, "ip")
+        if ip:
+            errors += [invalid(f"{where}.ip", ip, message) for message in ip_errors(ip)]
+        errors += hostname_errors(point, f"{where}.hostname")
+    return errors
+
+
+def conditions_errors(conditions: Any, path: str) -> list[FieldError]:
+    """Upstream's `metav1` `ValidateConditions`: typed, a known status, a time and a reason; types unique."""
+    errors: list[FieldError] = []
+    seen: set[str] = set()
+    for index, condition in enumerate(items(conditions)):
+        where, kind = f"{path}[{index}]", text(condition, "type")
+        errors += validate_label_name(kind, f"{where}.type")
+        state = text(condition, "status")
+        if state not in _CONDITION_STATUSES:
+            errors.append(not_supported(f"{where}.status", state, _CONDITION_STATUSES))
+        generation = lookup(condition, "observedGeneration")
+        if type(generation) is int and generation < 0:
+            errors.append(invalid(f"{where}.observedGeneration", generation, "must be greater than or equal to zero"))
+        if not text(condition, "lastTransitionTime"):
+            errors.append(required(f"{where}.lastTransitionTime", "must be set"))
+        reason = text(condition, "reason")
+        if not reason:
+            errors.append(required(f"{where}.reason", "must be set"))
+        else:
+            if not _CONDITION_REASON.fullmatch(reason):
+                message = regex_error(
+                    "a condition reason must start with alphabetic character, optionally followed by a string of "
+                    "alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'",
+                    _CONDITION_REASON.pattern,
+                    "my_name",
+                    "MY_NAME",
+                    "MyName",
+                    "ReasonA,ReasonB",
+                    "ReasonA:ReasonB",
+                )
+                errors.append(invalid(f"{where}.reason", reason, message))
+            if len(reason) > 1024:
+                errors.append(too_long(f"{where}.reason", 1024))
+        if len(text(condition, "message")) > 32768:
+            errors.append(too_long(f"{where}.message", 32768))
+        if kind in seen:
+            errors.append(duplicate(f"{where}.type", kind))
+        seen.add(kind)
+    return errors
+
+
+def _pdb(new: Any, _: Any, __: str) -> list[FieldError]:
+    return conditions_errors(lookup(new, "status.conditions"), "status.conditions")
+
+
+_APPS_COUNTS: Final = ("replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas")
+
+STATUS: Final[dict[tuple[str, str], UpdateTable]] = {
+    ("apps", "Deployment"): (
+        UpdateCheck(replica_counts(("observedGeneration", *_APPS_COUNTS, "terminatingReplicas", "collisionCount"))),
+        UpdateCheck(_collision_count),
+    ),
+    ("apps", "ReplicaSet"): (
+        UpdateCheck(
+            replica_counts(
+                (
+                    "replicas",
+                    "fullyLabeledReplicas",
+                    "readyReplicas",
+                    "availableReplicas",
+                    "observedGeneration",
+                    "terminatingReplicas",
+                )
+            )
+        ),
+    ),
+    ("apps", "StatefulSet"): (
+        UpdateCheck(
+            replica_counts(
+                (
+                    "replicas",
+                    "readyReplicas",
+                    "currentReplicas",
+                    "updatedReplicas",
+                    "availableReplicas",
+                    "observedGeneration",
+                    "collisionCount",
+                ),
+                ready_path="status.readyReplicas",
+            )
+        ),
+        UpdateCheck(_collision_count),
+    ),
+    ("apps", "DaemonSet"): (UpdateCheck(_daemon_set), UpdateCheck(_collision_count)),
+    ("batch", "Job"): (UpdateCheck(_job),),
+    ("autoscaling", "HorizontalPodAutoscaler"): (
+        # upstream names the second path `desiredReplicasa`
+        _non_negative("status.currentReplicas", "status.desiredReplicas=status.desiredReplicasa"),
+    ),
+    ("networking.k8s.io", "Ingress"): (UpdateCheck(_ingress),),
+    ("policy", "PodDisruptionBudget"): (
+        UpdateCheck(_pdb),
+        _non_negative(
+            "status.disruptionsAllowed", "status.currentHealthy", "status.desiredHealthy", "status.expectedPods"
+        ),
+    ),
+}
