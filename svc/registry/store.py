@@ -176,26 +176,35 @@ class GenericStore:
         With "0" the cache's current state; with a version the cache's state once it has reached it."""
         key = self.key(namespace, name)
         cache = self.cache
-        if cache is not None:
-            if resource_version == "0":
-                return self._from_cache(key, name)
-            if resource_version:
-                if not await cache.wait_for(int(resource_version), _WAIT_FOR_VERSION):
-                    raise status.too_large_resource_version(int(resource_version), cache.revision, _RETRY_SECONDS)
-                return self._from_cache(key, name)
-            if self.objects.backend.in_process and await cache.fresh():
-                return self._from_cache(key, name)
-        elif resource_version not in ("", "0"):
-            await self._wait_for_store(int(resource_version))
+        if cache is None:
+            if resource_version not in ("", "0"):
+                await self._wait_for_store(int(resource_version))
+            return await self._from_storage(key, name)
+        if resource_version == "0":
+            return self._from_cache(key, name)
+        if resource_version:
+            if not await cache.wait_for(int(resource_version), _WAIT_FOR_VERSION):
+                raise status.too_large_resource_version(int(resource_version), cache.revision, _RETRY_SECONDS)
+            return self._from_cache(key, name)
+        if self.objects.backend.in_process and await cache.fresh():
+            return self._from_cache(key, name)
         kv = await self.objects.get_raw(key)
         if kv is None:
             raise self._not_found(name)
-        if cache is not None:
-            cached = cache.state.get(key)
-            if cached is not None and cached.revision == kv.mod_revision:
-                return self.present(cached.decode())
+        cached = cache.state.get(key)
+        if cached is not None and cached.revision == kv.mod_revision:
+            return self.present(cached.decode())
         try:
             return self.present(self.objects.decode(kv))
+        except errors.CorruptObjectError as error:
+            raise self._corrupt(error) from None
+
+    async def _from_storage(self, key: str, name: str) -> Obj:
+        """Through the object store's own read, which stores that convert (custom resources) override."""
+        try:
+            return self.present(await self.objects.get(key))
+        except errors.KeyNotFoundError:
+            raise self._not_found(name) from None
         except errors.CorruptObjectError as error:
             raise self._corrupt(error) from None
 

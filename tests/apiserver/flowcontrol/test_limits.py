@@ -242,9 +242,10 @@ def test_executing_gauges_follow_a_running_request(svc_server_factory, tmp_path)
     series = '{flow_schema="global-default",priority_level="global-default"}'
 
     def gauges() -> tuple[str, str]:
+        """The two gauges' values ("absent" until the level has served a request)."""
         metrics = server.client().request("GET", "/metrics").body.decode()
         return tuple(  # type: ignore[return-value]
-            next(line.split()[-1] for line in metrics.splitlines() if line.startswith(name + series))
+            next((line.split()[-1] for line in metrics.splitlines() if line.startswith(name + series)), "absent")
             for name in (
                 "apiserver_flowcontrol_current_executing_requests",
                 "apiserver_flowcontrol_current_executing_seats",
