@@ -10,14 +10,13 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from svc.machinery.cel import CelError, Environment
 from svc.machinery.cel.operators import equals
 from svc.machinery.cel.parser import ParseError
-from svc.machinery.cel.values import CelType, Optional, Uint
+from svc.machinery.cel.values import NANOS, CelType, Duration, Optional, Timestamp, Uint, map_key
 from tests.cel.textproto import Enum, Message, first, parse
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "upstream-cel-spec" / "tests" / "simple" / "testdata"
@@ -68,10 +67,9 @@ def _any(message: Message) -> Any:
     (type_url,) = message
     body = first(message, type_url)
     if type_url.endswith("google.protobuf.Duration]"):
-        return timedelta(seconds=first(body, "seconds", 0), microseconds=first(body, "nanos", 0) / 1000)
+        return Duration(first(body, "seconds", 0) * NANOS + first(body, "nanos", 0))
     if type_url.endswith("google.protobuf.Timestamp]"):
-        seconds = first(body, "seconds", 0) + first(body, "nanos", 0) / 1e9
-        return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=seconds)
+        return Timestamp(first(body, "seconds", 0) * NANOS + first(body, "nanos", 0))
     raise Skip(MESSAGES)
 
 
@@ -95,7 +93,7 @@ def value(message: Message) -> Any:
         return [value(v) for v in first(message, "list_value").get("values", [])]
     if "map_value" in message:
         entries = first(message, "map_value").get("entries", [])
-        return {value(first(e, "key")): value(first(e, "value")) for e in entries}
+        return {map_key(value(first(e, "key"))): value(first(e, "value")) for e in entries}
     if "type_value" in message:
         return CelType(first(message, "type_value").decode())
     if "object_value" in message:

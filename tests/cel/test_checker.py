@@ -6,7 +6,8 @@ import pytest
 
 from svc.machinery.cel.checker import CheckError, check, check_message_expression, check_rule
 from svc.machinery.cel.schema_types import schema_type
-from svc.machinery.cel.types import BOOL, DYN, INT, STRING, TIMESTAMP, list_of
+from svc.machinery.cel.signatures import NAMED_FORMAT
+from svc.machinery.cel.types import BOOL, BYTES, DOUBLE, DYN, INT, STRING, TIMESTAMP, UINT, list_of, optional_of
 
 SCHEMA = {
     "type": "object",
@@ -123,6 +124,20 @@ def test_a_string_function_with_a_non_string_argument_has_no_overload() -> None:
             "duration('1s').getFullYear() == 1",
             "found no matching overload for 'getFullYear' applied to 'google.protobuf.Duration.()'",
         ),
+        ("math.isInf(1) == true", "found no matching overload for 'math.isInf' applied to '(int)'"),
+        ("math.abs('a') == 1", "found no matching overload for 'math.abs' applied to '(string)'"),
+        ("math.greatest(self.spec.name) == 1", "found no matching overload for 'math.@max' applied to '(string)'"),
+        ("math.bitAnd(1, 2u) == 1", "found no matching overload for 'math.bitAnd' applied to '(int, uint)'"),
+        (
+            "sets.contains([1], ['a'])",
+            "found no matching overload for 'sets.contains' applied to '(list(int), list(string))'",
+        ),
+        ("base64.encode('a') == ''", "found no matching overload for 'base64.encode' applied to '(string)'"),
+        (
+            "format.dns1123Label().validate(1).hasValue()",
+            "found no matching overload for 'validate' applied to 'kubernetes.NamedFormat.(int)'",
+        ),
+        ("self.spec.name.hasValue()", "found no matching overload for 'hasValue' applied to 'string.()'"),
         ("[1, 'a'].size() == 2", "expected type 'int' but found 'string'"),
         ("duration('1x') > duration('1s')", "invalid duration argument"),
         ("timestamp('yesterday') > timestamp(0)", "invalid timestamp argument"),
@@ -143,6 +158,19 @@ def test_calls_are_checked_against_their_overloads(expression: str, message: str
         ("quantity('1Gi').add(1).asInteger()", INT),
         ("cidr('10.0.0.0/8').ip().family()", INT),
         ("self.spec.start.getHours()", INT),
+        ("math.greatest(1, 2)", INT),
+        ("math.least([1.0, 2.0])", DOUBLE),
+        ("math.greatest(1, 2.0)", DYN),
+        ("math.abs(1u)", UINT),
+        ("math.bitShiftLeft(1u, 2)", UINT),
+        ("math.ceil(1.5)", DOUBLE),
+        ("sets.intersects([1], [self.spec.replicas])", BOOL),
+        ("base64.decode('YQ==')", BYTES),
+        ("format.named('dns1123Label')", optional_of(NAMED_FORMAT)),
+        ("format.dns1123Label().validate('a')", optional_of(list_of(STRING))),
+        ("optional.of(self.spec.replicas)", optional_of(INT)),
+        ("optional.none().hasValue()", BOOL),
+        ("optional.of(1).or(optional.of(2)).value()", INT),
     ],
 )
 def test_known_functions_have_their_result_types(expression: str, expected: object) -> None:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from svc.machinery.cel import Environment
 from svc.machinery.cel.schema_values import converter, escape_property_name
+from svc.machinery.cel.values import NANOS, Duration, Timestamp
 
 SCHEMA = {
     "type": "object",
@@ -40,11 +41,15 @@ def test_a_schema_without_formats_or_odd_names_passes_objects_through() -> None:
 
 def test_date_time_strings_are_timestamps() -> None:
     self = converter(SCHEMA)(OBJECT)
-    assert self["spec"]["startTime"] == datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)
+    start = self["spec"]["startTime"]
+    assert type(start) is Timestamp
+    assert start == int(datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC).timestamp()) * NANOS
 
 
 def test_duration_strings_are_durations() -> None:
-    assert converter(SCHEMA)(OBJECT)["spec"]["timeout"] == timedelta(seconds=90)
+    timeout = converter(SCHEMA)(OBJECT)["spec"]["timeout"]
+    assert type(timeout) is Duration
+    assert timeout == 90 * NANOS
 
 
 def test_byte_strings_are_bytes() -> None:

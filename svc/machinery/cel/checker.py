@@ -17,7 +17,7 @@ from svc.machinery.cel import types
 from svc.machinery.cel.conversions import to_duration, to_timestamp
 from svc.machinery.cel.parser import Node, Parsed, parse_with_positions
 from svc.machinery.cel.re2 import compile_re2
-from svc.machinery.cel.signatures import GLOBALS, MEMBERS, Overload, resolve
+from svc.machinery.cel.signatures import DISPLAY_NAMES, GLOBALS, MEMBERS, Overload, resolve
 from svc.machinery.cel.types import BOOL, DYN, INT, NULL, STRING, Type
 from svc.machinery.cel.values import CelError, Uint
 
@@ -39,6 +39,8 @@ _ARITHMETIC: Final[dict[str, dict[tuple[Type, Type], Type]]] = {
 }
 _ORDERED: Final = frozenset((*_N, STRING, types.BYTES, BOOL, types.TIMESTAMP, types.DURATION))
 _COMPARISONS: Final = frozenset(("_<_", "_<=_", "_>_", "_>=_"))
+# Members declared on optionals: any other member call on an optional is left to runtime.
+_OPTIONAL_MEMBERS: Final = frozenset(("hasValue", "value", "orValue", "or"))
 _STRING_MEMBERS: Final[dict[str, Type]] = {
     "contains": BOOL,
     "startsWith": BOOL,
@@ -77,15 +79,7 @@ _GLOBALS: Final[dict[str, Type]] = {
     "isSemver": BOOL,
     "ip.isCanonical": BOOL,
     "jsonpatch.escapeKey": STRING,
-    "sets.contains": BOOL,
-    "sets.equivalent": BOOL,
-    "sets.intersects": BOOL,
-    "math.isInf": BOOL,
-    "math.isNaN": BOOL,
-    "math.isFinite": BOOL,
     "strings.quote": STRING,
-    "base64.encode": STRING,
-    "base64.decode": types.BYTES,
 }
 _MEMBERS: Final[dict[str, Type]] = {
     "size": INT,
@@ -93,7 +87,6 @@ _MEMBERS: Final[dict[str, Type]] = {
     "indexOf": INT,
     "lastIndexOf": INT,
     "includes": BOOL,
-    "hasValue": BOOL,
     "getScheme": STRING,
     "getHost": STRING,
     "getHostname": STRING,
@@ -308,8 +301,6 @@ class _Checker:
             return types.sized(STRING, receiver.max_size)
         if name in _STRING_MEMBERS and name not in MEMBERS:
             return _STRING_MEMBERS[name]
-        if name in ("value", "orValue") and receiver.kind == "optional":
-            return receiver.params[0]
         return self._typed_call(node, name, receiver, arg_types, MEMBERS, _MEMBERS)
 
     def _typed_call(
@@ -323,14 +314,17 @@ class _Checker:
     ) -> Type:
         """A call checked against its declared overloads, or typed by the fallback table."""
         overloads = signatures.get(name)
-        if overloads is None or (receiver is not None and receiver.kind == "optional"):
+        if overloads is None or (
+            receiver is not None and receiver.kind == "optional" and name not in _OPTIONAL_MEMBERS
+        ):
             return fallback.get(name, DYN)
         found = resolve(overloads, receiver, arg_types)
         if found is not None:
             return found
         applied = ", ".join(str(t) for t in arg_types)
         on = f"{receiver}." if receiver is not None else ""
-        return self.error(node, f"found no matching overload for '{name}' applied to '{on}({applied})'")
+        shown = DISPLAY_NAMES.get(name, name)
+        return self.error(node, f"found no matching overload for '{shown}' applied to '{on}({applied})'")
 
     def _validate_literal(self, name: str, target: Node | None, args: list[Node]) -> None:
         """cel-go's literal validators, which Kubernetes enables: a string literal given to

@@ -32,7 +32,7 @@ from svc.machinery.cel.macros import MACROS
 from svc.machinery.cel.operators import BINARY, ORDERED, UNARY, lookup
 from svc.machinery.cel.parser import Node, Parsed
 from svc.machinery.cel.re2 import RegexError, compile_re2
-from svc.machinery.cel.values import TYPE_IDENTIFIERS, CelError, CompileError, NoSuchOverload, Optional, Uint
+from svc.machinery.cel.values import TYPE_IDENTIFIERS, CelError, CompileError, NoSuchOverload, Optional, Uint, map_key
 
 _SEQUENCES: Final = frozenset((str, bytes, list, tuple))
 # Python's own operators give CEL's answers when both sides are of one kind in `ORDERED`.
@@ -275,7 +275,7 @@ class Compiler:
                     if not value.has_value():
                         continue
                     value = value.value
-                out[key] = value
+                out[map_key(key)] = value
             return out
 
         return build

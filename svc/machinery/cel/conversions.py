@@ -10,25 +10,30 @@ from typing import Any, Final
 from svc.machinery.cel.values import (
     INT_MAX,
     INT_MIN,
+    NANOS,
     UINT_MAX,
     CelError,
+    Duration,
     NoSuchOverload,
+    Timestamp,
     Uint,
+    duration_of,
+    timestamp_of,
     type_of,
 )
 
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
-_MAX_SECONDS: Final = 9223372036.854775807
-_DURATION_PART: Final = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+_RFC3339: Final = re.compile(r"(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})")
+_DURATION_PART: Final = re.compile(r"(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)")
 _UNITS: Final = {
-    "ns": 1e-9,
-    "us": 1e-6,
-    "µs": 1e-6,
-    "μs": 1e-6,
-    "ms": 1e-3,
-    "s": 1,
-    "m": 60,
-    "h": 3600,
+    "ns": 1,
+    "us": 1_000,
+    "µs": 1_000,
+    "μs": 1_000,
+    "ms": 1_000_000,
+    "s": NANOS,
+    "m": 60 * NANOS,
+    "h": 3600 * NANOS,
 }
 _TRUE: Final = frozenset(("1", "t", "true", "TRUE", "True"))
 _FALSE: Final = frozenset(("0", "f", "false", "FALSE", "False"))
@@ -51,8 +56,8 @@ def to_int(value: Any) -> int:
             return _in_int_range(int(value, 10))
         except ValueError as err:
             raise CelError(f"cannot convert '{value}' to int") from err
-    if tv is datetime:
-        return int((value - _EPOCH).total_seconds() // 1)
+    if tv is Timestamp:
+        return value // NANOS
     raise NoSuchOverload("int")
 
 
@@ -152,9 +157,9 @@ def to_string(value: Any) -> str:
             return value.decode("utf-8")
         except UnicodeDecodeError as err:
             raise CelError("invalid UTF-8 in bytes, cannot convert to string") from err
-    if tv is datetime:
+    if tv is Timestamp:
         return format_timestamp(value)
-    if tv is timedelta:
+    if tv is Duration:
         return format_duration(value)
     stringify = getattr(value, "cel_string", None)
     if stringify is not None:
@@ -186,70 +191,82 @@ def to_type(value: Any) -> Any:
     return type_of(value)
 
 
-def to_timestamp(value: Any) -> datetime:
+def to_timestamp(value: Any) -> Timestamp:
     tv = type(value)
-    if tv is datetime:
+    if tv is Timestamp:
         return value
     if tv is int:
-        try:
-            moment = _EPOCH + timedelta(seconds=value)
-        except OverflowError as err:
-            raise CelError("timestamp out of range") from err
-        return moment
+        return timestamp_of(value * NANOS)
     if tv is str:
         return parse_timestamp(value)
     raise NoSuchOverload("timestamp")
 
 
-def parse_timestamp(text: str) -> datetime:
-    match = re.fullmatch(r"(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})", text)
+def parse_timestamp(text: str) -> Timestamp:
+    """RFC 3339 with up to nanosecond fractions, as cel-go's `timestamp(string)`."""
+    match = _RFC3339.fullmatch(text)
     if match is None:
         raise CelError(f'parsing time "{text}" as "2006-01-02T15:04:05Z07:00": cannot parse')
     date, clock, fraction, zone = match.groups()
-    micros = (fraction or ".")[1:7].ljust(6, "0")
     try:
-        moment = datetime.fromisoformat(f"{date}T{clock}.{micros}{'+00:00' if zone in 'Zz' else zone}")
+        moment = datetime.fromisoformat(f"{date}T{clock}{'+00:00' if zone in 'Zz' else zone}")
     except ValueError as err:
         raise CelError(f'parsing time "{text}": out of range') from err
-    return moment.astimezone(UTC)
+    since = moment - _EPOCH
+    return timestamp_of((since.days * 86400 + since.seconds) * NANOS + int((fraction or "0").ljust(9, "0")))
 
 
-def format_timestamp(moment: datetime) -> str:
-    moment = moment.astimezone(UTC)
-    text = moment.strftime("%Y-%m-%dT%H:%M:%S")
-    if moment.microsecond:
-        text += "." + f"{moment.microsecond:06d}".rstrip("0")
+def to_datetime(value: Timestamp) -> datetime:
+    """The UTC calendar time of a timestamp, to the second (the fraction stays in the int)."""
+    return _EPOCH + timedelta(seconds=value // NANOS)
+
+
+def format_timestamp(value: Timestamp) -> str:
+    """Go's RFC 3339 with nanoseconds, trailing zeros of the fraction dropped."""
+    moment = to_datetime(value)
+    text = (
+        f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
+        f"T{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}"
+    )
+    fraction = value % NANOS
+    if fraction:
+        text += "." + f"{fraction:09d}".rstrip("0")
     return text + "Z"
 
 
-def to_duration(value: Any) -> timedelta:
-    if type(value) is timedelta:
+def to_duration(value: Any) -> Duration:
+    if type(value) is Duration:
         return value
     if type(value) is str:
         return parse_duration(value)
     raise NoSuchOverload("duration")
 
 
-def parse_duration(text: str) -> timedelta:
-    """Go's `time.ParseDuration`, as cel-go uses it."""
+def parse_duration(text: str) -> Duration:
+    """Go's `time.ParseDuration` in integer nanoseconds, as cel-go uses it."""
     body = text.lstrip("+-")
     negative = text.startswith("-")
     if body == "0":
-        return timedelta(0)
-    pos, seconds = 0, 0.0
+        return Duration(0)
+    pos, nanos = 0, 0
     for match in _DURATION_PART.finditer(body):
-        if match.start() != pos:
+        whole, fraction, unit = match.groups()
+        if match.start() != pos or not (whole or fraction):
             break
-        seconds += float(match.group(1)) * _UNITS[match.group(2)]
+        scale = _UNITS[unit]
+        nanos += int(whole or "0") * scale
+        if fraction:
+            nanos += int(fraction) * scale // 10 ** len(fraction)
         pos = match.end()
     if pos != len(body) or not body:
         raise CelError(f'time: invalid duration "{text}"')
-    if seconds > _MAX_SECONDS:
-        raise CelError("duration out of range")
-    return timedelta(seconds=-seconds if negative else seconds)
+    return duration_of(-nanos if negative else nanos)
 
 
-def format_duration(value: timedelta) -> str:
-    seconds = value.total_seconds()
-    text = format_double(seconds) if seconds != int(seconds) else str(int(seconds))
-    return text + "s"
+def format_duration(value: Duration) -> str:
+    """cel-go's `string(duration)`: the seconds as Go's shortest `'f'` float, then `s`."""
+    seconds = value / NANOS
+    if seconds == 0:
+        return "0s"
+    digits, exponent = _shortest(seconds)
+    return ("-" if seconds < 0 else "") + _positional(digits, exponent) + "s"

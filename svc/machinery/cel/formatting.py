@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import datetime, timedelta
 from typing import Any, Final
 
 from svc.machinery.cel.conversions import format_double, format_duration, format_timestamp
-from svc.machinery.cel.values import LISTS, CelError, CelType, NoSuchOverload, Uint
+from svc.machinery.cel.values import LISTS, CelError, CelType, Duration, NoSuchOverload, Timestamp, Uint, map_items
 
 _CLAUSE: Final = re.compile(r"%(?:\.(\d+))?([a-zA-Z%])?")
 
@@ -37,16 +36,16 @@ def as_string(value: Any) -> str:
         return _special(value) or format_double(value)
     if kind is bytes:
         return value.decode("utf-8", errors="replace")
-    if kind is datetime:
+    if kind is Timestamp:
         return format_timestamp(value)
-    if kind is timedelta:
+    if kind is Duration:
         return format_duration(value)
     if kind is CelType:
         return value.name
     if kind in LISTS:
         return "[" + ", ".join(as_string(v) for v in value) + "]"
     if kind is dict:
-        entries = sorted((as_string(k), as_string(v)) for k, v in value.items())
+        entries = sorted((as_string(k), as_string(v)) for k, v in map_items(value))
         return "{" + ", ".join(f"{k}: {v}" for k, v in entries) + "}"
     stringify = getattr(value, "cel_string", None)
     if stringify is not None:

@@ -14,7 +14,17 @@ from typing import TYPE_CHECKING, Any, Final
 from svc.machinery.cel.access import COST, Closure
 from svc.machinery.cel.cost import LIST_CREATE, MAP_CREATE, SELECT_AND_IDENT
 from svc.machinery.cel.parser import Node
-from svc.machinery.cel.values import LISTS, NONE, CelError, CompileError, NoSuchOverload, Optional
+from svc.machinery.cel.values import (
+    LISTS,
+    NONE,
+    CelError,
+    CompileError,
+    NoSuchOverload,
+    Optional,
+    map_items,
+    map_key,
+    map_keys,
+)
 
 if TYPE_CHECKING:
     from svc.machinery.cel.compiler import Compiler
@@ -52,7 +62,7 @@ def _range(value: Any) -> list[Any]:
     if type(value) in LISTS:
         return value
     if type(value) is dict:
-        return list(value)
+        return map_keys(value)
     raise NoSuchOverload("comprehension range")
 
 
@@ -92,7 +102,7 @@ def _iterate(act: dict[str, Any], value: Any, names: list[str], step: int = 0) -
                 left -= 1
                 yield left
         else:
-            pairs = value.items() if type(value) is dict else enumerate(_range(value))
+            pairs = map_items(value) if type(value) is dict else enumerate(_range(value))
             left = len(value)
             for key, item in pairs:
                 cost.charge(step)
@@ -226,7 +236,7 @@ def _transform_map(range_of: Closure, names: list[str], steps: list[Closure]) ->
         out = {}
         for _ in _iterate(act, range_of(act), names):
             if keep is None or _truth(keep(act)):
-                out[act[names[0]]] = transform(act)
+                out[map_key(act[names[0]])] = transform(act)
                 cost.charge(3)
             else:
                 cost.charge(1)

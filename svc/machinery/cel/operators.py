@@ -7,25 +7,29 @@ is an `int` subclass here, and CEL keeps all three apart.
 from __future__ import annotations
 
 import math
-from datetime import datetime, timedelta
 from typing import Any, Final
 
 from svc.machinery.cel.values import (
+    FALSE_KEY,
     LISTS,
+    TRUE_KEY,
     CelError,
+    Duration,
     MapList,
     NoSuchOverload,
     Optional,
     SetList,
+    Timestamp,
     Uint,
     check_int,
     check_uint,
+    duration_of,
+    map_items,
+    timestamp_of,
 )
 
 NUMBERS: Final = frozenset((int, Uint, float))
-_SCALARS: Final = frozenset((str, bytes, bool, type(None), datetime, timedelta))
-# cel-go's durations are Go's time.Duration: int64 nanoseconds, about 292 years either way.
-_MAX_DURATION: Final = timedelta(microseconds=9223372036854775)
+_SCALARS: Final = frozenset((str, bytes, bool, type(None), Timestamp, Duration))
 
 
 def equals(a: Any, b: Any) -> bool:
@@ -130,7 +134,7 @@ def _keyed_lists_add(a: SetList | MapList, b: Any) -> SetList | MapList:
 def _maps_equal(a: dict, b: dict) -> bool:
     if len(a) != len(b):
         return False
-    for key, value in a.items():
+    for key, value in map_items(a):
         found, other = lookup(b, key)
         if not found or not equals(value, other):
             return False
@@ -138,12 +142,13 @@ def _maps_equal(a: dict, b: dict) -> bool:
 
 
 def lookup(mapping: dict, key: Any) -> tuple[bool, Any]:
-    """Find a map entry the CEL way: `1`, `1u` and `1.0` name the same key, `true` does not."""
+    """Find a map entry the CEL way: `1`, `1u` and `1.0` name the same key, `true` (stored as
+    `TRUE_KEY`) does not."""
     tk = type(key)
     if tk is str:
         value = mapping.get(key, _MISSING)
     elif tk is bool:
-        value = next((v for k, v in mapping.items() if type(k) is bool and k == key), _MISSING)
+        value = mapping.get(TRUE_KEY if key else FALSE_KEY, _MISSING)
     elif tk in NUMBERS:
         if tk is float and not key.is_integer():
             return False, None
@@ -156,7 +161,7 @@ def lookup(mapping: dict, key: Any) -> tuple[bool, Any]:
 _MISSING: Final = object()
 # Kinds whose Python operators already give CEL's answers when both sides are of the same kind
 # (NaN compares false in both).
-ORDERED: Final = frozenset((int, Uint, float, str, bytes, bool, datetime, timedelta))
+ORDERED: Final = frozenset((int, Uint, float, str, bytes, bool, Timestamp, Duration))
 
 
 def compare(a: Any, b: Any) -> int:
@@ -212,12 +217,6 @@ def greater_equal(a: Any, b: Any) -> bool:
         return False
 
 
-def _check_time(value: Any) -> Any:
-    if type(value) is timedelta and abs(value) > _MAX_DURATION:
-        raise CelError("duration out of range")
-    return value
-
-
 def add(a: Any, b: Any) -> Any:
     ta, tb = type(a), type(b)
     if (ta is SetList or ta is MapList) and tb in LISTS:
@@ -227,13 +226,12 @@ def add(a: Any, b: Any) -> Any:
             return check_int(a + b)
         if ta is Uint:
             return check_uint(a + b)
-        if ta in (float, str, bytes, list, timedelta):
-            return _check_time(a + b)
-    if (ta, tb) in ((datetime, timedelta), (timedelta, datetime)):
-        try:
+        if ta in (float, str, bytes, list):
             return a + b
-        except OverflowError as err:
-            raise CelError("timestamp out of range") from err
+        if ta is Duration:
+            return duration_of(a + b)
+    if (ta is Timestamp and tb is Duration) or (ta is Duration and tb is Timestamp):
+        return timestamp_of(a + b)
     if ta in LISTS and tb in LISTS:
         return [*a, *b]
     raise NoSuchOverload("_+_")
@@ -248,16 +246,10 @@ def subtract(a: Any, b: Any) -> Any:
             return check_uint(a - b)
         if ta is float:
             return a - b
-        if ta in (datetime, timedelta):
-            try:
-                return _check_time(a - b)
-            except OverflowError as err:
-                raise CelError("duration out of range") from err
-    if ta is datetime and tb is timedelta:
-        try:
-            return a - b
-        except OverflowError as err:
-            raise CelError("timestamp out of range") from err
+        if ta is Timestamp or ta is Duration:
+            return duration_of(a - b)
+    if ta is Timestamp and tb is Duration:
+        return timestamp_of(a - b)
     raise NoSuchOverload("_-_")
 
 
@@ -305,8 +297,8 @@ def negate(a: Any) -> Any:
         return check_int(-a)
     if ta is float:
         return -a
-    if ta is timedelta:
-        return -a
+    if ta is Duration:
+        return duration_of(-a)
     raise NoSuchOverload("-_")
 
 

@@ -4,6 +4,8 @@ a precise type instead of `dyn`.
 
 Each overload is (receiver pattern or None for a global call, argument patterns, result). A pattern
 accepts a static type; `dyn` is accepted by every pattern, as cel-go defers such calls to runtime.
+A variadic overload repeats its last pattern; a uniform one wants its list arguments to share an
+element type (cel-go's type parameter in `sets.contains(list(T), list(T))`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from svc.machinery.cel import types
+from svc.machinery.cel.library.formats import FORMATS
 from svc.machinery.cel.types import BOOL, BYTES, DOUBLE, DURATION, DYN, INT, STRING, TIMESTAMP, UINT, Type
 
 Pattern = Callable[[Type], bool]
@@ -23,6 +26,7 @@ IP: Final = Type("net.IP")
 CIDR: Final = Type("net.CIDR")
 QUANTITY: Final = Type("kubernetes.Quantity")
 SEMVER: Final = Type("kubernetes.Semver")
+NAMED_FORMAT: Final = Type("kubernetes.NamedFormat")
 _COMPARABLE: Final = frozenset((INT, UINT, DOUBLE, BOOL, STRING, BYTES, DURATION, TIMESTAMP))
 _SUMMABLE: Final = frozenset((INT, UINT, DOUBLE, DURATION))
 
@@ -38,10 +42,30 @@ def _list_of(allowed: frozenset[Type] | None = None) -> Pattern:
 _ANY: Final[Pattern] = lambda t: True  # noqa: E731
 _STR = _is(STRING)
 _INT = _is(INT)
+_NUMBER = _is(INT, UINT, DOUBLE)
+_OPTIONAL: Final[Pattern] = lambda t: t.kind == "optional"  # noqa: E731
 
 
 def _fixed(result: Type) -> Result:
     return lambda receiver, args: result
+
+
+def _argument(receiver: Type | None, args: Sequence[Type]) -> Type:
+    return args[0]
+
+
+def _optional_argument(receiver: Type | None, args: Sequence[Type]) -> Type:
+    return types.optional_of(args[0])
+
+
+def _inner(receiver: Type | None, args: Sequence[Type]) -> Type:
+    return receiver.params[0] if receiver is not None and receiver.kind == "optional" else DYN
+
+
+def _common(receiver: Type | None, args: Sequence[Type]) -> Type:
+    """`math.greatest`'s result: the arguments' one numeric type (a list's element type), else dyn."""
+    found = {a.params[0] if a.kind == "list" else a for a in args}
+    return found.pop() if len(found) == 1 else DYN
 
 
 def _element(receiver: Type | None, args: Sequence[Type]) -> Type:
@@ -53,21 +77,40 @@ class Overload:
     receiver: Pattern | None
     arguments: tuple[Pattern, ...]
     result: Result
+    variadic: bool = False
+    uniform: bool = False
 
     def accepts(self, receiver: Type | None, args: Sequence[Type]) -> bool:
-        if (self.receiver is None) != (receiver is None) or len(args) != len(self.arguments):
+        if (self.receiver is None) != (receiver is None):
+            return False
+        if len(args) != len(self.arguments) and not (self.variadic and len(args) > len(self.arguments)):
             return False
         if receiver is not None and receiver != DYN and not self.receiver(receiver):  # type: ignore[misc]
             return False
-        return all(a == DYN or accept(a) for a, accept in zip(args, self.arguments, strict=True))
+        patterns = self.arguments
+        if self.variadic:
+            patterns += (self.arguments[-1],) * (len(args) - len(self.arguments))
+        if not all(a == DYN or accept(a) for a, accept in zip(args, patterns, strict=True)):
+            return False
+        return not self.uniform or len({a.params[0] for a in args if a.kind == "list"} - {DYN}) <= 1
 
 
 def _member(receiver: Pattern, *arguments: Pattern, result: Result) -> Overload:
     return Overload(receiver, arguments, result)
 
 
-def _global(*arguments: Pattern, result: Result) -> Overload:
-    return Overload(None, arguments, result)
+def _global(*arguments: Pattern, result: Result, variadic: bool = False, uniform: bool = False) -> Overload:
+    return Overload(None, arguments, result, variadic, uniform)
+
+
+def _numeric(result_of: Callable[[Type], Type]) -> list[Overload]:
+    """One overload per numeric type (`math.abs(int) -> int`, `math.isInf(double) -> bool`...)."""
+    return [_global(_is(t), result=_fixed(result_of(t))) for t in (INT, UINT, DOUBLE)]
+
+
+def _bitwise(*arguments: Callable[[Type], Pattern]) -> list[Overload]:
+    """`math.bit*` on int or on uint (a shift's count is an int either way)."""
+    return [_global(*(make(t) for make in arguments), result=_fixed(t)) for t in (INT, UINT)]
 
 
 def _string_member(*arguments: Pattern, result: Type) -> Overload:
@@ -146,6 +189,13 @@ MEMBERS: Final[dict[str, list[Overload]]] = {
     "containsCIDR": [_member(_is(CIDR), _is(CIDR, STRING), result=_fixed(BOOL))],
     "ip": [_member(_is(CIDR), result=_fixed(IP))],
     "masked": [_member(_is(CIDR), result=_fixed(CIDR))],
+    # optionals
+    "hasValue": [_member(_OPTIONAL, result=_fixed(BOOL))],
+    "value": [_member(_OPTIONAL, result=_inner)],
+    "orValue": [_member(_OPTIONAL, _ANY, result=_inner)],
+    "or": [_member(_OPTIONAL, _OPTIONAL, result=lambda receiver, args: receiver or DYN)],
+    # Kubernetes' format library
+    "validate": [_member(_is(NAMED_FORMAT), _STR, result=_fixed(types.optional_of(types.list_of(STRING))))],
     "prefixLength": [_member(_is(CIDR), result=_fixed(INT))],
     # quantity and semver
     "isInteger": [_member(_is(QUANTITY), result=_fixed(BOOL))],
@@ -181,7 +231,42 @@ GLOBALS: Final[dict[str, list[Overload]]] = {
     "isSemver": [_global(_STR, result=_fixed(BOOL)), _global(_STR, _is(BOOL), result=_fixed(BOOL))],
     "ip.isCanonical": [_global(_STR, result=_fixed(BOOL))],
     "strings.quote": [_global(_STR, result=_fixed(STRING))],
+    # optionals
+    "optional.of": [_global(_ANY, result=_optional_argument)],
+    "optional.ofNonZeroValue": [_global(_ANY, result=_optional_argument)],
+    "optional.none": [_global(result=_fixed(types.optional_of(DYN)))],
+    # math extension
+    **{
+        name: [
+            _global(_NUMBER, result=_argument),
+            _global(_list_of(frozenset((INT, UINT, DOUBLE))), result=_common),
+            _global(_NUMBER, _NUMBER, result=_common, variadic=True),
+        ]
+        for name in ("math.greatest", "math.least")
+    },
+    **{
+        name: [_global(_is(DOUBLE), result=_fixed(DOUBLE))]
+        for name in ("math.ceil", "math.floor", "math.round", "math.trunc")
+    },
+    **{name: [_global(_is(DOUBLE), result=_fixed(BOOL))] for name in ("math.isInf", "math.isNaN", "math.isFinite")},
+    "math.abs": _numeric(lambda t: t),
+    "math.sign": _numeric(lambda t: t),
+    **{name: _bitwise(_is, _is) for name in ("math.bitAnd", "math.bitOr", "math.bitXor")},
+    "math.bitNot": _bitwise(_is),
+    **{name: _bitwise(_is, lambda t: _INT) for name in ("math.bitShiftLeft", "math.bitShiftRight")},
+    # sets and base64
+    **{
+        name: [_global(_list_of(), _list_of(), result=_fixed(BOOL), uniform=True)]
+        for name in ("sets.contains", "sets.equivalent", "sets.intersects")
+    },
+    "base64.encode": [_global(_is(BYTES), result=_fixed(STRING))],
+    "base64.decode": [_global(_STR, result=_fixed(BYTES))],
+    # Kubernetes' format library
+    "format.named": [_global(_STR, result=_fixed(types.optional_of(NAMED_FORMAT)))],
+    **{f"format.{name}": [_global(result=_fixed(NAMED_FORMAT))] for name in FORMATS},
 }
+# cel-go expands these macros into internal functions, which its errors name.
+DISPLAY_NAMES: Final = {"math.greatest": "math.@max", "math.least": "math.@min"}
 
 
 def resolve(overloads: list[Overload], receiver: Type | None, args: Sequence[Type]) -> Type | None:

@@ -18,10 +18,13 @@ from svc.machinery.cel.re2 import Regexp, compile_re2
 from svc.machinery.cel.strings_ext import require_strings
 from svc.machinery.cel.values import (
     LISTS,
+    NANOS,
     NONE,
     CelError,
+    Duration,
     NoSuchOverload,
     Optional,
+    Timestamp,
     Uint,
     type_of,
 )
@@ -72,44 +75,63 @@ def matches(text: Any, pattern: Any) -> bool:
 # -- timestamps and durations ------------------------------------------------------------------
 
 
-def _zone(moment: datetime, zone: Any = None) -> datetime:
+def _calendar(value: Timestamp, zone: Any = None) -> datetime:
+    """The calendar time of `value` (to the second) in `zone`: UTC, `[+-]HH:MM` or an IANA name."""
+    moment = conversions.to_datetime(value)
     if zone is None:
         return moment
     if type(zone) is not str:
         raise NoSuchOverload("timezone")
-    offset = re.fullmatch(r"([+-]?)(\d{2}):(\d{2})", zone)
-    if offset is not None:
-        sign = -1 if offset.group(1) == "-" else 1
-        delta = timedelta(hours=int(offset.group(2)), minutes=int(offset.group(3)))
-        return (moment + sign * delta).replace(tzinfo=None)
+    offset = _OFFSET.fullmatch(zone)
     try:
+        if offset is not None:
+            sign = -1 if offset.group(1) == "-" else 1
+            return moment + sign * timedelta(hours=int(offset.group(2)), minutes=int(offset.group(3)))
         return moment.astimezone(ZoneInfo(zone))
     except (ZoneInfoNotFoundError, ValueError) as err:
         raise CelError(f"unknown time zone {zone}") from err
+    except OverflowError as err:
+        raise CelError("timestamp out of range") from err
+
+
+_OFFSET: Final = re.compile(r"([+-]?)(\d{2}):(\d{2})")
 
 
 def _timestamp_part(name: str, part: Callable[[datetime], int]) -> Function:
     def getter(value: Any, zone: Any = None) -> int:
-        if type(value) is not datetime:
+        if type(value) is not Timestamp:
             raise NoSuchOverload(name)
-        return part(_zone(value, zone))
+        return part(_calendar(value, zone))
 
     return getter
 
 
-def _time_part(name: str, timestamp: Callable[[datetime], int], duration: Callable[[timedelta], int]) -> Function:
+def _time_part(name: str, timestamp: Callable[[datetime], int], unit: int) -> Function:
     def getter(value: Any, zone: Any = None) -> int:
-        if type(value) is timedelta and zone is None:
-            return duration(value)
-        if type(value) is datetime:
-            return timestamp(_zone(value, zone))
+        if type(value) is Duration and zone is None:
+            return _truncated(value, unit)
+        if type(value) is Timestamp:
+            return timestamp(_calendar(value, zone))
         raise NoSuchOverload(name)
 
     return getter
 
 
-def _duration_seconds(value: timedelta) -> int:
-    return int(value.total_seconds())
+def _truncated(nanos: int, unit: int) -> int:
+    """`nanos / unit` rounded toward zero, as Go's int64(d.Hours())."""
+    whole = abs(nanos) // unit
+    return whole if nanos >= 0 else -whole
+
+
+def get_milliseconds(value: Any, zone: Any = None) -> int:
+    """The millisecond part: of the second for a timestamp, of the duration's seconds for a
+    duration (the conformance vectors' reading, not Go's total milliseconds)."""
+    if type(value) is Duration and zone is None:
+        return _truncated(value, 1_000_000) - _truncated(value, NANOS) * 1000
+    if type(value) is Timestamp:
+        _calendar(value, zone)  # an unknown zone is an error here too
+        return value % NANOS // 1_000_000
+    raise NoSuchOverload("getMilliseconds")
 
 
 # -- optionals ---------------------------------------------------------------------------------
@@ -132,9 +154,7 @@ def _is_zero(value: Any) -> bool:
         return True
     if type(value) in (bool, int, Uint, float, str, bytes, dict, *LISTS):
         return not value
-    if type(value) is timedelta:
-        return value == timedelta(0)
-    return False
+    return type(value) is Duration and value == 0
 
 
 def _optional(function: str, value: Any) -> Optional:
@@ -182,10 +202,10 @@ FUNCTIONS: Final[dict[str, Function]] = {
     "getDayOfMonth": _timestamp_part("getDayOfMonth", lambda t: t.day - 1),
     "getDayOfWeek": _timestamp_part("getDayOfWeek", lambda t: (t.weekday() + 1) % 7),
     "getDayOfYear": _timestamp_part("getDayOfYear", lambda t: t.timetuple().tm_yday - 1),
-    "getHours": _time_part("getHours", lambda t: t.hour, lambda d: _duration_seconds(d) // 3600),
-    "getMinutes": _time_part("getMinutes", lambda t: t.minute, lambda d: _duration_seconds(d) // 60),
-    "getSeconds": _time_part("getSeconds", lambda t: t.second, _duration_seconds),
-    "getMilliseconds": _time_part("getMilliseconds", lambda t: t.microsecond // 1000, lambda d: d.microseconds // 1000),
+    "getHours": _time_part("getHours", lambda t: t.hour, 3600 * NANOS),
+    "getMinutes": _time_part("getMinutes", lambda t: t.minute, 60 * NANOS),
+    "getSeconds": _time_part("getSeconds", lambda t: t.second, NANOS),
+    "getMilliseconds": get_milliseconds,
     "optional.of": optional_of,
     "optional.none": optional_none,
     "optional.ofNonZeroValue": optional_of_non_zero,

@@ -2,19 +2,23 @@
 
 Objects stay the dicts and lists the server already holds, so evaluating a rule converts nothing:
 CEL int is `int`, double `float`, bool `bool`, string `str`, bytes `bytes`, null `None`, list
-`list`, map `dict`, timestamp an aware `datetime`, duration a `timedelta`. Only the types Python
-lacks get a class here: `Uint`, `Optional`, and `CelType` for type values.
+`list`, map `dict`. Only the types Python lacks get a class here: `Uint`, `Timestamp` and
+`Duration` (nanosecond ints: a `datetime` holds only microseconds), `Optional`, and `CelType`
+for type values.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Any, Final
 
 INT_MIN: Final = -(1 << 63)
 INT_MAX: Final = (1 << 63) - 1
 UINT_MAX: Final = (1 << 64) - 1
+NANOS: Final = 1_000_000_000
+# cel-go's timestamps run from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z.
+TIMESTAMP_MIN: Final = -62135596800 * NANOS
+TIMESTAMP_MAX: Final = 253402300800 * NANOS - 1
 
 
 class CelError(Exception):
@@ -37,6 +41,89 @@ class Uint(int):
 
     def __repr__(self) -> str:
         return f"{int(self)}u"
+
+
+class Timestamp(int):
+    """A CEL timestamp: nanoseconds since the Unix epoch (UTC). An int keeps cel-go's precision
+    and lets comparisons run at int speed; calendar fields come from `datetime` on demand."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"timestamp({int(self)}ns)"
+
+
+class Duration(int):
+    """A CEL duration: nanoseconds, within an int64 as Go's `time.Duration`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"duration({int(self)}ns)"
+
+
+def timestamp_of(nanos: int) -> Timestamp:
+    if not TIMESTAMP_MIN <= nanos <= TIMESTAMP_MAX:
+        raise CelError("timestamp out of range")
+    return Timestamp(nanos)
+
+
+def duration_of(nanos: int) -> Duration:
+    if not INT_MIN <= nanos <= INT_MAX:
+        raise CelError("duration out of range")
+    return Duration(nanos)
+
+
+class BoolKey:
+    """How a map stores the key `true` or `false`: Python's `True == 1` would merge CEL's distinct
+    keys `true` and `1`. The two instances are singletons (copies included), so finding them
+    costs an identity hash; `map_key` wraps, `map_keys`/`map_items` unwrap."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return "true" if self.value else "false"
+
+    def __reduce__(self) -> str:
+        return "TRUE_KEY" if self.value else "FALSE_KEY"
+
+    def __copy__(self) -> BoolKey:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> BoolKey:
+        return self
+
+
+TRUE_KEY: Final = BoolKey(True)
+FALSE_KEY: Final = BoolKey(False)
+
+
+def map_key(key: Any) -> Any:
+    """The key as a map stores it."""
+    if type(key) is bool:
+        return TRUE_KEY if key else FALSE_KEY
+    return key
+
+
+def _has_bool_keys(mapping: dict) -> bool:
+    return TRUE_KEY in mapping or FALSE_KEY in mapping
+
+
+def map_keys(mapping: dict) -> list[Any]:
+    """The CEL keys of a map (bool keys unwrapped), in insertion order."""
+    if _has_bool_keys(mapping):
+        return [k.value if type(k) is BoolKey else k for k in mapping]
+    return list(mapping)
+
+
+def map_items(mapping: dict) -> Any:
+    """The CEL entries of a map (bool keys unwrapped)."""
+    if _has_bool_keys(mapping):
+        return [(k.value if type(k) is BoolKey else k, v) for k, v in mapping.items()]
+    return mapping.items()
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +176,8 @@ _PY_TYPES: Final[dict[type, CelType]] = {
     type(None): NULL,
     CelType: TYPE,
     Optional: OPTIONAL,
-    datetime: TIMESTAMP,
-    timedelta: DURATION,
+    Timestamp: TIMESTAMP,
+    Duration: DURATION,
 }
 
 
