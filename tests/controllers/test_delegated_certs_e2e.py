@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import http.client
 import ssl
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
+
+import yaml
 
 from svc.client.kubeconfig import load_kubeconfig
 from svc.testing.harness import RunningControllerManager, RunningServer
@@ -103,3 +107,25 @@ def test_the_client_ca_is_looked_up_in_the_cluster(
     cert.write_bytes(config.cert_data)
     key.write_bytes(config.key_data)
     assert _get(running.port, "/metrics", cert=(cert, key)) == 200
+
+
+def _anonymous_kubeconfig(svc_server: RunningServer, tmp_path: Path) -> Path:
+    """The server's kubeconfig without its user's credentials (the lookup is then refused with 401)."""
+    config = yaml.safe_load(svc_server.kubeconfig.read_text())
+    for user in config["users"]:
+        user["user"] = {}
+    path = tmp_path / "anonymous.kubeconfig"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def _daemon(svc_server: RunningServer, *args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "svc.controllers", f"--kubeconfig={svc_server.kubeconfig}", "--secure-port=0"]
+    return subprocess.run([*command, *args], capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_a_failed_lookup_stops_the_daemon(svc_server: RunningServer, tmp_path: Path) -> None:
+    anonymous = _anonymous_kubeconfig(svc_server, tmp_path)
+    finished = _daemon(svc_server, "--controllers=ttl", f"--authentication-kubeconfig={anonymous}")
+    assert finished.returncode == 1
+    assert "Error: unable to load configmap based request-header-client-ca-file: 401" in finished.stderr
