@@ -11,8 +11,8 @@ messages. Pods, Object and External metrics are read from the custom and externa
 (`hpa_metrics`), served by whichever extension server is registered for them. Events are recorded as
 upstream's (source `horizontal-pod-autoscaler`): `SuccessfulRescale` and `FailedRescale` ("New size:
 N; reason: ..."), `FailedGetScale`, one per failing metric with its reason (`FailedGetResourceMetric`,
-`FailedGetPodsMetric`, ...), `SelectorRequired`/`InvalidSelector`, and `FailedComputeMetricsReplicas`
-when no metric gives a replica count.
+`FailedGetPodsMetric`, ...), `SelectorRequired`/`InvalidSelector`, `FailedComputeMetricsReplicas`
+when no metric gives a replica count, and `FailedUpdateStatus`.
 """
 
 from __future__ import annotations
@@ -429,7 +429,12 @@ class HorizontalPodAutoscalerController:
             name=meta["name"],
             subresource="status",
         )
-        await self.context.client.update(path, updated)
+        try:
+            await self.context.client.update(path, updated)
+        except (ApiError, ConnectionError) as error:
+            message = error.status.get("message", str(error)) if isinstance(error, ApiError) else str(error)
+            await self._event(hpa, WARNING, "FailedUpdateStatus", message)
+            raise
 
 
 def _wrapped(spec: Obj, error: MetricError) -> str:

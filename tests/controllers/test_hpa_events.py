@@ -93,12 +93,14 @@ def test_a_scale_that_cannot_be_read_records_failed_get_scale() -> None:
 
 def test_a_scale_update_that_fails_records_failed_rescale() -> None:
     conflict = ApiError(409, {"reason": "Conflict", "message": "the object has been modified"})
+    # the status write that follows fails the same way (both are updates)
     assert events_of(hpa(pods_metric()), TWICE, failures={"update": conflict}) == [
         (
             "Warning",
             "FailedRescale",
             "New size: 4; reason: pods metric requests above target; error: the object has been modified",
-        )
+        ),
+        ("Warning", "FailedUpdateStatus", "the object has been modified"),
     ]
 
 
