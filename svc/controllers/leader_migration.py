@@ -78,6 +78,9 @@ def load(path: str, group: str = GROUP) -> LeaderMigrationConfig:
     config = LeaderMigrationConfig(str(document.get("leaderName") or ""), lock, leaders)
     if errors := validate(config):
         raise ValueError(f"failed to parse leader migration configuration: [{' '.join(errors)}]")
+    if config.resource_lock != "leases":
+        # valid in the file, but client-go no longer builds an Endpoints lock
+        raise ValueError("error creating lock: endpoints lock is removed, migrate to endpointsleases")
     return config
 
 

@@ -63,6 +63,16 @@ def test_an_invalid_file_is_refused_with_every_field_error(tmp_path: Path, capsy
     ) in capsys.readouterr().err
 
 
+def test_an_endpoints_lock_is_valid_but_cannot_be_built(tmp_path: Path) -> None:
+    path = _file(
+        tmp_path,
+        "apiVersion: controllermanager.config.k8s.io/v1alpha1\nkind: LeaderMigrationConfiguration\n"
+        "leaderName: m\nresourceLock: endpoints\ncontrollerLeaders: []\n",
+    )
+    with pytest.raises(ValueError, match="error creating lock: endpoints lock is removed, migrate to endpointsleases"):
+        leader_migration.load(str(path))
+
+
 def test_a_missing_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "absent.yaml"
     with pytest.raises(SystemExit):
