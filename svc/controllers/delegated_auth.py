@@ -5,7 +5,8 @@ with a SubjectAccessReview (`get` on the non-resource path) sent to the API serv
 `--authorization-always-allow-paths` (default the health endpoints; `/x/*` covers a prefix) are
 served to anyone. Without an authentication kubeconfig every request is anonymous, and without an
 authorization kubeconfig only members of system:masters are allowed, as upstream with the optional
-kubeconfigs missing. A token's review is remembered for `--authentication-token-webhook-cache-ttl`,
+kubeconfigs missing. Client certificates and front-proxy headers are checked first
+(`delegated_certs`). A token's review is remembered for `--authentication-token-webhook-cache-ttl`,
 an allowed decision for `--authorization-webhook-cache-authorized-ttl` and a refusal for
 `--authorization-webhook-cache-unauthorized-ttl` (10 seconds each by default, as upstream).
 """
@@ -21,8 +22,12 @@ import orjson
 from aiohttp import web
 
 from svc.api.brand import Profile
+from svc.apiserver.authn.authenticator import AuthenticationError
+from svc.apiserver.feature_gates import FeatureGates
 from svc.client.aio import ApiError, AsyncRestClient
 from svc.client.kubeconfig import load_kubeconfig
+from svc.controllers import delegated_certs
+from svc.controllers.delegated_certs import CertificateOptions
 from svc.machinery import status
 from svc.machinery.flag_types import flag_duration
 
@@ -30,6 +35,7 @@ ALWAYS_ALLOW = ("/healthz", "/readyz", "/livez")
 CACHE_SECONDS = 10.0
 _ANONYMOUS = ("system:anonymous", ("system:unauthenticated",))
 _MASTERS = "system:masters"
+_AUTHENTICATED = "system:authenticated"
 User = tuple[str, tuple[str, ...]]
 
 
@@ -41,6 +47,7 @@ class DelegationOptions:
     token_cache_ttl: float = CACHE_SECONDS
     authorized_ttl: float = CACHE_SECONDS
     unauthorized_ttl: float = CACHE_SECONDS
+    certificates: CertificateOptions = field(default_factory=CertificateOptions)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -82,9 +89,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=",".join(ALWAYS_ALLOW),
         help="paths served without authorization (default /healthz,/readyz,/livez)",
     )
+    delegated_certs.add_arguments(parser)
 
 
-def from_args(args: argparse.Namespace) -> DelegationOptions:
+def from_args(args: argparse.Namespace, gates: FeatureGates) -> DelegationOptions:
+    """The options; ValueError (upstream's text) on a bad certificate flag."""
     paths = tuple(path for path in args.authorization_always_allow_paths.split(",") if path)
     return DelegationOptions(
         args.authentication_kubeconfig,
@@ -93,6 +102,7 @@ def from_args(args: argparse.Namespace) -> DelegationOptions:
         token_cache_ttl=args.authentication_token_webhook_cache_ttl,
         authorized_ttl=args.authorization_webhook_cache_authorized_ttl,
         unauthorized_ttl=args.authorization_webhook_cache_unauthorized_ttl,
+        certificates=delegated_certs.from_args(args, gates),
     )
 
 
@@ -110,6 +120,35 @@ class DelegatedAuth:
         self._authz_group = profile.group("authorization.k8s.io")
         self._users: dict[str, tuple[float, User | None]] = {}
         self._decisions: dict[tuple[User, str, str], tuple[float, bool, str]] = {}
+        self._certificate_options = options.certificates
+        self._certificates: list[Any] = []
+
+    async def start(self, namespace: str) -> None:
+        """Settle which CAs are trusted (the flags, else the cluster's ConfigMap); raises when the
+        lookup fails and that is not tolerated (LookupFailed)."""
+        found = await delegated_certs.resolve(self._certificate_options, self._authn, namespace)
+        self._certificates = found.authenticators()
+
+    @property
+    def wants_client_certificates(self) -> bool:
+        return bool(self._certificates)
+
+    async def _certificate_user(self, request: web.Request) -> User | None:
+        """The user of the first certificate authenticator that knows one; AuthenticationError when
+        a certificate was presented but fails and no other authenticator succeeds."""
+        failure: AuthenticationError | None = None
+        for authenticator in self._certificates:
+            try:
+                info = await authenticator.authenticate(request)
+            except AuthenticationError as error:
+                failure = failure or error
+                continue
+            if info is not None:
+                groups = tuple(info.groups)
+                return info.name, groups if _AUTHENTICATED in groups else (*groups, _AUTHENTICATED)
+        if failure is not None:
+            raise failure
+        return None
 
     def _always_allowed(self, path: str) -> bool:
         return any(path == p or (p.endswith("*") and path.startswith(p[:-1])) for p in self._always)
@@ -118,19 +157,28 @@ class DelegatedAuth:
         """Why the request may not be served, or None when it may."""
         if self._always_allowed(request.path):
             return None
-        header = request.headers.get("Authorization", "")
-        user: User | None = _ANONYMOUS
-        if header.startswith("Bearer ") and self._authn is not None:
-            user = await self._review_token(header.removeprefix("Bearer ").strip())
-            if user is None:
-                return status.unauthorized()
-        assert user is not None
+        user = await self._user(request)
+        if user is None:
+            return status.unauthorized()
         verb = request.method.lower()
         allowed, reason = await self._authorize(user, request.path, verb)
         if allowed:
             return None
         why = f'User "{user[0]}" cannot {verb} path "{request.path}"' + (f": {reason}" if reason else "")
         return status.forbidden(None, "", why)
+
+    async def _user(self, request: web.Request) -> User | None:
+        """Who sends the request (anonymous when nothing says), or None when its credentials fail."""
+        try:
+            user = await self._certificate_user(request)
+        except AuthenticationError:
+            return None
+        if user is not None:
+            return user
+        header = request.headers.get("Authorization", "")
+        if header.startswith("Bearer ") and self._authn is not None:
+            return await self._review_token(header.removeprefix("Bearer ").strip())
+        return _ANONYMOUS
 
     async def _review_token(self, token: str) -> User | None:
         now = time.monotonic()

@@ -106,6 +106,13 @@ FLAGS: tuple[Flag, ...] = (
         "Lease namespace (default the system namespace)",
         field="resource_namespace",
     ),
+    _flag("--enable-leader-migration", "bool", "controller leader migration (needs --leader-elect)"),
+    _flag(
+        "--leader-migration-config",
+        "str",
+        "LeaderMigrationConfiguration file (group controllermanager.config.k8s.io, version v1alpha1); "
+        "empty for upstream's default",
+    ),
     _flag("--controller-shutdown-timeout", "duration", "wait for controllers before the process ends"),
     _flag("--controller-start-interval", "duration", "wait (jittered up to twice) after starting each controller"),
     _flag("--bind-address", "str", "listen address of the secure port"),
@@ -116,6 +123,11 @@ FLAGS: tuple[Flag, ...] = (
     _flag("--permit-port-sharing", "bool", "bind the secure port with SO_REUSEPORT, so several processes share it"),
     _flag("--permit-address-sharing", "bool", "bind with SO_REUSEADDR (always done here)"),
     _flag("--profiling", "bool", "serve /debug/pprof/ (the Python profiles of svc-apiserver's --profiling)"),
+    _flag(
+        "--contention-profiling",
+        "bool",
+        "block profiling, with --profiling (Python has no block profile: accepted as upstream, it adds nothing)",
+    ),
     _flag("--tls-min-version", "str", "VersionTLS10 to VersionTLS13 (default VersionTLS12)"),
     _flag(
         "--tls-sni-cert-key",
@@ -223,6 +235,13 @@ FLAGS: tuple[Flag, ...] = (
     _flag("--pv-recycler-timeout-increment-hostpath", "int", "seconds added per Gi to a hostPath recycler pod"),
     _flag("--pv-recycler-pod-template-filepath-hostpath", "str", "pod template of the hostPath recycler"),
     _flag("--enable-dynamic-provisioning", "bool", "ask provisioners for volumes of claims with a class"),
+    _flag(
+        "--enable-hostpath-provisioner",
+        "bool",
+        "host-path provisioning for tests (no in-tree provisioner runs here: claims wait for an external one)",
+    ),
+    _flag("--flex-volume-plugin-dir", "str", "directory of third-party (flex) volume plugins"),
+    _workers("--concurrent-service-syncs", "service-lb (accepted; the controller needs a cloud provider)"),
     _flag("--cloud-provider", "str", "'' (none) or 'external'; in-tree providers are gone, as upstream"),
     _flag("--cloud-config", "str", "cloud provider configuration file (unused without an in-tree provider)"),
     _flag("--external-cloud-volume-plugin", "str", "volume plugin provider with --cloud-provider=external"),
@@ -236,6 +255,17 @@ FLAGS: tuple[Flag, ...] = (
     _flag("--cluster-signing-duration", "duration", "longest certificate life"),
     _flag("--brand-profile", "str", "identifier spelling of the API server", choices=("kubernetes", "svc")),
     _flag(("-v", "--v"), "int", "log level number", field="verbosity"),
+    _flag("--vmodule", "str", "pattern=N,...: log level number per module (file name glob)"),
+    _flag(
+        "--log-text-info-buffer-size",
+        "str",
+        "alpha (LoggingAlphaOptions), with --log-text-split-stream: bytes of info lines buffered before a write",
+    ),
+    _flag(
+        "--log-text-split-stream",
+        "bool",
+        "alpha (LoggingAlphaOptions): info lines to stdout, warnings and errors to stderr",
+    ),
     _flag("--logging-format", "str", "only 'text'"),
     _flag("--log-flush-frequency", "duration", "longest time between log flushes (each line is flushed at once here)"),
 )

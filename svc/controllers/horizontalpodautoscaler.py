@@ -8,7 +8,11 @@ each pod's usage, `hpa_replicas` turns every Resource and ContainerResource metr
 and the status (current and desired replicas, current metrics, last scale time, observed generation)
 with the AbleToScale, ScalingActive and ScalingLimited conditions carries upstream's reasons and
 messages. Pods, Object and External metrics are read from the custom and external metrics APIs
-(`hpa_metrics`), served by whichever extension server is registered for them. Events are not recorded.
+(`hpa_metrics`), served by whichever extension server is registered for them. Events are recorded as
+upstream's (source `horizontal-pod-autoscaler`): `SuccessfulRescale` and `FailedRescale` ("New size:
+N; reason: ..."), `FailedGetScale`, one per failing metric with its reason (`FailedGetResourceMetric`,
+`FailedGetPodsMetric`, ...), `SelectorRequired`/`InvalidSelector`, `FailedComputeMetricsReplicas`
+when no metric gives a replica count, and `FailedUpdateStatus`.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from svc.client.aio import ApiError, resource_path
+from svc.client.events import NORMAL, WARNING
 from svc.client.informer import NAMESPACE_INDEX, Handler, Informer, key_of
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers import hpa_behavior as behavior
@@ -30,6 +35,9 @@ from svc.machinery.duration import parse_duration
 from svc.machinery.labels import SelectorError, parse_label_selector
 
 NAME = "horizontal-pod-autoscaler-controller"
+EVENT_SOURCE = "horizontal-pod-autoscaler"
+ABOVE_MAX = "Current number of replicas above Spec.MaxReplicas"
+BELOW_MIN = "Current number of replicas below Spec.MinReplicas"
 Obj = dict[str, Any]
 MetricError = metrics.MetricError
 
@@ -69,6 +77,7 @@ class HorizontalPodAutoscalerController:
         self.pods: Informer = context.informers.informer("", "v1", "pods")
         self.histories: dict[str, behavior.History] = {}
         self.reader = metrics.MetricsReader(context.client, context.profile)
+        self.events = context.recorder(EVENT_SOURCE)
         enqueue = lambda obj: self.queue.add(key_of(obj))  # noqa: E731
         self.hpas.add_handler(Handler(on_add=enqueue, on_update=lambda _old, new: enqueue(new), on_delete=enqueue))
 
@@ -84,6 +93,9 @@ class HorizontalPodAutoscalerController:
             await self.reconcile(key, hpa)
         finally:
             self.queue.add_after(key, self.settings.sync_period)
+
+    async def _event(self, hpa: Obj, event_type: str, reason: str, message: str) -> None:
+        await self.events.event(hpa, "HorizontalPodAutoscaler", f"{self.autoscaling}/v2", event_type, reason, message)
 
     # -- the target --------------------------------------------------------------------------
     async def _scale_path(self, namespace: str, ref: Obj) -> str:
@@ -216,12 +228,14 @@ class HorizontalPodAutoscalerController:
                 "the HPA target's scale is missing a selector",
                 wall,
             )
+            await self._event(hpa, WARNING, "SelectorRequired", "selector is required")
             raise MetricError("", "selector is required")
         try:
             parsed = parse_label_selector(selector)
         except SelectorError as error:
             message = f"couldn't convert selector into a corresponding internal selector object: {error}"
             _set_condition(status, "ScalingActive", "False", "InvalidSelector", message, wall)
+            await self._event(hpa, WARNING, "InvalidSelector", message)
             raise MetricError("", message) from None
         namespace = hpa["metadata"]["namespace"]
         pods = [
@@ -242,7 +256,8 @@ class HorizontalPodAutoscalerController:
             now=self.context.clock.wall(),
         )
         specs = hpa["spec"].get("metrics") or []
-        best, best_name, statuses, failures = -1, "", [], []
+        best, best_name, statuses = -1, "", []
+        failures: list[tuple[Obj, MetricError]] = []
         for spec in specs:
             source_type = spec.get("type") or ""
             try:
@@ -254,16 +269,18 @@ class HorizontalPodAutoscalerController:
                 else:
                     raise MetricError("InvalidMetricSourceType", f'unknown metric source type "{source_type}"')
             except MetricError as error:
-                failures.append(error)
+                await self._event(hpa, WARNING, error.reason, str(error))
+                failures.append((spec, error))
                 continue
             statuses.append(proposal.status)
             if proposal.replicas > best:
                 best, best_name = proposal.replicas, proposal.name
         if failures and (len(failures) >= len(specs) or best < current):
-            first = failures[0]
+            first_spec, first = failures[0]
             message = f"the HPA was unable to compute the replica count: {first}"
             _set_condition(status, "ScalingActive", "False", first.reason, message, wall)
-            raise MetricError(first.reason, str(first))
+            summary = f"invalid metrics ({len(failures)} invalid out of {len(specs)}), first error is: "
+            raise MetricError(first.reason, summary + _wrapped(first_spec, first))
         message = f"the HPA was able to successfully calculate a replica count from {best_name}"
         _set_condition(status, "ScalingActive", "True", "ValidMetricFound", message, wall)
         return best, best_name, statuses
@@ -281,6 +298,7 @@ class HorizontalPodAutoscalerController:
         except (ApiError, ConnectionError) as error:
             message = error.status.get("message", str(error)) if isinstance(error, ApiError) else str(error)
             text = f"the HPA controller was unable to get the target's current scale: {message}"
+            await self._event(hpa, WARNING, "FailedGetScale", message)
             _set_condition(status, "AbleToScale", "False", "FailedGetScale", text, clock.wall())
             await self._write_status(hpa, status)
             return
@@ -299,6 +317,7 @@ class HorizontalPodAutoscalerController:
         min_replicas = int(spec.get("minReplicas") if spec.get("minReplicas") is not None else 1)
         max_replicas = int(spec.get("maxReplicas") or 0)
         rescale, desired, statuses = True, 0, status.get("currentMetrics") or []
+        reason = ""
         if current == 0 and min_replicas != 0:
             rescale = False
             _set_condition(
@@ -310,17 +329,22 @@ class HorizontalPodAutoscalerController:
                 clock.wall(),
             )
         elif current > max_replicas:
-            desired = max_replicas
+            desired, reason = max_replicas, ABOVE_MAX
         elif current < min_replicas:
-            desired = min_replicas
+            desired, reason = min_replicas, BELOW_MIN
         else:
             try:
-                proposal, _, statuses = await self._proposals(hpa, status, scale, current)
-            except MetricError:
+                proposal, metric_name, statuses = await self._proposals(hpa, status, scale, current)
+            except MetricError as error:
                 status.update(currentReplicas=current)
                 await self._write_status(hpa, status)
+                await self._event(hpa, WARNING, "FailedComputeMetricsReplicas", str(error))
                 return
             desired = max(desired, proposal)
+            if desired > current:
+                reason = f"{metric_name} above target"
+            elif desired < current:
+                reason = "All metrics below target"
             outcome = self._normalize(history, spec, current, desired, min_replicas, max_replicas)
             _set_condition(status, "AbleToScale", "True", *outcome.able_to_scale, clock.wall())
             _set_condition(
@@ -336,6 +360,9 @@ class HorizontalPodAutoscalerController:
             except (ApiError, ConnectionError) as error:
                 message = error.status.get("message", str(error)) if isinstance(error, ApiError) else str(error)
                 text = f"the HPA controller was unable to update the target scale: {message}"
+                await self._event(
+                    hpa, WARNING, "FailedRescale", f"New size: {desired}; reason: {reason}; error: {message}"
+                )
                 _set_condition(status, "AbleToScale", "False", "FailedUpdateScale", text, clock.wall())
                 status.update(currentReplicas=current, currentMetrics=statuses)
                 await self._write_status(hpa, status)
@@ -348,6 +375,7 @@ class HorizontalPodAutoscalerController:
                 f"the HPA controller was able to update the target scale to {desired}",
                 clock.wall(),
             )
+            await self._event(hpa, NORMAL, "SuccessfulRescale", f"New size: {desired}; reason: {reason}")
             behavior.store_scale_event(history, spec.get("behavior"), current, desired, clock.now())
             status["lastScaleTime"] = rfc3339(clock.wall())
         else:
@@ -401,4 +429,27 @@ class HorizontalPodAutoscalerController:
             name=meta["name"],
             subresource="status",
         )
-        await self.context.client.update(path, updated)
+        try:
+            await self.context.client.update(path, updated)
+        except (ApiError, ConnectionError) as error:
+            message = error.status.get("message", str(error)) if isinstance(error, ApiError) else str(error)
+            await self._event(hpa, WARNING, "FailedUpdateStatus", message)
+            raise
+
+
+def _wrapped(spec: Obj, error: MetricError) -> str:
+    """The failing metric's error as upstream's `computeReplicasForMetric` returns it."""
+    kind = spec.get("type") or ""
+    if kind == "Object":
+        return f"failed to get object metric value: {error}"
+    if kind == "Pods":
+        return f"failed to get pods metric value: {error}"
+    if kind == "Resource":
+        return f"failed to get {(spec.get('resource') or {}).get('name', '')} resource metric value: {error}"
+    if kind == "ContainerResource":
+        container = (spec.get("containerResource") or {}).get("container", "")
+        return f"failed to get {container} container metric value: {error}"
+    if kind == "External":
+        name = ((spec.get("external") or {}).get("metric") or {}).get("name", "")
+        return f"failed to get {name} external metric value: {error}"
+    return str(error)

@@ -26,8 +26,10 @@ from svc.client.clock import Clock
 from svc.client.followed_clock import ClockError, followed_clock
 from svc.client.kubeconfig import ClientConfig, KubeconfigError, load_kubeconfig
 from svc.client.metrics import ClientMetrics, install
+from svc.controllers import leader_migration, log_output
 from svc.controllers.context import ControllerContext, InformerFactory
 from svc.controllers.delegated_auth import DelegatedAuth
+from svc.controllers.delegated_certs import LookupFailed
 from svc.controllers.leaderelection import LeaderElectionConfig, LeaderElector
 from svc.controllers.manager import ControllerManager
 from svc.controllers.options import UPSTREAM_VERSION, Options, parse_options
@@ -94,13 +96,27 @@ async def _run_with(
 ) -> int:
     """The daemon with every control loop on `clock` (the client's own rate limit stays in real time)."""
     profile = PROFILES[options.brand_profile]
-    informers = InformerFactory(client, profile, clock=clock, resync_period=options.min_resync_period)
-    context = ControllerContext(client, profile, informers, clock=clock, root_ca=root_ca(options, config))
+
+    def manager_of(enabled: list[str]) -> ControllerManager:
+        informers = InformerFactory(client, profile, clock=clock, resync_period=options.min_resync_period)
+        context = ControllerContext(client, profile, informers, clock=clock, root_ca=root_ca(options, config))
+        return ControllerManager(context, enabled, options, checks=checks)
+
     checks: list[HealthCheck] = []
-    manager = ControllerManager(context, options.enabled, options, checks=checks)
-    elector = _elector(options, client, profile.group("coordination.k8s.io"), clock)
+    group = profile.group("coordination.k8s.io")
+    elector = _elector(options, client, group, clock)
+    migration = None
+    main_controllers = options.enabled
+    if elector is not None and options.leader_migration is not None:
+        component = profile.apiserver_name.removesuffix("-apiserver") + "-controller-manager"
+        main_controllers, migrated = leader_migration.split(options.leader_migration, options.enabled, component)
+        lock = _elector(options, client, group, clock, name=options.leader_migration.leader_name)
+        assert lock is not None
+        migration = (lock, manager_of(migrated))
+    manager = manager_of(main_controllers)
     if elector is not None:
         checks.append(HealthCheck("leaderElection", elector.check))
+    await auth.start(profile.system_namespace)
     runner = await start_serving(options, checks, metrics=metrics, auth=auth)
     log.info("controllers enabled: %s", ", ".join(options.enabled) or "none")
     stopping = asyncio.Event()
@@ -108,18 +124,21 @@ async def _run_with(
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stopping.set)
     try:
-        return await _lead_and_run(options, elector, manager, stopping)
+        return await _lead_and_run(options, elector, manager, stopping, migration)
     finally:
         if runner is not None:
             await runner.cleanup()
 
 
-def _elector(options: Options, client: AsyncRestClient, group: str, clock: Clock) -> LeaderElector | None:
+def _elector(
+    options: Options, client: AsyncRestClient, group: str, clock: Clock, *, name: str = ""
+) -> LeaderElector | None:
+    """The candidate for the main Lease, or for `name` (the leader migration Lease)."""
     if not options.leader_elect:
         return None
     config = LeaderElectionConfig(
         namespace=options.resource_namespace,
-        name=options.resource_name,
+        name=name or options.resource_name,
         identity=options.identity,
         lease_duration=options.lease_duration,
         renew_deadline=options.renew_deadline,
@@ -129,8 +148,29 @@ def _elector(options: Options, client: AsyncRestClient, group: str, clock: Clock
     return LeaderElector(client, config, clock=clock)
 
 
+async def _run_migrated(elector: LeaderElector, manager: ControllerManager) -> None:
+    """The migrated controllers under their own Lease; returns when that Lease is lost, raises when a
+    controller fails (a manager with no controllers to run just keeps the Lease)."""
+    await elector.acquire()
+    running = asyncio.create_task(manager.run(), name="migrated-controllers")
+    renewing = asyncio.create_task(elector.keep_renewing())
+    try:
+        await asyncio.wait({running, renewing}, return_when=asyncio.FIRST_COMPLETED)
+        if running.done():
+            running.result()
+            await renewing
+    finally:
+        for task in (running, renewing):
+            task.cancel()
+        await asyncio.gather(running, renewing, return_exceptions=True)
+
+
 async def _lead_and_run(
-    options: Options, elector: LeaderElector | None, manager: ControllerManager, stopping: asyncio.Event
+    options: Options,
+    elector: LeaderElector | None,
+    manager: ControllerManager,
+    stopping: asyncio.Event,
+    migration: tuple[LeaderElector, ControllerManager] | None = None,
 ) -> int:
     if elector is not None:
         acquiring = asyncio.create_task(elector.acquire())
@@ -146,6 +186,10 @@ async def _lead_and_run(
     renewing = asyncio.create_task(elector.keep_renewing()) if elector is not None else None
     if renewing is not None:
         watched.add(renewing)
+    # upstream takes the migration Lease only once the main one is held
+    migrating = asyncio.create_task(_run_migrated(*migration)) if migration is not None else None
+    if migrating is not None:
+        watched.add(migrating)
     await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
     for task in watched:
         task.cancel()
@@ -153,6 +197,12 @@ async def _lead_and_run(
         await asyncio.wait_for(asyncio.gather(*watched, return_exceptions=True), options.controller_shutdown_timeout)
     if renewing is not None and renewing.done() and not renewing.cancelled() and not stopping.is_set():
         log.error("leaderelection lost")
+        return 1
+    if migrating is not None and migrating.done() and not migrating.cancelled() and not stopping.is_set():
+        if migrating.exception() is not None:
+            log.error("migrated controllers stopped: %s", migrating.exception())
+        else:
+            log.error("migration leaderelection lost")
         return 1
     if running.done() and not running.cancelled() and running.exception() is not None:
         log.error("controllers stopped: %s", running.exception())
@@ -162,12 +212,9 @@ async def _lead_and_run(
 
 def main(argv: list[str] | None = None) -> None:
     options = parse_options(sys.argv[1:] if argv is None else argv)
-    logging.basicConfig(
-        level=logging.DEBUG if options.verbosity >= 4 else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    log_output.configure(options.text_output)
     try:
         raise SystemExit(asyncio.run(run(options)))
-    except (KubeconfigError, ClockError, OSError) as error:
+    except (KubeconfigError, ClockError, LookupFailed, OSError) as error:
         print(f"Error: {error}", file=sys.stderr)
         raise SystemExit(1) from None

@@ -17,14 +17,20 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from svc.api.brand import PROFILES
-from svc.apiserver import metrics_options, tls_settings
+from svc.apiserver import metrics_options, tls_settings, versioning
 from svc.apiserver.feature_gates import FeatureGateError, FeatureGates, parse_feature_gates
 from svc.apiserver.metrics_options import MetricsOptions
-from svc.controllers import catalog, delegated_auth, flags, nodeipam, pvrecycler
+from svc.controllers import catalog, delegated_auth, flags, leader_migration, log_output, nodeipam, pvrecycler
 from svc.controllers.delegated_auth import DelegationOptions
+from svc.controllers.leader_migration import LeaderMigrationConfig
 from svc.controllers.leaderelection import JITTER
+from svc.controllers.log_output import TextOutput
 
 UPSTREAM_VERSION = "v1.36.0"
+FLEX_VOLUME_DIRS = {
+    "svc": "/usr/libexec/svc/svclet-plugins/volume/exec/",
+    "kubernetes": "/usr/libexec/kubernetes/kubelet-plugins/volume/exec/",
+}
 # Each built-in signer's own CA flags, in the svc spelling and upstream's.
 SIGNING_FLAGS = {
     "apiserver-client": ("svc-apiserver-client", "kube-apiserver-client"),
@@ -51,6 +57,10 @@ class Options:
     resource_lock: str = "leases"
     resource_name: str = ""
     resource_namespace: str = ""
+    enable_leader_migration: bool = False
+    leader_migration_config: str = ""
+    leader_migration: LeaderMigrationConfig | None = None
+    """The migration's configuration when `--enable-leader-migration` (and `--leader-elect`)."""
     controller_shutdown_timeout: float = 10.0
     controller_start_interval: float = 0.0
     bind_address: str = "0.0.0.0"
@@ -62,6 +72,7 @@ class Options:
     tls_sni_cert_key: list[str] = field(default_factory=list)
     tls_sni_cert_keys: list[tls_settings.SniCertKey] = field(default_factory=list)
     profiling: bool = True
+    contention_profiling: bool = False
     permit_port_sharing: bool = False
     permit_address_sharing: bool = False
     tls_cipher_suites: list[str] = field(default_factory=list)
@@ -128,6 +139,9 @@ class Options:
     node_cidr_mask_size_ipv4: int = 0
     node_cidr_mask_size_ipv6: int = 0
     enable_dynamic_provisioning: bool = True
+    enable_hostpath_provisioner: bool = False
+    flex_volume_plugin_dir: str = ""
+    concurrent_service_syncs: int = 1
     pv_recycler_minimum_timeout_nfs: int = 300
     pv_recycler_increment_timeout_nfs: int = 30
     pv_recycler_pod_template_filepath_nfs: str = ""
@@ -142,6 +156,11 @@ class Options:
     route_reconciliation_period: float = 10.0
     brand_profile: str = "svc"
     verbosity: int = 0
+    vmodule: str = ""
+    log_text_info_buffer_size: str = ""
+    log_text_split_stream: bool = False
+    text_output: TextOutput = field(default_factory=TextOutput)
+    versioning: versioning.VersioningOptions = field(default_factory=versioning.VersioningOptions)
     logging_format: str = "text"
     log_flush_frequency: float = 5.0
     identity: str = ""
@@ -228,6 +247,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="Name=true|false pairs, the API server's gate set; a controller needing a gate that is off is not started",
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
+    parser.add_argument(
+        "--emulated-version",
+        action="append",
+        help="version whose capabilities are emulated, [component=]major.minor "
+        f"(default {versioning.text(versioning.BINARY)})",
+    )
+    parser.add_argument(
+        "--min-compatibility-version",
+        action="append",
+        help="minimum compatible version, [component=]major.minor; not above the emulated version",
+    )
     delegated_auth.add_arguments(parser)
     metrics_options.add_arguments(parser)
     return parser
@@ -257,15 +287,51 @@ def parse_options(argv: list[str]) -> Options:
     options.enabled, problems = catalog.select(options.controllers, profile.apiserver_name)
     if not options.enable_garbage_collector:
         options.enabled = [name for name in options.enabled if name != catalog.GARBAGE_COLLECTOR]
+    options.flex_volume_plugin_dir = options.flex_volume_plugin_dir or FLEX_VOLUME_DIRS[options.brand_profile]
     try:
-        options.feature_gates = FeatureGates(parse_feature_gates(args.feature_gates))
+        options.versioning = versioning.from_args(
+            argparse.Namespace(
+                emulated_version=args.emulated_version,
+                min_compatibility_version=args.min_compatibility_version,
+                emulation_forward_compatible=None,
+                runtime_config_emulation_forward_compatible=None,
+            )
+        )
+    except ValueError as error:
+        problems.append(str(error))
+    try:
+        options.feature_gates = FeatureGates(
+            parse_feature_gates(args.feature_gates),
+            options.versioning.emulated,
+            options.versioning.min_compatibility,
+        )
     except FeatureGateError as error:
         problems.append(f"invalid argument for --feature-gates: {error}")
+    try:
+        options.text_output = log_output.from_flags(
+            verbosity=options.verbosity,
+            vmodule=options.vmodule,
+            split_stream=options.log_text_split_stream,
+            info_buffer_size=options.log_text_info_buffer_size,
+            gates=options.feature_gates,
+        )
+    except ValueError as error:
+        problems.append(str(error))
+    if options.enable_leader_migration and options.leader_elect:
+        try:
+            options.leader_migration = leader_migration.load(
+                options.leader_migration_config, profile.group(leader_migration.GROUP)
+            )
+        except ValueError as error:
+            problems.append(str(error))
     options.enabled = [
         name for name in options.enabled if catalog.gates_allow(name, profile.apiserver_name, options.feature_gates)
     ]
     problems += _validate(options)
-    options.delegation = delegated_auth.from_args(args)
+    try:
+        options.delegation = delegated_auth.from_args(args, options.feature_gates)
+    except ValueError as error:
+        problems.append(str(error))
     try:
         options.metrics = metrics_options.from_args(args, UPSTREAM_VERSION)
     except ValueError as error:

@@ -23,6 +23,7 @@ from svc.apiserver.metrics import CONTENT_TYPE, CURRENT_MINOR
 from svc.apiserver.metrics_exposition import Exposition
 from svc.apiserver.metrics_slis import HealthcheckSlis
 from svc.apiserver.pki import KeyPair, ensure_self_signed
+from svc.apiserver.request_client_cert import request_client_certificate
 from svc.client.metrics import ClientMetrics
 from svc.controllers.delegated_auth import DelegatedAuth, refusal_response
 from svc.controllers.options import Options
@@ -34,10 +35,13 @@ def _self_signed(directory: Path) -> KeyPair:
     return ensure_self_signed(pair, common_name="localhost", hosts=["localhost", "127.0.0.1"])
 
 
-def _context(options: Options, cert: str | Path, key: str | Path) -> ssl.SSLContext:
-    """One serving pair with the TLS flags applied."""
+def _context(options: Options, cert: str | Path, key: str | Path, client_certificates: bool) -> ssl.SSLContext:
+    """One serving pair with the TLS flags applied; with `client_certificates` the client is asked
+    for a certificate, which the delegated authentication verifies."""
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(cert, key)
+    if client_certificates:
+        request_client_certificate(context)
     context.minimum_version = tls_settings.tls_version(options.tls_min_version)
     if ciphers := tls_settings.openssl_ciphers(options.tls_cipher_suites):
         context.set_ciphers(ciphers)
@@ -46,21 +50,24 @@ def _context(options: Options, cert: str | Path, key: str | Path) -> ssl.SSLCont
     return context
 
 
-def _tls_context(options: Options) -> ssl.SSLContext:
+def _tls_context(options: Options, client_certificates: bool) -> ssl.SSLContext:
     """The serving context, choosing a `--tls-sni-cert-key` pair by the name the client asks for (flag
     names first, then the certificates' own, as the API server does); a pair generated without
     `--cert-dir` lives only in memory once loaded."""
     if options.tls_cert_file:
-        default = _context(options, options.tls_cert_file, options.tls_private_key_file)
+        default = _context(options, options.tls_cert_file, options.tls_private_key_file, client_certificates)
     elif options.cert_dir:
         pair = _self_signed(Path(options.cert_dir))
-        default = _context(options, pair.cert, pair.key)
+        default = _context(options, pair.cert, pair.key, client_certificates)
     else:
         with tempfile.TemporaryDirectory(prefix="svc-controller-manager-") as directory:
             pair = _self_signed(Path(directory))
-            default = _context(options, pair.cert, pair.key)
+            default = _context(options, pair.cert, pair.key, client_certificates)
     table = tls_settings.SniTable()
-    pairs = [(pair, _context(options, pair.cert_file, pair.key_file)) for pair in options.tls_sni_cert_keys]
+    pairs = [
+        (pair, _context(options, pair.cert_file, pair.key_file, client_certificates))
+        for pair in options.tls_sni_cert_keys
+    ]
     for pair, context in pairs:
         table.add(pair.names, context)
     for pair, context in pairs:
@@ -107,7 +114,7 @@ async def start_serving(
         runner,
         options.bind_address,
         options.secure_port,
-        ssl_context=_tls_context(options),
+        ssl_context=_tls_context(options, auth.wants_client_certificates),
         # SO_REUSEADDR is always set on POSIX (asyncio's default), which --permit-address-sharing asks for
         reuse_port=options.permit_port_sharing or None,
     )

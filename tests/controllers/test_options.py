@@ -123,11 +123,70 @@ def test_the_garbage_collector_follows_enable_garbage_collector() -> None:
     assert "garbage-collector-controller" not in parse_options(["--enable-garbage-collector=false"]).enabled
 
 
-def test_a_flag_of_an_unbuilt_controller_is_an_unknown_flag(capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_unknown_flag_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
-        parse_options(["--concurrent-service-syncs=5"])
+        parse_options(["--concurrent-foo-syncs=5"])
     assert exit_info.value.code == 2
-    assert "unrecognized arguments: --concurrent-service-syncs=5" in capsys.readouterr().err
+    assert "unrecognized arguments: --concurrent-foo-syncs=5" in capsys.readouterr().err
+
+
+def test_concurrent_service_syncs_is_accepted_with_upstreams_default() -> None:
+    assert parse_options([]).concurrent_service_syncs == 1
+    assert parse_options(["--concurrent-service-syncs=3"]).concurrent_service_syncs == 3
+
+
+def test_the_volume_and_profiling_flags_have_upstreams_defaults() -> None:
+    options = parse_options([])
+    assert (options.enable_hostpath_provisioner, options.contention_profiling) == (False, False)
+    assert options.flex_volume_plugin_dir == "/usr/libexec/svc/svclet-plugins/volume/exec/"
+    upstream = parse_options(["--brand-profile=kubernetes"]).flex_volume_plugin_dir
+    assert upstream == "/usr/libexec/kubernetes/kubelet-plugins/volume/exec/"
+    given = parse_options(
+        ["--enable-hostpath-provisioner", "--flex-volume-plugin-dir=/opt/flex", "--contention-profiling"]
+    )
+    assert (given.enable_hostpath_provisioner, given.flex_volume_plugin_dir, given.contention_profiling) == (
+        True,
+        "/opt/flex",
+        True,
+    )
+
+
+def test_the_emulated_version_sets_the_feature_gates_release() -> None:
+    options = parse_options(["--emulated-version=1.34"])
+    assert (options.versioning.emulated, options.versioning.min_compatibility) == ((1, 34), (1, 33))
+    assert parse_options([]).versioning.emulated == (1, 36)
+
+
+def test_an_emulated_version_out_of_range_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        parse_options(["--emulated-version=1.20"])
+    assert exit_info.value.code == 1
+    assert "emulation version 1.20 is not between [1.33, 1.36]" in capsys.readouterr().err
+
+
+def test_a_min_compatibility_version_above_the_emulated_one_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse_options(["--emulated-version=1.34", "--min-compatibility-version=1.35"])
+    assert "minCompatibilityVersion version 1.35 is not between [1.33, 1.34]" in capsys.readouterr().err
+
+
+def test_vmodule_is_parsed_with_klogs_syntax(capsys: pytest.CaptureFixture[str]) -> None:
+    assert parse_options(["--vmodule=garbage*=4,main=2"]).text_output.vmodule == (("garbage*", 4), ("main", 2))
+    with pytest.raises(SystemExit):
+        parse_options(["--vmodule=main"])
+    assert '"main" does not have the pattern=N format' in capsys.readouterr().err
+
+
+def test_the_alpha_text_log_options_need_their_gate(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse_options(["--log-text-split-stream", "--log-text-info-buffer-size=1Mi"])
+    error = capsys.readouterr().err
+    assert "options.text.splitStream: Forbidden: Feature LoggingAlphaOptions is disabled" in error
+    assert "options.text.infoBufferSize: Forbidden: Feature LoggingAlphaOptions is disabled" in error
+    output = parse_options(
+        ["--feature-gates=LoggingAlphaOptions=true", "--log-text-split-stream", "--log-text-info-buffer-size=1Ki"]
+    ).text_output
+    assert (output.split_stream, output.info_buffer_size) == (True, 1024)
 
 
 def test_the_autoscaler_flags_have_upstreams_defaults() -> None:
