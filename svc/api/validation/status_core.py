@@ -13,6 +13,7 @@ from typing import Any, Final
 from svc.api.validation.addresses import ip_errors, parse_ip
 from svc.api.validation.engine import Immutable, UpdateCheck, UpdateCheckFn, UpdateTable, items, lookup, mapping, text
 from svc.api.validation.resources import quantity, quantity_errors
+from svc.api.validation.status_containers import container_status_errors
 from svc.machinery.field_errors import FieldError, duplicate, forbidden, invalid, not_supported, required
 from svc.machinery.validation import is_dns1123_subdomain, is_qualified_name
 
@@ -99,14 +100,19 @@ def _claim_statuses(new: Any, _: Any, __: str) -> list[FieldError]:
     return errors
 
 
-def _ip_list(new: Any, key: str) -> list[FieldError]:
-    """`validatePodIPs` / `validateHostIPs`: valid addresses, at most one of each family, no repeats."""
+def _ips(node: Any, path: str) -> frozenset[str]:
+    return frozenset(text(entry, "ip") for entry in items(lookup(node, path)))
+
+
+def _ip_list(new: Any, old: Any, key: str) -> list[FieldError]:
+    """`validatePodIPs` / `validateHostIPs`: valid addresses (those already stored as leniently as then),
+    at most one of each family, no repeats."""
     path = f"status.{key}"
-    entries = items(lookup(new, path))
+    entries, stored = items(lookup(new, path)), _ips(old, path)
     errors = [
         invalid(f"{path}[{index}]", text(entry, "ip"), message)
         for index, entry in enumerate(entries)
-        for message in ip_errors(text(entry, "ip"))
+        for message in ip_errors(text(entry, "ip"), stored)
     ]
     if len(entries) > 1:
         families = {parse_ip(text(entry, "ip")).version for entry in entries if parse_ip(text(entry, "ip"))}
@@ -120,11 +126,11 @@ def _ip_list(new: Any, key: str) -> list[FieldError]:
     return errors
 
 
-def _pod_ips(new: Any, _: Any, __: str) -> list[FieldError]:
-    errors = _ip_list(new, "podIPs")
+def _pod_ips(new: Any, old: Any, _: str) -> list[FieldError]:
+    errors = _ip_list(new, old, "podIPs")
     host_ips = items(lookup(new, "status.hostIPs"))
     if host_ips:
-        errors += _ip_list(new, "hostIPs")
+        errors += _ip_list(new, old, "hostIPs")
         first = text(host_ips[0], "ip")
         if text(new, "status.hostIP") != first:
             errors.append(invalid("status.hostIPs[0].ip", first, "must be equal to `hostIP`"))
@@ -138,20 +144,23 @@ POD_STATUS: Final[UpdateTable] = (
     UpdateCheck(_container_states),
     UpdateCheck(_claim_statuses),
     UpdateCheck(_pod_ips),
+    UpdateCheck(container_status_errors),
 )
 
 
-def _load_balancer(new: Any, _: Any, __: str) -> list[FieldError]:
-    """`ValidateLoadBalancerStatus`: only LoadBalancer Services report ingress points, each well formed."""
+def _load_balancer(new: Any, old: Any, _: str) -> list[FieldError]:
+    """`ValidateLoadBalancerStatus`: only LoadBalancer Services report ingress points, each well formed
+    (addresses already stored checked as leniently as then)."""
     path = "status.loadBalancer.ingress"
     ingress = items(lookup(new, path))
     if ingress and text(new, "spec.type") != "LoadBalancer":
         return [forbidden(path, "may only be used when `spec.type` is 'LoadBalancer'")]
+    stored = stored_ingress_ips(old)
     errors: list[FieldError] = []
     for index, point in enumerate(ingress):
         where, ip, mode = f"{path}[{index}]", text(point, "ip"), lookup(point, "ipMode")
         if ip:
-            errors += [invalid(f"{where}.ip", ip, message) for message in ip_errors(ip)]
+            errors += [invalid(f"{where}.ip", ip, message) for message in ip_errors(ip, stored)]
         if mode is not None and not ip:
             errors.append(forbidden(f"{where}.ipMode", "may not be specified when `ip` is not set"))
         elif mode is not None and mode not in _IP_MODES:
@@ -160,6 +169,11 @@ def _load_balancer(new: Any, _: Any, __: str) -> list[FieldError]:
             errors.append(required(f"{where}.ipMode", "must be specified when `ip` is set"))
         errors += hostname_errors(point, f"{where}.hostname")
     return errors
+
+
+def stored_ingress_ips(old: Any) -> frozenset[str]:
+    """The load balancer addresses the stored status lists (upstream's `existingIngressIPs`)."""
+    return _ips(old, "status.loadBalancer.ingress") - {""}
 
 
 def hostname_errors(point: Any, path: str) -> list[FieldError]:

@@ -9,17 +9,13 @@ about a field is enforced when the write changes that field, so a stored status 
 
 from __future__ import annotations
 
-import re
 from typing import Any, Final
 
 from svc.api.validation.addresses import ip_errors
+from svc.api.validation.conditions import conditions_errors
 from svc.api.validation.engine import NEGATIVE, UpdateCheck, UpdateTable, items, lookup, text
-from svc.api.validation.status_core import count, hostname_errors, replica_counts
-from svc.machinery.field_errors import OMITTED, FieldError, duplicate, invalid, not_supported, required, too_long
-from svc.machinery.validation import regex_error, validate_label_name
-
-_CONDITION_REASON: Final = re.compile(r"[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?")
-_CONDITION_STATUSES: Final = ("False", "True", "Unknown")
+from svc.api.validation.status_core import count, hostname_errors, replica_counts, stored_ingress_ips
+from svc.machinery.field_errors import OMITTED, FieldError, duplicate, invalid, required
 
 
 def _non_negative(*paths: str) -> UpdateCheck:
@@ -188,55 +184,16 @@ def _job(new: Any, old: Any, _: str) -> list[FieldError]:
     return errors
 
 
-def _ingress(new: Any, _: Any, __: str) -> list[FieldError]:
-    """`ValidateIngressLoadBalancerStatus`: each reported point is a valid address or DNS name."""
+def _ingress(new: Any, old: Any, _: str) -> list[FieldError]:
+    """`ValidateIngressLoadBalancerStatus`: each reported point is a valid address (one already stored
+    checked as leniently as then) or DNS name."""
+    stored = stored_ingress_ips(old)
     errors: list[FieldError] = []
     for index, point in enumerate(items(lookup(new, "status.loadBalancer.ingress"))):
         where, ip = f"status.loadBalancer.ingress[{index}]", text(point, "ip")
         if ip:
-            errors += [invalid(f"{where}.ip", ip, message) for message in ip_errors(ip)]
+            errors += [invalid(f"{where}.ip", ip, message) for message in ip_errors(ip, stored)]
         errors += hostname_errors(point, f"{where}.hostname")
-    return errors
-
-
-def conditions_errors(conditions: Any, path: str) -> list[FieldError]:
-    """Upstream's `metav1` `ValidateConditions`: typed, a known status, a time and a reason; types unique."""
-    errors: list[FieldError] = []
-    seen: set[str] = set()
-    for index, condition in enumerate(items(conditions)):
-        where, kind = f"{path}[{index}]", text(condition, "type")
-        errors += validate_label_name(kind, f"{where}.type")
-        state = text(condition, "status")
-        if state not in _CONDITION_STATUSES:
-            errors.append(not_supported(f"{where}.status", state, _CONDITION_STATUSES))
-        generation = lookup(condition, "observedGeneration")
-        if type(generation) is int and generation < 0:
-            errors.append(invalid(f"{where}.observedGeneration", generation, "must be greater than or equal to zero"))
-        if not text(condition, "lastTransitionTime"):
-            errors.append(required(f"{where}.lastTransitionTime", "must be set"))
-        reason = text(condition, "reason")
-        if not reason:
-            errors.append(required(f"{where}.reason", "must be set"))
-        else:
-            if not _CONDITION_REASON.fullmatch(reason):
-                message = regex_error(
-                    "a condition reason must start with alphabetic character, optionally followed by a string of "
-                    "alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'",
-                    _CONDITION_REASON.pattern,
-                    "my_name",
-                    "MY_NAME",
-                    "MyName",
-                    "ReasonA,ReasonB",
-                    "ReasonA:ReasonB",
-                )
-                errors.append(invalid(f"{where}.reason", reason, message))
-            if len(reason) > 1024:
-                errors.append(too_long(f"{where}.reason", 1024))
-        if len(text(condition, "message")) > 32768:
-            errors.append(too_long(f"{where}.message", 32768))
-        if kind in seen:
-            errors.append(duplicate(f"{where}.type", kind))
-        seen.add(kind)
     return errors
 
 
