@@ -14,6 +14,7 @@ from typing import Any, Final
 from svc.api.validation.addresses import ip_errors
 from svc.api.validation.conditions import conditions_errors
 from svc.api.validation.engine import NEGATIVE, UpdateCheck, UpdateTable, items, lookup, text
+from svc.api.validation.job_indexes import format_error, overlap_error
 from svc.api.validation.status_core import count, hostname_errors, replica_counts, stored_ingress_ips
 from svc.machinery.field_errors import OMITTED, FieldError, duplicate, invalid, required
 
@@ -86,6 +87,24 @@ def _conditions_error(detail: str) -> FieldError:
     return invalid("status.conditions", OMITTED, detail)
 
 
+def _index_errors(new: Any, completed_changed: bool, failed_changed: bool) -> list[FieldError]:
+    """The interval lists parse and stay below `spec.completions` (when the write changes them)."""
+    completions = lookup(new, "spec.completions")
+    if type(completions) is not int:
+        return []
+    errors: list[FieldError] = []
+    completed = text(new, "status.completedIndexes")
+    problem = format_error(completed, completions) if completed_changed else None
+    if problem:
+        errors.append(invalid("status.completedIndexes", completed, f"error parsing completedIndexes: {problem}"))
+    failed = lookup(new, "status.failedIndexes")
+    has_limit = lookup(new, "spec.backoffLimitPerIndex") is not None
+    problem = format_error(failed, completions) if failed_changed and has_limit and isinstance(failed, str) else None
+    if problem:
+        errors.append(invalid("status.failedIndexes", failed, f"error parsing failedIndexes: {problem}"))
+    return errors
+
+
 def _job_status(new: Any, old: Any) -> list[FieldError]:
     """`validateJobStatus`; each transition rule applies when the write changes what it is about (the
     options upstream's status strategy derives from the old and new Job)."""
@@ -120,7 +139,7 @@ def _job_status(new: Any, old: Any) -> list[FieldError]:
         errors.append(invalid("status.completionTime", completion, "completionTime cannot be set before startTime"))
     if (moved("Failed") or changed("failedIndexes")) and failed and not _true(new, "FailureTarget"):
         errors.append(_conditions_error("cannot set Failed=True condition without the FailureTarget=true condition"))
-    if moved("Complete") and complete and not _true(new, "SuccessCriteriaMet"):
+    if (moved("Complete") or moved("SuccessCriteriaMet")) and complete and not _true(new, "SuccessCriteriaMet"):
         detail = "cannot set Complete=True condition without the SuccessCriteriaMet=true condition"
         errors.append(_conditions_error(detail))
     if (finished_changed or changed("active")) and count(new, "status.active") > 0 and finished:
@@ -132,6 +151,7 @@ def _job_status(new: Any, old: Any) -> list[FieldError]:
     if (finished_changed or changed("uncountedTerminatedPods")) and finished and any(uncounted.values()):
         detail = "uncountedTerminatedPods needs to be empty for finished job"
         errors.append(invalid("status.uncountedTerminatedPods", uncounted, detail))
+    errors += _index_errors(new, changed("completedIndexes"), changed("failedIndexes"))
     indexed = text(new, "spec.completionMode") == "Indexed"
     if changed("completedIndexes") and status.get("completedIndexes") and not indexed:
         detail = "cannot set non-empty completedIndexes when non-indexed completion mode"
@@ -140,6 +160,11 @@ def _job_status(new: Any, old: Any) -> list[FieldError]:
     if changed("failedIndexes") and status.get("failedIndexes") is not None and no_limit:
         detail = "cannot set non-null failedIndexes when backoffLimitPerIndex is null"
         errors.append(invalid("status.failedIndexes", status["failedIndexes"], detail))
+    failed_indexes, completions = status.get("failedIndexes"), lookup(new, "spec.completions")
+    if changed("completedIndexes", "failedIndexes") and type(completions) is int and isinstance(failed_indexes, str):
+        overlap = overlap_error(text(new, "status.completedIndexes"), failed_indexes, completions)
+        if overlap:
+            errors.append(invalid("status.failedIndexes", failed_indexes, overlap))
     terminating = status.get("terminating")
     if (finished_changed or changed("terminating")) and type(terminating) is int and terminating > 0 and finished:
         errors.append(invalid("status.terminating", terminating, "terminating>0 is invalid for finished job"))
