@@ -123,3 +123,19 @@ def test_status_write_with_another_namespace_is_refused(server) -> None:
         answer.json()["message"]
         == "the namespace of the provided object does not match the namespace sent on the request"
     )
+
+
+def test_pod_status_write_may_not_add_the_mirror_pod_annotation(server) -> None:
+    client = server.client()
+    pod = _created(client, f"{NS}/pods", {**POD, "metadata": {"name": "mirror"}})
+    pod["metadata"]["annotations"] = {"kubernetes.io/config.mirror": "x"}
+    answer = _put_status(client, f"{NS}/pods", pod)
+    assert answer.status == 422, answer.body
+    causes = [(cause["field"], cause["message"]) for cause in answer.json()["details"]["causes"]]
+    assert causes == [
+        ("metadata.annotations[kubernetes.io/config.mirror]", "Forbidden: may not add mirror pod annotation"),
+        (
+            "metadata.annotations[kubernetes.io/config.mirror]",
+            'Invalid value: "x": must set spec.nodeName if mirror pod annotation is set',
+        ),
+    ]

@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from svc.api.validation.addresses import ip_errors, parse_ip
 from svc.api.validation.engine import Immutable, UpdateCheck, UpdateCheckFn, UpdateTable, items, lookup, mapping, text
+from svc.api.validation.pod_annotations import annotation_update_errors, pod_annotation_errors
 from svc.api.validation.resources import quantity, quantity_errors
 from svc.api.validation.status_containers import container_status_errors
 from svc.machinery.field_errors import FieldError, duplicate, forbidden, invalid, not_supported, required
@@ -137,7 +138,14 @@ def _pod_ips(new: Any, old: Any, _: str) -> list[FieldError]:
     return errors
 
 
+def _pod_annotations(new: Any, old: Any, _: str) -> list[FieldError]:
+    """A status write carries the pod's annotations (its status strategy keeps them), judged as an update's."""
+    base = "metadata.annotations"
+    return annotation_update_errors(new, old, base) + pod_annotation_errors(new, base)
+
+
 POD_STATUS: Final[UpdateTable] = (
+    UpdateCheck(_pod_annotations),
     UpdateCheck(_pod_conditions),
     UpdateCheck(_nominated_node),
     Immutable("status.qosClass"),
