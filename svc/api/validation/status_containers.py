@@ -98,5 +98,5 @@ def container_status_errors(new: Any, _: Any, __: str) -> list[FieldError]:
     for index, status in enumerate(statuses["ephemeralContainerStatuses"]):
         if items(lookup(status, "allocatedResourcesStatus")):
             path = f"status.ephemeralContainerStatuses[{index}].allocatedResourcesStatus"
-            errors.append(forbidden(path, "cannot be set for a container status"))
+            errors.append(forbidden(path, "must not be specified in container status"))
     return errors

@@ -28,6 +28,7 @@ _RESIZE_STATUSES: Final = (
     "NodeResizePending",
 )
 NOT_ABOVE_REPLICAS: Final = "cannot be greater than status.replicas"
+NON_NEGATIVE: Final = "must be a non-negative integer"
 # Counters that are not a share of `status.replicas`.
 _NOT_COUNTED: Final = frozenset(
     {"replicas", "observedGeneration", "collisionCount", "terminatingReplicas", "unavailableReplicas"}
@@ -38,6 +39,9 @@ def _pod_conditions(new: Any, _: Any, __: str) -> list[FieldError]:
     # upstream builds these paths from the metadata path: `metadata.conditions[i].Type`
     errors: list[FieldError] = []
     for index, condition in enumerate(items(lookup(new, "status.conditions"))):
+        generation = lookup(condition, "observedGeneration")
+        if type(generation) is int and generation < 0:
+            errors.append(invalid(f"metadata.conditions[{index}].observedGeneration", generation, NON_NEGATIVE))
         kind = text(condition, "type")
         if kind not in _SYSTEM_POD_CONDITIONS:
             errors += [invalid(f"metadata.conditions[{index}].Type", kind, m) for m in is_qualified_name(kind)]
@@ -45,10 +49,19 @@ def _pod_conditions(new: Any, _: Any, __: str) -> list[FieldError]:
 
 
 def _nominated_node(new: Any, old: Any, _: str) -> list[FieldError]:
+    """A newly nominated node is a valid name, and only for a pod not bound yet
+    (ClearingNominatedNodeNameAfterBinding, on since 1.35); then the pod's observed generation."""
     name = text(new, "status.nominatedNodeName")
-    if not name or name == text(old, "status.nominatedNodeName"):
-        return []
-    return [invalid("status.nominatedNodeName", name, message) for message in is_dns1123_subdomain(name)]
+    errors: list[FieldError] = []
+    if name and name != text(old, "status.nominatedNodeName"):
+        errors += [invalid("status.nominatedNodeName", name, message) for message in is_dns1123_subdomain(name)]
+        if text(old, "spec.nodeName"):
+            detail = "may not be set on pods that are already bound to a node"
+            errors.append(forbidden("status.nominatedNodeName", detail))
+    generation = lookup(new, "status.observedGeneration")
+    if type(generation) is int and generation < 0:
+        errors.append(invalid("status.observedGeneration", generation, NON_NEGATIVE))
+    return errors
 
 
 def _restartable(container: Any) -> bool:
@@ -131,10 +144,10 @@ def _pod_ips(new: Any, old: Any, _: str) -> list[FieldError]:
     errors = _ip_list(new, old, "podIPs")
     host_ips = items(lookup(new, "status.hostIPs"))
     if host_ips:
-        errors += _ip_list(new, old, "hostIPs")
         first = text(host_ips[0], "ip")
         if text(new, "status.hostIP") != first:
             errors.append(invalid("status.hostIPs[0].ip", first, "must be equal to `hostIP`"))
+        errors += _ip_list(new, old, "hostIPs")
     return errors
 
 

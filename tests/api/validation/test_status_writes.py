@@ -332,3 +332,16 @@ def test_pod_container_statuses_report_valid_users_and_requested_devices(server)
             ),
         ],
     )
+
+
+def test_a_bound_pod_may_not_be_nominated_to_a_node(server) -> None:
+    client = server.client()
+    body = {**POD, "metadata": {"name": "bound"}, "spec": {**POD["spec"], "nodeName": "n1"}}
+    answer = _write_status(client, f"{NS}/pods", body, {"nominatedNodeName": "n2", "observedGeneration": -1})
+    assert_causes(
+        _causes(answer),
+        [
+            ("status.nominatedNodeName", FORBIDDEN, "may not be set on pods that are already bound to a node"),
+            ("status.observedGeneration", INVALID, "must be a non-negative integer"),
+        ],
+    )
