@@ -8,6 +8,7 @@ Nothing here parses HTTP or touches storage.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +17,7 @@ from svc.api.brand import Profile
 from svc.api.defaults import apply_defaults
 from svc.api.resources import Resource
 from svc.api.scale_paths import ScalePaths
+from svc.api.status_metadata import Kept, kept_for, status_metadata
 from svc.api.zero_values import fill_status
 from svc.machinery.field_errors import FieldError
 from svc.machinery.validation import name_is_dns_subdomain
@@ -43,20 +45,11 @@ def default_field_labels(obj: Obj) -> dict[str, str]:
     return labels
 
 
-def subresource_base(new: Obj, old: Obj) -> Obj:
-    """The object as stored, with what a write through a subresource carries in its metadata: the
-    resourceVersion precondition, and the managed fields the field manager recorded for the write."""
+def status_only(new: Obj, old: Obj, kept: Kept = None) -> Obj:
+    """The object as stored, with the status of `new` and the metadata the kind's status strategy
+    takes from it (`kept`: see `svc.api.status_metadata`; None: the stored metadata)."""
     result = dict(old)
-    metadata = {**old["metadata"], "resourceVersion": new["metadata"].get("resourceVersion", "")}
-    if "managedFields" in new["metadata"]:
-        metadata["managedFields"] = new["metadata"]["managedFields"]
-    result["metadata"] = metadata
-    return result
-
-
-def status_only(new: Obj, old: Obj) -> Obj:
-    """The object as stored, with the status of `new` (see `subresource_base`)."""
-    result = subresource_base(new, old)
+    result["metadata"] = status_metadata(new["metadata"], old["metadata"], kept)
     if "status" in new:
         result["status"] = new["status"]
     else:
@@ -105,7 +98,8 @@ class Strategy:
         """Writes through a subresource change only that subresource's part of the object."""
         updates: dict[str, Callable[[Obj, Obj], Obj]] = {}
         if self.has_status:
-            updates["status"] = status_only
+            kept = kept_for(self.resource.upstream_group, self.resource.kind)
+            updates["status"] = functools.partial(status_only, kept=kept)
         updates.update(self.extra_subresource_updates)
         return updates
 

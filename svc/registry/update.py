@@ -43,7 +43,7 @@ def _metadata_errors(strategy: Strategy, metadata: dict[str, Any], old_metadata:
     )
 
 
-# What a subresource write carries in its metadata whatever the subresource (see `subresource_base`).
+# What a subresource write carries in its metadata whatever the subresource (see `status_metadata`).
 _CARRIED = frozenset({"resourceVersion", "managedFields"})
 
 
@@ -57,7 +57,8 @@ def _metadata_changed(metadata: dict[str, Any], old: dict[str, Any]) -> bool:
 def before_subresource_update(strategy: Strategy, subresource: str, new: dict[str, Any], old: dict[str, Any]) -> None:
     """A write through a subresource (upstream runs `BeforeUpdate` with the subresource's strategy): the
     generic metadata rules, then the subresource's own validation if it has one; nothing is stored on errors."""
-    metadata = new.get("metadata") or {}
+    metadata = new.setdefault("metadata", {})
+    check_namespace(strategy, new, old["metadata"].get("namespace", ""))
     errors = _metadata_errors(strategy, metadata, old["metadata"]) if _metadata_changed(metadata, old) else []
     validator = strategy.subresource_validators.get(subresource)
     if validator is not None:

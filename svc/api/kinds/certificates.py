@@ -11,7 +11,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from svc.api.strategy import Strategy, subresource_base
+from svc.api.status_metadata import kept_for, status_metadata
+from svc.api.strategy import Strategy
 from svc.machinery.field_errors import FieldError, duplicate, forbidden, invalid, not_supported
 from svc.machinery.field_errors import required as required_error
 from svc.registry.admission import requesting_user
@@ -126,9 +127,14 @@ def _keep_spec_and_status(new: Obj, old: Obj) -> None:
         new.pop("status", None)
 
 
+_KEPT = kept_for("certificates.k8s.io", "CertificateSigningRequest")
+
+
 def _base(new: Obj, old: Obj) -> Obj:
-    """The stored object with the request's precondition and managed fields, ready to take a status part."""
-    result = subresource_base(new, old)
+    """The stored object with the request's metadata (upstream's approval and status strategies copy back
+    only the spec), ready to take a status part."""
+    result = dict(old)
+    result["metadata"] = status_metadata(new["metadata"], old["metadata"], _KEPT)
     result["status"] = dict(old.get("status") or {})
     return result
 

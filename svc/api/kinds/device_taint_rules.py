@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Final
 
+from svc.api.status_metadata import kept_for
 from svc.api.strategy import Strategy, status_only
 from svc.api.validation.conditions import conditions_errors
 from svc.api.validation.engine import items, lookup
@@ -26,9 +27,10 @@ def status_errors(rule: Obj) -> list[Any]:
 
 def strategy(base: Strategy) -> Strategy:
     group_kind = base.resource.group_kind
+    kept = kept_for(base.resource.upstream_group, base.resource.kind)
 
     def status_update(new: Obj, old: Obj) -> Obj:
-        result = status_only(new, old)
+        result = status_only(new, old, kept)
         errors = status_errors(result)
         if errors:
             raise status.invalid(group_kind, old["metadata"].get("name", ""), errors, aggregate_message(errors))

@@ -9,6 +9,7 @@ from typing import Any
 from svc.api.kinds.pod_affinity_keys import merge_label_keys
 from svc.api.kinds.pod_qos import qos_class
 from svc.api.kinds.pod_updates import ephemeral_containers_only, resize_only
+from svc.api.status_metadata import kept_for
 from svc.api.strategy import Strategy, status_only
 
 
@@ -37,7 +38,7 @@ def _as_bound(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
 def _status(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
     """The QoS class is set at creation and immutable; a status written without it keeps the stored one
     (upstream backfills it: old kubelets dropped it from pods they rejected)."""
-    result = status_only(new, old)
+    result = status_only(new, old, kept_for("", "Pod"))
     qos = (old.get("status") or {}).get("qosClass")
     if qos and isinstance(result.get("status"), dict) and not result["status"].get("qosClass"):
         result["status"] = {**result["status"], "qosClass": qos}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Collection
 from typing import Final
 
 from svc.machinery.field_errors import FieldError
@@ -39,11 +40,14 @@ def parse_ip(value: str) -> Address | None:
         return _sloppy_ipv4(value)
 
 
-def ip_errors(value: str) -> list[str]:
-    """Upstream's `IsValidIPForLegacyField(..., strictValidation=true)` messages."""
+def ip_errors(value: str, accepted: Collection[str] = ()) -> list[str]:
+    """Upstream's `IsValidIPForLegacyField(..., strictValidation=true, validOldIPs)` messages: an address
+    in `accepted` (the stored object already lists it) is checked as leniently as when it was written."""
     address = parse_ip(value)
     if address is None:
         return [INVALID_IP]
+    if value in accepted:
+        return []
     errors = []
     try:
         ipaddress.ip_address(value)

@@ -9,7 +9,7 @@ from typing import Any, Final
 
 from svc.api.validation.engine import items, join, lookup, string_map, text
 from svc.api.validation.security import local_descending_path_errors
-from svc.machinery.field_errors import FieldError, invalid
+from svc.machinery.field_errors import FieldError, forbidden, invalid
 
 MIRROR: Final = "kubernetes.io/config.mirror"
 DELETION_COST: Final = "controller.kubernetes.io/pod-deletion-cost"
@@ -62,4 +62,29 @@ def pod_annotation_errors(node: Any, base: str) -> list[FieldError]:
             errors.append(invalid(f"{base}[{key}]", container, "container not found"))
         if profile and profile not in ("runtime/default", "unconfined") and not profile.startswith(_LOCALHOST):
             errors.append(invalid(f"{base}[{key}]", profile, f'invalid AppArmor profile name: "{profile}"'))
+    return errors
+
+
+def _guarded(key: str) -> str | None:
+    """How upstream names an annotation that updates may not touch, or None for the others."""
+    if key.startswith(APPARMOR_PREFIX):
+        return "AppArmor annotations"
+    if key == MIRROR:
+        return "mirror pod annotation"
+    return None
+
+
+def annotation_update_errors(new: Any, old: Any, base: str) -> list[FieldError]:
+    """`ValidatePodSpecificAnnotationUpdates`' comparisons: the mirror pod and AppArmor annotations are
+    neither added, changed nor removed by an update (keys in sorted order)."""
+    annotations, before = string_map(new, "metadata.annotations"), string_map(old, "metadata.annotations")
+    errors: list[FieldError] = []
+    for key, value in sorted(before.items()):
+        guarded = _guarded(key)
+        if guarded and annotations.get(key) != value:
+            errors.append(forbidden(f"{base}[{key}]", f"may not remove or update {guarded}"))
+    for key in sorted(annotations.keys() - before.keys()):
+        guarded = _guarded(key)
+        if guarded:
+            errors.append(forbidden(f"{base}[{key}]", f"may not add {guarded}"))
     return errors

@@ -23,7 +23,7 @@ from svc.api.validation.engine import (
     text,
 )
 from svc.api.validation.go_diff import cmp_diff
-from svc.api.validation.pod_annotations import pod_annotation_errors
+from svc.api.validation.pod_annotations import annotation_update_errors, pod_annotation_errors
 from svc.api.validation.pods import POD_SPEC, image_whitespace_errors, toleration_errors
 from svc.api.validation.ratchets import POD_RATCHETS
 from svc.machinery.field_errors import (
@@ -149,6 +149,9 @@ POD = KindRules(
         At("spec", POD_SPEC),
         Check(lambda obj, base: image_whitespace_errors(lookup(obj, "spec"), "spec")),
     ),
-    update=(UpdateCheck(pod_spec_update_errors),),
+    update=(
+        UpdateCheck(lambda new, old, _: annotation_update_errors(new, old, "metadata.annotations")),
+        UpdateCheck(pod_spec_update_errors),
+    ),
     ratchets=POD_RATCHETS,
 )

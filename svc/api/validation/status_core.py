@@ -12,7 +12,9 @@ from typing import Any, Final
 
 from svc.api.validation.addresses import ip_errors, parse_ip
 from svc.api.validation.engine import Immutable, UpdateCheck, UpdateCheckFn, UpdateTable, items, lookup, mapping, text
+from svc.api.validation.pod_annotations import annotation_update_errors, pod_annotation_errors
 from svc.api.validation.resources import quantity, quantity_errors
+from svc.api.validation.status_containers import container_status_errors
 from svc.machinery.field_errors import FieldError, duplicate, forbidden, invalid, not_supported, required
 from svc.machinery.validation import is_dns1123_subdomain, is_qualified_name
 
@@ -26,6 +28,7 @@ _RESIZE_STATUSES: Final = (
     "NodeResizePending",
 )
 NOT_ABOVE_REPLICAS: Final = "cannot be greater than status.replicas"
+NON_NEGATIVE: Final = "must be a non-negative integer"
 # Counters that are not a share of `status.replicas`.
 _NOT_COUNTED: Final = frozenset(
     {"replicas", "observedGeneration", "collisionCount", "terminatingReplicas", "unavailableReplicas"}
@@ -36,6 +39,9 @@ def _pod_conditions(new: Any, _: Any, __: str) -> list[FieldError]:
     # upstream builds these paths from the metadata path: `metadata.conditions[i].Type`
     errors: list[FieldError] = []
     for index, condition in enumerate(items(lookup(new, "status.conditions"))):
+        generation = lookup(condition, "observedGeneration")
+        if type(generation) is int and generation < 0:
+            errors.append(invalid(f"metadata.conditions[{index}].observedGeneration", generation, NON_NEGATIVE))
         kind = text(condition, "type")
         if kind not in _SYSTEM_POD_CONDITIONS:
             errors += [invalid(f"metadata.conditions[{index}].Type", kind, m) for m in is_qualified_name(kind)]
@@ -43,10 +49,19 @@ def _pod_conditions(new: Any, _: Any, __: str) -> list[FieldError]:
 
 
 def _nominated_node(new: Any, old: Any, _: str) -> list[FieldError]:
+    """A newly nominated node is a valid name, and only for a pod not bound yet
+    (ClearingNominatedNodeNameAfterBinding, on since 1.35); then the pod's observed generation."""
     name = text(new, "status.nominatedNodeName")
-    if not name or name == text(old, "status.nominatedNodeName"):
-        return []
-    return [invalid("status.nominatedNodeName", name, message) for message in is_dns1123_subdomain(name)]
+    errors: list[FieldError] = []
+    if name and name != text(old, "status.nominatedNodeName"):
+        errors += [invalid("status.nominatedNodeName", name, message) for message in is_dns1123_subdomain(name)]
+        if text(old, "spec.nodeName"):
+            detail = "may not be set on pods that are already bound to a node"
+            errors.append(forbidden("status.nominatedNodeName", detail))
+    generation = lookup(new, "status.observedGeneration")
+    if type(generation) is int and generation < 0:
+        errors.append(invalid("status.observedGeneration", generation, NON_NEGATIVE))
+    return errors
 
 
 def _restartable(container: Any) -> bool:
@@ -99,14 +114,19 @@ def _claim_statuses(new: Any, _: Any, __: str) -> list[FieldError]:
     return errors
 
 
-def _ip_list(new: Any, key: str) -> list[FieldError]:
-    """`validatePodIPs` / `validateHostIPs`: valid addresses, at most one of each family, no repeats."""
+def _ips(node: Any, path: str) -> frozenset[str]:
+    return frozenset(text(entry, "ip") for entry in items(lookup(node, path)))
+
+
+def _ip_list(new: Any, old: Any, key: str) -> list[FieldError]:
+    """`validatePodIPs` / `validateHostIPs`: valid addresses (those already stored as leniently as then),
+    at most one of each family, no repeats."""
     path = f"status.{key}"
-    entries = items(lookup(new, path))
+    entries, stored = items(lookup(new, path)), _ips(old, path)
     errors = [
         invalid(f"{path}[{index}]", text(entry, "ip"), message)
         for index, entry in enumerate(entries)
-        for message in ip_errors(text(entry, "ip"))
+        for message in ip_errors(text(entry, "ip"), stored)
     ]
     if len(entries) > 1:
         families = {parse_ip(text(entry, "ip")).version for entry in entries if parse_ip(text(entry, "ip"))}
@@ -120,38 +140,48 @@ def _ip_list(new: Any, key: str) -> list[FieldError]:
     return errors
 
 
-def _pod_ips(new: Any, _: Any, __: str) -> list[FieldError]:
-    errors = _ip_list(new, "podIPs")
+def _pod_ips(new: Any, old: Any, _: str) -> list[FieldError]:
+    errors = _ip_list(new, old, "podIPs")
     host_ips = items(lookup(new, "status.hostIPs"))
     if host_ips:
-        errors += _ip_list(new, "hostIPs")
         first = text(host_ips[0], "ip")
         if text(new, "status.hostIP") != first:
             errors.append(invalid("status.hostIPs[0].ip", first, "must be equal to `hostIP`"))
+        errors += _ip_list(new, old, "hostIPs")
     return errors
 
 
+def _pod_annotations(new: Any, old: Any, _: str) -> list[FieldError]:
+    """A status write carries the pod's annotations (its status strategy keeps them), judged as an update's."""
+    base = "metadata.annotations"
+    return annotation_update_errors(new, old, base) + pod_annotation_errors(new, base)
+
+
 POD_STATUS: Final[UpdateTable] = (
+    UpdateCheck(_pod_annotations),
     UpdateCheck(_pod_conditions),
     UpdateCheck(_nominated_node),
     Immutable("status.qosClass"),
     UpdateCheck(_container_states),
     UpdateCheck(_claim_statuses),
     UpdateCheck(_pod_ips),
+    UpdateCheck(container_status_errors),
 )
 
 
-def _load_balancer(new: Any, _: Any, __: str) -> list[FieldError]:
-    """`ValidateLoadBalancerStatus`: only LoadBalancer Services report ingress points, each well formed."""
+def _load_balancer(new: Any, old: Any, _: str) -> list[FieldError]:
+    """`ValidateLoadBalancerStatus`: only LoadBalancer Services report ingress points, each well formed
+    (addresses already stored checked as leniently as then)."""
     path = "status.loadBalancer.ingress"
     ingress = items(lookup(new, path))
     if ingress and text(new, "spec.type") != "LoadBalancer":
         return [forbidden(path, "may only be used when `spec.type` is 'LoadBalancer'")]
+    stored = stored_ingress_ips(old)
     errors: list[FieldError] = []
     for index, point in enumerate(ingress):
         where, ip, mode = f"{path}[{index}]", text(point, "ip"), lookup(point, "ipMode")
         if ip:
-            errors += [invalid(f"{where}.ip", ip, message) for message in ip_errors(ip)]
+            errors += [invalid(f"{where}.ip", ip, message) for message in ip_errors(ip, stored)]
         if mode is not None and not ip:
             errors.append(forbidden(f"{where}.ipMode", "may not be specified when `ip` is not set"))
         elif mode is not None and mode not in _IP_MODES:
@@ -160,6 +190,11 @@ def _load_balancer(new: Any, _: Any, __: str) -> list[FieldError]:
             errors.append(required(f"{where}.ipMode", "must be specified when `ip` is set"))
         errors += hostname_errors(point, f"{where}.hostname")
     return errors
+
+
+def stored_ingress_ips(old: Any) -> frozenset[str]:
+    """The load balancer addresses the stored status lists (upstream's `existingIngressIPs`)."""
+    return _ips(old, "status.loadBalancer.ingress") - {""}
 
 
 def hostname_errors(point: Any, path: str) -> list[FieldError]:

@@ -9,17 +9,14 @@ about a field is enforced when the write changes that field, so a stored status 
 
 from __future__ import annotations
 
-import re
 from typing import Any, Final
 
 from svc.api.validation.addresses import ip_errors
+from svc.api.validation.conditions import conditions_errors
 from svc.api.validation.engine import NEGATIVE, UpdateCheck, UpdateTable, items, lookup, text
-from svc.api.validation.status_core import count, hostname_errors, replica_counts
-from svc.machinery.field_errors import OMITTED, FieldError, duplicate, invalid, not_supported, required, too_long
-from svc.machinery.validation import regex_error, validate_label_name
-
-_CONDITION_REASON: Final = re.compile(r"[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?")
-_CONDITION_STATUSES: Final = ("False", "True", "Unknown")
+from svc.api.validation.job_indexes import format_error, overlap_error
+from svc.api.validation.status_core import count, hostname_errors, replica_counts, stored_ingress_ips
+from svc.machinery.field_errors import OMITTED, FieldError, duplicate, invalid, required
 
 
 def _non_negative(*paths: str) -> UpdateCheck:
@@ -90,6 +87,24 @@ def _conditions_error(detail: str) -> FieldError:
     return invalid("status.conditions", OMITTED, detail)
 
 
+def _index_errors(new: Any, completed_changed: bool, failed_changed: bool) -> list[FieldError]:
+    """The interval lists parse and stay below `spec.completions` (when the write changes them)."""
+    completions = lookup(new, "spec.completions")
+    if type(completions) is not int:
+        return []
+    errors: list[FieldError] = []
+    completed = text(new, "status.completedIndexes")
+    problem = format_error(completed, completions) if completed_changed else None
+    if problem:
+        errors.append(invalid("status.completedIndexes", completed, f"error parsing completedIndexes: {problem}"))
+    failed = lookup(new, "status.failedIndexes")
+    has_limit = lookup(new, "spec.backoffLimitPerIndex") is not None
+    problem = format_error(failed, completions) if failed_changed and has_limit and isinstance(failed, str) else None
+    if problem:
+        errors.append(invalid("status.failedIndexes", failed, f"error parsing failedIndexes: {problem}"))
+    return errors
+
+
 def _job_status(new: Any, old: Any) -> list[FieldError]:
     """`validateJobStatus`; each transition rule applies when the write changes what it is about (the
     options upstream's status strategy derives from the old and new Job)."""
@@ -124,7 +139,7 @@ def _job_status(new: Any, old: Any) -> list[FieldError]:
         errors.append(invalid("status.completionTime", completion, "completionTime cannot be set before startTime"))
     if (moved("Failed") or changed("failedIndexes")) and failed and not _true(new, "FailureTarget"):
         errors.append(_conditions_error("cannot set Failed=True condition without the FailureTarget=true condition"))
-    if moved("Complete") and complete and not _true(new, "SuccessCriteriaMet"):
+    if (moved("Complete") or moved("SuccessCriteriaMet")) and complete and not _true(new, "SuccessCriteriaMet"):
         detail = "cannot set Complete=True condition without the SuccessCriteriaMet=true condition"
         errors.append(_conditions_error(detail))
     if (finished_changed or changed("active")) and count(new, "status.active") > 0 and finished:
@@ -136,6 +151,7 @@ def _job_status(new: Any, old: Any) -> list[FieldError]:
     if (finished_changed or changed("uncountedTerminatedPods")) and finished and any(uncounted.values()):
         detail = "uncountedTerminatedPods needs to be empty for finished job"
         errors.append(invalid("status.uncountedTerminatedPods", uncounted, detail))
+    errors += _index_errors(new, changed("completedIndexes"), changed("failedIndexes"))
     indexed = text(new, "spec.completionMode") == "Indexed"
     if changed("completedIndexes") and status.get("completedIndexes") and not indexed:
         detail = "cannot set non-empty completedIndexes when non-indexed completion mode"
@@ -144,6 +160,11 @@ def _job_status(new: Any, old: Any) -> list[FieldError]:
     if changed("failedIndexes") and status.get("failedIndexes") is not None and no_limit:
         detail = "cannot set non-null failedIndexes when backoffLimitPerIndex is null"
         errors.append(invalid("status.failedIndexes", status["failedIndexes"], detail))
+    failed_indexes, completions = status.get("failedIndexes"), lookup(new, "spec.completions")
+    if changed("completedIndexes", "failedIndexes") and type(completions) is int and isinstance(failed_indexes, str):
+        overlap = overlap_error(text(new, "status.completedIndexes"), failed_indexes, completions)
+        if overlap:
+            errors.append(invalid("status.failedIndexes", failed_indexes, overlap))
     terminating = status.get("terminating")
     if (finished_changed or changed("terminating")) and type(terminating) is int and terminating > 0 and finished:
         errors.append(invalid("status.terminating", terminating, "terminating>0 is invalid for finished job"))
@@ -188,55 +209,16 @@ def _job(new: Any, old: Any, _: str) -> list[FieldError]:
     return errors
 
 
-def _ingress(new: Any, _: Any, __: str) -> list[FieldError]:
-    """`ValidateIngressLoadBalancerStatus`: each reported point is a valid address or DNS name."""
+def _ingress(new: Any, old: Any, _: str) -> list[FieldError]:
+    """`ValidateIngressLoadBalancerStatus`: each reported point is a valid address (one already stored
+    checked as leniently as then) or DNS name."""
+    stored = stored_ingress_ips(old)
     errors: list[FieldError] = []
     for index, point in enumerate(items(lookup(new, "status.loadBalancer.ingress"))):
         where, ip = f"status.loadBalancer.ingress[{index}]", text(point, "ip")
         if ip:
-            errors += [invalid(f"{where}.ip", ip, message) for message in ip_errors(ip)]
+            errors += [invalid(f"{where}.ip", ip, message) for message in ip_errors(ip, stored)]
         errors += hostname_errors(point, f"{where}.hostname")
-    return errors
-
-
-def conditions_errors(conditions: Any, path: str) -> list[FieldError]:
-    """Upstream's `metav1` `ValidateConditions`: typed, a known status, a time and a reason; types unique."""
-    errors: list[FieldError] = []
-    seen: set[str] = set()
-    for index, condition in enumerate(items(conditions)):
-        where, kind = f"{path}[{index}]", text(condition, "type")
-        errors += validate_label_name(kind, f"{where}.type")
-        state = text(condition, "status")
-        if state not in _CONDITION_STATUSES:
-            errors.append(not_supported(f"{where}.status", state, _CONDITION_STATUSES))
-        generation = lookup(condition, "observedGeneration")
-        if type(generation) is int and generation < 0:
-            errors.append(invalid(f"{where}.observedGeneration", generation, "must be greater than or equal to zero"))
-        if not text(condition, "lastTransitionTime"):
-            errors.append(required(f"{where}.lastTransitionTime", "must be set"))
-        reason = text(condition, "reason")
-        if not reason:
-            errors.append(required(f"{where}.reason", "must be set"))
-        else:
-            if not _CONDITION_REASON.fullmatch(reason):
-                message = regex_error(
-                    "a condition reason must start with alphabetic character, optionally followed by a string of "
-                    "alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'",
-                    _CONDITION_REASON.pattern,
-                    "my_name",
-                    "MY_NAME",
-                    "MyName",
-                    "ReasonA,ReasonB",
-                    "ReasonA:ReasonB",
-                )
-                errors.append(invalid(f"{where}.reason", reason, message))
-            if len(reason) > 1024:
-                errors.append(too_long(f"{where}.reason", 1024))
-        if len(text(condition, "message")) > 32768:
-            errors.append(too_long(f"{where}.message", 32768))
-        if kind in seen:
-            errors.append(duplicate(f"{where}.type", kind))
-        seen.add(kind)
     return errors
 
 

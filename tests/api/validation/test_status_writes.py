@@ -274,3 +274,74 @@ def test_a_load_balancer_ip_defaults_to_the_vip_mode(server) -> None:
     answer = _write_status(client, f"{NS}/services", service, {"loadBalancer": {"ingress": [{"ip": "192.0.2.9"}]}})
     assert answer.status == 200, answer.body
     assert answer.json()["status"]["loadBalancer"]["ingress"] == [{"ip": "192.0.2.9", "ipMode": "VIP"}]
+
+
+def test_job_index_lists_are_read_as_upstream_reads_them(server) -> None:
+    client = server.client()
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "indexed"},
+        "spec": {
+            "completions": 5,
+            "parallelism": 1,
+            "completionMode": "Indexed",
+            "backoffLimitPerIndex": 1,
+            "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "x"}]}},
+        },
+    }
+    answer = _write_status(
+        client, "/apis/batch/v1/namespaces/default/jobs", job, {"completedIndexes": "0,7", "failedIndexes": "0"}
+    )
+    assert_causes(
+        _causes(answer),
+        [
+            ("status.completedIndexes", INVALID, 'error parsing completedIndexes: too large index: "7"'),
+            ("status.failedIndexes", INVALID, "failedIndexes and completedIndexes overlap at index: 0"),
+        ],
+    )
+
+
+def test_pod_container_statuses_report_valid_users_and_requested_devices(server) -> None:
+    client = server.client()
+    container = {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "1"}}}
+    body = {**POD, "metadata": {"name": "devices"}, "spec": {**POD["spec"], "containers": [container]}}
+    status = {
+        "name": "c",
+        "image": "busybox",
+        "imageID": "",
+        "ready": False,
+        "restartCount": 0,
+        "user": {"linux": {"uid": -1, "gid": 0}},
+        "allocatedResourcesStatus": [{"name": "gpu", "resources": [{"resourceID": "a", "health": "Sick"}]}],
+    }
+    answer = _write_status(client, f"{NS}/pods", body, {"containerStatuses": [status]})
+    assert_causes(
+        _causes(answer),
+        [
+            ("status.containerStatuses[0].user.linux.uid", INVALID, "must be between 0 and 2147483647, inclusive"),
+            (
+                "status.containerStatuses[0].allocatedResourcesStatus[0].name",
+                INVALID,
+                "must match one of the container's resource requests",
+            ),
+            (
+                "status.containerStatuses[0].allocatedResourcesStatus[0].resources[0].health",
+                "FieldValueNotSupported",
+                'supported values: "Healthy", "Unhealthy", "Unknown"',
+            ),
+        ],
+    )
+
+
+def test_a_bound_pod_may_not_be_nominated_to_a_node(server) -> None:
+    client = server.client()
+    body = {**POD, "metadata": {"name": "bound"}, "spec": {**POD["spec"], "nodeName": "n1"}}
+    answer = _write_status(client, f"{NS}/pods", body, {"nominatedNodeName": "n2", "observedGeneration": -1})
+    assert_causes(
+        _causes(answer),
+        [
+            ("status.nominatedNodeName", FORBIDDEN, "may not be set on pods that are already bound to a node"),
+            ("status.observedGeneration", INVALID, "must be a non-negative integer"),
+        ],
+    )
