@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any
 
+from svc.apiserver.audit.event import AuditItem
 from svc.apiserver.audit.log_backend import LogBackend
 from svc.apiserver.audit.metrics import AuditMetrics
 from svc.apiserver.audit.options import AuditOptions
@@ -26,10 +26,10 @@ class Auditor:
         """Whether a failed first event fails the request (the webhook's `blocking-strict` mode)."""
         return self.webhook is not None and self.webhook.mode == "blocking-strict"
 
-    def process(self, event: dict[str, Any]) -> Awaitable[bool] | None:
+    def process(self, event: AuditItem) -> Awaitable[bool] | None:
         """Hand the event to every backend; the webhook's delivery when the request must wait for it."""
         if self.metrics is not None:
-            self.metrics.events.inc()
+            self.metrics.events_sent.value += 1
         if self.log is not None:
             self.log.process(event)
         return self.webhook.process(event) if self.webhook is not None else None

@@ -14,12 +14,12 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
 
+from svc.apiserver.audit.event import AuditItem, audit_id
 from svc.apiserver.audit.options import BatchOptions
 
 log = logging.getLogger(__name__)
-Event = dict[str, Any]
+Event = AuditItem
 Send = Callable[[list[Event]], Awaitable[None]]
 
 
@@ -60,7 +60,7 @@ class BatchBuffer:
         try:
             self._queue.put_nowait(event)
         except asyncio.QueueFull:
-            log.error("audit buffer queue blocked, dropping event %s", event.get("auditID"))
+            log.error("audit buffer queue blocked, dropping event %s", audit_id(event))
             self._on_drop(1)
 
     async def _fill(self, queue: asyncio.Queue[Event]) -> None:

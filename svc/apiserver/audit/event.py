@@ -1,4 +1,5 @@
-"""Building `audit.k8s.io/v1` Event objects from a request (pure data, no I/O)."""
+"""Building `audit.k8s.io/v1` Event objects from a request (pure data, no I/O): the request path keeps
+the raw inputs, the backends build the objects."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import copy
 import json
 import math
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 from aiohttp import web
 
@@ -24,9 +25,10 @@ def timestamp(seconds: float) -> str:
     global _second
     fraction, whole_float = math.modf(seconds)
     whole, micros = divmod(int(whole_float) * 1_000_000 + round(fraction * 1_000_000), 1_000_000)
-    if _second[0] != whole:
-        _second = (whole, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)))
-    return f"{_second[1]}.{micros:06d}Z"
+    second = _second  # read once: the log writer thread and the event loop both stamp
+    if second[0] != whole:
+        second = _second = (whole, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)))
+    return f"{second[1]}.{micros:06d}Z"
 
 
 def user_info(user: UserInfo) -> dict[str, Any]:
@@ -40,37 +42,35 @@ def user_info(user: UserInfo) -> dict[str, Any]:
     return info
 
 
-def source_ips(request: web.BaseRequest) -> list[str]:
+def _source_ips(forwarded_for: str, real_ip: str, remote: str) -> list[str]:
     """X-Forwarded-For, then X-Real-Ip, then the peer, without repeats (upstream's SourceIPs)."""
-    ips = [ip.strip() for ip in request.headers.get("X-Forwarded-For", "").split(",") if ip.strip()]
-    for ip in (request.headers.get("X-Real-Ip", "").strip(), request.remote or ""):
+    ips = [ip.strip() for ip in forwarded_for.split(",") if ip.strip()]
+    for ip in (real_ip.strip(), remote):
         if ip and ip not in ips:
             ips.append(ip)
     return ips
 
 
-def object_ref(info: RequestInfo) -> dict[str, Any] | None:
-    if not info.is_resource_request:
+_REF_KEYS = ("resource", "namespace", "name", "apiGroup", "apiVersion", "subresource")
+
+
+def _object_ref(parts: tuple[str, ...] | None) -> dict[str, Any] | None:
+    if parts is None:
         return None
-    fields = {
-        "resource": info.resource,
-        "namespace": info.namespace,
-        "name": info.name,
-        "apiGroup": info.api_group,
-        "apiVersion": info.api_version,
-        "subresource": info.subresource,
-    }
-    return {key: value for key, value in fields.items() if value}
+    return {key: value for key, value in zip(_REF_KEYS, parts, strict=True) if value}
 
 
-def complete_object_ref(ref: dict[str, Any], obj: Any) -> None:
-    """Fill what the path did not name (a create's name) from the request's object, as upstream does."""
+def completed_object_ref(pending: PendingEvent, obj: Any) -> dict[str, Any] | None:
+    """The objectRef with what the path did not name (a create's name) taken from the request's
+    object, as upstream fills it; None when the object adds nothing."""
     metadata = obj.get("metadata") if isinstance(obj, dict) else None
-    if not isinstance(metadata, dict):
-        return
+    ref = _object_ref(pending.ref)
+    if ref is None or not isinstance(metadata, dict):
+        return None
     for key in ("namespace", "name", "uid", "resourceVersion"):
         if not ref.get(key) and metadata.get(key):
             ref[key] = metadata[key]
+    return ref
 
 
 def decode_json(body: bytes | None, content_type: str) -> Any:
@@ -106,33 +106,129 @@ def response_status(code: int, status_body: dict[str, Any] | None = None) -> dic
     return result
 
 
-def new_event(
-    level: Level, audit_id: str, request: web.BaseRequest, info: RequestInfo, user: UserInfo, received: float
-) -> dict[str, Any]:
-    event: dict[str, Any] = {
-        "kind": "Event",
-        "apiVersion": "audit.k8s.io/v1",
-        "level": level.wire,
-        "auditID": audit_id,
-        "stage": "RequestReceived",
-        "requestURI": request.raw_path,
-        "verb": info.verb,
-        "user": user_info(user),
-        "sourceIPs": source_ips(request),
-    }
-    if user_agent := request.headers.get("User-Agent"):
-        event["userAgent"] = user_agent
-    if (ref := object_ref(info)) is not None:
-        event["objectRef"] = ref
-    event["requestReceivedTimestamp"] = timestamp(received)
-    return event
+class PendingEvent:
+    """One audited request's raw inputs, kept as they came: the request path only fills these slots,
+    and the backends build the Event objects from them off the request path (the log writer in its
+    thread, the webhook in its worker)."""
+
+    __slots__ = (
+        "_shared",
+        "audit_id",
+        "forwarded_for",
+        "later",
+        "level",
+        "real_ip",
+        "received",
+        "ref",
+        "remote",
+        "status",
+        "uri",
+        "user",
+        "user_agent",
+        "verb",
+    )
+
+    def __init__(
+        self, level: Level, audit_id: str, request: web.BaseRequest, info: RequestInfo, user: UserInfo | None
+    ) -> None:
+        headers = request.headers
+        self.level = level
+        self.audit_id = audit_id
+        self.uri = request.raw_path
+        self.verb = info.verb
+        self.user = user
+        """None for a request that failed authentication (its event names no user)."""
+        self.forwarded_for = headers.get("X-Forwarded-For", "")
+        self.real_ip = headers.get("X-Real-Ip", "")
+        self.remote = request.remote or ""
+        self.user_agent = headers.get("User-Agent", "")
+        self.ref = (
+            (info.resource, info.namespace, info.name, info.api_group, info.api_version, info.subresource)
+            if info.is_resource_request
+            else None
+        )
+        self.received = wallclock.now()
+        self.status: tuple[int, dict[str, Any] | None] | None = None
+        """The answer's code and Status body, once known."""
+        self.later: dict[str, Any] | None = None
+        """Fields known once the answer is (impersonatedUser, a completed objectRef, the objects);
+        replaced, never changed in place, so a stage already emitted keeps what it saw."""
+        self._shared: tuple[dict[str, Any], list[str], dict[str, Any] | None, str] | None = None
+
+    def shared(self) -> tuple[dict[str, Any], list[str], dict[str, Any] | None, str]:
+        """The user, source IPs, objectRef and received stamp every stage's event holds, built once
+        (by whichever backend builds first; the events only read them)."""
+        shared = self._shared
+        if shared is None:
+            user = user_info(self.user) if self.user is not None else {}
+            ips = _source_ips(self.forwarded_for, self.real_ip, self.remote)
+            shared = self._shared = (user, ips, _object_ref(self.ref), timestamp(self.received))
+        return shared
 
 
-def stage_event(event: dict[str, Any], stage: str, annotations: dict[str, str]) -> dict[str, Any]:
-    """The event as it stands at `stage`, stamped now (a copy: later stages add to the original); the
-    first stage happens as the request is received, so it carries that stamp."""
-    stamp = event["requestReceivedTimestamp"] if stage == "RequestReceived" else timestamp(wallclock.now())
-    staged = dict(event, stage=stage, stageTimestamp=stamp)
-    if annotations:
-        staged["annotations"] = dict(annotations)
-    return staged
+class StagedEvent(NamedTuple):
+    """An event as it stood at a stage: the request's inputs and what the stage saw of the answer."""
+
+    pending: PendingEvent
+    stage: str
+    stamp: float
+    annotations: dict[str, str] | None
+    status: tuple[int, dict[str, Any] | None] | None
+    later: dict[str, Any] | None
+
+    @property
+    def audit_id(self) -> str:
+        return self.pending.audit_id
+
+    def build(self) -> dict[str, Any]:
+        """The `audit.k8s.io/v1` Event, fields in upstream's order."""
+        pending, later = self.pending, self.later or {}
+        user, source_ips, object_ref, received = pending.shared()
+        event: dict[str, Any] = {
+            "kind": "Event",
+            "apiVersion": "audit.k8s.io/v1",
+            "level": pending.level.wire,
+            "auditID": pending.audit_id,
+            "stage": self.stage,
+            "requestURI": pending.uri,
+            "verb": pending.verb,
+            "user": user,
+        }
+        if "impersonatedUser" in later:
+            event["impersonatedUser"] = later["impersonatedUser"]
+        event["sourceIPs"] = source_ips
+        if pending.user_agent:
+            event["userAgent"] = pending.user_agent
+        ref = later.get("objectRef") or object_ref
+        if ref is not None:
+            event["objectRef"] = ref
+        if self.status is not None:
+            event["responseStatus"] = response_status(*self.status)
+        for key in ("requestObject", "responseObject"):
+            if key in later:
+                event[key] = later[key]
+        event["requestReceivedTimestamp"] = received
+        event["stageTimestamp"] = timestamp(self.stamp)
+        if self.annotations:
+            event["annotations"] = self.annotations
+        return event
+
+
+def stage(pending: PendingEvent, stage_name: str, annotations: dict[str, str]) -> StagedEvent:
+    """The event at `stage_name`, stamped now (the first stage with the time the request came)."""
+    stamp = pending.received if stage_name == "RequestReceived" else wallclock.now()
+    return StagedEvent(
+        pending, stage_name, stamp, dict(annotations) if annotations else None, pending.status, pending.later
+    )
+
+
+AuditItem = dict[str, Any] | StagedEvent
+"""What backends take: a staged event, or an Event already built (as tests hand them)."""
+
+
+def materialize(item: AuditItem) -> dict[str, Any]:
+    return item.build() if isinstance(item, StagedEvent) else item
+
+
+def audit_id(item: AuditItem) -> str | None:
+    return item.audit_id if isinstance(item, StagedEvent) else item.get("auditID")

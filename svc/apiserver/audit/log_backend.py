@@ -13,9 +13,11 @@ Rotation follows lumberjack's rules as upstream uses them: a file past `max_size
 than `max_age` days are removed (0 keeps them). An event that cannot be written is logged and counted
 (`apiserver_audit_error_total{plugin="log"}`) and the writer goes on.
 
-The writer wakes for the first queued event, lets more gather for `_PAUSE`, then encodes all of
-them and writes them with one system call: it takes the interpreter lock from the busy event loop a
-few times per batch rather than per event, which is what auditing cost a request when it did."""
+The writer wakes for the first queued event, lets more gather for `_PAUSE`, then builds the Event
+objects from what the requests staged (`event.StagedEvent`), encodes all of them and writes them
+with one system call: it takes the interpreter lock from the busy event loop a few times per batch
+rather than per event, which is what auditing cost a request when it did, and the request path
+allocates no event objects that live on while it runs."""
 
 from __future__ import annotations
 
@@ -37,6 +39,7 @@ from typing import IO, Any
 import orjson
 
 from svc.apiserver.audit.batching import BatchBuffer
+from svc.apiserver.audit.event import AuditItem, materialize
 from svc.apiserver.audit.options import BatchOptions, TruncateOptions
 from svc.apiserver.audit.truncate import truncate_event
 
@@ -173,13 +176,13 @@ class LogBackend:
         )
         self.truncate = truncate if truncate is not None and truncate.enabled else None
         self.batches = BatchBuffer(batch, self._send, on_drop) if batch is not None else None
-        self.queue: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
+        self.queue: queue.SimpleQueue[AuditItem | None] = queue.SimpleQueue()
         self.thread: threading.Thread | None = None
         if self.batches is None:
             self.thread = threading.Thread(target=self._run, name="audit-log", daemon=True)
             self.thread.start()
 
-    def process(self, event: dict[str, Any]) -> None:
+    def process(self, event: AuditItem) -> None:
         """Queue the event: never dropped in the blocking modes; in batch mode, dropped while the
         buffer is full. (Batch mode needs the running event loop.)"""
         if self.batches is not None:
@@ -187,15 +190,17 @@ class LogBackend:
         else:
             self.queue.put_nowait(event)
 
-    async def _send(self, events: list[dict[str, Any]]) -> None:
+    async def _send(self, events: list[AuditItem]) -> None:
         await asyncio.to_thread(self._write_events, events)
 
-    def _write_events(self, events: list[dict[str, Any] | None]) -> None:
-        """Encode what gathered and write it in one call (a `None` is the writer's stop mark)."""
+    def _write_events(self, items: list[AuditItem | None]) -> None:
+        """Build the events that gathered, encode them and write them in one call (a `None` is the
+        writer's stop mark)."""
         lines = []
-        for event in events:
-            if event is None:
+        for item in items:
+            if item is None:
                 continue
+            event = materialize(item)
             if self.truncate is not None:
                 event, _ = truncate_event(event, self.truncate.max_event_size)
                 if event is None:
@@ -216,7 +221,7 @@ class LogBackend:
         else:
             self.out.write(lines)
 
-    def _take(self) -> list[dict[str, Any] | None]:
+    def _take(self) -> list[AuditItem | None]:
         """The next event (waiting for it) and every event queued behind it."""
         taken = [self.queue.get()]
         while True:

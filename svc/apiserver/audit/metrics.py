@@ -6,10 +6,12 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry, Counter
 
 from svc.apiserver.audit.policy import Level
+from svc.apiserver.deferred_counts import DeferredCount, FlushOnCollect
 
 
 class AuditMetrics:
     def __init__(self, registry: CollectorRegistry) -> None:
+        FlushOnCollect(registry, self._flush)  # ahead of the series it brings up to date
         self.events = Counter(
             "apiserver_audit_event",
             "[ALPHA] Counter of audit events generated and sent to the audit backend.",
@@ -28,7 +30,9 @@ class AuditMetrics:
             ["plugin"],
             registry=registry,
         )
-        self._levels = {level: self.levels.labels(level.wire) for level in Level}
+        self.events_sent = DeferredCount(self.events)
+        """Moved per event as a plain integer, added to the counter by a scrape (`deferred_counts`)."""
+        self._levels = {level: DeferredCount(self.levels.labels(level.wire)) for level in Level}
         self.log_errors = self.errors.labels("log")
 
     def error(self, plugin: str, count: int) -> None:
@@ -36,4 +40,9 @@ class AuditMetrics:
         self.errors.labels(plugin).inc(count)
 
     def level(self, level: Level) -> None:
-        self._levels[level].inc()
+        self._levels[level].value += 1
+
+    def _flush(self) -> None:
+        self.events_sent.flush()
+        for count in self._levels.values():
+            count.flush()

@@ -14,15 +14,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from svc.apiserver.audit.batching import BatchBuffer
+from svc.apiserver.audit.event import AuditItem, materialize
 from svc.apiserver.audit.options import AuditOptions
 from svc.apiserver.audit.truncate import truncate_batch
 from svc.apiserver.webhook_kubeconfig import Backoff, KubeconfigWebhook, WebhookCallError
 
 log = logging.getLogger(__name__)
-Event = dict[str, Any]
+Event = AuditItem
 
 
 class WebhookBackend:
@@ -55,7 +55,7 @@ class WebhookBackend:
 
     async def _send(self, events: list[Event]) -> bool:
         delivered = True
-        for batch in truncate_batch(events, self._truncate):
+        for batch in truncate_batch([materialize(event) for event in events], self._truncate):
             body = {"kind": "EventList", "apiVersion": self._version, "metadata": {}, "items": batch}
             try:
                 await self._client.post(body)

@@ -116,8 +116,7 @@ async def _priority_and_fairness(
         series.rejected(outcome.value).inc()
         control.retry_after.record(level.name)
         return too_many_requests(control.retry_after.seconds(level.name), headers)
-    series.waited_then_ran.observe(waited)
-    series.dispatched.inc()
+    series.ran(waited)
     series.executing += 1
     series.executing_seats += request.width
     released = False
@@ -171,8 +170,7 @@ async def _wait(
 async def _run_exempt(
     ctx: RequestContext, next_handler: Handler, level: Level, series: FlowSeries, headers: dict[str, str]
 ) -> web.StreamResponse:
-    series.waited_then_ran.observe(0.0)
-    series.dispatched.inc()
+    series.ran(0.0)
     series.executing += 1
     level.executing += 1
     level.dispatched += 1

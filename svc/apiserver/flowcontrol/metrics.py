@@ -7,6 +7,8 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+from svc.apiserver.deferred_counts import DeferredCount, FlushOnCollect
+
 WAIT_BUCKETS = (0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30)
 _FLOW = ["flow_schema", "priority_level"]
 _LEVEL = ["priority_level"]
@@ -14,6 +16,8 @@ _LEVEL = ["priority_level"]
 
 class FlowControlMetrics:
     def __init__(self, registry: CollectorRegistry) -> None:
+        self._flows: dict[tuple[str, str], FlowSeries] = {}
+        FlushOnCollect(registry, self._flush)  # ahead of the series it brings up to date
         self.rejected = Counter(
             "apiserver_flowcontrol_rejected_requests",
             "[BETA] Number of requests rejected by API Priority and Fairness subsystem",
@@ -78,7 +82,6 @@ class FlowControlMetrics:
             registry=registry,
         )
         self._children: dict[tuple[str, tuple[str, ...]], Any] = {}
-        self._flows: dict[tuple[str, str], FlowSeries] = {}
 
     def flow(self, schema: str, level: str) -> FlowSeries:
         """The series of one flow schema at one level, looked up once (labels() costs more than an update)."""
@@ -86,6 +89,11 @@ class FlowControlMetrics:
         if found is None:
             found = self._flows[(schema, level)] = FlowSeries(self, schema, level)
         return found
+
+    def _flush(self) -> None:
+        for series in list(self._flows.values()):
+            series.dispatched.flush()
+            series.ran_at_once.flush()
 
     def child(self, metric: Any, labels: tuple[str, ...]) -> Any:
         key = (metric._name, labels)
@@ -98,9 +106,9 @@ class FlowControlMetrics:
 class FlowSeries:
     """The labelled children of one (flow schema, priority level) pair.
 
-    The three gauges read counts the filter keeps as plain integers: a request moves them as it
-    queues, runs and ends, and an integer update costs a fraction of a gauge's locked one; the
-    gauges are read only when `/metrics` is scraped."""
+    What every request moves is kept in plain integers: the three gauges read theirs when `/metrics`
+    is scraped, and the scrape adds the dispatched requests and those that ran at once (the zero-wait
+    bucket of the wait histogram) to their series (`deferred_counts`)."""
 
     def __init__(self, metrics: FlowControlMetrics, schema: str, level: str) -> None:
         self._metrics = metrics
@@ -111,9 +119,20 @@ class FlowSeries:
         metrics.inqueue.labels(schema, level).set_function(lambda: self.inqueue)
         metrics.executing.labels(schema, level).set_function(lambda: self.executing)
         metrics.executing_seats.labels(schema, level).set_function(lambda: self.executing_seats)
-        self.dispatched = metrics.dispatched.labels(schema, level)
         self.waited_then_ran = metrics.wait.labels(schema, level, "true")
         self.waited_then_refused = metrics.wait.labels(schema, level, "false")
+        self.dispatched = DeferredCount(metrics.dispatched.labels(schema, level))
+        # What `observe(0)` adds, many at once: the first bucket (le=0) counts them, the sum stays.
+        # prometheus-client has no public call for that; its buckets are kept uncumulated.
+        self.ran_at_once = DeferredCount(self.waited_then_ran._buckets[0])
+
+    def ran(self, waited: float) -> None:
+        """A request was dispatched after `waited` seconds in its queue (0 when it ran at once)."""
+        self.dispatched.value += 1
+        if waited:
+            self.waited_then_ran.observe(waited)
+        else:
+            self.ran_at_once.value += 1
 
     def rejected(self, reason: str) -> Any:
         return self._metrics.child(self._metrics.rejected, (*self._labels, reason))

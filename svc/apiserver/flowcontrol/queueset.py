@@ -42,7 +42,7 @@ class Queuing:
     queue_length_limit: int
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Request:
     flow_schema: str
     distinguisher: str
