@@ -23,7 +23,7 @@ import aiohttp
 import orjson
 from prometheus_client.parser import text_string_to_metric_families
 
-from bench.client import CpuClock, drive, expect, open_session, percentile
+from bench.client import CpuClock, cpu_note, cpu_share, drive, expect, open_session, percentile, rest_of_machine
 from bench.objects import encode
 from bench.plan import Plan
 from bench.procfs import cpu_seconds, rss_bytes
@@ -290,22 +290,27 @@ async def run(workdir: Path, plan: Plan) -> tuple[tuple[Section, Section], Facts
             arrivals = _Arrivals()
             await arrivals.open(session, base, resource_version)
             progress(f"controllers: {CREATE_RATE:.0f} namespaces/s for {plan.controller_load_seconds:.0f} s")
-            cpu = (cpu_seconds(server.pid), cpu_seconds(controllers.pid))
-            started = time.perf_counter()
+            clock = CpuClock(lambda: cpu_seconds(server.pid))
+            before_load, controllers_before = clock.read(), cpu_seconds(controllers.pid)
             try:
                 delays, failures, missing = await _load(session, base, plan.controller_load_seconds, arrivals)
             finally:
                 await arrivals.close()
-            load_seconds = time.perf_counter() - started
+            after_load, controllers_cpu = clock.read(), cpu_seconds(controllers.pid) - controllers_before
+            load_seconds = after_load.wall - before_load.wall
             loaded = await _metrics(scraper, metrics_url)
-            server_cpu = cpu_seconds(server.pid) - cpu[0]
-            controllers_cpu = cpu_seconds(controllers.pid) - cpu[1]
             p50, p99 = percentile(delays, 0.50), percentile(delays, 0.99)
             facts["controllers sa p99"] = p99 if not missing else float("inf")
+            shares = cpu_note(
+                load_seconds,
+                server=after_load.server - before_load.server,
+                client=after_load.client - before_load.client,
+                rest=max(rest_of_machine(before_load, after_load) - controllers_cpu, 0.0),
+            )
             notes = (
                 f"{len(delays):,} namespaces; {failures} creates failed, {missing} accounts missing after "
-                f"{ARRIVAL_WITHIN:.0f} s; apiserver CPU {server_cpu / load_seconds:.0%}, controller manager CPU "
-                f"{controllers_cpu / load_seconds:.0%} of a core over {load_seconds:.1f} s"
+                f"{ARRIVAL_WITHIN:.0f} s; over {load_seconds:.1f} s: {shares}, "
+                f"controller manager CPU {cpu_share(controllers_cpu, load_seconds)}"
             )
             section.add(f"default ServiceAccount after create at {CREATE_RATE:.0f}/s (p50)", millis(p50), notes)
             section.add(f"default ServiceAccount after create at {CREATE_RATE:.0f}/s (p99)", millis(p99), "")
