@@ -31,6 +31,7 @@ from bench import (
     authz,
     cel,
     connections,
+    controllers,
     conversion,
     crd,
     crud,
@@ -86,6 +87,7 @@ SCENARIOS = (
     "encryption",
     "audit",
     "aggregator",
+    "controllers",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 # The bench's objects as the server returns them (its metadata included): the anchors' value sizes
@@ -209,6 +211,11 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
             if result is not None:
                 sections[name], found = result
                 facts.update(found)
+    if "controllers" in only:
+        result = await _guarded("controllers", failed, controllers.run(workdir, plan))
+        if result is not None:
+            (sections["controllers"], sections["controller queues"]), found = result
+            facts.update(found)
     configmap_bytes = int(facts.get("configmap bytes", CONFIGMAP_BYTES))
     pod_bytes = int(facts.get("pod bytes", POD_BYTES))
     if "sqlite" in only:
@@ -280,6 +287,8 @@ async def run(plan: Plan, only: list[str]) -> str:
         "encryption",
         "audit",
         "aggregator",
+        "controllers",
+        "controller queues",
     )
     chosen = [sections[name] for name in order if name in sections]
     chosen += [ratios_section(facts), targets_section(facts)]

@@ -35,6 +35,10 @@ class Plan:
     """CRDs installed one after another, each timed from create to served."""
     crd_batch: int = 100
     """CRDs installed at once, timed until all are served."""
+    controller_namespaces: int = 10_000
+    """Namespaces (each with 5 ConfigMaps) the controller manager holds at rest in the controllers scenario."""
+    controller_load_seconds: float = 10.0
+    """How long namespaces are created at 200/s while their default ServiceAccounts are timed."""
 
 
 FULL = Plan(
@@ -73,4 +77,6 @@ QUICK = Plan(
     rollout_replicas=200,
     rollout_deployments=20,
     crd_installs=5,
+    controller_namespaces=500,
+    controller_load_seconds=3.0,
 )

@@ -316,6 +316,13 @@ TARGETS = (
     ),
     Target("a CRD from create to served (slowest)", "< 1 s", _fact("crd served max"), lambda v: v < 1.0, millis),
     Target("100 CRDs at once until all served", "< 10 s", _fact("crd batch seconds"), lambda v: v < 10.0, millis),
+    Target(
+        "a new namespace's default ServiceAccount under 200 namespace creates/s (p99, none missing)",
+        "< 200 ms",
+        _fact("controllers sa p99"),
+        lambda v: v < 0.200,
+        lambda v: "accounts missing" if math.isinf(v) else millis(v),
+    ),
 )
 
 

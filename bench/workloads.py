@@ -48,14 +48,16 @@ def deployment(name: str, replicas: int, image: str) -> dict:
     }
 
 
-def _daemon(module: str, log: Path, *arguments: str) -> subprocess.Popen[bytes]:
+def start_daemon(module: str, log: Path, *arguments: str) -> subprocess.Popen[bytes]:
+    """`python -m module arguments` with this environment, its output appended to `log`."""
     with log.open("ab") as output:
         return subprocess.Popen(
             [sys.executable, "-m", module, *arguments], env=dict(os.environ), stdout=output, stderr=subprocess.STDOUT
         )
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
+def stop_daemon(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, then SIGKILL after 30 s: a daemon that hangs on shutdown must not hang the bench."""
     if process.poll() is None:
         process.terminate()
         try:
@@ -112,7 +114,7 @@ async def run(workdir: Path, plan: Plan) -> tuple[Section, Facts]:
     server: ServerProcess = await start_server(workdir / "workloads")
     kubeconfig = str(server.data_dir / "admin.kubeconfig")
     nodes_needed = max(3, -(-max(replicas, count * 10) * 5 // 4 // PODS_PER_NODE))
-    controllers = _daemon(
+    controllers = start_daemon(
         "svc.controllers",
         workdir / "controllers.log",
         f"--kubeconfig={kubeconfig}",
@@ -122,7 +124,7 @@ async def run(workdir: Path, plan: Plan) -> tuple[Section, Facts]:
         "--secure-port=0",
         "--kube-api-qps=0",
     )
-    simulator = _daemon(
+    simulator = start_daemon(
         "svc.nodes",
         workdir / "nodes.log",
         f"--kubeconfig={kubeconfig}",
@@ -168,8 +170,8 @@ async def run(workdir: Path, plan: Plan) -> tuple[Section, Facts]:
                 f"RSS after: apiserver {rss_bytes(server.pid) / 2**20:.0f} MiB",
             )
     finally:
-        _stop(simulator)
-        _stop(controllers)
+        stop_daemon(simulator)
+        stop_daemon(controllers)
         server.stop()
     section.notes.append(
         "Targets (issue 19): 1,000 replicas rolled out in under 30 s; 100 Deployments of 10 updated at once in "
