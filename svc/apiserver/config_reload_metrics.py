@@ -4,17 +4,17 @@ identity of the API server."""
 
 from __future__ import annotations
 
-import hashlib
-import socket
+import asyncio
+import logging
 import time
+from pathlib import Path
+from typing import Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
+from svc.storage.encryption.metrics import apiserver_id_hash
 
-def apiserver_id_hash() -> str:
-    """`sha256:` and the hex digest of the server's identity (`apiserver-` and a hash of the host name)."""
-    identity = f"apiserver-{hashlib.sha256(socket.gethostname().encode()).hexdigest()[:16]}"
-    return "sha256:" + hashlib.sha256(identity.encode()).hexdigest()
+log = logging.getLogger(__name__)
 
 
 class ReloadMetrics:
@@ -40,3 +40,19 @@ class ReloadMetrics:
     def record(self, status: str) -> None:
         self.reloads.labels(status, self.identity_hash).inc()
         self.last.labels(status, self.identity_hash).set(time.time())
+
+
+class Recorder(Protocol):
+    def record(self, status: str) -> None: ...
+
+
+async def read_if_changed(path: str, previous: bytes, metrics: Recorder, what: str) -> bytes | None:
+    """The file's bytes when they differ from `previous`; None when unchanged or unreadable (a read
+    failure is logged and counted, and the running configuration stays)."""
+    try:
+        data = await asyncio.to_thread(Path(path).read_bytes)
+    except OSError as error:
+        log.error("error reading %s, keeping the previous configuration: %s", what, error)
+        metrics.record("failure")
+        return None
+    return None if data == previous else data

@@ -27,7 +27,7 @@ from svc.apiserver.authz.modes import RuleResolver, Rules, build_authorizer, bui
 from svc.apiserver.authz.options import IN_CLUSTER_UNAVAILABLE, AuthorizationOptions
 from svc.apiserver.authz.rbac.index import PolicyIndex
 from svc.apiserver.authz.webhook import WebhookAuthorizer, WebhookSettings
-from svc.apiserver.config_reload_metrics import ReloadMetrics
+from svc.apiserver.config_reload_metrics import ReloadMetrics, read_if_changed
 from svc.apiserver.webhook_kubeconfig import KubeconfigWebhook, load_webhook_kubeconfig
 from svc.registry.admission import UserInfo
 
@@ -118,13 +118,10 @@ class Authorization:
         """Read the configuration file again if its bytes changed; True when a new chain took over."""
         if not self._options.config_file or self._metrics is None:
             return False
-        try:
-            data = await asyncio.to_thread(Path(self._options.config_file).read_bytes)
-        except OSError as error:
-            log.error("error reading authorization config file, keeping the previous configuration: %s", error)
-            self._metrics.record("failure")
-            return False
-        if data == self._file_bytes:
+        data = await read_if_changed(
+            self._options.config_file, self._file_bytes, self._metrics, "authorization config file"
+        )
+        if data is None:
             return False
         self._file_bytes = data
         try:

@@ -15,12 +15,12 @@ import asyncio
 import contextlib
 import logging
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from svc.api.brand import Profile
+from svc.apiserver.config_reload_metrics import read_if_changed
 from svc.apiserver.encryption.options import EncryptionOptions
 from svc.apiserver.health import HealthCheck
 from svc.storage.encryption.config import ResourceConfig, parse_encryption_config
@@ -142,13 +142,10 @@ class Encryption:
         """Read the file again if its bytes changed; True when its transformers took over."""
         if self._metrics is None:
             return False
-        try:
-            data = await asyncio.to_thread(Path(self._options.config_file).read_bytes)
-        except OSError as error:
-            log.error("error reading encryption provider configuration, keeping the previous one: %s", error)
-            self._metrics.record("failure")
-            return False
-        if data == self._file_bytes:
+        data = await read_if_changed(
+            self._options.config_file, self._file_bytes, self._metrics, "encryption provider configuration"
+        )
+        if data is None:
             return False
         self._file_bytes = data
         try:
