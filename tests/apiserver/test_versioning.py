@@ -127,3 +127,13 @@ def test_a_gate_from_after_the_emulated_version_cannot_be_set(capsys) -> None:
         "cannot set feature gate NodeDeclaredFeatures to true, feature is PreAlpha at emulated version 1.34, "
         "min compatibility version 1.33" in message
     )
+
+
+def test_gates_introduced_as_beta_in_1_36_are_off_when_emulating_1_35() -> None:
+    assert parse_options([]).feature_gates.enabled("StaleControllerConsistencyJob")
+    older = parse_options(["--emulated-version=1.35"]).feature_gates
+    assert not older.enabled("StaleControllerConsistencyJob")  # beta, on, from 1.36
+    assert not older.enabled("DeclarativeValidationBeta")  # beta, on, from 1.36
+    assert not parse_options(["--emulated-version=1.34"]).feature_gates.enabled(
+        "WatchListClient"
+    )  # beta, off until 1.35
