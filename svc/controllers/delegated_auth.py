@@ -133,7 +133,7 @@ class DelegatedAuth:
     def wants_client_certificates(self) -> bool:
         return bool(self._certificates)
 
-    async def _certificate_user(self, request: web.Request) -> User | None:
+    async def _certificate_user(self, request: web.BaseRequest) -> User | None:
         """The user of the first certificate authenticator that knows one; AuthenticationError when
         a certificate was presented but fails and no other authenticator succeeds."""
         failure: AuthenticationError | None = None
@@ -153,7 +153,7 @@ class DelegatedAuth:
     def _always_allowed(self, path: str) -> bool:
         return any(path == p or (p.endswith("*") and path.startswith(p[:-1])) for p in self._always)
 
-    async def refusal(self, request: web.Request) -> status.StatusError | None:
+    async def refusal(self, request: web.BaseRequest) -> status.StatusError | None:
         """Why the request may not be served, or None when it may."""
         if self._always_allowed(request.path):
             return None
@@ -167,7 +167,7 @@ class DelegatedAuth:
         why = f'User "{user[0]}" cannot {verb} path "{request.path}"' + (f": {reason}" if reason else "")
         return status.forbidden(None, "", why)
 
-    async def _user(self, request: web.Request) -> User | None:
+    async def _user(self, request: web.BaseRequest) -> User | None:
         """Who sends the request (anonymous when nothing says), or None when its credentials fail."""
         try:
             user = await self._certificate_user(request)
