@@ -90,7 +90,7 @@ def _tls_context(options: Options, client_certificates: bool) -> ssl.SSLContext:
 PROFILES = frozenset(f"{profiling.PREFIX}{name}" for name in ("", "/profile", "/goroutine", "/heap"))
 
 
-def http2_streams(options: Options) -> int:
+def _http2_streams(options: Options) -> int:
     """Concurrent streams per HTTP/2 connection; 0 when HTTP/2 is off."""
     if options.disable_http2_serving:
         return 0
@@ -103,7 +103,6 @@ class Serving:
 
     http_server: ApiHttpServer
     listener: asyncio.base_events.Server
-    port: int
 
     async def cleanup(self) -> None:
         self.listener.close()
@@ -139,8 +138,8 @@ async def start_serving(
                 return await profiling.serve(request.path, request)
         return web.Response(status=404, text="404 page not found\n")
 
-    http_server = ApiHttpServer(handle, ServingLimits(), on_lost=lambda _: None, http2_streams=http2_streams(options))
-    listener, port = await listen(
+    http_server = ApiHttpServer(handle, ServingLimits(), on_lost=lambda _: None, http2_streams=_http2_streams(options))
+    listener, _ = await listen(
         http_server,
         options.bind_address,
         options.secure_port,
@@ -148,4 +147,4 @@ async def start_serving(
         # SO_REUSEADDR is always set, which --permit-address-sharing asks for
         reuse_port=options.permit_port_sharing,
     )
-    return Serving(http_server, listener, port)
+    return Serving(http_server, listener)
