@@ -319,8 +319,17 @@ def key(name: str, apiserver_name: str) -> str:
     return template if template in BUILT else name
 
 
+def required_gates(name: str, apiserver_name: str) -> tuple[str, ...]:
+    return REQUIRED_GATES.get(key(name, apiserver_name), ())
+
+
 def gates_allow(name: str, apiserver_name: str, gates: FeatureGates) -> bool:
-    return all(gates.enabled(gate) for gate in REQUIRED_GATES.get(key(name, apiserver_name), ()))
+    return all(gates.enabled(gate) for gate in required_gates(name, apiserver_name))
+
+
+def names(apiserver_name: str) -> list[str]:
+    """Every controller of the catalog, in its order."""
+    return [name.format(apiserver=apiserver_name) for name in BUILT]
 
 
 def upstream_controllers(apiserver_name: str) -> list[str]:
@@ -341,8 +350,7 @@ def select(requested: list[str], apiserver_name: str) -> tuple[list[str], list[s
         if name not in known:
             problems.append(f'"{bare}" is not in the list of known controllers')
         canonical.append((name, not entry.startswith("-")))
-    names = [name.format(apiserver=apiserver_name) for name in BUILT]
-    return [name for name in names if _enabled(name, canonical)], problems
+    return [name for name in names(apiserver_name) if _enabled(name, canonical)], problems
 
 
 def _enabled(name: str, entries: list[tuple[str, bool]]) -> bool:

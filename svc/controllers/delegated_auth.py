@@ -27,6 +27,7 @@ from svc.apiserver.feature_gates import FeatureGates
 from svc.client.aio import ApiError, AsyncRestClient
 from svc.client.kubeconfig import load_kubeconfig
 from svc.controllers import delegated_certs
+from svc.controllers.delegated_ca_follower import FollowedAuthorities
 from svc.controllers.delegated_certs import CertificateOptions
 from svc.machinery import status
 from svc.machinery.flag_types import flag_duration
@@ -120,24 +121,22 @@ class DelegatedAuth:
         self._authz_group = profile.group("authorization.k8s.io")
         self._users: dict[str, tuple[float, User | None]] = {}
         self._decisions: dict[tuple[User, str, str], tuple[float, bool, str]] = {}
-        self._certificate_options = options.certificates
-        self._certificates: list[Any] = []
+        self._certificates = FollowedAuthorities(options.certificates, self._authn)
 
     async def start(self, namespace: str) -> None:
-        """Settle which CAs are trusted (the flags, else the cluster's ConfigMap); raises when the
-        lookup fails and that is not tolerated (LookupFailed)."""
-        found = await delegated_certs.resolve(self._certificate_options, self._authn, namespace)
-        self._certificates = found.authenticators()
+        """Load the trusted CAs (the flags, else the cluster's ConfigMap) and follow them; raises when
+        the lookup fails and that is not tolerated (LookupFailed)."""
+        await self._certificates.start(namespace)
 
     @property
     def wants_client_certificates(self) -> bool:
-        return bool(self._certificates)
+        return self._certificates.may_trust_certificates
 
-    async def _certificate_user(self, request: web.Request) -> User | None:
+    async def _certificate_user(self, request: web.BaseRequest) -> User | None:
         """The user of the first certificate authenticator that knows one; AuthenticationError when
         a certificate was presented but fails and no other authenticator succeeds."""
         failure: AuthenticationError | None = None
-        for authenticator in self._certificates:
+        for authenticator in self._certificates.authenticators:
             try:
                 info = await authenticator.authenticate(request)
             except AuthenticationError as error:
@@ -153,7 +152,7 @@ class DelegatedAuth:
     def _always_allowed(self, path: str) -> bool:
         return any(path == p or (p.endswith("*") and path.startswith(p[:-1])) for p in self._always)
 
-    async def refusal(self, request: web.Request) -> status.StatusError | None:
+    async def refusal(self, request: web.BaseRequest) -> status.StatusError | None:
         """Why the request may not be served, or None when it may."""
         if self._always_allowed(request.path):
             return None
@@ -167,7 +166,7 @@ class DelegatedAuth:
         why = f'User "{user[0]}" cannot {verb} path "{request.path}"' + (f": {reason}" if reason else "")
         return status.forbidden(None, "", why)
 
-    async def _user(self, request: web.Request) -> User | None:
+    async def _user(self, request: web.BaseRequest) -> User | None:
         """Who sends the request (anonymous when nothing says), or None when its credentials fail."""
         try:
             user = await self._certificate_user(request)
@@ -226,6 +225,7 @@ class DelegatedAuth:
         return allowed, reason
 
     async def close(self) -> None:
+        await self._certificates.close()
         for client in (self._authn, self._authz):
             if client is not None:
                 await client.close()

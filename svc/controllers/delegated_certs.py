@@ -5,8 +5,8 @@ the user in the `--requestheader-*` headers. A CA not given on the command line 
 `extension-apiserver-authentication` ConfigMap of the system namespace through
 `--authentication-kubeconfig` (with the ConfigMap's header lists), unless
 `--authentication-skip-lookup`; a failed lookup stops start-up unless
-`--authentication-tolerate-lookup-failure`. The lookup is done once, at start.
-The certificate checks are the API server's own (`svc.apiserver.authn`).
+`--authentication-tolerate-lookup-failure`. The lookup at start is done here; `delegated_ca_follower`
+keeps the CAs current afterwards. The certificate checks are the API server's own (`svc.apiserver.authn`).
 """
 
 from __future__ import annotations
@@ -157,37 +157,33 @@ def _json_list(data: dict[str, str], key: str) -> tuple[str, ...]:
     return tuple(str(value) for value in values) if isinstance(values, list) else ()
 
 
-async def resolve(options: CertificateOptions, client: AsyncRestClient | None, namespace: str) -> Authorities:
-    """The CAs of the flags, completed from the cluster's ConfigMap; LookupFailed (upstream's text)
-    when the lookup fails and failures are not tolerated."""
+def from_flags(options: CertificateOptions) -> Authorities:
+    """The CAs the flags name, read now (ClientCAError when a file no longer reads)."""
     found = Authorities()
     if options.client_ca_file:
         found.client_cas = load_client_cas(options.client_ca_file)
     if options.requestheader_client_ca_file:
         found.request_header = options.request_header
         found.request_header_cas = load_client_cas(options.requestheader_client_ca_file)
-    if options.skip_lookup or (found.client_cas and found.request_header_cas):
-        return found
-    if client is None:
-        log.warning(
-            "No authentication-kubeconfig provided in order to lookup missing CAs in configmap/%s in %s, "
-            "so client certificate authentication won't work.",
-            CONFIGMAP,
-            namespace,
-        )
-        return found
-    try:
-        configmap = await client.get(f"/api/v1/namespaces/{namespace}/configmaps/{CONFIGMAP}")
-    except ApiError as error:
-        if error.code == 404:
-            return found
-        return _lookup_failed(options, found, str(error))
-    except (ConnectionError, TimeoutError, OSError) as error:
-        return _lookup_failed(options, found, str(error))
-    data = configmap.get("data") or {}
-    if not found.client_cas:
+    return found
+
+
+def _lookup_wanted(options: CertificateOptions) -> bool:
+    """Some CA is left to the cluster's ConfigMap."""
+    return not options.skip_lookup and not (options.client_ca_file and options.requestheader_client_ca_file)
+
+
+def looks_up(options: CertificateOptions, client: AsyncRestClient | None) -> bool:
+    """Whether some CA is to come from the cluster's ConfigMap, read through `client`."""
+    return client is not None and _lookup_wanted(options)
+
+
+def with_configmap(options: CertificateOptions, flagged: Authorities, data: dict[str, str]) -> Authorities:
+    """`flagged` completed with what the ConfigMap's `data` holds for the CAs no flag names."""
+    found = Authorities(flagged.client_cas, flagged.request_header, flagged.request_header_cas)
+    if not options.client_ca_file:
         found.client_cas = _pem(data.get("client-ca-file", ""))
-    if not found.request_header_cas and (cas := _pem(data.get("requestheader-client-ca-file", ""))):
+    if not options.requestheader_client_ca_file and (cas := _pem(data.get("requestheader-client-ca-file", ""))):
         found.request_header_cas = cas
         found.request_header = RequestHeaderConfig(
             username_headers=_json_list(data, "requestheader-username-headers"),
@@ -199,7 +195,38 @@ async def resolve(options: CertificateOptions, client: AsyncRestClient | None, n
     return found
 
 
-def _lookup_failed(options: CertificateOptions, found: Authorities, why: str) -> Authorities:
+async def lookup(options: CertificateOptions, client: AsyncRestClient | None, namespace: str) -> dict[str, str]:
+    """The ConfigMap's data when the CAs are to be looked up (empty when it does not exist or no
+    lookup is due); LookupFailed (upstream's text) when the lookup fails and that is not tolerated."""
+    if not _lookup_wanted(options):
+        return {}
+    if client is None:
+        log.warning(
+            "No authentication-kubeconfig provided in order to lookup missing CAs in configmap/%s in %s, "
+            "so client certificate authentication won't work.",
+            CONFIGMAP,
+            namespace,
+        )
+        return {}
+    try:
+        configmap = await client.get(f"/api/v1/namespaces/{namespace}/configmaps/{CONFIGMAP}")
+    except ApiError as error:
+        if error.code == 404:
+            return {}
+        return _lookup_failed(options, str(error))
+    except (ConnectionError, TimeoutError, OSError) as error:
+        return _lookup_failed(options, str(error))
+    return configmap.get("data") or {}
+
+
+async def resolve(options: CertificateOptions, client: AsyncRestClient | None, namespace: str) -> Authorities:
+    """The CAs of the flags, completed from the cluster's ConfigMap; LookupFailed (upstream's text)
+    when the lookup fails and failures are not tolerated."""
+    flagged = from_flags(options)
+    return with_configmap(options, flagged, await lookup(options, client, namespace))
+
+
+def _lookup_failed(options: CertificateOptions, why: str) -> dict[str, str]:
     if not options.tolerate_lookup_failure:
         raise LookupFailed(f"unable to load configmap based request-header-client-ca-file: {why}")
     log.warning("Error looking up in-cluster authentication configuration: %s", why)
@@ -207,4 +234,4 @@ def _lookup_failed(options: CertificateOptions, found: Authorities, why: str) ->
     log.warning(
         "To require authentication configuration lookup to succeed, set --authentication-tolerate-lookup-failure=false"
     )
-    return found
+    return {}

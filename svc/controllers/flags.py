@@ -136,6 +136,12 @@ FLAGS: tuple[Flag, ...] = (
     ),
     _flag("--tls-cipher-suites", "list", "Go names of the TLS 1.2 cipher suites offered"),
     _flag("--tls-curve-preferences", "ints", "Go curve ids of the key exchange groups offered"),
+    _flag("--disable-http2-serving", "bool", "serve HTTP/1.1 only: ALPN offers no h2"),
+    _flag(
+        "--http2-max-streams-per-connection",
+        "int",
+        "HTTP/2 streams a client may open at once on the secure port (0: Go's default, 100)",
+    ),
     _flag("--root-ca-file", "str", "CA bundle published in every namespace (default the kubeconfig's CA)"),
     _workers("--concurrent-serviceaccount-syncs", "serviceaccount"),
     _flag("--enable-garbage-collector", "bool", "run the garbage collector; must match the API server's flag"),

@@ -11,8 +11,11 @@ messages. Pods, Object and External metrics are read from the custom and externa
 (`hpa_metrics`), served by whichever extension server is registered for them. Events are recorded as
 upstream's (source `horizontal-pod-autoscaler`): `SuccessfulRescale` and `FailedRescale` ("New size:
 N; reason: ..."), `FailedGetScale`, one per failing metric with its reason (`FailedGetResourceMetric`,
-`FailedGetPodsMetric`, ...), `SelectorRequired`/`InvalidSelector`, `FailedComputeMetricsReplicas`
-when no metric gives a replica count, and `FailedUpdateStatus`.
+`FailedGetPodsMetric`, ...), `SelectorRequired`/`InvalidSelector`, `AmbiguousSelector` when the
+target's pods are also selected by another HPA (`hpa_selectors`; nothing is scaled then),
+`FailedComputeMetricsReplicas` when no metric gives a replica count, and `FailedUpdateStatus`.
+(`FailedConvertHPA` is not: upstream emitted it while it converted autoscaling/v1 objects, and has
+read autoscaling/v2 directly since 1.23.)
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from svc.controllers import hpa_metrics as metrics
 from svc.controllers import hpa_replicas as replicas
 from svc.controllers.context import ControllerContext
 from svc.controllers.deployment_math import rfc3339
+from svc.controllers.hpa_selectors import HpaSelectors
 from svc.controllers.workers import run_workers
 from svc.machinery.duration import parse_duration
 from svc.machinery.labels import SelectorError, parse_label_selector
@@ -78,8 +82,20 @@ class HorizontalPodAutoscalerController:
         self.histories: dict[str, behavior.History] = {}
         self.reader = metrics.MetricsReader(context.client, context.profile)
         self.events = context.recorder(EVENT_SOURCE)
-        enqueue = lambda obj: self.queue.add(key_of(obj))  # noqa: E731
-        self.hpas.add_handler(Handler(on_add=enqueue, on_update=lambda _old, new: enqueue(new), on_delete=enqueue))
+        self.selectors = HpaSelectors()
+        self.hpas.add_handler(
+            Handler(on_add=self._enqueue, on_update=lambda _old, new: self._enqueue(new), on_delete=self._deleted)
+        )
+
+    def _enqueue(self, hpa: Obj) -> None:
+        key = key_of(hpa)
+        self.selectors.register(key)
+        self.queue.add(key)
+
+    def _deleted(self, hpa: Obj) -> None:
+        key = key_of(hpa)
+        self.selectors.forget(key)
+        self.queue.add(key)
 
     async def run(self) -> None:
         await run_workers(self.queue, self.sync, workers=self.workers, name=NAME)
@@ -238,11 +254,18 @@ class HorizontalPodAutoscalerController:
             await self._event(hpa, WARNING, "InvalidSelector", message)
             raise MetricError("", message) from None
         namespace = hpa["metadata"]["namespace"]
+        self.selectors.update(key_of(hpa), parsed)
         pods = [
             pod
             for pod in self.pods.by_index(NAMESPACE_INDEX, namespace)
             if parsed.matches(pod["metadata"].get("labels") or {})
         ]
+        controlling = self.selectors.controlling(namespace, pods)
+        if len(controlling) > 1:
+            message = f"pods by selector {selector} are controlled by multiple HPAs: [{' '.join(controlling)}]"
+            await self._event(hpa, WARNING, "AmbiguousSelector", message)
+            _set_condition(status, "ScalingActive", "False", "AmbiguousSelector", message, wall)
+            raise MetricError("", message)
         target = metrics.Target(
             namespace=namespace,
             spec_replicas=current,

@@ -31,7 +31,7 @@ from svc.controllers.context import ControllerContext, InformerFactory
 from svc.controllers.delegated_auth import DelegatedAuth
 from svc.controllers.delegated_certs import LookupFailed
 from svc.controllers.leaderelection import LeaderElectionConfig, LeaderElector
-from svc.controllers.manager import ControllerManager
+from svc.controllers.manager import ControllerManager, log_skipped
 from svc.controllers.options import UPSTREAM_VERSION, Options, parse_options
 from svc.controllers.serving import start_serving
 
@@ -119,6 +119,7 @@ async def _run_with(
     await auth.start(profile.system_namespace)
     runner = await start_serving(options, checks, metrics=metrics, auth=auth)
     log.info("controllers enabled: %s", ", ".join(options.enabled) or "none")
+    log_skipped(options, profile.apiserver_name)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):

@@ -20,6 +20,41 @@ from svc.controllers.credentials import Credentials
 log = logging.getLogger(__name__)
 
 
+def _log_gated(name: str, gates: tuple[str, ...]) -> None:
+    listed = ",".join(f'"{gate}"' for gate in gates)
+    log.info('"Controller is disabled by a feature gate" controller="%s" requiredFeatureGates=[%s]', name, listed)
+
+
+def _log_not_started(name: str, feature_gates: Any) -> None:
+    """Upstream's lines for a controller whose start function declines to run it."""
+    if name in unavailable.CLOUD:
+        log.info('"Skipping a cloud provider controller" controller="%s"', name)
+    elif name == unavailable.STORAGE_VERSION_GC and not all(
+        feature_gates.enabled(gate) for gate in unavailable.STORAGE_VERSION_GC_GATES
+    ):
+        _log_gated(name, unavailable.STORAGE_VERSION_GC_GATES)
+    else:
+        log.info("controller %s is not started: %s", name, unavailable.REASONS.get(name, "its flags leave it off"))
+    log.info('"Warning: skipping controller" controller="%s"', name)
+
+
+def log_skipped(options: Any, apiserver_name: str) -> None:
+    """Upstream's lines for the controllers `--controllers` leaves off ("controller is disabled"),
+    and for those it enables that will not run: a feature gate they require is off, or the garbage
+    collector with `--enable-garbage-collector=false`. Controllers whose start declines (by their own
+    flags or setting) are told about as their managers build them."""
+    selected = set(catalog.select(options.controllers, apiserver_name)[0])
+    enabled = set(options.enabled)
+    for name in catalog.names(apiserver_name):
+        if name not in selected:
+            log.info('"Warning: controller is disabled" controller="%s"', name)
+            continue
+        if not catalog.gates_allow(name, apiserver_name, options.feature_gates):
+            _log_gated(name, catalog.required_gates(name, apiserver_name))
+        if name not in enabled:  # a gate, or --enable-garbage-collector=false
+            log.info('"Warning: skipping controller" controller="%s"', name)
+
+
 class ControllerManager:
     def __init__(
         self, context: ControllerContext, enabled: list[str], options: Any, *, checks: list[HealthCheck]
@@ -34,7 +69,7 @@ class ControllerManager:
             constructor = catalog.BUILT[catalog.key(name, context.profile.apiserver_name)]
             controller = constructor(self.credentials.context_for(name), options)
             if controller is None:
-                log.info("controller %s is disabled: %s", name, unavailable.REASONS.get(name, "by its flags"))
+                _log_not_started(name, options.feature_gates)
             else:
                 self.controllers[name] = controller
         self.tasks: dict[str, asyncio.Task[None]] = {}

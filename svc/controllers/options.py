@@ -77,6 +77,8 @@ class Options:
     permit_address_sharing: bool = False
     tls_cipher_suites: list[str] = field(default_factory=list)
     tls_curve_preferences: list[int] = field(default_factory=list)
+    disable_http2_serving: bool = False
+    http2_max_streams_per_connection: int = 0
     root_ca_file: str = ""
     concurrent_serviceaccount_syncs: int = 5
     concurrent_namespace_syncs: int = 10
@@ -403,6 +405,8 @@ def _validate(options: Options) -> list[str]:
         )
     if bool(options.tls_cert_file) != bool(options.tls_private_key_file):
         problems.append("--tls-cert-file and --tls-private-key-file must be given together")
+    if options.http2_max_streams_per_connection < 0:
+        problems.append("--http2-max-streams-per-connection can not be negative value")
     if options.api_burst < 0 or options.api_qps < 0:
         problems.append("--svc-api-qps and --svc-api-burst must not be negative")
     problems += flags.worker_problems(vars(options))

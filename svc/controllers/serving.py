@@ -6,12 +6,18 @@ Upstream serves the health paths to anyone (`--authorization-always-allow-paths`
 the others need delegated authentication and authorization (`delegated_auth`). Without
 `--tls-cert-file` a self-signed pair for localhost is kept in `--cert-dir` (or only in
 memory), as upstream's `MaybeDefaultWithSelfSignedCerts` does.
+
+The port is served by the API server's HTTP layer (`svc.apiserver.serving`), so it speaks HTTP/2
+when ALPN chooses `h2` (unless `--disable-http2-serving`), with `--http2-max-streams-per-connection`
+concurrent streams (Go's 100 when 0, as upstream's secure serving), and keeps Go's header limits.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ssl
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from aiohttp import web
@@ -24,6 +30,9 @@ from svc.apiserver.metrics_exposition import Exposition
 from svc.apiserver.metrics_slis import HealthcheckSlis
 from svc.apiserver.pki import KeyPair, ensure_self_signed
 from svc.apiserver.request_client_cert import request_client_certificate
+from svc.apiserver.serving import ApiHttpServer, listen
+from svc.apiserver.serving_limits import ServingLimits
+from svc.apiserver.serving_options import DEFAULT_HTTP2_STREAMS
 from svc.client.metrics import ClientMetrics
 from svc.controllers.delegated_auth import DelegatedAuth, refusal_response
 from svc.controllers.options import Options
@@ -47,6 +56,7 @@ def _context(options: Options, cert: str | Path, key: str | Path, client_certifi
         context.set_ciphers(ciphers)
     if groups := tls_settings.curve_groups(options.tls_curve_preferences):
         tls_settings.set_groups(context, groups)
+    context.set_alpn_protocols(tls_settings.alpn_protocols(http2=not options.disable_http2_serving))
     return context
 
 
@@ -80,17 +90,39 @@ def _tls_context(options: Options, client_certificates: bool) -> ssl.SSLContext:
 PROFILES = frozenset(f"{profiling.PREFIX}{name}" for name in ("", "/profile", "/goroutine", "/heap"))
 
 
+def _http2_streams(options: Options) -> int:
+    """Concurrent streams per HTTP/2 connection; 0 when HTTP/2 is off."""
+    if options.disable_http2_serving:
+        return 0
+    return options.http2_max_streams_per_connection or DEFAULT_HTTP2_STREAMS
+
+
+@dataclass
+class Serving:
+    """The listening secure port, to be closed at exit."""
+
+    http_server: ApiHttpServer
+    listener: asyncio.base_events.Server
+
+    async def cleanup(self) -> None:
+        self.listener.close()
+        self.http_server.close_http2()
+        await self.http_server.shutdown(1.0)
+        self.http_server.abort_http2()
+        await self.listener.wait_closed()
+
+
 async def start_serving(
     options: Options, checks: list[HealthCheck], *, metrics: ClientMetrics, auth: DelegatedAuth
-) -> web.AppRunner | None:
-    """Listen on the secure port (none when it is 0); returns the runner to clean up."""
+) -> Serving | None:
+    """Listen on the secure port (none when it is 0); returns what to clean up."""
     if options.secure_port == 0:
         return None
     registries = {"healthz": checks, "readyz": checks, "livez": checks}
     slis = HealthcheckSlis()
     exposition = Exposition(metrics.registry, options.metrics, current_minor=CURRENT_MINOR)
 
-    async def handle(request: web.Request) -> web.StreamResponse:
+    async def handle(request: web.BaseRequest) -> web.StreamResponse:
         refusal = await auth.refusal(request)
         if refusal is not None:
             return refusal_response(refusal)
@@ -106,17 +138,13 @@ async def start_serving(
                 return await profiling.serve(request.path, request)
         return web.Response(status=404, text="404 page not found\n")
 
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", handle)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(
-        runner,
+    http_server = ApiHttpServer(handle, ServingLimits(), on_lost=lambda _: None, http2_streams=_http2_streams(options))
+    listener, _ = await listen(
+        http_server,
         options.bind_address,
         options.secure_port,
-        ssl_context=_tls_context(options, auth.wants_client_certificates),
-        # SO_REUSEADDR is always set on POSIX (asyncio's default), which --permit-address-sharing asks for
-        reuse_port=options.permit_port_sharing or None,
+        _tls_context(options, auth.wants_client_certificates),
+        # SO_REUSEADDR is always set, which --permit-address-sharing asks for
+        reuse_port=options.permit_port_sharing,
     )
-    await site.start()
-    return runner
+    return Serving(http_server, listener)

@@ -2,21 +2,23 @@
 
 Upstream's start functions return "not started" for these: the cloud controllers without a cloud
 provider (there is none here: in-tree providers are gone, and `--cloud-provider` takes only `external`,
-whose cloud loops a separate cloud controller manager runs), and
-the storage-version garbage collector while its alpha feature gates (`APIServerIdentity` with
-`StorageVersionAPI`) are off, which they are by default. Naming them in `--controllers` is accepted,
-and the daemon logs that they are disabled, as upstream does.
+whose cloud loops a separate cloud controller manager runs), and the storage-version garbage
+collector, which upstream runs only with its feature gates on (`StorageVersionAPI` is alpha) and
+which is not built here even then. Naming them in `--controllers` is accepted, and the daemon logs
+that they are skipped, as upstream does.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+CLOUD = ("cloud-node-lifecycle-controller", "node-route-controller", "service-lb-controller")
+STORAGE_VERSION_GC = "storageversion-garbage-collector-controller"
+STORAGE_VERSION_GC_GATES = ("APIServerIdentity", "StorageVersionAPI")
+
 REASONS = {
-    "cloud-node-lifecycle-controller": "no cloud provider",
-    "node-route-controller": "no cloud provider",
-    "service-lb-controller": "no cloud provider",
-    "storageversion-garbage-collector-controller": "the StorageVersionAPI feature gate is off",
+    **dict.fromkeys(CLOUD, "no cloud provider"),
+    STORAGE_VERSION_GC: "the storage version garbage collector is not built here",
 }
 
 

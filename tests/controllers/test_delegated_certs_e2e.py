@@ -9,6 +9,7 @@ import http.client
 import ssl
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -102,11 +103,7 @@ def test_the_client_ca_is_looked_up_in_the_cluster(
     running = svc_controller_manager(
         svc_server, "--controllers=ttl", f"--authentication-kubeconfig={svc_server.kubeconfig}"
     )
-    config = load_kubeconfig(svc_server.kubeconfig)  # the admin: a certificate of the API server's client CA
-    cert, key = tmp_path / "admin.crt", tmp_path / "admin.key"
-    cert.write_bytes(config.cert_data)
-    key.write_bytes(config.key_data)
-    assert _get(running.port, "/metrics", cert=(cert, key)) == 200
+    assert _get(running.port, "/metrics", cert=_admin_pair(svc_server, tmp_path)) == 200
 
 
 def _anonymous_kubeconfig(svc_server: RunningServer, tmp_path: Path) -> Path:
@@ -129,3 +126,34 @@ def test_a_failed_lookup_stops_the_daemon(svc_server: RunningServer, tmp_path: P
     finished = _daemon(svc_server, "--controllers=ttl", f"--authentication-kubeconfig={anonymous}")
     assert finished.returncode == 1
     assert "Error: unable to load configmap based request-header-client-ca-file: 401" in finished.stderr
+
+
+def _admin_pair(svc_server: RunningServer, tmp_path: Path) -> tuple[Path, Path]:
+    """The admin's certificate, of the API server's client CA (the ConfigMap's at start)."""
+    config = load_kubeconfig(svc_server.kubeconfig)
+    cert, key = tmp_path / "admin.crt", tmp_path / "admin.key"
+    cert.write_bytes(config.cert_data)
+    key.write_bytes(config.key_data)
+    return cert, key
+
+
+def test_a_client_ca_rotated_in_the_configmap_is_followed_without_restart(
+    svc_server: RunningServer, svc_controller_manager: Start, tmp_path: Path
+) -> None:
+    running = svc_controller_manager(
+        svc_server, "--controllers=ttl", f"--authentication-kubeconfig={svc_server.kubeconfig}"
+    )
+    admin = _admin_pair(svc_server, tmp_path)
+    assert _get(running.port, "/metrics", cert=admin) == 200
+    rotated = Authority.create("rotated-client-ca")
+    operator = rotated.write_pair(tmp_path, "operator", organizations=MASTERS)
+    path = "/api/v1/namespaces/svc-system/configmaps/extension-apiserver-authentication"
+    client = svc_server.client()
+    configmap = client.request("GET", path).json()
+    configmap["data"]["client-ca-file"] = rotated.pem
+    assert client.request("PUT", path, body=configmap).status == 200
+    deadline = time.monotonic() + 20
+    while _get(running.port, "/metrics", cert=operator) != 200:
+        assert time.monotonic() < deadline, "the rotated CA was not followed in time"
+        time.sleep(0.2)
+    assert _get(running.port, "/metrics", cert=admin) == 401

@@ -2,7 +2,7 @@
 API server behind the aggregation layer) reports the Deployment's pods above their target, and the
 Deployment, run on simulated nodes, scales up; the HPA's status and conditions say so. Once with the
 resource metrics API (CPU utilization), once with the custom metrics API (a Pods metric, with an
-Object metric reported beside it)."""
+Object metric reported beside it). Two HPAs on the same pods are both refused as ambiguous."""
 
 from __future__ import annotations
 
@@ -217,3 +217,41 @@ def test_without_a_metrics_api_scaling_is_not_active(
     able = conditions()["AbleToScale"]
     assert (able["status"], able["reason"]) == ("True", "SucceededGetScale")
     assert rest.request("GET", f"{HPA}/web").json()["status"]["currentReplicas"] == 2
+
+
+def test_two_hpas_on_the_same_pods_are_both_ambiguous(
+    svc_server_factory: Callable[..., RunningServer],
+    svc_controller_manager: Callable[..., RunningControllerManager],
+) -> None:
+    server = svc_server_factory("--brand-profile=kubernetes")
+    rest = server.client()
+    svc_controller_manager(
+        server,
+        "--brand-profile=kubernetes",
+        "--controllers=deployment,replicaset,horizontalpodautoscaling",
+        "--horizontal-pod-autoscaler-sync-period=1s",
+    )
+    labels = {"app": "web"}
+    template = {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "app", "image": "nginx"}]}}
+    deployment = {
+        "metadata": {"name": "web"},
+        "spec": {"replicas": 2, "selector": {"matchLabels": labels}, "template": template},
+    }
+    assert rest.request("POST", DEPLOYMENTS, body=deployment).status == 201
+    pods = "/api/v1/namespaces/default/pods"
+    assert wait_for(lambda: len(rest.request("GET", pods).json()["items"]) == 2, timeout=30)
+    target = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}
+    for name in ("web", "rival"):
+        hpa = {"metadata": {"name": name}, "spec": {"scaleTargetRef": target, "maxReplicas": 4}}
+        assert rest.request("POST", HPA, body=hpa).status == 201
+    message = "pods by selector app=web are controlled by multiple HPAs: [default/rival default/web]"
+
+    def active(name: str) -> dict:
+        status = rest.request("GET", f"{HPA}/{name}").json().get("status") or {}
+        return {c["type"]: c for c in status.get("conditions", [])}.get("ScalingActive", {})
+
+    for name in ("web", "rival"):
+        assert wait_for(lambda name=name: active(name).get("reason") == "AmbiguousSelector", timeout=30), active(name)
+        assert (active(name)["status"], active(name)["message"]) == ("False", message)
+    events = rest.request("GET", "/api/v1/namespaces/default/events").json()["items"]
+    assert any(e["reason"] == "AmbiguousSelector" and e["message"] == message for e in events)

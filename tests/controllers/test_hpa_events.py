@@ -116,3 +116,74 @@ def test_no_event_when_the_scale_is_kept() -> None:
         f"{CUSTOM}/pods/%2A/requests": {"items": [custom_value("Pod", "a", "100"), custom_value("Pod", "b", "100")]}
     }
     assert events_of(hpa(pods_metric()), within) == []
+
+
+def test_pods_selected_by_two_hpas_are_not_scaled_and_both_say_ambiguous_selector() -> None:
+    first = hpa(pods_metric())
+    second = {**first, "metadata": {**first["metadata"], "name": "rival"}}
+    message = "pods by selector app=web are controlled by multiple HPAs: [team/rival team/web]"
+
+    async def scenario() -> tuple[MetricsClient, list[str]]:
+        context, _ = make_context("kubernetes")
+        client = MetricsClient()
+        context.client = client
+        controller = HorizontalPodAutoscalerController(context)
+        controller.pods.replace([pod("a"), pod("b")])
+        controller.hpas.replace([first, second])  # both seen: registered, their selectors not yet known
+        client.objects.update(
+            {
+                "/apis/apps/v1": {"resources": [{"name": "deployments", "kind": "Deployment"}]},
+                SCALE: {"spec": {"replicas": 2}, "status": {"replicas": 2, "selector": "app=web"}},
+                **TWICE,
+            }
+        )
+        await controller.reconcile("team/web", first)  # the rival's selector is not known yet: it scales
+        client.calls.clear()
+        await controller.reconcile("team/rival", second)
+        await controller.reconcile("team/web", first)
+        reasons = [
+            condition["reason"]
+            for _verb, path, body in client.calls
+            if path.endswith("/status") and body
+            for condition in body["status"]["conditions"]
+            if condition["type"] == "ScalingActive"
+        ]
+        return client, reasons
+
+    client, reasons = asyncio.run(scenario())
+    bodies = [body for verb, _path, body in client.events if verb == "create" and body]
+    recorded = [(body["involvedObject"]["name"], body["reason"], body["message"]) for body in bodies]
+    assert recorded[-4:] == [
+        ("rival", "AmbiguousSelector", message),
+        ("rival", "FailedComputeMetricsReplicas", message),
+        ("web", "AmbiguousSelector", message),
+        ("web", "FailedComputeMetricsReplicas", message),
+    ]
+    assert reasons == ["AmbiguousSelector", "AmbiguousSelector"]
+    assert not any(path == SCALE for verb, path, _ in client.calls if verb == "update")
+
+
+def test_a_deleted_hpa_no_longer_makes_the_selector_ambiguous() -> None:
+    first = hpa(pods_metric())
+    second = {**first, "metadata": {**first["metadata"], "name": "rival"}}
+
+    async def scenario() -> list[str]:
+        context, _ = make_context("kubernetes")
+        client = MetricsClient()
+        context.client = client
+        controller = HorizontalPodAutoscalerController(context)
+        controller.pods.replace([pod("a"), pod("b")])
+        controller.hpas.replace([first, second])
+        client.objects.update(
+            {
+                "/apis/apps/v1": {"resources": [{"name": "deployments", "kind": "Deployment"}]},
+                SCALE: {"spec": {"replicas": 2}, "status": {"replicas": 2, "selector": "app=web"}},
+                **TWICE,
+            }
+        )
+        await controller.reconcile("team/rival", second)
+        controller.hpas.replace([first])  # the rival is deleted
+        await controller.reconcile("team/web", first)
+        return [body["reason"] for verb, _path, body in client.events if verb == "create" and body]
+
+    assert asyncio.run(scenario())[-1] == "SuccessfulRescale"

@@ -321,3 +321,11 @@ def test_only_the_text_log_format_is_offered(capsys: pytest.CaptureFixture[str])
     with pytest.raises(SystemExit):
         parse_options(["--logging-format=json"])
     assert 'format: Invalid value: "json": Unsupported log format' in capsys.readouterr().err
+
+
+def test_http2_flags_parse_and_a_negative_stream_limit_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    options = parse_options(["--disable-http2-serving", "--http2-max-streams-per-connection=7"])
+    assert (options.disable_http2_serving, options.http2_max_streams_per_connection) == (True, 7)
+    with pytest.raises(SystemExit):
+        parse_options(["--http2-max-streams-per-connection=-1"])
+    assert "--http2-max-streams-per-connection can not be negative value" in capsys.readouterr().err
