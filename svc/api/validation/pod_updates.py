@@ -22,7 +22,7 @@ from svc.api.validation.engine import (
     mapping,
     text,
 )
-from svc.api.validation.go_diff import cmp_diff
+from svc.api.validation.go_diff import go_diff
 from svc.api.validation.pod_annotations import annotation_update_errors, pod_annotation_errors
 from svc.api.validation.pods import POD_SPEC, image_whitespace_errors, toleration_errors
 from svc.api.validation.ratchets import POD_RATCHETS
@@ -110,7 +110,7 @@ def pod_spec_update_errors(new_pod: Any, old_pod: Any, base: str) -> list[FieldE
     munged = _munged(new, old)
     if munged != old:
         detail = "pod updates may not change fields other than " + ",".join(UPDATABLE_POD_SPEC_FIELDS)
-        errors.append(forbidden(path, f"{detail}\n{cmp_diff(old, munged, 'core.PodSpec')}"))
+        errors.append(forbidden(path, f"{detail}\n{go_diff(old, munged, 'PodSpec')}"))
     return errors
 
 

@@ -284,7 +284,12 @@ SPEC_FROZEN = "pod updates may not change fields other than `spec.containers[*].
 
 REFUSED_UPDATES = [
     ("restart policy", "spec.restartPolicy", "Never", [("spec", FORBIDDEN, SPEC_FROZEN)]),
-    ("container command", "spec.containers.0.command", ["sleep"], [("spec", FORBIDDEN, '+ \t\t\tCommand: {"sleep"},')]),
+    (
+        "container command",
+        "spec.containers.0.command",
+        ["sleep"],
+        [("spec", FORBIDDEN, '-   "Command": null,\n+   "Command": [\n+    "sleep"\n+   ],')],
+    ),
     (
         "container added",
         "spec.containers.1",
