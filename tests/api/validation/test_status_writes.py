@@ -422,32 +422,23 @@ def test_device_health_messages_are_non_empty_and_short(server) -> None:
     )
 
 
-def test_pod_reports_of_extended_and_node_allocatable_claims(server) -> None:
+def test_pod_reports_of_node_allocatable_claims(server) -> None:
     client = server.client()
     gpu = {"example.com/gpu": "1"}
     container = {"name": "c", "image": "busybox", "resources": {"requests": gpu, "limits": gpu}}
     claims = [{"name": "cpus", "resourceClaimName": "cpu-claim"}]
     spec = {**POD["spec"], "containers": [container], "resourceClaims": claims}
     status = {
-        "extendedResourceClaimStatus": {
-            "resourceClaimName": "ext",
-            "requestMappings": [
-                {"containerName": "c", "resourceName": "example.com/fpga", "requestName": "r"},
-                {"containerName": "other", "resourceName": "example.com/gpu", "requestName": "r"},
-            ],
-        },
         "nodeAllocatableResourceClaimStatuses": [
             {"resourceClaimName": "cpu-claim", "containers": ["c"], "resources": {"cpu": "2"}},
             {"resourceClaimName": "stranger", "resources": {"example.com/gpu": "-1"}},
         ],
     }
     answer = _write_status(client, f"{NS}/pods", {**POD, "metadata": {"name": "claims"}, "spec": spec}, status)
-    extended, allocatable = "status.extendedResourceClaimStatus", "status.nodeAllocatableResourceClaimStatuses[1]"
+    allocatable = "status.nodeAllocatableResourceClaimStatuses[1]"
     assert_causes(
         _causes(answer),
         [
-            (f"{extended}.requestMappings[0].resourceName", INVALID, "must match the extended resource name"),
-            (f"{extended}.requestMappings[1].containerName", INVALID, "must match the name of an entry"),
             (f"{allocatable}.resourceClaimName", INVALID, "no mapping found in pod reference"),
             (f"{allocatable}.containers", REQUIRED, "must not be empty"),
             (f"{allocatable}.resources[example.com/gpu]", INVALID, "must be a node allocatable resource name"),
