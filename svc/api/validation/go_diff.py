@@ -74,6 +74,8 @@ def _value(value: Any, kind: str) -> Any:
         return _selector(value)
     if kind == "*q":
         return _quantity(value)
+    if kind.startswith("{") and not isinstance(value, Mapping):
+        return _loose(value)
     if kind == "{}":
         return dict(value)
     if kind == "{q}":

@@ -51,7 +51,7 @@ def _terms(terms: list[Any] | None) -> Rendered:
 
 
 def _selector(selector: Any) -> Rendered:
-    if selector is None:
+    if not isinstance(selector, dict):
         return Rendered("map[string]string(nil)")
     pairs = ", ".join(f"{quote(str(key))}:{quote(str(value))}" for key, value in sorted(selector.items()))
     return Rendered("map[string]string{" + pairs + "}")
@@ -68,7 +68,7 @@ def _only_additions(new: Any, old: Any) -> bool:
 
 def _selector_errors(new: Any, old: Any, path: str) -> list[FieldError]:
     new_map = new if isinstance(new, dict) else {}
-    for key, value in (old or {}).items():
+    for key, value in (old if isinstance(old, dict) else {}).items():
         if key not in new_map or new_map[key] != value:
             detail = "only additions to spec.nodeSelector are allowed (no mutations or deletions)"
             return [invalid(path, _selector(new), detail)]
@@ -83,6 +83,7 @@ def _affinity_errors(new: Any, old: Any, path: str) -> list[FieldError]:
     new_required = lookup(new, _REQUIRED)
     new_terms = lookup(new_required, "nodeSelectorTerms") if new_required is not None else None
     terms_path = f"{path}.{_REQUIRED}.nodeSelectorTerms"
+    new_terms = items(new_terms) if new_terms is not None else None
     if old_terms and len(old_terms) != len(items(new_terms)):
         detail = "no additions/deletions to non-empty NodeSelectorTerms list are allowed"
         return [invalid(terms_path, _terms(new_terms), detail)]
@@ -120,7 +121,7 @@ def _restore(munged: dict[str, Any], old: dict[str, Any], key: str) -> None:
 
 def _restore_node_affinity(munged: dict[str, Any], old: dict[str, Any], old_node: Any) -> None:
     affinity = munged.get("affinity")
-    if affinity is None:
+    if not isinstance(affinity, dict):
         if old_node is not None:
             munged["affinity"] = {"nodeAffinity": old_node}
         return
