@@ -58,8 +58,8 @@ def test_an_ephemeral_container_cannot_be_changed(api) -> None:
     answer = _add_ephemeral(api, _debugger(image="alpine"))
     assert answer.status == 422
     message = answer.json()["message"]
-    assert 'existing ephemeral containers "debugger" may not be changed\n  core.EphemeralContainer{' in message
-    assert '+ \tImage: "alpine",' in message
+    assert 'existing ephemeral containers "debugger" may not be changed\n@@ -' in message
+    assert '+ "Image": "alpine",' in message
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ import copy
 from typing import Any
 
 from svc.api.kinds.pod_qos import qos_class
-from svc.api.validation.go_diff import cmp_diff
+from svc.api.validation.go_diff import go_diff
 from svc.machinery import status
 from svc.machinery.field_errors import (
     FieldError,
@@ -81,7 +81,7 @@ def _ephemeral_errors(spec: Obj, old_spec: Obj) -> list[FieldError]:
             detail = f'existing ephemeral containers "{name}" may not be removed\n'
             errors.append(forbidden("spec.ephemeralContainers", detail))
         elif current != previous:
-            diff = cmp_diff(previous, current, "core.EphemeralContainer")
+            diff = go_diff(previous, current, "EphemeralContainer")
             detail = f'existing ephemeral containers "{name}" may not be changed\n{diff}'
             errors.append(forbidden("spec.ephemeralContainers", detail))
     return errors

@@ -22,6 +22,7 @@ from svc.api.validation.dra_names import (
     qualified_name_errors,
     taint_errors,
 )
+from svc.api.validation.dra_node_allocatable import node_allocatable_mapping_errors
 from svc.api.validation.engine import IMMUTABLE, Check, KindRules, UpdateCheck, items, lookup, mapping, text
 from svc.api.validation.scheduling import node_selector_errors
 from svc.machinery.field_errors import FieldError, duplicate, forbidden, invalid, required, too_long, too_many
@@ -236,7 +237,7 @@ def _device(device: Any, path: str, old_devices: dict[str, Any], per_device: boo
         key=lambda consumption: text(consumption, "counterSet"),
     )
     errors += _device_node(device, path, per_device)
-    return errors + _binding_conditions(device, path)
+    return errors + _binding_conditions(device, path) + node_allocatable_mapping_errors(device, path)
 
 
 def _advanced(devices: list[Any]) -> bool:

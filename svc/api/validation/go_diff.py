@@ -1,111 +1,169 @@
-"""A diff of two objects in the layout of go-cmp's `cmp.Diff`, which upstream appends to some errors
-(a pod update that changes more than it may: "pod updates may not change fields other than ...").
-
-The layout follows go-cmp's reporter: the type opens the block, every line starts with "-", "+" or a
-space, then a space and one tab per level; a changed leaf is a "-" line and a "+" line; within a struct
-or a list of the same length the unchanged members near a change are shown (two on each side) and the
-longer runs between collapse into "... // N identical fields" ("elements" in lists). Values print as
-Go literals: quoted strings, `nil` for what is absent, `{Name: value}` for objects. Objects here are
-JSON, so fields are those present, in their own order, and named as Go names them (first letter
-capitalised); a few element types are known by their list's name. go-cmp itself varies the space after
-the marker on purpose, so its text is not for machines either; this is for the person reading it.
+"""The diff upstream appends to some refusals ("pod updates may not change fields other than ..."):
+apimachinery's `diff.Diff`, which since 1.34 (go-cmp gone from the server, the `usegocmp` fallback
+dropped in 1.36) is a unified diff, three lines of context and no file header, of the two objects as
+`json.MarshalIndent(obj, "", " ")` writes them. The objects are upstream's internal types, so the
+text shows Go field names in struct order with every field written (`go_core_types`); we rebuild that
+from the v1 object. Python's difflib runs the same matcher as the go-difflib port upstream uses.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from difflib import SequenceMatcher
 from typing import Any, Final
 
-from svc.machinery.gotext import json_marshal
+from svc.api.validation.go_core_types import TYPES
+from svc.machinery.gotext.quoting import json_string
+from svc.machinery.quantity import parse_quantity
 
-_CONTEXT: Final = 2
-_ELEMENT_TYPES: Final = {
-    "containers": "core.Container",
-    "initContainers": "core.Container",
-    "ephemeralContainers": "core.EphemeralContainer",
-    "volumes": "core.Volume",
-    "tolerations": "core.Toleration",
-    "ports": "core.ContainerPort",
-    "env": "core.EnvVar",
-    "volumeMounts": "core.VolumeMount",
-    "imagePullSecrets": "core.LocalObjectReference",
-}
+_CONTEXT: Final = 3
+_INDENT: Final = " "
+# v1 keeps these on the pod spec; the internal type keeps them in its (then always present) security context
+_HOST_FIELDS: Final = ("hostNetwork", "hostPID", "hostIPC", "shareProcessNamespace", "hostUsers")
 
 
-def _go_name(key: str) -> str:
-    return key[:1].upper() + key[1:]
+class _Struct(list[tuple[str, Any]]):
+    """A Go struct's fields in declaration order (a plain dict is a Go map, written with sorted keys)."""
 
 
-def go_literal(value: Any) -> str:
-    """A JSON value as Go's `%v` of the matching internal type prints it, near enough."""
+def _quantity(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    try:
+        return parse_quantity(value).canonical()
+    except ValueError:
+        return value
+
+
+def _loose(value: Any) -> Any:
+    """A value of a type the table does not list: its v1 fields, capitalised, as given."""
+    if isinstance(value, Mapping):
+        return _Struct((key[:1].upper() + key[1:], _loose(item)) for key, item in value.items())
+    if isinstance(value, list):
+        return [_loose(item) for item in value]
+    return value
+
+
+def _selector(value: Any) -> Any:
+    """`metav1.LabelSelector` has json tags with omitempty: written as v1 writes it."""
+    if not isinstance(value, Mapping):
+        return None
+    fields = _Struct()
+    if value.get("matchLabels"):
+        fields.append(("matchLabels", dict(value["matchLabels"])))
+    if value.get("matchExpressions"):
+        requirements = []
+        for requirement in value["matchExpressions"]:
+            entry = _Struct([("key", requirement.get("key", "")), ("operator", requirement.get("operator", ""))])
+            if requirement.get("values"):
+                entry.append(("values", list(requirement["values"])))
+            requirements.append(entry)
+        fields.append(("matchExpressions", requirements))
+    return fields
+
+
+_ZERO: Final = {"s": "", "i": 0, "b": False, "q": "0", "io": 0}
+
+
+def _value(value: Any, kind: str) -> Any:
+    if kind in _ZERO:
+        return _ZERO[kind] if value is None else (_quantity(value) if kind == "q" else value)
     if value is None:
-        return "nil"
+        return _struct({}, kind) if kind in TYPES else None
+    if kind == "sel":
+        return _selector(value)
+    if kind == "*q":
+        return _quantity(value)
+    if kind.startswith("{") and not isinstance(value, Mapping):
+        return _loose(value)
+    if kind == "{}":
+        return dict(value)
+    if kind == "{q}":
+        return {name: _quantity(amount) for name, amount in value.items()}
+    if kind.startswith("[]") and isinstance(value, list):
+        element = kind[2:]
+        return [_struct(item, element) if element else _loose(item) for item in value]
+    if kind.startswith("*") and kind[1:]:
+        return _struct(value, kind[1:])
+    if kind in TYPES:
+        return _struct(value, kind)
+    return _loose(value)
+
+
+def _struct(obj: Any, type_name: str) -> Any:
+    if not isinstance(obj, Mapping):
+        return _loose(obj)
+    fields = _Struct()
+    for spec in TYPES[type_name]:
+        go_name, json_name, kind = spec.split(" ")
+        if kind.startswith("^"):
+            fields += _struct(obj, kind[1:])
+        else:
+            fields.append((go_name, _value(obj.get(json_name), kind)))
+    return fields
+
+
+def _render(value: Any, level: int) -> str:
+    if value is None:
+        return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return json_marshal(value)
+        return json_string(value)
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, _Struct):
+        parts = [f"{json_string(name)}: {_render(item, level + 1)}" for name, item in value]
+        return _block("{", "}", parts, level)
     if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{_go_name(str(k))}: {go_literal(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "{" + ", ".join(go_literal(item) for item in value) + "}"
-    return str(value)
+        parts = [f"{json_string(str(k))}: {_render(v, level + 1)}" for k, v in sorted(value.items())]
+        return _block("{", "}", parts, level)
+    return _block("[", "]", [_render(item, level + 1) for item in value], level)
 
 
-class _Report:
-    def __init__(self) -> None:
-        self.lines: list[str] = []
+def _block(opening: str, closing: str, parts: list[str], level: int) -> str:
+    if not parts:
+        return opening + closing
+    inner = "\n" + _INDENT * (level + 1)
+    return opening + inner + ("," + inner).join(parts) + "\n" + _INDENT * level + closing
 
-    def line(self, mark: str, depth: int, text: str) -> None:
-        self.lines.append(f"{mark} " + "\t" * depth + text)
 
-    def elided(self, depth: int, count: int, unit: str) -> None:
-        self.line(" ", depth, f"... // {count} identical {unit}{'' if count == 1 else 's'}")
+def go_json(obj: Mapping[str, Any], type_name: str) -> str:
+    """`json.MarshalIndent` of the internal `core.<type_name>` the v1 object `obj` converts to."""
+    if type_name == "PodSpec":
+        security = dict(obj.get("securityContext") or {})
+        security.update({key: obj[key] for key in _HOST_FIELDS if key in obj})
+        obj = {**obj, "securityContext": security}
+    return _render(_struct(obj, type_name), 0)
 
-    def members(self, pairs: list[tuple[str, Any, Any]], depth: int, unit: str) -> None:
-        """`(label, old, new)` in order; equal runs keep two members of context on each side."""
-        changed = [index for index, (_, old, new) in enumerate(pairs) if old != new]
-        shown = {i for c in changed for i in range(c - _CONTEXT, c + _CONTEXT + 1) if 0 <= i < len(pairs)}
-        index = 0
-        while index < len(pairs):
-            if index in shown:
-                self.member(*pairs[index], depth)
-                index += 1
+
+def _lines(text: str) -> list[str]:
+    """go-difflib's `SplitLines`: every line keeps (or gains) its newline."""
+    return [line + "\n" for line in text.split("\n")]
+
+
+def _range(start: int, stop: int) -> str:
+    length = stop - start
+    if length == 1:
+        return str(start + 1)
+    return f"{start if length == 0 else start + 1},{length}"
+
+
+def unified_diff(old: str, new: str) -> str:
+    """go-difflib's unified diff without file names: hunks only."""
+    a, b = _lines(old), _lines(new)
+    out: list[str] = []
+    for group in SequenceMatcher(None, a, b).get_grouped_opcodes(_CONTEXT):
+        out.append(f"@@ -{_range(group[0][1], group[-1][2])} +{_range(group[0][3], group[-1][4])} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += [" " + line for line in a[i1:i2]]
                 continue
-            run = index
-            while run < len(pairs) and run not in shown:
-                run += 1
-            if run - index == 1:
-                self.member(*pairs[index], depth)
-            else:
-                self.elided(depth, run - index, unit)
-            index = run
-
-    def member(self, label: str, old: Any, new: Any, depth: int) -> None:
-        prefix = f"{label}: " if label else ""
-        if old == new:
-            self.line(" ", depth, f"{prefix}{go_literal(new)},")
-        elif isinstance(old, Mapping) and isinstance(new, Mapping):
-            self.line(" ", depth, f"{prefix}{{")
-            self.struct(old, new, depth + 1)
-            self.line(" ", depth, "},")
-        elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-            element = _ELEMENT_TYPES.get(label[:1].lower() + label[1:], "")
-            self.line(" ", depth, f"{prefix}[]{element}{{")
-            self.members([("", a, b) for a, b in zip(old, new, strict=True)], depth + 1, "element")
-            self.line(" ", depth, "},")
-        else:
-            self.line("-", depth, f"{prefix}{go_literal(old)},")
-            self.line("+", depth, f"{prefix}{go_literal(new)},")
-
-    def struct(self, old: Mapping[str, Any], new: Mapping[str, Any], depth: int) -> None:
-        keys = list(dict.fromkeys([*old, *new]))
-        self.members([(_go_name(key), old.get(key), new.get(key)) for key in keys], depth, "field")
+            out += ["-" + line for line in a[i1:i2]]
+            out += ["+" + line for line in b[j1:j2]]
+    return "".join(out)
 
 
-def cmp_diff(old: Mapping[str, Any], new: Mapping[str, Any], type_name: str) -> str:
-    """The diff of two objects of the internal type `type_name`, ending with a newline as go-cmp's does."""
-    report = _Report()
-    report.lines.append(f"  {type_name}{{")
-    report.struct(old, new, 1)
-    report.lines.append("  }")
-    return "\n".join(report.lines) + "\n"
+def go_diff(old: Mapping[str, Any], new: Mapping[str, Any], type_name: str) -> str:
+    """Upstream's `diff.Diff(old, new)` of two v1 objects read as the internal `core.<type_name>`."""
+    return unified_diff(go_json(old, type_name), go_json(new, type_name))

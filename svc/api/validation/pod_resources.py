@@ -62,6 +62,6 @@ def pod_resources_errors(spec: Any, base: str) -> list[FieldError]:
         return [forbidden(path, "may not be set for a windows pod")]
     errors: list[FieldError] = []
     if resources.get("claims") is not None:
-        errors.append(forbidden(f"{path}.claims", "claims cannot be set for Resources at pod-level"))
+        errors.append(forbidden(f"{path}.claims", "claims may not be set for Resources at pod-level"))
     errors += requirements_errors(resources, path, pod_resource_name_errors)
     return errors + _consistency(spec, path)

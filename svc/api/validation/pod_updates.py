@@ -1,7 +1,8 @@
 """Pods: create rules and what an update may change (upstream's `ValidatePodCreate`/`ValidatePodUpdate`).
 
 A pod's spec is fixed once created except for container images, the active deadline (which may only
-shrink), added tolerations, removed scheduling gates, and a negative grace period set to 1.
+shrink), added tolerations, removed scheduling gates, a negative grace period set to 1, and (while
+the pod is gated) added node selector entries and node affinity requirements.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from svc.api.validation.engine import (
     mapping,
     text,
 )
-from svc.api.validation.go_diff import cmp_diff
+from svc.api.validation.go_diff import go_diff
 from svc.api.validation.pod_annotations import annotation_update_errors, pod_annotation_errors
+from svc.api.validation.pod_gated_updates import gated_update_errors
 from svc.api.validation.pods import POD_SPEC, image_whitespace_errors, toleration_errors
 from svc.api.validation.ratchets import POD_RATCHETS
 from svc.machinery.field_errors import (
@@ -108,9 +110,10 @@ def pod_spec_update_errors(new_pod: Any, old_pod: Any, base: str) -> list[FieldE
     if new == old:
         return errors
     munged = _munged(new, old)
+    errors += gated_update_errors(munged, old, path)
     if munged != old:
         detail = "pod updates may not change fields other than " + ",".join(UPDATABLE_POD_SPEC_FIELDS)
-        errors.append(forbidden(path, f"{detail}\n{cmp_diff(old, munged, 'core.PodSpec')}"))
+        errors.append(forbidden(path, f"{detail}\n{go_diff(old, munged, 'PodSpec')}"))
     return errors
 
 

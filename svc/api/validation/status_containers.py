@@ -1,17 +1,18 @@
 """What a pod's `/status` write must satisfy in its container statuses beyond the state transitions
 (upstream `validateContainerStatusUsers`, `validateContainerStatusAllocatedResourcesStatus` and
-`validateContainerStatusNoAllocatedResourcesStatus`)."""
+`validateContainerStatusNoAllocatedResourcesStatus`, checked against the 1.36 source)."""
 
 from __future__ import annotations
 
 from typing import Any, Final
 
 from svc.api.validation.engine import items, lookup, mapping, text
-from svc.machinery.field_errors import FieldError, duplicate, forbidden, invalid, not_supported
+from svc.machinery.field_errors import FieldError, duplicate, forbidden, invalid, not_supported, required, too_long
 
 _MAX_ID: Final = 2**31 - 1
 _ID_RANGE: Final = f"must be between 0 and {_MAX_ID}, inclusive"
 _HEALTH: Final = ("Healthy", "Unhealthy", "Unknown")
+_MAX_HEALTH_MESSAGE: Final = 1024  # upstream's `ResourceHealthMessageMaxLength`
 _KEYS: Final = ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses")
 _SPEC_KEYS: Final = {"containerStatuses": "containers", "initContainerStatuses": "initContainers"}
 
@@ -62,6 +63,17 @@ def _name_error(container: Any, name: str, path: str) -> list[FieldError]:
     return [invalid(path, name, "must match one of the container's resource requests")]
 
 
+def _health_message_errors(message: Any, path: str) -> list[FieldError]:
+    """A device's health message, when given, says something and fits upstream's 1 KiB."""
+    if not isinstance(message, str):
+        return []
+    if not message:
+        return [required(path, "must be non-empty if specified")]
+    if len(message.encode()) > _MAX_HEALTH_MESSAGE:
+        return [too_long(path, _MAX_HEALTH_MESSAGE)]
+    return []
+
+
 def _allocated_errors(statuses: list[Any], path: str, containers: list[Any]) -> list[FieldError]:
     """Each reported resource is one the container asks for (a status of an unknown container is not
     judged on that), with unique resource IDs of a known health."""
@@ -79,6 +91,7 @@ def _allocated_errors(statuses: list[Any], path: str, containers: list[Any]) -> 
                 health = text(resource, "health")
                 if health not in _HEALTH:
                     errors.append(not_supported(f"{at}.health", health, _HEALTH))
+                errors += _health_message_errors(lookup(resource, "message"), f"{at}.message")
                 resource_id = text(resource, "resourceID")
                 if resource_id in seen:
                     errors.append(duplicate(f"{at}.resourceID", resource_id))

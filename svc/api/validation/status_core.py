@@ -13,7 +13,8 @@ from typing import Any, Final
 from svc.api.validation.addresses import ip_errors, parse_ip
 from svc.api.validation.engine import Immutable, UpdateCheck, UpdateCheckFn, UpdateTable, items, lookup, mapping, text
 from svc.api.validation.pod_annotations import annotation_update_errors, pod_annotation_errors
-from svc.api.validation.resources import quantity, quantity_errors
+from svc.api.validation.pod_status_claims import node_allocatable_claim_errors
+from svc.api.validation.resources import is_native, quantity, quantity_errors
 from svc.api.validation.status_containers import container_status_errors
 from svc.machinery.field_errors import FieldError, duplicate, forbidden, invalid, not_supported, required
 from svc.machinery.validation import is_dns1123_subdomain, is_qualified_name
@@ -36,15 +37,17 @@ _NOT_COUNTED: Final = frozenset(
 
 
 def _pod_conditions(new: Any, _: Any, __: str) -> list[FieldError]:
-    # upstream builds these paths from the metadata path: `metadata.conditions[i].Type`
+    """`validatePodConditions`; 1.36 reports under `status.conditions` (older releases said `metadata.`),
+    and the type's path keeps upstream's capital `Type`."""
     errors: list[FieldError] = []
     for index, condition in enumerate(items(lookup(new, "status.conditions"))):
+        path = f"status.conditions[{index}]"
         generation = lookup(condition, "observedGeneration")
         if type(generation) is int and generation < 0:
-            errors.append(invalid(f"metadata.conditions[{index}].observedGeneration", generation, NON_NEGATIVE))
+            errors.append(invalid(f"{path}.observedGeneration", generation, NON_NEGATIVE))
         kind = text(condition, "type")
         if kind not in _SYSTEM_POD_CONDITIONS:
-            errors += [invalid(f"metadata.conditions[{index}].Type", kind, m) for m in is_qualified_name(kind)]
+            errors += [invalid(f"{path}.Type", kind, message) for message in is_qualified_name(kind)]
     return errors
 
 
@@ -110,7 +113,8 @@ def _claim_statuses(new: Any, _: Any, __: str) -> list[FieldError]:
         seen.add(name)
         claim_name = lookup(entry, "resourceClaimName")
         if isinstance(claim_name, str):
-            errors += [invalid(path, claim_name, message) for message in is_dns1123_subdomain(claim_name)]
+            where = f"status.resourceClaimStatuses[{index}].resourceClaimName"
+            errors += [invalid(where, claim_name, message) for message in is_dns1123_subdomain(claim_name)]
     return errors
 
 
@@ -164,6 +168,7 @@ POD_STATUS: Final[UpdateTable] = (
     Immutable("status.qosClass"),
     UpdateCheck(_container_states),
     UpdateCheck(_claim_statuses),
+    UpdateCheck(node_allocatable_claim_errors),
     UpdateCheck(_pod_ips),
     UpdateCheck(container_status_errors),
 )
@@ -224,6 +229,15 @@ def _node_resources(new: Any, _: Any, __: str) -> list[FieldError]:
     return errors
 
 
+def _claim_resource_key(name: str, path: str) -> list[FieldError]:
+    """Upstream's `validatePersistentVolumeClaimResourceKey`: a qualified name, and of the native
+    resources only `storage` (the error names the map, not the key)."""
+    errors = [invalid(path, name, message) for message in is_qualified_name(name)]
+    if not errors and is_native(name) and name != "storage":
+        errors.append(not_supported(path, name, ("storage",)))
+    return errors
+
+
 def _claim_resources(new: Any, _: Any, __: str) -> list[FieldError]:
     """A claim's reported capacity and allocated storage are never negative; resize statuses are known."""
     errors: list[FieldError] = []
@@ -231,19 +245,23 @@ def _claim_resources(new: Any, _: Any, __: str) -> list[FieldError]:
         parsed = quantity(value)
         if parsed is not None and parsed.value < 0:
             errors.append(invalid(f"status.capacity[{name}]", int(parsed.value), "must be a valid resource quantity"))
-    for name, state in sorted(mapping(new, "status.allocatedResourceStatuses").items()):
+    statuses = "status.allocatedResourceStatuses"
+    for name, state in sorted(mapping(new, statuses).items()):
+        errors += _claim_resource_key(name, statuses)
         if state not in _RESIZE_STATUSES:
-            errors.append(not_supported("status.allocatedResourceStatus", name, _RESIZE_STATUSES))
+            # upstream reports the key, not the unknown state, as the refused value
+            errors.append(not_supported(statuses, name, _RESIZE_STATUSES))
     for name, value in sorted(mapping(new, "status.allocatedResources").items()):
-        path = f"status.allocatedResources[{name}]"
-        if name != "storage":
-            errors.append(not_supported("status.allocatedResources", name, ("storage",)))
+        key_errors = _claim_resource_key(name, "status.allocatedResources")
+        if key_errors:
+            errors += key_errors
             continue
+        path = f"status.allocatedResources[{name}]"
         parsed = quantity(value)
         if parsed is not None and parsed.value < 0:
             errors.append(invalid(path, int(parsed.value), "must be a valid resource quantity"))
         elif parsed is not None:
-            errors += quantity_errors(name, parsed, path)
+            errors += quantity_errors("storage", parsed, path)
     return errors
 
 

@@ -367,6 +367,31 @@ SLICE_CASES = [
         with_path(SLICE, "spec.devices.0.bindingConditions", ["ready"]),
         [(f"{DEVICE}.bindingFailureConditions", INVALID, "bindingFailureConditions are required")],
     ),
+    (
+        with_path(
+            SLICE,
+            "spec.devices.0.nodeAllocatableResourceMappings",
+            {
+                "cpu": {"capacityKey": "cores", "allocationMultiplier": "0"},
+                "example.com/gpu": {},
+                "memory": {"capacityKey": "memory", "allocationMultiplier": "2"},
+            },
+        ),
+        [
+            (f"{DEVICE}.nodeAllocatableResourceMappings[cpu].allocationMultiplier", INVALID, "must be positive"),
+            (f"{DEVICE}.nodeAllocatableResourceMappings[cpu].capacityKey", "FieldValueNotFound", 'Not found: "cores"'),
+            (
+                f"{DEVICE}.nodeAllocatableResourceMappings[example.com/gpu]",
+                INVALID,
+                "must be a node allocatable resource name",
+            ),
+            (
+                f"{DEVICE}.nodeAllocatableResourceMappings[example.com/gpu]",
+                INVALID,
+                "at least one of allocationMultiplier or capacityKey must be set",
+            ),
+        ],
+    ),
 ]
 
 

@@ -41,7 +41,7 @@ def test_claims_are_forbidden_at_pod_level() -> None:
     pod = _pod({"requests": {"cpu": "1"}, "claims": [{"name": "gpu"}]})
     assert_causes(
         causes("", "Pod", pod),
-        [("spec.resources.claims", FORBIDDEN, "claims cannot be set for Resources at pod-level")],
+        [("spec.resources.claims", FORBIDDEN, "claims may not be set for Resources at pod-level")],
     )
 
 
@@ -125,3 +125,10 @@ def test_windows_pods_may_not_set_pod_level_resources() -> None:
     assert_causes(
         causes("", "Pod", pod), [("spec.resources", FORBIDDEN, "Forbidden: may not be set for a windows pod")]
     )
+
+
+def test_a_resource_the_pod_does_not_request_is_left_to_the_containers() -> None:
+    # upstream 1.36 `validatePodResourceConsistency` skips a resource with no pod-level request
+    second = {"name": "side", "image": "busybox", "resources": {"requests": {"memory": "2Gi"}}}
+    pod = _pod({"requests": {"cpu": "1"}}, spec__containers__1=second)
+    assert causes("", "Pod", pod) == []

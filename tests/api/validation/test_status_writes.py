@@ -65,7 +65,7 @@ def test_pod_status_rules(server) -> None:
     )
     fields = [(field, reason) for field, reason, _ in _causes(answer)]
     assert fields == [
-        ("metadata.conditions[0].Type", INVALID),
+        ("status.conditions[0].Type", INVALID),
         ("status.nominatedNodeName", INVALID),
         ("status.podIPs", INVALID),
         ("status.hostIPs[0].ip", INVALID),
@@ -343,5 +343,105 @@ def test_a_bound_pod_may_not_be_nominated_to_a_node(server) -> None:
         [
             ("status.nominatedNodeName", FORBIDDEN, "may not be set on pods that are already bound to a node"),
             ("status.observedGeneration", INVALID, "must be a non-negative integer"),
+        ],
+    )
+
+
+def test_pod_condition_and_claim_status_paths_are_upstream_1_36s(server) -> None:
+    client = server.client()
+    claims = [{"name": "gpu", "resourceClaimName": "gpu"}]
+    body = {**POD, "metadata": {"name": "paths"}, "spec": {**POD["spec"], "resourceClaims": claims}}
+    status = {
+        "conditions": [{"type": "example.com/Ok", "status": "True", "observedGeneration": -1}],
+        "resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "Not_Valid"}],
+    }
+    causes = _causes(_write_status(client, f"{NS}/pods", body, status))
+    assert [(field, reason) for field, reason, _ in causes] == [
+        ("status.conditions[0].observedGeneration", INVALID),
+        ("status.resourceClaimStatuses[0].resourceClaimName", INVALID),
+    ]
+
+
+def test_claim_resize_statuses_name_the_map_and_refuse_native_keys(server) -> None:
+    client = server.client()
+    claim = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "resize"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+    }
+    statuses = {"storage": "Resizing", "cpu": "NodeResizePending"}
+    allocated = {"example.com/disk": "1Gi", "storage": "2Gi"}
+    answer = _write_status(
+        client,
+        f"{NS}/persistentvolumeclaims",
+        claim,
+        {"allocatedResourceStatuses": statuses, "allocatedResources": allocated},
+    )
+    supported = (
+        'supported values: "ControllerResizeInProgress", "ControllerResizeInfeasible", '
+        '"NodeResizeInProgress", "NodeResizeInfeasible", "NodeResizePending"'
+    )
+    assert_causes(
+        _causes(answer),
+        [
+            ("status.allocatedResourceStatuses", "FieldValueNotSupported", 'supported values: "storage"'),
+            ("status.allocatedResourceStatuses", "FieldValueNotSupported", supported),
+        ],
+    )
+
+
+def test_device_health_messages_are_non_empty_and_short(server) -> None:
+    client = server.client()
+    gpu = {"example.com/gpu": "1"}
+    container = {"name": "c", "image": "busybox", "resources": {"requests": gpu, "limits": gpu}}
+    body = {**POD, "metadata": {"name": "health"}, "spec": {**POD["spec"], "containers": [container]}}
+    devices = [
+        {"resourceID": "a", "health": "Healthy", "message": ""},
+        {"resourceID": "b", "health": "Unhealthy", "message": "x" * 1025},
+    ]
+    status = {
+        "containerStatuses": [
+            {
+                "name": "c",
+                "image": "busybox",
+                "imageID": "",
+                "ready": False,
+                "restartCount": 0,
+                "allocatedResourcesStatus": [{"name": "example.com/gpu", "resources": devices}],
+            }
+        ]
+    }
+    where = "status.containerStatuses[0].allocatedResourcesStatus[0].resources"
+    assert_causes(
+        _causes(_write_status(client, f"{NS}/pods", body, status)),
+        [
+            (f"{where}[0].message", REQUIRED, "must be non-empty if specified"),
+            (f"{where}[1].message", "FieldValueTooLong", "may not be more than 1024 bytes"),
+        ],
+    )
+
+
+def test_pod_reports_of_node_allocatable_claims(server) -> None:
+    client = server.client()
+    gpu = {"example.com/gpu": "1"}
+    container = {"name": "c", "image": "busybox", "resources": {"requests": gpu, "limits": gpu}}
+    claims = [{"name": "cpus", "resourceClaimName": "cpu-claim"}]
+    spec = {**POD["spec"], "containers": [container], "resourceClaims": claims}
+    status = {
+        "nodeAllocatableResourceClaimStatuses": [
+            {"resourceClaimName": "cpu-claim", "containers": ["c"], "resources": {"cpu": "2"}},
+            {"resourceClaimName": "stranger", "resources": {"example.com/gpu": "-1"}},
+        ],
+    }
+    answer = _write_status(client, f"{NS}/pods", {**POD, "metadata": {"name": "claims"}, "spec": spec}, status)
+    allocatable = "status.nodeAllocatableResourceClaimStatuses[1]"
+    assert_causes(
+        _causes(answer),
+        [
+            (f"{allocatable}.resourceClaimName", INVALID, "no mapping found in pod reference"),
+            (f"{allocatable}.containers", REQUIRED, "must not be empty"),
+            (f"{allocatable}.resources[example.com/gpu]", INVALID, "must be a node allocatable resource name"),
+            (f"{allocatable}.resources[example.com/gpu]", INVALID, "must be non-negative"),
         ],
     )
