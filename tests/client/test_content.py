@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import pytest
@@ -18,6 +18,7 @@ from svc.client.aio import ApiError, AsyncRestClient
 from svc.client.content import ContentConfig
 from svc.client.kubeconfig import load_kubeconfig
 from svc.testing.harness import RunningServer
+from svc.wire.protobuf import encode_watch_event
 
 SVC = PROFILES["svc"]
 PROTOBUF = ContentConfig.for_content_type("application/vnd.svc.protobuf", SVC)
@@ -99,6 +100,30 @@ def test_bodies_of_built_in_kinds_are_protobuf_and_others_json() -> None:
     assert PROTOBUF.body(config_map, "application/apply-patch+yaml")[1] == "application/apply-patch+yaml"
     merge = "application/merge-patch+json"
     assert PROTOBUF.body(patch, merge) == (b'{"metadata":{"labels":{"a":"b"}}}', merge)
+
+
+def test_watch_frames_split_anywhere_decode_to_the_json_streams_events() -> None:
+    status = {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "reason": "Expired",
+        "code": 410,
+    }
+    config_map = {"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "a", "resourceVersion": "7"}}
+    stream = encode_watch_event("ADDED", config_map) + encode_watch_event("ERROR", status)
+
+    async def events(chunk_size: int) -> list[Obj]:
+        async def chunks() -> AsyncIterator[bytes]:
+            for start in range(0, len(stream), chunk_size):
+                yield stream[start : start + chunk_size]
+
+        return [event async for event in PROTOBUF.watch_events(chunks())]
+
+    expected = [{"type": "ADDED", "object": config_map}, {"type": "ERROR", "object": status}]
+    for chunk_size in (1, 3, 5, len(stream)):
+        assert asyncio.run(events(chunk_size)) == expected
 
 
 def _objects(name: str) -> list[tuple[str, Obj]]:
