@@ -1,4 +1,5 @@
-"""The asyncio REST client the controllers use: JSON requests, Status errors as exceptions, watches.
+"""The asyncio REST client the controllers use: JSON or Protobuf requests (`ContentConfig`), Status
+errors as exceptions, watches.
 
 One aiohttp session (kept-alive connections, the kubeconfig's TLS material and credentials) per
 client. Transport failures surface as `ConnectionError` (an `OSError`), whatever aiohttp called them,
@@ -19,6 +20,7 @@ import aiohttp
 import orjson
 
 from svc.client.clock import Clock, RealClock
+from svc.client.content import ContentConfig
 from svc.client.kubeconfig import ClientConfig
 from svc.client.metrics import installed
 from svc.client.tls import ssl_context
@@ -65,9 +67,12 @@ class AsyncRestClient:
         qps: float = 0.0,
         burst: int = 0,
         clock: Clock | None = None,
+        content: ContentConfig | None = None,
     ):
-        """`qps`/`burst` limit requests (not watch streams) as client-go's `--kube-api-qps`; 0 is no limit."""
+        """`qps`/`burst` limit requests (not watch streams) as client-go's `--kube-api-qps`; 0 is no limit.
+        `content` chooses JSON (the default) or Protobuf for built-in kinds."""
         self.config = config
+        self.content = content or ContentConfig()
         self.user_agent = user_agent
         self.timeout = timeout
         self.clock = clock or RealClock()
@@ -111,8 +116,14 @@ class AsyncRestClient:
     ) -> Obj:
         if self._limiter is not None:
             await self.clock.sleep(self._limiter.delay())
-        data = None if body is None else orjson.dumps(body)
-        headers = {**(headers or {}), **({"Content-Type": content_type} if data is not None else {})}
+        data = None
+        if body is not None:
+            data, content_type = self.content.body(body, content_type)
+        headers = {
+            **({"Accept": self.content.accept(path)} if self.content.protobuf else {}),
+            **(headers or {}),
+            **({"Content-Type": content_type} if data is not None else {}),
+        }
         timeout = aiohttp.ClientTimeout(total=self.timeout)
         started, code = time.perf_counter(), "<error>"
         try:
@@ -126,7 +137,17 @@ class AsyncRestClient:
         finally:
             if self._metrics is not None:
                 self._metrics.request(method, self._host, code, time.perf_counter() - started)
-        return _decoded(response.status, payload)
+        return self._decoded(response.status, response.content_type, payload)
+
+    def _decoded(self, code: int, content_type: str, payload: bytes) -> Obj:
+        try:
+            decoded = self.content.decode(content_type, payload) if payload else {}
+        except ValueError:
+            decoded = {"message": payload[:200].decode("utf-8", "replace")}
+        if code >= 400:
+            status = decoded if isinstance(decoded, dict) and decoded.get("kind") == "Status" else {}
+            raise ApiError(code, status or {"code": code, "message": str(decoded.get("message", ""))})
+        return decoded
 
     async def get(self, path: str, **params: str) -> Obj:
         return await self.request("GET", path, params=params or None)
@@ -161,14 +182,20 @@ class AsyncRestClient:
     ) -> AsyncIterator[Obj]:
         """The watch events of `path` as decoded dicts; ends when the server ends the stream.
 
-        Lines are split here rather than by aiohttp's `readline`, whose buffer limit (128 KiB) is
+        JSON lines are split here rather than by aiohttp's `readline`, whose buffer limit (128 KiB) is
         smaller than the largest object a server stores."""
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=self.timeout)
         query = {**params, "watch": "true"}
+        if self.content.protobuf:
+            headers = {"Accept": self.content.accept(path), **(headers or {})}
         try:
             async with self.session.get(path, params=query, headers=headers, timeout=timeout) as response:
                 if response.status != 200:
-                    _decoded(response.status, await response.read())
+                    self._decoded(response.status, response.content_type, await response.read())
+                if self.content.is_protobuf(response.content_type):
+                    async for event in self.content.watch_events(response.content.iter_any()):
+                        yield event
+                    return
                 pending = b""
                 async for chunk in response.content.iter_any():
                     pending += chunk
@@ -178,17 +205,6 @@ class AsyncRestClient:
                             yield orjson.loads(line)
         except aiohttp.ClientError as error:
             raise ConnectionError(f"watch {path}: {error}") from error
-
-
-def _decoded(code: int, payload: bytes) -> Obj:
-    try:
-        decoded = orjson.loads(payload) if payload else {}
-    except orjson.JSONDecodeError:
-        decoded = {"message": payload[:200].decode("utf-8", "replace")}
-    if code >= 400:
-        status = decoded if isinstance(decoded, dict) and decoded.get("kind") == "Status" else {}
-        raise ApiError(code, status or {"code": code, "message": str(decoded.get("message", ""))})
-    return decoded
 
 
 def has_cause(error: ApiError, cause_type: str) -> bool:

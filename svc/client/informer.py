@@ -59,7 +59,7 @@ class RestListerWatcher:
     def _accept(self, kind: str) -> dict[str, str] | None:
         if not self.metadata_group:
             return None
-        return {"Accept": f"application/json;as={kind};g={self.metadata_group};v=v1"}
+        return {"Accept": self.client.content.metadata_accept(kind, self.metadata_group)}
 
     async def list(self, params: Mapping[str, str]) -> Obj:
         return await self.client.request(

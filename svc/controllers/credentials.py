@@ -92,7 +92,7 @@ class ServiceAccountClient(AsyncRestClient):
             insecure=config.insecure,
             tls_server_name=config.tls_server_name,
         )
-        super().__init__(anonymous, user_agent=user_agent, clock=root.clock)
+        super().__init__(anonymous, user_agent=user_agent, clock=root.clock, content=root.content)
         self._limiter = root._limiter
         self.root = root
         self.namespace = namespace

@@ -78,6 +78,13 @@ FLAGS: tuple[Flag, ...] = (
     _flag(("--svc-api-qps", "--kube-api-qps"), "float", "query rate", field="api_qps"),
     _flag(("--svc-api-burst", "--kube-api-burst"), "int", "burst", field="api_burst"),
     _flag(
+        ("--svc-api-content-type", "--kube-api-content-type"),
+        "str",
+        "content type of requests sent to the API server: the Protobuf media type (built-in kinds in Protobuf, "
+        "others in JSON) or application/json (default the brand's Protobuf media type, application/vnd.svc.protobuf)",
+        field="api_content_type",
+    ),
+    _flag(
         "--controllers",
         "list",
         "'*' enables the controllers that are on by default, 'foo' enables foo, '-foo' disables foo",

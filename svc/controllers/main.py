@@ -23,6 +23,7 @@ from svc.api.brand import PROFILES
 from svc.apiserver.health import HealthCheck
 from svc.client.aio import AsyncRestClient
 from svc.client.clock import Clock
+from svc.client.content import JSON, ContentConfig
 from svc.client.followed_clock import ClockError, followed_clock
 from svc.client.kubeconfig import ClientConfig, KubeconfigError, load_kubeconfig
 from svc.client.metrics import ClientMetrics, install
@@ -59,6 +60,17 @@ def root_ca(options: Options, config: ClientConfig) -> bytes:
     return Path(config.ca_file).read_bytes() if config.ca_file else b""
 
 
+def content_config(options: Options) -> ContentConfig:
+    """`--svc-api-content-type`: upstream accepts any value and fails only when a body has no serializer
+    for it; here a type that is neither the brand's Protobuf nor JSON is said once and JSON is used."""
+    profile = PROFILES[options.brand_profile]
+    wanted = options.api_content_type or JSON
+    content = ContentConfig.for_content_type(wanted, profile)
+    if not content.protobuf and wanted.partition(";")[0].strip().lower() != JSON:
+        log.warning("no serializer for --svc-api-content-type=%s: requests are sent as %s", wanted, JSON)
+    return content
+
+
 async def run(options: Options) -> int:
     metrics = ClientMetrics()
     install(metrics)  # before the client, queues and elector are made, which report to it
@@ -75,7 +87,9 @@ async def _run(options: Options, metrics: ClientMetrics) -> int:
     config = client_config(options)
     profile = PROFILES[options.brand_profile]
     agent = f"{profile.apiserver_name.removesuffix('-apiserver')}-controller-manager/{UPSTREAM_VERSION}"
-    client = AsyncRestClient(config, user_agent=agent, qps=options.api_qps, burst=options.api_burst)
+    client = AsyncRestClient(
+        config, user_agent=agent, qps=options.api_qps, burst=options.api_burst, content=content_config(options)
+    )
     auth = DelegatedAuth(options.delegation, profile, agent)
     try:
         async with contextlib.AsyncExitStack() as stack:

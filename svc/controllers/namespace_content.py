@@ -106,7 +106,7 @@ class ContentDeleter:
         self.client = client
         self.clock = clock
         self.discovery_group = discovery_group
-        self.metadata_accept = f"application/json;as=PartialObjectMetadataList;g={metadata_group};v=v1"
+        self.metadata_accept = client.content.metadata_accept("PartialObjectMetadataList", metadata_group)
 
     async def delete_all(self, namespace: Obj) -> tuple[str, Remaining]:
         """Delete everything in the namespace once; returns the discovery error (if any) and what remains."""

@@ -46,6 +46,8 @@ class Options:
     master: str = ""
     api_qps: float = 20.0
     api_burst: int = 30
+    api_content_type: str | None = None
+    """None until parsed: the brand profile's Protobuf media type (empty is JSON, as client-go's default)."""
     controllers: list[str] = field(default_factory=lambda: ["*"])
     min_resync_period: float = 12 * 3600.0
     clock: str = "real"
@@ -284,6 +286,8 @@ def parse_options(argv: list[str]) -> Options:
     default_name = profile.apiserver_name.removesuffix("-apiserver") + "-controller-manager"
     options.resource_name = options.resource_name or default_name
     options.resource_namespace = options.resource_namespace or profile.system_namespace
+    if options.api_content_type is None:
+        options.api_content_type = profile.protobuf_media_type
     options.cluster_name = options.cluster_name or profile.label_domain.partition(".")[0]
     options.identity = f"{socket.gethostname()}_{uuid.uuid4()}"
     options.enabled, problems = catalog.select(options.controllers, profile.apiserver_name)

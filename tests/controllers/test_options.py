@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 
 import pytest
 
+from svc.controllers.main import content_config
 from svc.controllers.options import parse_options
 
 BUILT = [
@@ -78,6 +80,13 @@ def test_defaults_are_upstreams() -> None:
 def test_the_kubernetes_profile_spells_the_lease_upstreams_way() -> None:
     options = parse_options(["--brand-profile=kubernetes"])
     assert (options.resource_namespace, options.resource_name) == ("kube-system", "kube-controller-manager")
+
+
+def test_the_api_content_type_defaults_to_the_brands_protobuf_and_takes_any_value_as_upstream() -> None:
+    assert parse_options([]).api_content_type == "application/vnd.svc.protobuf"
+    assert parse_options(["--brand-profile=kubernetes"]).api_content_type == "application/vnd.kubernetes.protobuf"
+    assert parse_options(["--kube-api-content-type=application/json"]).api_content_type == "application/json"
+    assert parse_options(["--svc-api-content-type=text/plain"]).api_content_type == "text/plain"
 
 
 def test_controllers_by_name_alias_and_exclusion() -> None:
@@ -329,3 +338,13 @@ def test_http2_flags_parse_and_a_negative_stream_limit_is_refused(capsys: pytest
     with pytest.raises(SystemExit):
         parse_options(["--http2-max-streams-per-connection=-1"])
     assert "--http2-max-streams-per-connection can not be negative value" in capsys.readouterr().err
+
+
+def test_a_content_type_without_a_serializer_is_said_once_and_json_used(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="svc.controllers"):
+        content = content_config(parse_options(["--svc-api-content-type=text/plain"]))
+    assert not content.protobuf
+    assert caplog.messages == [
+        "no serializer for --svc-api-content-type=text/plain: requests are sent as application/json"
+    ]
+    assert content_config(parse_options([])).protobuf == "application/vnd.svc.protobuf"
