@@ -414,7 +414,7 @@ def _refusal(key: str, expected: int, response: Any) -> Exception:
     found = response.responses[0].response_range.kvs
     if not found:
         return errors.KeyNotFoundError(key)
-    return errors.RevisionConflictError(key, expected, int(found[0].mod_revision))
+    return errors.RevisionConflictError(key, expected, int(found[0].mod_revision), _kv(found[0]))
 
 
 def _kv(kv: Any) -> KeyValue:
