@@ -138,9 +138,8 @@ class ObjectStore:
         kv = None if guess is not None else await self.backend.get(key)
         while True:
             if guess is not None:
-                current, data, stale = guess, None, False
-                revision = int(guess["metadata"]["resourceVersion"])
-                guess = None
+                current, guess = guess, None
+                revision = int(current["metadata"]["resourceVersion"])
                 try:
                     updated = await update(self.codec.copy(current))
                 except Exception:
