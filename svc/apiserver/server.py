@@ -69,6 +69,7 @@ from svc.apiserver.serving_limits import ServingLimits
 from svc.apiserver.serving_tls import build_serving_context
 from svc.apiserver.shutdown import Draining
 from svc.apiserver.snapshot_images import SnapshotImages
+from svc.apiserver.startup_hooks import post_start_checks
 from svc.apiserver.storage_metrics import MeasuredBackend
 from svc.apiserver.versioning import emulate, version_fields
 from svc.apiserver.watches import Watches
@@ -317,10 +318,7 @@ class Server:
             HealthCheck("log", ok),
             HealthCheck(self.profile.store_check, store_check),
             *kms,
-            HealthCheck("poststarthook/start-apiserver-admission-initializer", started),
-            HealthCheck("poststarthook/generic-apiserver-start-informers", started),
-            HealthCheck("poststarthook/start-system-namespaces-controller", started),
-            HealthCheck("poststarthook/rbac/bootstrap-roles", rbac_bootstrapped),
+            *post_start_checks(self, started, rbac_bootstrapped),
         ]
         readiness = [
             *common[:3],
@@ -331,7 +329,7 @@ class Server:
             HealthCheck("shutdown", not_shutting_down),
         ]
         aggregator = self.aggregator.health_checks()
-        live = [*common, *aggregator[1:]]
+        live = [*common, *aggregator]
         grace = self.options.serving.livez_grace_period
         until = time.monotonic() + grace
         livez = [check if check.name in _UNDELAYED or not grace else after_grace(check, until) for check in live]

@@ -81,6 +81,14 @@ async def _finished(stored: bool) -> None:
     return None
 
 
+class _MarkInstead(Exception):
+    """The object a delete was about to remove needs a graceful or finalizer update instead."""
+
+    def __init__(self, obj: Obj) -> None:
+        super().__init__("mark for deletion")
+        self.obj = obj
+
+
 class _DryRunResult(Exception):
     """Carries the object a dry-run write would have stored out of the guaranteed-update loop."""
 
@@ -564,8 +572,8 @@ class GenericStore:
         write_options = WriteOptions(dry_run=options.dry_run)
         pending: dict[str, Obj] = {}
 
-        async def mark(current: Obj | None) -> Obj | None:
-            assert current is not None
+        async def deletable(current: Obj) -> None:
+            """Preconditions and admission, run on each version of the object a delete attempts."""
             self.present(current)
             deletion.check_preconditions(self.strategy, current, options)
             attributes = self._attributes(Operation.DELETE, namespace, name, user, write_options)
@@ -573,6 +581,10 @@ class GenericStore:
             # as upstream's AdmissionToValidateObjectDeleteFunc: mutating admission sees a delete too
             await admission.admit(attributes)
             await admission.validate(attributes)
+
+        async def mark(current: Obj | None) -> Obj | None:
+            assert current is not None
+            await deletable(current)
             marked = self.objects.codec.copy(current)
             if not deletion.mark_for_deletion(self.strategy, marked, options):
                 pending["remove"] = current
@@ -583,17 +595,31 @@ class GenericStore:
                 return None
             return self._stored(marked)
 
+        async def still_deletable(current: Obj) -> None:
+            await deletable(self.objects.codec.copy(current))
+            if deletion.mark_for_deletion(self.strategy, self.objects.codec.copy(current), options):
+                raise _MarkInstead(current)
+
+        suggestion = self._cached_copy(key)
         try:
-            stored = await self.objects.guaranteed_update(key, mark)
-            if "dry" in pending:
-                return self.present(pending["dry"]), False
-            if "remove" not in pending:
-                return self.present(stored), False
-            if options.dry_run:
-                return self.present(pending["remove"]), True
-            removed = await self.objects.delete(key, current=pending["remove"], check=self._still_deletable(options))
-            await self._deleted(removed)
-            return self.present(removed), True
+            while True:
+                pending.clear()
+                stored = await self.objects.guaranteed_update(key, mark, suggestion=suggestion)
+                if "dry" in pending:
+                    return self.present(pending["dry"]), False
+                if "remove" not in pending:
+                    return self.present(stored), False
+                if options.dry_run:
+                    return self.present(pending["remove"]), True
+                try:
+                    removed = await self.objects.delete(key, current=pending["remove"], check=still_deletable)
+                except _MarkInstead as gained:
+                    # the stored object gained finalizers (or a grace period) since the version the delete
+                    # was decided on: decide again on it, as a delete that read it first would have
+                    suggestion = gained.obj
+                    continue
+                await self._deleted(removed)
+                return self.present(removed), True
         except errors.KeyNotFoundError:
             raise self._not_found(name) from None
         except errors.CorruptObjectError as error:
@@ -612,17 +638,11 @@ class GenericStore:
         except errors.DecodableObjectError as error:
             raise status.conflict(self.resource.group_resource, name, str(error)) from None
 
-    def _still_deletable(self, options: DeleteOptions) -> Callable[[Obj], Awaitable[None]]:
-        async def check(current: Obj) -> None:
-            deletion.check_preconditions(self.strategy, current, options)
-            if deletion.mark_for_deletion(self.strategy, self.objects.codec.copy(current), options):
-                raise status.conflict(
-                    self.resource.group_resource,
-                    current["metadata"].get("name", ""),
-                    "the object gained finalizers while it was being deleted",
-                )
-
-        return check
+    def _cached_copy(self, key: str) -> Obj | None:
+        """The watch cache's copy of the object, as the first guess of a delete (upstream's
+        `cachedExistingObject`), so that a delete of an object the cache holds is one transaction."""
+        cached = self.cache.state.get(key) if self.cache is not None else None
+        return cached.decode() if cached is not None and cached.revision else None
 
     async def delete_collection(
         self,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class StorageError(Exception):
     """Base of every storage failure."""
@@ -20,13 +22,15 @@ class KeyExistsError(StorageError):
 
 
 class RevisionConflictError(StorageError):
-    """A compare-and-swap lost: the key's mod revision was not the expected one."""
+    """A compare-and-swap lost: the key's mod revision was not the expected one. `current` is what the
+    key holds, when the refusal read it anyway (etcd's failed transaction does), so a retry needs no read."""
 
-    def __init__(self, key: str, expected: int, actual: int) -> None:
+    def __init__(self, key: str, expected: int, actual: int, current: Any = None) -> None:
         super().__init__(f"revision conflict on {key}: expected {expected}, found {actual}")
         self.key = key
         self.expected = expected
         self.actual = actual
+        self.current = current
 
 
 class CompactedError(StorageError):

@@ -118,37 +118,68 @@ class ObjectStore:
         kv = await self.backend.create(key, self._to_storage(key, self.encode(obj)))
         return self._stored(obj, kv)
 
-    async def guaranteed_update(self, key: str, update: UpdateFunc, *, create_missing: bool = False) -> Obj:
+    async def guaranteed_update(
+        self, key: str, update: UpdateFunc, *, create_missing: bool = False, suggestion: Obj | None = None
+    ) -> Obj:
         """Apply `update` to the stored object until the compare-and-swap holds.
 
         `update` gets a private copy of the current object (with its resourceVersion), or None when
         the key is missing and `create_missing` is set, and returns the new object, or None to leave
         the stored one as is. Errors it raises propagate unchanged. An unchanged object is not
-        written and keeps its resourceVersion."""
-        kv = await self.backend.get(key)
+        written and keeps its resourceVersion.
+
+        `suggestion` (the watch cache's copy, as upstream's `cachedExistingObject`) is tried first in
+        place of a read, so a write costs one round trip when the cache is current. What was decided
+        on it is only trusted through the compare-and-swap: an error `update` raises, or an unchanged
+        result, sends for the stored object and runs `update` again unless the suggestion was the
+        stored version after all. None from `update` returns the suggestion: the caller's next
+        guarded write (a delete) checks it."""
+        guess = suggestion
+        kv = None if guess is not None else await self.backend.get(key)
         while True:
-            if kv is None:
-                if not create_missing:
-                    raise errors.KeyNotFoundError(key)
-                created = await update(None)
-                if created is None:
-                    raise errors.KeyNotFoundError(key)
+            if guess is not None:
+                current, guess = guess, None
+                revision = int(current["metadata"]["resourceVersion"])
                 try:
-                    return await self.create(key, created)
-                except errors.KeyExistsError:
+                    updated = await update(self.codec.copy(current))
+                except Exception:
+                    kv = await self.backend.get(key)
+                    if kv is not None and kv.mod_revision == revision:
+                        raise
+                    continue
+                if updated is None:
+                    return current
+                if updated == current:
                     kv = await self.backend.get(key)
                     continue
-            current, data, stale = self._read(kv)
-            updated = await update(self.codec.copy(current))
-            if updated is None or (updated == current and not stale):
-                return current
-            value = self.encode(updated)
-            if not stale and self._holds_the_same(value, data):
-                return current
+                value = self.encode(updated)
+            else:
+                if kv is None:
+                    if not create_missing:
+                        raise errors.KeyNotFoundError(key)
+                    created = await update(None)
+                    if created is None:
+                        raise errors.KeyNotFoundError(key)
+                    try:
+                        return await self.create(key, created)
+                    except errors.KeyExistsError:
+                        kv = await self.backend.get(key)
+                        continue
+                current, data, stale = self._read(kv)
+                revision = kv.mod_revision
+                updated = await update(self.codec.copy(current))
+                if updated is None or (updated == current and not stale):
+                    return current
+                value = self.encode(updated)
+                if not stale and self._holds_the_same(value, data):
+                    return current
             try:
-                new_kv = await self.backend.update(key, self._to_storage(key, value), expected_revision=kv.mod_revision)
-            except (errors.RevisionConflictError, errors.KeyNotFoundError):
-                kv = await self.backend.get(key)
+                new_kv = await self.backend.update(key, self._to_storage(key, value), expected_revision=revision)
+            except errors.RevisionConflictError as conflict:
+                kv = conflict.current or await self.backend.get(key)
+                continue
+            except errors.KeyNotFoundError:
+                kv = None
                 continue
             return self._stored(updated, new_kv)
 
@@ -163,16 +194,19 @@ class ObjectStore:
     async def delete(
         self, key: str, *, check: Callable[[Obj], Awaitable[None]] | None = None, current: Obj | None = None
     ) -> Obj:
-        """Delete the key; `check` sees the latest object before each attempt and may raise."""
+        """Delete the key guarded by the revision of `current` (read when not given); after a lost
+        compare-and-swap, `check` sees the object actually stored before the next attempt and may raise."""
         while True:
             if current is None:
                 current = await self.get(key)
-            if check is not None:
-                await check(current)
+                if check is not None:
+                    await check(current)
             try:
                 event = await self.backend.delete(key, expected_revision=int(current["metadata"]["resourceVersion"]))
-            except errors.RevisionConflictError:
-                current = None
+            except errors.RevisionConflictError as conflict:
+                current = self.decode(conflict.current) if conflict.current is not None else None
+                if current is not None and check is not None:
+                    await check(current)
                 continue
             # The compare-and-swap held, so the deleted value is `current`: no need to decode it again.
             # As upstream, it carries the revision of the delete.

@@ -62,3 +62,73 @@ def test_storage_failure_fails_readyz_with_reason_withheld(svc_server) -> None:
         assert single.body == b"internal server error: disk on fire\n"
     finally:
         server.backend.get = original
+
+
+# What upstream's kube-apiserver 1.36 on etcd lists (without the hooks of jobs ours does not run:
+# start-service-ip-repair-controllers), in its order.
+UPSTREAM_READYZ = [
+    "ping",
+    "log",
+    "etcd",
+    "etcd-readiness",
+    "informer-sync",
+    "poststarthook/start-apiserver-admission-initializer",
+    "poststarthook/generic-apiserver-start-informers",
+    "poststarthook/priority-and-fairness-config-consumer",
+    "poststarthook/priority-and-fairness-filter",
+    "poststarthook/storage-object-count-tracker-hook",
+    "poststarthook/start-apiextensions-informers",
+    "poststarthook/start-apiextensions-controllers",
+    "poststarthook/crd-informer-synced",
+    "poststarthook/start-system-namespaces-controller",
+    "poststarthook/start-cluster-authentication-info-controller",
+    "poststarthook/start-kube-apiserver-identity-lease-controller",
+    "poststarthook/start-kube-apiserver-identity-lease-garbage-collector",
+    "poststarthook/start-legacy-token-tracking-controller",
+    "poststarthook/rbac/bootstrap-roles",
+    "poststarthook/scheduling/bootstrap-system-priority-classes",
+    "poststarthook/priority-and-fairness-config-producer",
+    "poststarthook/bootstrap-controller",
+    "poststarthook/start-kubernetes-service-cidr-controller",
+    "poststarthook/start-kube-aggregator-informers",
+    "poststarthook/apiservice-status-local-available-controller",
+    "poststarthook/apiservice-status-remote-available-controller",
+    "poststarthook/apiservice-registration-controller",
+    "poststarthook/apiservice-discovery-controller",
+    "poststarthook/kube-apiserver-autoregistration",
+    "autoregister-completion",
+    "poststarthook/apiservice-openapi-controller",
+    "poststarthook/apiservice-openapiv3-controller",
+    "shutdown",
+]
+
+
+def _verbose_names(client, endpoint: str, **params) -> list[str]:
+    body = client.request("GET", endpoint, params={"verbose": "1", **params}).body.decode()
+    return [line[3:].removesuffix(" ok") for line in body.splitlines() if line.startswith("[+]")]
+
+
+def test_verbose_readyz_lists_upstreams_checks_in_its_order(svc_server_factory) -> None:
+    client = svc_server_factory("--brand-profile=kubernetes").client()
+    assert _verbose_names(client, "/readyz") == UPSTREAM_READYZ
+
+
+def test_verbose_livez_lists_the_post_start_hooks_but_not_readiness_only_checks(svc_server_factory) -> None:
+    client = svc_server_factory("--brand-profile=kubernetes").client()
+    readiness_only = {"etcd-readiness", "informer-sync", "shutdown"}
+    expected = [name for name in UPSTREAM_READYZ if name not in readiness_only]
+    assert _verbose_names(client, "/livez") == expected
+    assert _verbose_names(client, "/healthz") == expected
+
+
+def test_identity_lease_hooks_follow_the_gate_and_the_brand(svc_server_factory) -> None:
+    names = _verbose_names(svc_server_factory().client(), "/readyz")
+    assert "poststarthook/start-svc-apiserver-identity-lease-controller" in names
+    assert "poststarthook/start-svc-apiserver-identity-lease-garbage-collector" in names
+    gated = _verbose_names(svc_server_factory("--feature-gates=APIServerIdentity=false").client(), "/readyz")
+    assert not [name for name in gated if "identity-lease" in name]
+
+
+def test_flow_control_hooks_only_while_priority_and_fairness_is_on(svc_server_factory) -> None:
+    names = _verbose_names(svc_server_factory("--enable-priority-and-fairness=false").client(), "/readyz")
+    assert not [name for name in names if "priority-and-fairness" in name]

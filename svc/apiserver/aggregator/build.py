@@ -2,10 +2,10 @@
 
 `route` is asked first for every request under `/apis/<group>/<version>` (and for the v3 OpenAPI
 document of a group version): a group version an APIService names a service for is proxied;
-everything else is served locally. The readiness checks
-carry upstream's names: `autoregister-completion` (every local APIService exists),
-`poststarthook/apiservice-registration-controller` and
-`poststarthook/apiservice-status-available-controller` (the first pass of each has run).
+everything else is served locally. The health checks carry upstream's names and order:
+`autoregister-completion` (every local APIService exists), the registration and the local and remote
+availability hooks (the first pass of each has run), and the hooks of the jobs started with the
+controllers (`aggregator-reload-proxy-client-cert` only with a proxy client certificate, as upstream).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from svc.apiserver.aggregator.registry import Registry, RemoteService, remote_se
 from svc.apiserver.aggregator.resolver import Resolver
 from svc.apiserver.aggregator.transport import Transport
 from svc.apiserver.context import RequestContext
-from svc.apiserver.health import HealthCheck
+from svc.apiserver.health import Check, HealthCheck
 from svc.machinery import status
 from svc.registry.admission import UserInfo
 from svc.registry.options import ListOptions
@@ -42,6 +42,7 @@ class Aggregator:
         self.server = server
         self.registry = Registry()
         self.transport = Transport(options)
+        self._proxy_client_cert = bool(options.proxy_client_cert_file)
         self.resolver = Resolver(
             self._get_service, self._list_slices, endpoint_routing=options.enable_aggregator_routing
         )
@@ -122,10 +123,26 @@ class Aggregator:
             if not self.controllers.checked:
                 raise RuntimeError("not finished")
 
+        async def started() -> None:
+            if self._task is None:
+                raise RuntimeError("not started")
+
+        hooks: list[tuple[str, Check]] = [
+            ("aggregator-reload-proxy-client-cert", started),
+            ("start-kube-aggregator-informers", started),
+            ("apiservice-status-local-available-controller", available),
+            ("apiservice-status-remote-available-controller", available),
+            ("apiservice-registration-controller", registration),
+            ("apiservice-discovery-controller", started),
+            (f"{self.server.profile.apiserver_name}-autoregistration", started),
+        ]
+        if not self._proxy_client_cert:
+            hooks = hooks[1:]
         return [
+            *(HealthCheck(f"poststarthook/{name}", check) for name, check in hooks),
             HealthCheck("autoregister-completion", autoregister_completion),
-            HealthCheck("poststarthook/apiservice-registration-controller", registration),
-            HealthCheck("poststarthook/apiservice-status-available-controller", available),
+            HealthCheck("poststarthook/apiservice-openapi-controller", started),
+            HealthCheck("poststarthook/apiservice-openapiv3-controller", started),
         ]
 
     async def start(self) -> None:

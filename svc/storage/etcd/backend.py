@@ -33,6 +33,7 @@ from aetcd import rpc
 
 from svc.storage import errors
 from svc.storage.backend import Event, EventType, KeyValue, Progress, RangeResult
+from svc.storage.etcd import txn_wire
 
 # etcd's default `--max-request-bytes`; a larger request would only be refused by etcd with the same text.
 MAX_REQUEST_BYTES = 1536 * 1024
@@ -101,6 +102,7 @@ class EtcdBackend:
         self._dial_timeout = dial_timeout
         self._channel: grpc.aio.Channel | None = None
         self._kv: Any = None
+        self._txn_wire: Any = None
         self._watch: Any = None
         self._maintenance: Any = None
         self._lease: Any = None
@@ -129,6 +131,10 @@ class EtcdBackend:
         else:
             self._channel = grpc.aio.insecure_channel(target, options=options)
         self._kv = rpc.KVStub(self._channel)
+        # the writes' transactions, sent as the bytes `txn_wire` encodes rather than as messages
+        self._txn_wire = self._channel.unary_unary(
+            "/etcdserverpb.KV/Txn", response_deserializer=rpc.TxnResponse.FromString, _registered_method=True
+        )
         self._watch = rpc.WatchStub(self._channel)
         self._maintenance = rpc.MaintenanceStub(self._channel)
         self._lease = rpc.LeaseStub(self._channel)
@@ -211,12 +217,7 @@ class EtcdBackend:
     # -- writes ------------------------------------------------------------------------------
     async def create(self, key: str, value: bytes) -> KeyValue:
         self._check_size(key, value)
-        name = key.encode()
-        response = await self._txn(
-            rpc.Compare(key=name, target=rpc.Compare.MOD, result=rpc.Compare.EQUAL, mod_revision=0),
-            rpc.RequestOp(request_put=rpc.PutRequest(key=name, value=value)),
-            None,
-        )
+        response = await self._call(self._txn_wire, txn_wire.create_txn(key.encode(), value))
         if not response.succeeded:
             raise errors.KeyExistsError(key)
         revision = int(response.header.revision)
@@ -224,12 +225,8 @@ class EtcdBackend:
 
     async def update(self, key: str, value: bytes, *, expected_revision: int) -> KeyValue:
         self._check_size(key, value)
-        name = key.encode()
-        response = await self._txn(
-            _guard(name, expected_revision),
-            rpc.RequestOp(request_put=rpc.PutRequest(key=name, value=value, prev_kv=True)),
-            rpc.RequestOp(request_range=rpc.RangeRequest(key=name)),
-        )
+        request = txn_wire.update_txn(key.encode(), value, expected_revision)
+        response = await self._call(self._txn_wire, request)
         if not response.succeeded:
             raise _refusal(key, expected_revision, response)
         prev = response.responses[0].response_put.prev_kv
@@ -237,12 +234,7 @@ class EtcdBackend:
         return KeyValue(key, value, int(prev.create_revision), revision)
 
     async def delete(self, key: str, *, expected_revision: int) -> Event:
-        name = key.encode()
-        response = await self._txn(
-            _guard(name, expected_revision),
-            rpc.RequestOp(request_delete_range=rpc.DeleteRangeRequest(key=name, prev_kv=True)),
-            rpc.RequestOp(request_range=rpc.RangeRequest(key=name)),
-        )
+        response = await self._call(self._txn_wire, txn_wire.delete_txn(key.encode(), expected_revision))
         if not response.succeeded:
             raise _refusal(key, expected_revision, response)
         deleted = response.responses[0].response_delete_range
@@ -403,18 +395,11 @@ def answers_progress_in_order(version: str) -> bool:
     return (major, minor) > (3, 5)
 
 
-def _guard(name: bytes, expected_revision: int) -> Any:
-    """The compare of an update or delete: the expected mod revision, or (0) merely that the key exists."""
-    if expected_revision:
-        return rpc.Compare(key=name, target=rpc.Compare.MOD, result=rpc.Compare.EQUAL, mod_revision=expected_revision)
-    return rpc.Compare(key=name, target=rpc.Compare.MOD, result=rpc.Compare.GREATER, mod_revision=0)
-
-
 def _refusal(key: str, expected: int, response: Any) -> Exception:
     found = response.responses[0].response_range.kvs
     if not found:
         return errors.KeyNotFoundError(key)
-    return errors.RevisionConflictError(key, expected, int(found[0].mod_revision))
+    return errors.RevisionConflictError(key, expected, int(found[0].mod_revision), _kv(found[0]))
 
 
 def _kv(kv: Any) -> KeyValue:

@@ -582,7 +582,7 @@ def _check(op: _Op, prev: KeyValue | None) -> Exception | None:
     if prev is None:
         return errors.KeyNotFoundError(op.key)
     if op.expected and prev.mod_revision != op.expected:
-        return errors.RevisionConflictError(op.key, op.expected, prev.mod_revision)
+        return errors.RevisionConflictError(op.key, op.expected, prev.mod_revision, prev)
     return None
 
 

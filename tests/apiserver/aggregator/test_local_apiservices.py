@@ -69,6 +69,7 @@ def test_readyz_carries_the_aggregator_checks(svc_server_factory) -> None:
     for name in (
         "autoregister-completion",
         "poststarthook/apiservice-registration-controller",
-        "poststarthook/apiservice-status-available-controller",
+        "poststarthook/apiservice-status-local-available-controller",
+        "poststarthook/apiservice-status-remote-available-controller",
     ):
         assert f"[+]{name} ok" in body

@@ -100,7 +100,8 @@ def test_an_object_written_in_one_version_is_read_in_the_other(converting) -> No
 def test_objects_are_stored_in_the_storage_version(converting) -> None:
     client, _, server = converting
     client.request("POST", ALPHA_PATH, body=_widget(ALPHA, "a", {"size": 3}))
-    stored = server.call(server.server.objects.get("/registry/example.com/widgets/default/a"))
+    key = server.server.options.store_prefix + "/example.com/widgets/default/a"
+    stored = server.call(server.server.objects.get(key))
     assert stored["apiVersion"] == V1
     assert stored["spec"] == {"replicas": 3}
 
