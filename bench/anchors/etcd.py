@@ -30,6 +30,7 @@ from bench.report import LATENCY_HEADERS, Facts, Section, latency_row, not_measu
 from bench.server import free_port
 
 PACKAGE = "etcd-server"
+TOOLS_ETCD = Path(__file__).resolve().parents[2] / ".tools" / "bin" / "etcd"
 MESSAGE_LIMIT = 512 << 20
 LIST_PREFIX = b"/registry/pods/bench-list/"
 
@@ -40,7 +41,10 @@ def _apt_get(*arguments: str) -> subprocess.CompletedProcess[str]:
 
 
 def ensure_etcd() -> tuple[str, str]:
-    """The etcd binary's path, installing the package when it is missing; ("", reason) when impossible."""
+    """The etcd binary's path: the etcd 3.5 `make tools` unpacks into .tools/bin, else the system's, else
+    bookworm's package installed now; ("", reason) when impossible."""
+    if TOOLS_ETCD.exists():
+        return str(TOOLS_ETCD), ""
     found = shutil.which("etcd")
     if found:
         return found, ""

@@ -2,8 +2,9 @@
 the same ports and data, so a test can take the store away from a running API server; and a cluster
 of three such members for the HA tests, any of which can be killed and restarted.
 
-The binary is Debian's `etcd-server` (3.4), installed with apt-get when missing, as the bench's etcd
-anchor does (`bench.anchors.etcd.ensure_etcd`); `SVC_TEST_STORE=etcd` runs every test server on one
+The binary is the etcd 3.5 that `make tools` unpacks into `.tools/bin`, else the system's, else
+bookworm's `etcd-server` installed with apt-get, as the bench's etcd anchor finds it
+(`bench.anchors.etcd.ensure_etcd`); `SVC_TEST_STORE=etcd` runs every test server on one
 shared etcd, each under a key prefix of its own.
 """
 
