@@ -80,7 +80,7 @@ def test_kubectl_create_of_a_pod_with_a_bad_tolerations_annotation_is_refused(
     kubectl = Kubectl(kubectl_binary, server.kubeconfig)
     manifest = (
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations:\n"
-        f"    {KEY}: '[{{\"key\": \"a\", \"operator\": \"Within\"}}]'\n"
+        f'    {KEY}: \'[{{"key": "a", "operator": "Within"}}]\'\n'
         "spec:\n  containers: [{name: c, image: busybox}]\n"
     )
     result = kubectl.run("create", "-f", "-", stdin=manifest, check=False)
