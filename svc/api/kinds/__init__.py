@@ -129,4 +129,7 @@ def strategy_for(
     if spec_path is not None and not allow_privileged:
         base = privileged.refuse_privileged(base, spec_path)
     special = _SPECIAL.get(identity)
-    return special(base) if special else dataclasses.replace(base)
+    strategy = special(base) if special else dataclasses.replace(base)
+    if identity == ("", "Pod"):
+        strategy = pod_options.drop_disabled_status_fields(strategy, gates)
+    return strategy

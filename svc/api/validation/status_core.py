@@ -13,6 +13,7 @@ from typing import Any, Final
 from svc.api.validation.addresses import ip_errors, parse_ip
 from svc.api.validation.engine import Immutable, UpdateCheck, UpdateCheckFn, UpdateTable, items, lookup, mapping, text
 from svc.api.validation.pod_annotations import annotation_update_errors, pod_annotation_errors
+from svc.api.validation.pod_extended_resources import extended_resource_claim_status_errors
 from svc.api.validation.resources import quantity, quantity_errors
 from svc.api.validation.status_containers import container_status_errors
 from svc.machinery.field_errors import FieldError, duplicate, forbidden, invalid, not_supported, required
@@ -164,6 +165,7 @@ POD_STATUS: Final[UpdateTable] = (
     Immutable("status.qosClass"),
     UpdateCheck(_container_states),
     UpdateCheck(_claim_statuses),
+    UpdateCheck(extended_resource_claim_status_errors),
     UpdateCheck(_pod_ips),
     UpdateCheck(container_status_errors),
 )
