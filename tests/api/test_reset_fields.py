@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from svc.api.reset_fields import _EXCEPTIONS, reset_fields
 from svc.api.resources import Resource, Subresource, _table
+from svc.api.status_metadata import KEPT_BY_KIND
 
 
 def _resource(group: str, kind: str, subresources: tuple[str, ...], *, custom: bool = False) -> Resource:
@@ -55,3 +56,18 @@ def test_upstream_exceptions() -> None:
 def test_a_custom_resource_follows_the_generic_rule_whatever_its_kind() -> None:
     custom = _resource("apps", "Deployment", ("status",), custom=True)
     assert reset_fields(custom, "status") == (("spec",),)
+
+
+def test_status_resets_agree_with_the_metadata_a_status_write_keeps() -> None:
+    """A kind whose status write takes only the spec from the stored object resets only `spec`; one that
+    also keeps stored metadata resets that metadata too (all of it, or the fields it keeps)."""
+    for (group, kind), kept in KEPT_BY_KIND.items():
+        reset = reset_fields(_resource(group, kind, ("status",)), "status")
+        if kind == "CertificateSigningRequest":
+            continue  # its status strategy also resets the approval conditions
+        if kept == frozenset():
+            assert reset == (("spec",),), kind
+        elif kept is None or {"labels", "annotations"} <= kept:
+            assert ("metadata",) in reset, kind
+        else:
+            assert {("metadata", key) for key in kept} <= set(reset), kind
