@@ -373,7 +373,12 @@ class Server:
             if cache is None and self._cache_enabled(resource):
                 cache = self.caches[prefix] = WatchCache(objects, prefix)
             store = GenericStore(
-                strategy_for(resource, self.profile, allow_privileged=self.options.capabilities.allow_privileged),
+                strategy_for(
+                    resource,
+                    self.profile,
+                    allow_privileged=self.options.capabilities.allow_privileged,
+                    gates=self.options.feature_gates,
+                ),
                 objects,
                 cache,
                 self.options.store_prefix,

@@ -14,6 +14,7 @@ from svc.api.kinds import (
     jobs,
     namespaces,
     optional_status,
+    pod_options,
     pods,
     privileged,
     rbac,
@@ -25,6 +26,7 @@ from svc.api.kinds import (
 from svc.api.resources import Resource
 from svc.api.strategy import NameValidator, Strategy
 from svc.api.validation import rules_for
+from svc.api.validation.gates import UPSTREAM_DEFAULTS, Gates
 from svc.api.validation.service_ranges import ip_address_name_errors
 from svc.api.validation.trust_bundles import any_name
 
@@ -99,7 +101,10 @@ _SPECIAL: dict[tuple[str, str], Callable[[Strategy], Strategy]] = {
 }
 
 
-def strategy_for(resource: Resource, profile: Profile, *, allow_privileged: bool = False) -> Strategy:
+def strategy_for(
+    resource: Resource, profile: Profile, *, allow_privileged: bool = False, gates: Gates = UPSTREAM_DEFAULTS
+) -> Strategy:
+    """The kind's strategy; `gates` is what its validation may read of the server's feature gates."""
     identity = (resource.upstream_group, resource.kind)
     base = Strategy(
         resource=resource,
@@ -119,7 +124,12 @@ def strategy_for(resource: Resource, profile: Profile, *, allow_privileged: bool
         if rules.status:
             base = dataclasses.replace(base, subresource_validators={"status": rules.validate_status_update})
     spec_path = privileged.POD_SPEC_PATHS.get(identity)
+    if spec_path is not None:
+        base = pod_options.with_pod_options(base, spec_path, gates)
     if spec_path is not None and not allow_privileged:
         base = privileged.refuse_privileged(base, spec_path)
     special = _SPECIAL.get(identity)
-    return special(base) if special else dataclasses.replace(base)
+    strategy = special(base) if special else dataclasses.replace(base)
+    if identity == ("", "Pod"):
+        strategy = pod_options.drop_disabled_status_fields(strategy, gates)
+    return strategy

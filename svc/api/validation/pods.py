@@ -47,6 +47,7 @@ from svc.api.validation.pod_runtime import (
 from svc.api.validation.ratchets import POD_RATCHETS
 from svc.api.validation.scheduling import affinity_errors, topology_spread_errors
 from svc.api.validation.security import host_users_errors, pod_security_errors, unmasked_proc_mount_errors
+from svc.api.validation.tolerations import toleration_errors
 from svc.api.validation.volume_files import (
     config_map_volume_errors,
     downward_api_volume_errors,
@@ -66,9 +67,7 @@ from svc.machinery.validation import (
     is_dns1123_label,
     is_dns1123_subdomain,
     is_qualified_name,
-    is_valid_label_value,
     validate_annotations,
-    validate_label_name,
     validate_labels,
 )
 
@@ -260,38 +259,6 @@ def _volumes_and_containers(spec: Any, base: str) -> list[FieldError]:
 
 def _node_selector(spec: Any, base: str) -> list[FieldError]:
     return validate_labels(string_map(spec, "nodeSelector"), join(base, "nodeSelector"))
-
-
-def toleration_errors(tolerations: Any, path: str) -> list[FieldError]:
-    """Upstream's `ValidateTolerations`."""
-    errors: list[FieldError] = []
-    for index, toleration in enumerate(items(tolerations)):
-        if not isinstance(toleration, Mapping):
-            continue
-        where = f"{path}[{index}]"
-        key, operator = text(toleration, "key"), text(toleration, "operator")
-        value, effect = text(toleration, "value"), text(toleration, "effect")
-        if key:
-            errors += validate_label_name(key, f"{where}.key")
-        if not key and operator != "Exists":
-            detail = 'operator must be Exists when `key` is empty, which means "match all values and all keys"'
-            errors.append(invalid(f"{where}.operator", operator, detail))
-        if toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
-            errors.append(
-                invalid(f"{where}.effect", effect, "effect must be 'NoExecute' when `tolerationSeconds` is set")
-            )
-        if operator in ("Equal", ""):
-            messages = is_valid_label_value(value)
-            if messages:
-                errors.append(invalid(f"{where}.operator", value, ";".join(messages)))
-        elif operator == "Exists":
-            if value:
-                errors.append(invalid(f"{where}.operator", value, "value must be empty when `operator` is 'Exists'"))
-        else:
-            errors.append(not_supported(f"{where}.operator", operator, ("Equal", "Exists")))
-        if effect and effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
-            errors.append(not_supported(f"{where}.effect", effect, ("NoSchedule", "PreferNoSchedule", "NoExecute")))
-    return errors
 
 
 def _scheduling_gates(spec: Any, base: str) -> list[FieldError]:

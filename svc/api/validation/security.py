@@ -8,6 +8,7 @@ import re
 from typing import Any, Final
 
 from svc.api.validation.engine import go_struct, items, join, lookup, text
+from svc.api.validation.gates import current_pod_options
 from svc.machinery.field_errors import FieldError, duplicate, forbidden, invalid, not_supported, required, too_long
 
 SYSCTL_MAX: Final = 253
@@ -21,6 +22,7 @@ PROC_MOUNT_TYPES: Final = ("Default", "Unmasked")
 FS_GROUP_CHANGE_POLICIES: Final = ("Always", "OnRootMismatch")
 SUPPLEMENTAL_GROUPS_POLICIES: Final = ("Merge", "Strict")
 SELINUX_CHANGE_POLICIES: Final = ("MountOption", "Recursive")
+RECURSIVE_ONLY: Final = ("Recursive",)
 _MAX_LOCALHOST_PROFILE: Final = 4095
 
 
@@ -134,7 +136,9 @@ def pod_security_errors(spec: Any, base: str) -> list[FieldError]:
     errors += seccomp_profile_errors(context, path)
     errors += app_armor_profile_errors(context, path)
     errors += _policy(context, path, "supplementalGroupsPolicy", SUPPLEMENTAL_GROUPS_POLICIES)
-    return errors + _policy(context, path, "seLinuxChangePolicy", SELINUX_CHANGE_POLICIES)
+    only_recursive = current_pod_options().only_recursive_selinux_change_policy
+    policies = RECURSIVE_ONLY if only_recursive else SELINUX_CHANGE_POLICIES
+    return errors + _policy(context, path, "seLinuxChangePolicy", policies)
 
 
 def proc_mount_errors(context: Any, base: str) -> list[FieldError]:

@@ -13,6 +13,7 @@ from typing import Any, Final
 from svc.api.validation.addresses import ip_errors, parse_ip
 from svc.api.validation.engine import Immutable, UpdateCheck, UpdateCheckFn, UpdateTable, items, lookup, mapping, text
 from svc.api.validation.pod_annotations import annotation_update_errors, pod_annotation_errors
+from svc.api.validation.pod_extended_resources import extended_resource_claim_status_errors
 from svc.api.validation.pod_status_claims import node_allocatable_claim_errors
 from svc.api.validation.resources import is_native, quantity, quantity_errors
 from svc.api.validation.status_containers import container_status_errors
@@ -169,6 +170,7 @@ POD_STATUS: Final[UpdateTable] = (
     UpdateCheck(_container_states),
     UpdateCheck(_claim_statuses),
     UpdateCheck(node_allocatable_claim_errors),
+    UpdateCheck(extended_resource_claim_status_errors),
     UpdateCheck(_pod_ips),
     UpdateCheck(container_status_errors),
 )

@@ -7,12 +7,14 @@ the `Apply` rules (conflicts, force, removal of fields the applier stopped sendi
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
+from svc.api.reset_fields import Paths, reset_fields
 from svc.api.schemas import schema_for
 from svc.apiserver.handlers.scope import Scope
 from svc.machinery import status
-from svc.machinery.apply import ApplyConflict, ManagedFieldsError, TypedError, default_ignored
+from svc.machinery.apply import ApplyConflict, FieldSet, ManagedFieldsError, TypedError, ignored_fields
 from svc.machinery.apply import update_managed_fields as record_update
 from svc.machinery.apply.last_applied import apply_upgrading_last_applied
 from svc.registry.create import now_rfc3339
@@ -32,8 +34,14 @@ def manager_name(scope: Scope) -> str:
     return "".join(ch for ch in agent.split("/", 1)[0] if ch.isprintable())[:_MAX_MANAGER]
 
 
-def _ignored(scope: Scope) -> Any:
-    return default_ignored(status_subresource="status" in scope.resource.subresources, subresource=scope.subresource)
+def _ignored(scope: Scope) -> FieldSet:
+    """What the write's strategy resets: the field manager neither records nor merges ownership of it."""
+    return _ignored_for(reset_fields(scope.resource, scope.subresource))
+
+
+@functools.cache
+def _ignored_for(reset: Paths) -> FieldSet:
+    return ignored_fields(reset)
 
 
 def track(scope: Scope, live: Obj | None, new: Obj) -> Obj:

@@ -3,7 +3,7 @@
 from svc.machinery.apply.conflict import ApplyConflict, Conflict
 from svc.machinery.apply.entries import ManagedFieldsError, ManagerKey, validate_managed_fields
 from svc.machinery.apply.fieldpath import FieldPathError, FieldSet, PathElement, make_path, path_string
-from svc.machinery.apply.manager import STRIPPED, apply, default_ignored, update_managed_fields
+from svc.machinery.apply.manager import STRIPPED, apply, default_ignored, ignored_fields, update_managed_fields
 from svc.machinery.apply.shapes import shape_of
 from svc.machinery.apply.typed import (
     Comparison,
@@ -33,6 +33,7 @@ __all__ = [
     "default_ignored",
     "ensure_named_fields_are_members",
     "field_set",
+    "ignored_fields",
     "make_path",
     "merge",
     "path_string",

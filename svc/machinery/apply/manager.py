@@ -15,6 +15,7 @@ changes nothing keeps every time stamp, and at most ten updaters keep their own 
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import orjson
@@ -61,19 +62,19 @@ STRIPPED = FieldSet.of(
 _CURRENT = ManagerKey("current-operation", UPDATE)
 
 
-def default_ignored(*, status_subresource: bool, subresource: str = "") -> FieldSet:
-    """The fields a write through `subresource` neither owns nor competes for.
+def ignored_fields(reset: Iterable[Sequence[str]]) -> FieldSet:
+    """The fields a write neither owns nor competes for: the `reset` paths its strategy copies back
+    from the stored object (upstream's reset fields), and the deletion fields only the server sets."""
+    deletion = [make_path("metadata", "deletionTimestamp"), make_path("metadata", "deletionGracePeriodSeconds")]
+    return FieldSet([*deletion, *(make_path(*path) for path in reset)])
 
-    Deletion fields are only ever set by the server. When the type has a status subresource, writes to
-    the main resource leave `status` alone and writes to `status` leave `spec` alone, as upstream's
-    strategies reset them; a type with other rules passes its own set.
-    """
-    ignored = [make_path("metadata", "deletionTimestamp"), make_path("metadata", "deletionGracePeriodSeconds")]
+
+def default_ignored(*, status_subresource: bool, subresource: str = "") -> FieldSet:
+    """`ignored_fields` under the generic rule: when the type has a status subresource, writes to the
+    main resource leave `status` alone and writes to `status` leave `spec` alone."""
     if status_subresource and subresource == "":
-        ignored.append(make_path("status"))
-    elif subresource == "status":
-        ignored.append(make_path("spec"))
-    return FieldSet(ignored)
+        return ignored_fields([("status",)])
+    return ignored_fields([("spec",)] if subresource == "status" else [])
 
 
 def update_managed_fields(

@@ -109,6 +109,24 @@ def test_service_load_balancer_status(server) -> None:
     ]
 
 
+def test_a_service_that_stops_being_a_load_balancer_loses_its_load_balancer_status(server) -> None:
+    """Upstream's `dropTypeDependentFields`: the status of a load balancer that is no longer one is cleared
+    by the update that changes the type (upstream 1.36 has no gate to keep it)."""
+    client = server.client()
+    balanced = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "lb"}}
+    balanced["spec"] = {"type": "LoadBalancer", "ports": [{"port": 80}]}
+    point = {"ip": "1.2.3.4", "ipMode": "VIP"}
+    answer = _write_status(client, f"{NS}/services", balanced, {"loadBalancer": {"ingress": [point]}})
+    assert answer.status == 200, answer.body
+    service = answer.json()
+    service["spec"]["type"] = "ClusterIP"
+    for port in service["spec"]["ports"]:
+        port.pop("nodePort", None)
+    updated = client.request("PUT", f"{NS}/services/lb", body=service)
+    assert updated.status == 200, updated.body
+    assert updated.json()["status"]["loadBalancer"] == {}
+
+
 def test_node_status_resources_and_addresses(server) -> None:
     client = server.client()
     node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}

@@ -19,6 +19,7 @@ from svc.machinery.apply import (
     TypedError,
     apply,
     default_ignored,
+    ignored_fields,
     make_path,
     update_managed_fields,
     validate_managed_fields,
@@ -56,6 +57,7 @@ def test_default_ignored_sets() -> None:
     assert default_ignored(status_subresource=False).strings() == deletion
     assert default_ignored(status_subresource=True).strings() == [".status", *deletion]
     assert default_ignored(status_subresource=True, subresource="status").strings() == [".spec", *deletion]
+    assert ignored_fields([("spec",), ("metadata", "labels")]).strings() == [".spec", *deletion, ".metadata.labels"]
 
 
 def test_inputs_are_not_modified() -> None:

@@ -1,0 +1,73 @@
+"""What validation reads of the server's feature gates, and the pod validation options derived from them.
+
+Upstream's pod validation takes `PodValidationOptions`, computed per write from the feature gates and
+the stored object (`GetValidationOptionsFromPodSpecAndMeta`). Here the server hands its gates to the
+strategies as a read-only `Gates` view; a strategy computes the options of one write (`pod_options_for`)
+and runs its validation `using` them, and the few rules deep inside a pod spec that depend on them read
+`current_pod_options()`. The options live only for that call (a context variable, set and reset around
+it), so the validation tables stay plain data instead of threading options through every rule.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, Final, Protocol
+
+from svc.api.validation.engine import lookup
+
+
+class Gates(Protocol):
+    """A read-only view of feature gates (the server's `FeatureGates` is one)."""
+
+    def enabled(self, name: str) -> bool: ...
+
+
+@dataclass(frozen=True)
+class _Defaults:
+    """Upstream 1.36's defaults of the gates validation reads, for callers without a server."""
+
+    on: frozenset[str] = frozenset({"DRAExtendedResource"})
+
+    def enabled(self, name: str) -> bool:
+        return name in self.on
+
+
+UPSTREAM_DEFAULTS: Final[Gates] = _Defaults()
+READ_BY_VALIDATION: Final = ("SELinuxMount", "DRAExtendedResource")
+
+
+@dataclass(frozen=True)
+class PodOptions:
+    """The gate-dependent part of upstream's `PodValidationOptions` that svc's rules read."""
+
+    only_recursive_selinux_change_policy: bool = False
+    """`AllowOnlyRecursiveSELinuxChangePolicy`: without `SELinuxMount`, a pod spec may ask only for
+    `Recursive` relabelling, unless the stored spec already names a policy."""
+
+
+_LENIENT: Final = PodOptions()
+_CURRENT: ContextVar[PodOptions] = ContextVar("pod_validation_options", default=_LENIENT)
+
+
+def pod_options_for(gates: Gates, old_spec: Any) -> PodOptions:
+    """The options of a write whose stored pod spec is `old_spec` (None on create)."""
+    policy_in_use = lookup(old_spec, "securityContext.seLinuxChangePolicy") is not None
+    return PodOptions(only_recursive_selinux_change_policy=not gates.enabled("SELinuxMount") and not policy_in_use)
+
+
+def current_pod_options() -> PodOptions:
+    """The options of the validation running now (upstream's most lenient outside a strategy's call)."""
+    return _CURRENT.get()
+
+
+@contextlib.contextmanager
+def using(options: PodOptions) -> Iterator[None]:
+    """Run the enclosed validation with `options`."""
+    token = _CURRENT.set(options)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
