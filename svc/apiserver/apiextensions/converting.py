@@ -51,14 +51,18 @@ class ConvertingObjects(ObjectStore):
         stored = await super().create(key, await self._one(obj, self.storage))
         return await self._one(stored, self.served)
 
-    async def guaranteed_update(self, key: str, update: UpdateFunc, *, create_missing: bool = False) -> Obj:
+    async def guaranteed_update(
+        self, key: str, update: UpdateFunc, *, create_missing: bool = False, suggestion: Obj | None = None
+    ) -> Obj:
+        """`suggestion` is the watch cache's copy, in the storage version as the store holds it."""
+
         async def converted(current: Obj | None) -> Obj | None:
             if current is not None:
                 current = await self._one(current, self.served)
             result = await update(current)
             return None if result is None else await self._one(result, self.storage)
 
-        stored = await super().guaranteed_update(key, converted, create_missing=create_missing)
+        stored = await super().guaranteed_update(key, converted, create_missing=create_missing, suggestion=suggestion)
         return await self._one(stored, self.served)
 
 
