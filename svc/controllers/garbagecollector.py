@@ -22,7 +22,7 @@ from typing import Any
 
 from svc.client.aio import ApiError, resource_path
 from svc.client.discovery import ApiResource, server_resources
-from svc.client.informer import Handler, Informer, RestListerWatcher
+from svc.client.informer import Handler, Informer
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
 from svc.controllers.gc_graph import Graph, Identity, Node, Work
@@ -66,14 +66,11 @@ class GarbageCollector:
         ]
 
     def _monitor(self, resource: ApiResource) -> None:
+        """Follow one resource through the shared factory (a controller's full informer when there is one)."""
         key = (resource.group, resource.version, resource.resource)
         if key in self.monitors:
             return
-        path = resource_path(resource.group, resource.version, resource.resource)
-        informer = Informer(
-            RestListerWatcher(self.client, path, metadata_group=self.context.profile.meta_group),
-            clock=self.context.clock,
-        )
+        informer = self.context.informers.metadata_informer(resource.group, resource.version, resource.resource)
 
         def identity(obj: Obj) -> Identity:
             metadata = obj.get("metadata") or {}
@@ -89,7 +86,6 @@ class GarbageCollector:
             )
         )
         self.monitors[key] = informer
-        self._tasks.append(asyncio.create_task(informer.run(), name=f"gc-monitor-{resource.group_resource}"))
 
     def _schedule(self, work: Work) -> None:
         for uid in work.delete:
@@ -103,6 +99,7 @@ class GarbageCollector:
             try:
                 for resource in await self._discover():
                     self._monitor(resource)
+                self.context.informers.start()
             except (TimeoutError, ApiError, OSError) as error:
                 log.warning("garbage collector: discovery failed: %s", error)
 
@@ -110,6 +107,7 @@ class GarbageCollector:
         try:
             for resource in await self._discover():
                 self._monitor(resource)
+            self.context.informers.start()
             await asyncio.gather(*(informer.synced.wait() for informer in self.monitors.values()))
             self._tasks.append(asyncio.create_task(self._resync_monitors()))
             await asyncio.gather(

@@ -20,7 +20,7 @@ from svc.registry.delete import FOREGROUND, ORPHAN
 Obj = dict[str, Any]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Identity:
     """Where an object is served: enough to read, patch or delete it."""
 
@@ -31,14 +31,15 @@ class Identity:
     name: str
 
 
-@dataclass
+@dataclass(slots=True)
 class Node:
+    """One object as the graph keeps it; slotted, as there is one per object of every resource."""
+
     uid: str
     identity: Identity
-    owners: list[Obj]
+    owners: tuple[Obj, ...]
     finalizers: tuple[str, ...]
     deleting: bool
-    dependents: set[str] = field(default_factory=set)
 
     @property
     def deleting_dependents(self) -> bool:
@@ -86,7 +87,7 @@ class Graph:
         node = Node(
             uid=uid,
             identity=identity,
-            owners=list(metadata.get("ownerReferences") or []),
+            owners=tuple(metadata.get("ownerReferences") or ()),
             finalizers=tuple(metadata.get("finalizers") or ()),
             deleting=bool(metadata.get("deletionTimestamp")),
         )

@@ -229,6 +229,14 @@ def main(argv: list[str] | None = None) -> None:
     options = parse_options(sys.argv[1:] if argv is None else argv)
     log_output.configure(options.text_output)
     try:
+        # as the API server: uvloop's SSL transport mallocs its read buffer lazily where asyncio's fills
+        # 256 KiB per connection, and the daemon keeps one connection per watched resource
+        import uvloop
+
+        uvloop.install()
+    except ImportError:
+        pass
+    try:
         raise SystemExit(asyncio.run(run(options)))
     except (KubeconfigError, ClockError, LookupFailed, OSError) as error:
         print(f"Error: {error}", file=sys.stderr)

@@ -8,6 +8,7 @@ and workers begin only after every cache has synced, so no sync acts on a half-l
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import random
 from typing import Any
@@ -81,6 +82,9 @@ class ControllerManager:
         factory.start()
         try:
             await factory.wait_for_sync()
+            # What start-up loaded (modules, the listed caches) lives as long as the process: out of the
+            # collector's generations, full collections stop rescanning it (a pause every controller feels)
+            gc.freeze()
             for name, controller in self.controllers.items():
                 log.info("starting controller %s", name)
                 self.tasks[name] = asyncio.create_task(controller.run(), name=name)

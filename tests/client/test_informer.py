@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from svc.client.clock import FakeClock
-from svc.client.informer import NAMESPACE_INDEX, Handler, Informer
+from svc.client.informer import NAMESPACE_INDEX, Handler, Informer, trim_for_cache
 
 Obj = dict[str, Any]
 
@@ -172,6 +173,25 @@ def test_a_failed_list_is_retried_after_a_backoff() -> None:
         await clock.advance(1.0)
         await settle()
         assert informer.synced.is_set()
+        task.cancel()
+
+    asyncio.run(scenario())
+
+
+def test_the_transform_trims_listed_and_watched_objects_before_they_are_cached() -> None:
+    async def scenario() -> None:
+        managed = [{"manager": "kubectl", "operation": "Update", "fieldsV1": {"f:data": {}}}]
+        listed_pod = {**pod("a", "5"), "kind": "Pod"}
+        listed_pod["metadata"]["managedFields"] = managed
+        watched_pod = pod("b", "8", namespace="".join(["n", "s"]))
+        watched_pod["metadata"]["managedFields"] = managed
+        script = Script([listed(listed_pod, version="7")], [[{"type": "ADDED", "object": watched_pod}]])
+        informer = Informer(script, clock=FakeClock(), transform=trim_for_cache)
+        task = asyncio.create_task(informer.run())
+        await settle()
+        cached = [informer.get("ns/a"), informer.get("ns/b")]
+        assert all(obj is not None and "managedFields" not in obj["metadata"] for obj in cached)
+        assert cached[1] is not None and cached[1]["metadata"]["namespace"] is sys.intern("ns")
         task.cancel()
 
     asyncio.run(scenario())

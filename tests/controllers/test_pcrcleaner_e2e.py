@@ -6,6 +6,9 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable
 
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ed25519
+
 from svc.testing.harness import RunningControllerManager, RunningServer
 from tests.controllers.test_daemon import wait_for
 
@@ -15,7 +18,9 @@ REQUESTS = "/apis/certificates.svc/v1beta1/namespaces/default/podcertificaterequ
 
 
 def _request() -> dict:
-    blob = base64.b64encode(b"not checked by the cleaner").decode()
+    """A request the API server accepts: an Ed25519 key and the pod uid signed with it."""
+    key = ed25519.Ed25519PrivateKey.generate()
+    public = key.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
     spec = {
         "signerName": "example.com/signer",
         "podName": "p",
@@ -24,8 +29,8 @@ def _request() -> dict:
         "serviceAccountUID": "22222222-2222-2222-2222-222222222222",
         "nodeName": "n1",
         "nodeUID": "33333333-3333-3333-3333-333333333333",
-        "pkixPublicKey": blob,
-        "proofOfPossession": blob,
+        "pkixPublicKey": base64.b64encode(public).decode(),
+        "proofOfPossession": base64.b64encode(key.sign(b"11111111-1111-1111-1111-111111111111")).decode(),
     }
     return {"metadata": {"name": "r1"}, "spec": spec}
 

@@ -22,6 +22,7 @@ from svc.api.defaults import (
     apps,
     autoscaling,
     batch,
+    certificates,
     core,
     discovery,
     flowcontrol,
@@ -73,6 +74,7 @@ _DEFAULTERS: dict[tuple[str, str], Callable[[Obj], None]] = {
     ("scheduling.k8s.io", "PriorityClass"): scheduling.priority_class,
     ("resource.k8s.io", "ResourceClaim"): resource.resource_claim,
     ("resource.k8s.io", "ResourceClaimTemplate"): resource.resource_claim_template,
+    ("certificates.k8s.io", "PodCertificateRequest"): certificates.pod_certificate_request,
 }
 # Kinds whose defaults spell a brand-bearing identifier.
 _BRANDED: dict[tuple[str, str], Callable[[Obj, Profile], None]] = {

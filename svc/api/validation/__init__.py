@@ -20,6 +20,7 @@ from svc.api.validation import (
     dra,
     endpoints_and_nodes,
     flowcontrol,
+    pod_certificates,
     pod_updates,
     pods,
     rbac,
@@ -76,4 +77,6 @@ def rules_for(group: str, kind: str, profile: Profile) -> KindRules | None:
         return dataclasses.replace(rules, status=status_core.NAMESPACE_STATUS)
     if group == rbac.UPSTREAM_GROUP:
         return rbac.rules(profile).get((group, kind))
+    if (group, kind) == ("certificates.k8s.io", "PodCertificateRequest"):
+        return pod_certificates.rules(profile)
     return _RULES.get((group, kind))
