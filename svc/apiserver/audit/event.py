@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 import time
 from typing import Any, NamedTuple
 
@@ -23,8 +22,10 @@ _second: tuple[int, str] = (0, "1970-01-01T00:00:00")
 def timestamp(seconds: float) -> str:
     """Upstream's MicroTime: RFC 3339 with microseconds, in UTC, of `seconds` since the epoch."""
     global _second
-    fraction, whole_float = math.modf(seconds)
-    whole, micros = divmod(int(whole_float) * 1_000_000 + round(fraction * 1_000_000), 1_000_000)
+    whole = int(seconds)
+    micros = round((seconds - whole) * 1_000_000)  # the difference is exact: no rounding but this one
+    if micros == 1_000_000:
+        whole, micros = whole + 1, 0
     second = _second  # read once: the log writer thread and the event loop both stamp
     if second[0] != whole:
         second = _second = (whole, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)))
