@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 import time
 from typing import Any, NamedTuple
 
@@ -23,8 +22,10 @@ _second: tuple[int, str] = (0, "1970-01-01T00:00:00")
 def timestamp(seconds: float) -> str:
     """Upstream's MicroTime: RFC 3339 with microseconds, in UTC, of `seconds` since the epoch."""
     global _second
-    fraction, whole_float = math.modf(seconds)
-    whole, micros = divmod(int(whole_float) * 1_000_000 + round(fraction * 1_000_000), 1_000_000)
+    whole = int(seconds)
+    micros = round((seconds - whole) * 1_000_000)  # the difference is exact: no rounding but this one
+    if micros == 1_000_000:
+        whole, micros = whole + 1, 0
     second = _second  # read once: the log writer thread and the event loop both stamp
     if second[0] != whole:
         second = _second = (whole, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)))
@@ -42,7 +43,7 @@ def user_info(user: UserInfo) -> dict[str, Any]:
     return info
 
 
-def _source_ips(forwarded_for: str, real_ip: str, remote: str) -> list[str]:
+def source_ips(forwarded_for: str, real_ip: str, remote: str) -> list[str]:
     """X-Forwarded-For, then X-Real-Ip, then the peer, without repeats (upstream's SourceIPs)."""
     ips = [ip.strip() for ip in forwarded_for.split(",") if ip.strip()]
     for ip in (real_ip.strip(), remote):
@@ -54,7 +55,7 @@ def _source_ips(forwarded_for: str, real_ip: str, remote: str) -> list[str]:
 _REF_KEYS = ("resource", "namespace", "name", "apiGroup", "apiVersion", "subresource")
 
 
-def _object_ref(parts: tuple[str, ...] | None) -> dict[str, Any] | None:
+def object_ref(parts: tuple[str, ...] | None) -> dict[str, Any] | None:
     if parts is None:
         return None
     return {key: value for key, value in zip(_REF_KEYS, parts, strict=True) if value}
@@ -64,7 +65,7 @@ def completed_object_ref(pending: PendingEvent, obj: Any) -> dict[str, Any] | No
     """The objectRef with what the path did not name (a create's name) taken from the request's
     object, as upstream fills it; None when the object adds nothing."""
     metadata = obj.get("metadata") if isinstance(obj, dict) else None
-    ref = _object_ref(pending.ref)
+    ref = object_ref(pending.ref)
     if ref is None or not isinstance(metadata, dict):
         return None
     for key in ("namespace", "name", "uid", "resourceVersion"):
@@ -112,6 +113,7 @@ class PendingEvent:
     thread, the webhook in its worker)."""
 
     __slots__ = (
+        "_received_stamp",
         "_shared",
         "audit_id",
         "forwarded_for",
@@ -154,6 +156,14 @@ class PendingEvent:
         """Fields known once the answer is (impersonatedUser, a completed objectRef, the objects);
         replaced, never changed in place, so a stage already emitted keeps what it saw."""
         self._shared: tuple[dict[str, Any], list[str], dict[str, Any] | None, str] | None = None
+        self._received_stamp: bytes | None = None
+
+    def received_stamp(self) -> bytes:
+        """The received stamp as the JSON lines hold it, formatted once for all the stages."""
+        stamp = self._received_stamp
+        if stamp is None:
+            stamp = self._received_stamp = timestamp(self.received).encode()
+        return stamp
 
     def shared(self) -> tuple[dict[str, Any], list[str], dict[str, Any] | None, str]:
         """The user, source IPs, objectRef and received stamp every stage's event holds, built once
@@ -161,8 +171,8 @@ class PendingEvent:
         shared = self._shared
         if shared is None:
             user = user_info(self.user) if self.user is not None else {}
-            ips = _source_ips(self.forwarded_for, self.real_ip, self.remote)
-            shared = self._shared = (user, ips, _object_ref(self.ref), timestamp(self.received))
+            ips = source_ips(self.forwarded_for, self.real_ip, self.remote)
+            shared = self._shared = (user, ips, object_ref(self.ref), timestamp(self.received))
         return shared
 
 
@@ -183,7 +193,7 @@ class StagedEvent(NamedTuple):
     def build(self) -> dict[str, Any]:
         """The `audit.k8s.io/v1` Event, fields in upstream's order."""
         pending, later = self.pending, self.later or {}
-        user, source_ips, object_ref, received = pending.shared()
+        user, ips, path_ref, received = pending.shared()
         event: dict[str, Any] = {
             "kind": "Event",
             "apiVersion": "audit.k8s.io/v1",
@@ -196,10 +206,10 @@ class StagedEvent(NamedTuple):
         }
         if "impersonatedUser" in later:
             event["impersonatedUser"] = later["impersonatedUser"]
-        event["sourceIPs"] = source_ips
+        event["sourceIPs"] = ips
         if pending.user_agent:
             event["userAgent"] = pending.user_agent
-        ref = later.get("objectRef") or object_ref
+        ref = later.get("objectRef") or path_ref
         if ref is not None:
             event["objectRef"] = ref
         if self.status is not None:

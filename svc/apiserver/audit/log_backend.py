@@ -13,11 +13,11 @@ Rotation follows lumberjack's rules as upstream uses them: a file past `max_size
 than `max_age` days are removed (0 keeps them). An event that cannot be written is logged and counted
 (`apiserver_audit_error_total{plugin="log"}`) and the writer goes on.
 
-The writer wakes for the first queued event, lets more gather for `_PAUSE`, then builds the Event
-objects from what the requests staged (`event.StagedEvent`), encodes all of them and writes them
-with one system call: it takes the interpreter lock from the busy event loop a few times per batch
-rather than per event, which is what auditing cost a request when it did, and the request path
-allocates no event objects that live on while it runs."""
+In the blocking modes each event is encoded where it happens (`lines.py`: a few joined fragments
+for the usual JSON line) and only its bytes are queued. The writer wakes for the first queued line,
+lets more gather for `_PAUSE`, then writes all of them with one system call: it holds the
+interpreter lock just long enough to take the lines, so it barely competes with the busy event
+loop, and nothing a request allocated lives on while the writer waits."""
 
 from __future__ import annotations
 
@@ -40,6 +40,7 @@ import orjson
 
 from svc.apiserver.audit.batching import BatchBuffer
 from svc.apiserver.audit.event import AuditItem, materialize
+from svc.apiserver.audit.lines import json_line
 from svc.apiserver.audit.options import BatchOptions, TruncateOptions
 from svc.apiserver.audit.truncate import truncate_event
 
@@ -176,7 +177,7 @@ class LogBackend:
         )
         self.truncate = truncate if truncate is not None and truncate.enabled else None
         self.batches = BatchBuffer(batch, self._send, on_drop) if batch is not None else None
-        self.queue: queue.SimpleQueue[AuditItem | None] = queue.SimpleQueue()
+        self.queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self.thread: threading.Thread | None = None
         if self.batches is None:
             self.thread = threading.Thread(target=self._run, name="audit-log", daemon=True)
@@ -187,29 +188,29 @@ class LogBackend:
         buffer is full. (Batch mode needs the running event loop.)"""
         if self.batches is not None:
             self.batches.process(event)
-        else:
-            self.queue.put_nowait(event)
+        elif (line := self._line(event)) is not None:
+            self.queue.put_nowait(line)
 
     async def _send(self, events: list[AuditItem]) -> None:
         await asyncio.to_thread(self._write_events, events)
 
-    def _write_events(self, items: list[AuditItem | None]) -> None:
-        """Build the events that gathered, encode them and write them in one call (a `None` is the
-        writer's stop mark)."""
-        lines = []
-        for item in items:
-            if item is None:
-                continue
-            event = materialize(item)
-            if self.truncate is not None:
-                event, _ = truncate_event(event, self.truncate.max_event_size)
-                if event is None:
-                    continue
-            lines.append(self._line(event))
+    def _write_events(self, items: list[AuditItem]) -> None:
+        """Encode a batch and write it in one call (batch mode's worker)."""
+        lines = [line for item in items if (line := self._line(item)) is not None]
         if lines:
             self._guarded(lines)
 
-    def _line(self, event: dict[str, Any]) -> bytes:
+    def _line(self, item: AuditItem) -> bytes | None:
+        """The event's line, cut down when over the truncation limit; None when dropped even so."""
+        if self.format == "json":
+            line = json_line(item)
+            if self.truncate is None or len(line) <= self.truncate.max_event_size + 1:  # + the newline
+                return line
+        event: dict[str, Any] | None = materialize(item)
+        if self.truncate is not None:
+            event, _ = truncate_event(event, self.truncate.max_event_size)
+            if event is None:
+                return None
         if self.format == "legacy":
             return legacy_line(event).encode() + b"\n"
         return orjson.dumps(event, option=orjson.OPT_APPEND_NEWLINE)
@@ -221,7 +222,7 @@ class LogBackend:
         else:
             self.out.write(lines)
 
-    def _take(self) -> list[AuditItem | None]:
+    def _take(self) -> list[bytes | None]:
         """The next event (waiting for it) and every event queued behind it."""
         taken = [self.queue.get()]
         while True:
@@ -233,8 +234,10 @@ class LogBackend:
     def _run(self) -> None:
         while True:
             taken = self._take()
-            self._write_events(taken)
-            if None in taken:
+            lines = [line for line in taken if line is not None]
+            if lines:
+                self._guarded(lines)
+            if len(lines) < len(taken):  # the stop mark came
                 return
             time.sleep(_PAUSE)
 
