@@ -75,7 +75,7 @@ async def _max_in_flight(ctx: RequestContext, next_handler: Handler, control: Fl
             return await next_handler(ctx)
         return too_many_requests(1)
     try:
-        await asyncio.sleep(0)  # counted for one turn of the loop at least, see `_Seats`
+        await asyncio.sleep(0)  # counted for one turn of the loop at least, see `_let_arrivals_in`
         return await next_handler(ctx)
     finally:
         control.max_in_flight.release(mutating)
@@ -90,8 +90,8 @@ def _wait_limit(ctx: RequestContext, info: RequestInfo) -> float:
 async def _priority_and_fairness(
     ctx: RequestContext, next_handler: Handler, control: FlowControl
 ) -> web.StreamResponse:
-    """Classify, take seats (at once when they are free: no await on the way in) or wait for them or
-    refuse, run the rest of the chain, give the seats back."""
+    """Classify, take seats (or wait for them, or be refused), run the rest of the chain, give the
+    seats back."""
     info, user = ctx.info, ctx.user
     assert info is not None and user is not None and control.controller is not None
     route = control.routes.route(control.controller.config, user, info)
@@ -118,6 +118,8 @@ async def _priority_and_fairness(
             request.description = (user.name, info.verb, info.path)
             outcome = await _wait(ctx, info, queueset, request, series)
             waited = time.monotonic() - request.arrived
+        elif outcome is Outcome.DISPATCHED:
+            await _let_arrivals_in(queueset, request)
         if outcome is not Outcome.DISPATCHED:
             return _refuse(control, route, outcome, waited)
         series.ran(waited)
@@ -165,17 +167,7 @@ async def _wait(
 
 
 class _Seats:
-    """The seats a running request holds; called when it ends (or a watch has started), once.
-
-    The queue set gets them back on the next turn of the event loop, not at once. One process serves
-    every request on one thread: a handler that never awaits (a LIST from the watch cache) would take
-    its seats and give them back within one step, so seats would never be seen taken and a flood
-    would never queue; its requests would instead wait in the event loop's own first-come queue,
-    ahead of everyone else's. Held for one turn at least, the seats of requests that arrived together
-    are seen taken by each other, as concurrent arrivals see each other in upstream's threaded
-    server. (Deferring the return costs a share of one callback; yielding before running would cost
-    a second pass through every filter's coroutine.)
-    """
+    """The seats a running request holds; called when it ends (or a watch has started), once."""
 
     __slots__ = ("queueset", "released", "request", "series")
 
@@ -191,7 +183,25 @@ class _Seats:
         self.released = True
         self.series.executing -= 1
         self.series.executing_seats -= self.request.width
-        self.queueset.finish_soon(self.request)
+        self.queueset.finish(self.request)
+
+
+async def _let_arrivals_in(queueset: QueueSet, request: Request) -> None:
+    """Hold the seats for one turn of the event loop before running.
+
+    One process serves every request on one thread: a handler that never awaits (a LIST from the
+    watch cache) would take its seats and give them back within one step, so seats would never be
+    seen taken and a flood would never queue; its requests would instead wait in the event loop's
+    own first-come queue, ahead of everyone else's. Yielding once lets the requests that arrived
+    together be admitted (or queued, or refused) before any of them runs, as concurrent arrivals
+    are in upstream's threaded server. (Giving the seats back a turn later instead, by a callback,
+    measured dearer on the server: it adds a pass of the event loop after the response.)
+    """
+    try:
+        await asyncio.sleep(0)
+    except asyncio.CancelledError:
+        queueset.finish(request)
+        raise
 
 
 def _leave_exempt(level: Level, series: FlowSeries) -> None:

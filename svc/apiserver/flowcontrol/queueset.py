@@ -98,7 +98,6 @@ class QueueSet:
         self.peak_demand = 0
         self._r = 0.0
         self._r_updated = clock()
-        self._finishing: list[Request] = []
 
     # -- configuration -----------------------------------------------------------------------
     def reconfigure(self, limit: int, queuing: Queuing | None) -> None:
@@ -241,18 +240,6 @@ class QueueSet:
             if not queue.busy():
                 self.active_queues -= 1
         self._dispatch()
-
-    def finish_soon(self, request: Request) -> None:
-        """`finish` at the event loop's next turn: the seats are seen taken for one turn at least
-        (see the filter's `_Seats`). One callback returns the seats of every request ended meanwhile."""
-        if not self._finishing:
-            asyncio.get_running_loop().call_soon(self._finish_pending)
-        self._finishing.append(request)
-
-    def _finish_pending(self) -> None:
-        pending, self._finishing = self._finishing, []
-        for request in pending:
-            self.finish(request)
 
     # -- reporting ---------------------------------------------------------------------------
     def take_peak_demand(self) -> int:
