@@ -3,7 +3,8 @@
 
 - `options`: the flags; `build`: wires the concern into a server;
 - `bootstrap`: the mandatory and suggested objects as data; `ensurer`: creates and keeps them;
-- `classifier`: request -> FlowSchema and flow; `dealer`: shuffle sharding;
+- `classifier`: request -> FlowSchema and flow; `routes`: that and all it implies, remembered per
+  request shape; `dealer`: shuffle sharding;
 - `width`: seats a request occupies; `allocation`: seats per priority level, with borrowing;
 - `queueset`: queues and fair dispatch of one priority level; `controller`: the levels as the
   objects say; `retry_after`: the Retry-After of rejections;

@@ -18,6 +18,7 @@ from svc.apiserver.flowcontrol.max_inflight import MaxInFlight
 from svc.apiserver.flowcontrol.metrics import FlowControlMetrics
 from svc.apiserver.flowcontrol.options import FlowControlOptions
 from svc.apiserver.flowcontrol.retry_after import RetryAfter
+from svc.apiserver.flowcontrol.routes import Routes
 from svc.machinery import status
 from svc.registry.admission import UserInfo
 from svc.registry.store import GenericStore
@@ -35,6 +36,7 @@ class FlowControl:
         self.max_in_flight = MaxInFlight(options.max_requests_inflight, options.max_mutating_requests_inflight)
         self.schema_header = f"X-{profile.header_brand}-PF-FlowSchema-UID"
         self.level_header = f"X-{profile.header_brand}-PF-PriorityLevel-UID"
+        self.routes = Routes(self.metrics, self.schema_header, self.level_header)
         mandatory = {
             "prioritylevelconfigurations": [
                 obj

@@ -120,30 +120,3 @@ def classify(schemas: list[Schema], user: UserInfo, info: RequestInfo) -> Schema
         if schema.matches(user, info):
             return schema
     return None
-
-
-MEMO_SIZE = 4096
-_UNKNOWN = object()
-
-
-class Classifier:
-    """The schemas in force, with a memo of recent answers: most requests repeat a user, verb and
-    target seen a moment before, and the memo spares them the walk through every schema's rules.
-    A new configuration comes with a new classifier, so the memo never outlives the schemas."""
-
-    def __init__(self, schemas: list[Schema]) -> None:
-        self.schemas = schemas
-        self._memo: dict[tuple[object, ...], Schema | None] = {}
-
-    def classify(self, user: UserInfo, info: RequestInfo) -> Schema | None:
-        target = (
-            (info.api_group, info.resource, info.subresource, info.namespace) if info.is_resource_request else info.path
-        )
-        key = (user.name, user.groups, info.verb, target)
-        found = self._memo.get(key, _UNKNOWN)
-        if found is _UNKNOWN:
-            found = classify(self.schemas, user, info)
-            if len(self._memo) >= MEMO_SIZE:
-                self._memo.clear()
-            self._memo[key] = found
-        return found  # type: ignore[return-value]

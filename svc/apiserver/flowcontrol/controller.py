@@ -20,7 +20,7 @@ from typing import Any
 
 from svc.apiserver.flowcontrol import allocation
 from svc.apiserver.flowcontrol.bootstrap import MANDATORY_NAMES
-from svc.apiserver.flowcontrol.classifier import Classifier, Schema, ordered
+from svc.apiserver.flowcontrol.classifier import Schema, ordered
 from svc.apiserver.flowcontrol.metrics import FlowControlMetrics
 from svc.apiserver.flowcontrol.queueset import QueueSet, Queuing
 from svc.apiserver.flowcontrol.width import max_seats
@@ -111,10 +111,6 @@ class Config:
 
     schemas: list[Schema] = field(default_factory=list)
     levels: dict[str, Level] = field(default_factory=dict)
-    classifier: Classifier = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.classifier = Classifier(self.schemas)
 
 
 class Controller:

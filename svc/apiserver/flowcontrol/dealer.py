@@ -8,7 +8,6 @@ cards one by one from the shrinking deck; the same hash always deals the same ha
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import math
 
@@ -16,7 +15,6 @@ MAX_HASH_BITS = 60
 MEMO_SIZE = 4096
 
 
-@functools.lru_cache(maxsize=MEMO_SIZE)
 def flow_hash(schema: str, distinguisher: str) -> int:
     """64 bits of SHA-256 over the schema name and the flow distinguisher (little-endian, as upstream)."""
     digest = hashlib.sha256(schema.encode() + b"\x00" + distinguisher.encode()).digest()

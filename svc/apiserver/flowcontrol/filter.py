@@ -12,7 +12,9 @@ filter, as upstream's.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
+from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
@@ -20,10 +22,10 @@ from svc.apiserver.context import RequestContext
 from svc.apiserver.filters import Handler
 from svc.apiserver.flowcontrol.build import FlowControl
 from svc.apiserver.flowcontrol.controller import Level
-from svc.apiserver.flowcontrol.dealer import flow_hash
 from svc.apiserver.flowcontrol.max_inflight import MUTATING_VERBS
 from svc.apiserver.flowcontrol.metrics import FlowSeries
 from svc.apiserver.flowcontrol.queueset import Outcome, QueueSet, Request
+from svc.apiserver.flowcontrol.routes import Route
 from svc.apiserver.flowcontrol.width import seats
 from svc.apiserver.request_info import RequestInfo
 from svc.machinery import status
@@ -49,15 +51,17 @@ def too_many_requests(retry_after: int, headers: dict[str, str] | None = None) -
     return response
 
 
-async def limit_requests(ctx: RequestContext, next_handler: Handler) -> web.StreamResponse:
+def limit_requests(ctx: RequestContext, next_handler: Handler) -> Awaitable[web.StreamResponse]:
+    """The request's way through: a plain function handing over the coroutine of the path taken, so
+    the chain has no frame of this filter's own to pass through every time the request resumes."""
     control = ctx.server.flowcontrol
     info = ctx.info
     assert info is not None
     if control is None or (long_running(info) and info.verb != "watch"):
-        return await next_handler(ctx)
+        return next_handler(ctx)
     if control.controller is None:
-        return await _max_in_flight(ctx, next_handler, control)
-    return await _priority_and_fairness(ctx, next_handler, control)
+        return _max_in_flight(ctx, next_handler, control)
+    return _priority_and_fairness(ctx, next_handler, control)
 
 
 async def _max_in_flight(ctx: RequestContext, next_handler: Handler, control: FlowControl) -> web.StreamResponse:
@@ -86,66 +90,61 @@ def _wait_limit(ctx: RequestContext, info: RequestInfo) -> float:
 async def _priority_and_fairness(
     ctx: RequestContext, next_handler: Handler, control: FlowControl
 ) -> web.StreamResponse:
+    """Classify, take seats (or wait for them, or be refused), run the rest of the chain, give the
+    seats back."""
     info, user = ctx.info, ctx.user
     assert info is not None and user is not None and control.controller is not None
-    config = control.controller.config
-    schema = config.classifier.classify(user, info)
-    if schema is None:  # only while the configuration is being replaced: serve rather than refuse
+    route = control.routes.route(control.controller.config, user, info)
+    if route is None:  # only while the configuration is being replaced: serve rather than refuse
         return await next_handler(ctx)
-    level = config.levels[schema.level]
-    headers = {control.schema_header: schema.uid, control.level_header: level.uid}
-    ctx.started_hooks.append(lambda response: _set_headers(response, headers))
-    series = control.metrics.flow(schema.name, level.name)
-    if level.exempt:
-        return await _run_exempt(ctx, next_handler, level, series, headers)
+    watch = info.verb == "watch"
+    if watch:  # the one request that sends its headers before its handler returns
+        ctx.started_hooks.append(route.set_headers)
+    level, series = route.level, route.series
     queueset = level.queueset
-    assert queueset is not None
-    distinguisher = schema.flow_distinguisher(user, info)
-    width = seats(ctx.server, ctx.request, info, level.max_seats)
-    request = Request(schema.name, distinguisher, flow_hash(schema.name, distinguisher), width, time.monotonic())
-    request.description = (user.name, info.verb, info.path)
-    outcome = queueset.offer(request)
-    waited = 0.0
-    if outcome is None:
-        outcome = await _wait(ctx, info, queueset, request, series)
-        waited = time.monotonic() - request.arrived
-    elif outcome is Outcome.DISPATCHED:
-        await _let_arrivals_in(queueset, request)
-    if outcome is not Outcome.DISPATCHED:
-        series.waited_then_refused.observe(waited)
-        series.rejected(outcome.value).inc()
-        control.retry_after.record(level.name)
-        return too_many_requests(control.retry_after.seconds(level.name), headers)
-    series.ran(waited)
-    series.executing += 1
-    series.executing_seats += request.width
-    released = False
-
-    def release(_: web.StreamResponse | None = None) -> None:
-        nonlocal released
-        if not released:
-            released = True
-            queueset.finish(request)
-            series.executing -= 1
-            series.executing_seats -= request.width
-
-    if info.verb == "watch":
-        ctx.started_hooks.append(release)
-    try:
-        return await _call(ctx, next_handler, headers)
-    finally:
-        release()
-
-
-async def _call(ctx: RequestContext, next_handler: Handler, headers: dict[str, str]) -> web.StreamResponse:
-    """The rest of the chain; its answer, error or not, carries the classification headers."""
+    release: Callable[[], None]
+    if queueset is None:
+        release = functools.partial(_leave_exempt, level, series)
+        level.executing += 1
+        level.dispatched += 1
+        series.ran(0.0)
+        series.executing += 1
+    else:
+        width = seats(ctx.server, ctx.request, info, level.max_seats)
+        request = Request(route.schema.name, route.distinguisher, route.flow, width, time.monotonic())
+        outcome = queueset.offer(request)
+        waited = 0.0
+        if outcome is None:
+            request.description = (user.name, info.verb, info.path)
+            outcome = await _wait(ctx, info, queueset, request, series)
+            waited = time.monotonic() - request.arrived
+        elif outcome is Outcome.DISPATCHED:
+            await _let_arrivals_in(queueset, request)
+        if outcome is not Outcome.DISPATCHED:
+            return _refuse(control, route, outcome, waited)
+        series.ran(waited)
+        series.executing += 1
+        series.executing_seats += request.width
+        release = _Seats(queueset, request, series)
+        if watch:  # a watch holds its seats only until its response starts
+            ctx.started_hooks.append(release)
     try:
         response = await next_handler(ctx)
     except status.StatusError as error:
-        error.headers.update(headers)
+        error.headers.update(route.headers)
         raise
-    _set_headers(response, headers)
+    finally:
+        release()
+    route.set_headers(response)
     return response
+
+
+def _refuse(control: FlowControl, route: Route, outcome: Outcome, waited: float) -> web.Response:
+    series, level = route.series, route.level.name
+    series.waited_then_refused.observe(waited)
+    series.rejected(outcome.value).inc()
+    control.retry_after.record(level)
+    return too_many_requests(control.retry_after.seconds(level), route.headers)
 
 
 async def _wait(
@@ -167,18 +166,24 @@ async def _wait(
         series.inqueue -= 1
 
 
-async def _run_exempt(
-    ctx: RequestContext, next_handler: Handler, level: Level, series: FlowSeries, headers: dict[str, str]
-) -> web.StreamResponse:
-    series.ran(0.0)
-    series.executing += 1
-    level.executing += 1
-    level.dispatched += 1
-    try:
-        return await _call(ctx, next_handler, headers)
-    finally:
-        level.executing -= 1
-        series.executing -= 1
+class _Seats:
+    """The seats a running request holds; called when it ends (or a watch has started), once."""
+
+    __slots__ = ("queueset", "released", "request", "series")
+
+    def __init__(self, queueset: QueueSet, request: Request, series: FlowSeries) -> None:
+        self.queueset = queueset
+        self.request = request
+        self.series = series
+        self.released = False
+
+    def __call__(self, _: web.StreamResponse | None = None) -> None:
+        if self.released:
+            return
+        self.released = True
+        self.series.executing -= 1
+        self.series.executing_seats -= self.request.width
+        self.queueset.finish(self.request)
 
 
 async def _let_arrivals_in(queueset: QueueSet, request: Request) -> None:
@@ -189,7 +194,8 @@ async def _let_arrivals_in(queueset: QueueSet, request: Request) -> None:
     seen taken and a flood would never queue; its requests would instead wait in the event loop's
     own first-come queue, ahead of everyone else's. Yielding once lets the requests that arrived
     together be admitted (or queued, or refused) before any of them runs, as concurrent arrivals
-    are in upstream's threaded server.
+    are in upstream's threaded server. (Giving the seats back a turn later instead, by a callback,
+    measured dearer on the server: it adds a pass of the event loop after the response.)
     """
     try:
         await asyncio.sleep(0)
@@ -198,6 +204,6 @@ async def _let_arrivals_in(queueset: QueueSet, request: Request) -> None:
         raise
 
 
-def _set_headers(response: web.StreamResponse, headers: dict[str, str]) -> None:
-    if not response.prepared:
-        response.headers.update(headers)
+def _leave_exempt(level: Level, series: FlowSeries) -> None:
+    level.executing -= 1
+    series.executing -= 1
