@@ -12,6 +12,7 @@ A pattern is a dotted path where `name[]` walks every item of a list, e.g.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
@@ -47,26 +48,24 @@ class Pattern:
     path: str
     prune_empty: bool = False
 
+    @functools.cached_property
     def _split(self) -> tuple[list[str], str]:
         *steps, last = self.path.split(".")
         return steps, last
 
     def in_use(self, obj: Any) -> bool:
-        steps, last = self._split()
+        steps, last = self._split
         return any(parent.get(last) not in (None, [], {}) for parent in _parents(obj, steps))
 
     def drop(self, obj: Any) -> None:
-        steps, last = self._split()
+        steps, last = self._split
         for parent in _parents(obj, steps):
             parent.pop(last, None)
         if self.prune_empty and steps:
-            Pattern(".".join(steps)).drop_if_empty(obj)
-
-    def drop_if_empty(self, obj: Any) -> None:
-        steps, last = self._split()
-        for parent in _parents(obj, steps):
-            if parent.get(last) == {}:
-                del parent[last]
+            *above, parent_key = steps
+            for holder in _parents(obj, above):
+                if holder.get(parent_key) == {}:
+                    del holder[parent_key]
 
 
 @dataclass(frozen=True)
@@ -80,6 +79,8 @@ class GatedField:
     """Where the patterns start: relative to the pod spec for `POD_SPEC`, else to the object."""
     in_use: Callable[[Any], bool]
     drop: Callable[[Any], None]
+    present: Callable[[Any], bool] | None = None
+    """Whether a write carries anything `drop` would clear (None: always look), a cheap first check."""
 
 
 def fields(gate: str, scope: str, at: str, *patterns: Pattern) -> GatedField:
@@ -89,7 +90,10 @@ def fields(gate: str, scope: str, at: str, *patterns: Pattern) -> GatedField:
         for pattern in patterns:
             pattern.drop(value)
 
-    return GatedField(gate, scope, at, lambda value: any(p.in_use(value) for p in patterns), drop)
+    def in_use(value: Any) -> bool:
+        return any(pattern.in_use(value) for pattern in patterns)
+
+    return GatedField(gate, scope, at, in_use, drop, present=in_use)
 
 
 def _containers(tail: str, *, prune_empty: bool = False) -> tuple[Pattern, ...]:

@@ -40,7 +40,9 @@ def with_disabled_fields_dropped(
             target, stored = lookup(new, path), lookup(old, path)
             # A part the write takes over from the stored object as it is (a subresource write) stays
             # untouched: it is the stored object's own.
-            if target is not None and target is not stored and not entry.in_use(stored):
+            if target is None or target is stored or (entry.present is not None and not entry.present(target)):
+                continue
+            if not entry.in_use(stored):
                 entry.drop(target)
 
     prepare_for_create, prepare_for_update = base.prepare_for_create, base.prepare_for_update
