@@ -4,7 +4,8 @@
 Upstream clears a field whose feature gate is off on create and update, unless the stored object already
 uses it (so an object written while the gate was on stays writable). Here that is one table: each entry
 names its gate, where it applies (every pod spec, a pod's status, or one kind) and how to tell whether
-the stored object uses the field and how to clear it; most entries are plain field patterns.
+the stored object uses the field and how to clear it; most entries are plain field patterns. Gates on by
+default are here too where upstream drops their fields, for `--feature-gates=X=false`.
 
 A pattern is a dotted path where `name[]` walks every item of a list, e.g.
 `containers[].lifecycle.stopSignal`; the field at its end is what is checked and cleared.
@@ -24,6 +25,7 @@ POD_SPEC: Final = "pod spec"
 """Scope of an entry that applies to every kind carrying a pod spec, at the kind's pod spec path."""
 
 _CONTAINER_LISTS: Final = ("containers", "initContainers", "ephemeralContainers")
+_STATUS_LISTS: Final = ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses")
 
 
 def _parents(value: Any, steps: list[str]) -> Iterator[dict[str, Any]]:
@@ -83,8 +85,9 @@ class GatedField:
     """Whether a write carries anything `drop` would clear (None: always look), a cheap first check."""
 
 
-def fields(gate: str, scope: str, at: str, *patterns: Pattern) -> GatedField:
-    """An entry whose feature is in use when any of `patterns` is set, and dropped by clearing them all."""
+def fields(gate: str, scope: str, at: str, *patterns: Pattern, ratchets: bool = True) -> GatedField:
+    """An entry whose feature is in use when any of `patterns` is set, and dropped by clearing them all;
+    `ratchets=False`: dropped even when the stored object has them (upstream's ResourceHealthStatus)."""
 
     def drop(value: Any) -> None:
         for pattern in patterns:
@@ -93,11 +96,19 @@ def fields(gate: str, scope: str, at: str, *patterns: Pattern) -> GatedField:
     def in_use(value: Any) -> bool:
         return any(pattern.in_use(value) for pattern in patterns)
 
-    return GatedField(gate, scope, at, in_use, drop, present=in_use)
+    return GatedField(gate, scope, at, in_use if ratchets else _never, drop, present=in_use)
+
+
+def _never(_: Any) -> bool:
+    return False
 
 
 def _containers(tail: str, *, prune_empty: bool = False) -> tuple[Pattern, ...]:
     return tuple(Pattern(f"{kind}[].{tail}", prune_empty) for kind in _CONTAINER_LISTS)
+
+
+def _statuses(tail: str) -> tuple[Pattern, ...]:
+    return tuple(Pattern(f"{kind}[].{tail}") for kind in _STATUS_LISTS)
 
 
 def _drop_restart_rules(spec: Any) -> None:
@@ -120,6 +131,13 @@ GATED_FIELDS: Final[tuple[GatedField, ...]] = (
     fields("PodCertificateRequest", POD_SPEC, "", Pattern("volumes[].projected.sources[].podCertificate")),
     fields("GenericWorkload", POD_SPEC, "", Pattern("schedulingGroup")),
     GatedField("ContainerRestartRules", POD_SPEC, "", restart_rules_in_use, _drop_restart_rules),
+    fields("HostnameOverride", POD_SPEC, "", Pattern("hostnameOverride")),
+    fields("EnvFiles", POD_SPEC, "", *_containers("env[].valueFrom.fileKeyRef")),
+    fields("PodLevelResources", POD_SPEC, "", Pattern("resources")),
+    fields(
+        "InPlacePodLevelResourcesVerticalScaling", "/Pod", "status", Pattern("resources"), Pattern("allocatedResources")
+    ),
+    fields("ResourceHealthStatus", "/Pod", "status", *_statuses("allocatedResourcesStatus"), ratchets=False),
     fields("DRAExtendedResource", "/Pod", "status", Pattern("extendedResourceClaimStatus")),
     fields("DRANodeAllocatableResources", "/Pod", "status", Pattern("nodeAllocatableResourceClaimStatuses")),
     fields(

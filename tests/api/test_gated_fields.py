@@ -90,6 +90,17 @@ CASES = [
 ]
 IDS = [case[0] for case in CASES]
 
+# Gates on by default whose fields upstream drops when they are turned off: (gate, pod with the field, path)
+ON_BY_DEFAULT = [
+    ("HostnameOverride", _pod_with("hostnameOverride", "web-0"), "spec.hostnameOverride"),
+    (
+        "EnvFiles",
+        _pod_with("containers.0.env", [{"name": "A", "valueFrom": {"fileKeyRef": {"path": "a", "key": "A"}}}]),
+        "spec.containers.0.env.0.valueFrom.fileKeyRef",
+    ),
+    ("PodLevelResources", _pod_with("resources", {"limits": {"cpu": "1"}}), "spec.resources"),
+]
+
 
 def _lookup(obj: Any, path: str) -> Any:
     node = obj
@@ -119,14 +130,11 @@ def _updated(strategy, new: dict[str, Any], old: dict[str, Any]) -> dict[str, An
     return new
 
 
-def test_the_table_gates_are_off_by_default_but_container_restart_rules() -> None:
-    """The table covers gates off by default in 1.36; ContainerRestartRules (on) is there for turning off."""
+def test_the_defaults_used_without_a_server_are_the_servers_for_every_table_gate() -> None:
     served = FeatureGates()
-    assert {entry.gate for entry in GATED_FIELDS if served.enabled(entry.gate)} == {
-        "ContainerRestartRules",
-        "DRAExtendedResource",
+    assert {entry.gate: UPSTREAM_DEFAULTS.enabled(entry.gate) for entry in GATED_FIELDS} == {
+        entry.gate: served.enabled(entry.gate) for entry in GATED_FIELDS
     }
-    assert all(UPSTREAM_DEFAULTS.enabled(entry.gate) == served.enabled(entry.gate) for entry in GATED_FIELDS)
 
 
 @pytest.mark.parametrize(("gate", "where", "obj", "path"), CASES, ids=IDS)
@@ -220,3 +228,27 @@ def test_over_http_the_default_gates_drop_and_the_flag_keeps(svc_server_factory)
     ).client()
     assert _post(gated, STATEFUL_SETS, statefulset)["spec"]["updateStrategy"]["rollingUpdate"]["maxUnavailable"] == 2
     assert _post(gated, PODS, pod)["spec"]["containers"][0]["lifecycle"] == {"stopSignal": "SIGUSR1"}
+
+
+@pytest.mark.parametrize(("gate", "obj", "path"), ON_BY_DEFAULT, ids=[case[0] for case in ON_BY_DEFAULT])
+def test_a_gate_on_by_default_keeps_its_field_and_turned_off_drops_it(
+    gate: str, obj: dict[str, Any], path: str
+) -> None:
+    where = ("", "v1", "pods")
+    assert _lookup(_created(_strategy(where), obj), path) == _lookup(obj, path)
+    assert _lookup(_created(_strategy(where, **{gate: False}), obj), path) is None
+    assert _lookup(_updated(_strategy(where, **{gate: False}), obj, obj), path) == _lookup(obj, path)
+
+
+def test_resource_health_is_dropped_from_a_status_write_even_when_stored() -> None:
+    """Upstream clears `allocatedResourcesStatus` whenever ResourceHealthStatus is off, stored or not."""
+    health = [{"name": "example.com/gpu", "resources": [{"resourceID": "gpu-0", "health": "Healthy"}]}]
+    status = {"phase": "Running", "containerStatuses": [{"name": "nginx", "allocatedResourcesStatus": health}]}
+    pod = {**copy.deepcopy(POD), "status": status}
+    write = _strategy(("", "v1", "pods"), ResourceHealthStatus=False).subresource_updates["status"]
+    assert (
+        "allocatedResourcesStatus"
+        not in write(copy.deepcopy(pod), copy.deepcopy(pod))["status"]["containerStatuses"][0]
+    )
+    kept = _strategy(("", "v1", "pods")).subresource_updates["status"](copy.deepcopy(pod), copy.deepcopy(pod))
+    assert kept["status"]["containerStatuses"][0]["allocatedResourcesStatus"] == health

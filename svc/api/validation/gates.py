@@ -27,10 +27,20 @@ class Gates(Protocol):
 
 @dataclass(frozen=True)
 class _Defaults:
-    """Upstream 1.36's defaults of the gates validation reads, for callers without a server."""
+    """Upstream 1.36's defaults of the gates validation and the dropping of disabled fields read, for
+    callers without a server."""
 
     on: frozenset[str] = frozenset(
-        {"DRAExtendedResource", "ContainerRestartRules", "RestartAllContainersOnContainerExits"}
+        {
+            "DRAExtendedResource",
+            "ContainerRestartRules",
+            "RestartAllContainersOnContainerExits",
+            "HostnameOverride",
+            "EnvFiles",
+            "PodLevelResources",
+            "InPlacePodLevelResourcesVerticalScaling",
+            "ResourceHealthStatus",
+        }
     )
 
     def enabled(self, name: str) -> bool:
