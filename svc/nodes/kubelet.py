@@ -21,7 +21,7 @@ from svc.client.clock import Clock
 from svc.client.informer import Handler, Informer, key_of
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.workers import run_workers
-from svc.nodes.pod_status import ended_status, planned_exit_code, restarts_after, running_status
+from svc.nodes.pod_status import ended_status, planned_exit_code, running_status
 
 log = logging.getLogger(__name__)
 Obj = dict[str, Any]
@@ -137,7 +137,7 @@ class Kubelet:
             self.queue.add_after(key, remaining)
             return
         ended = ended_status(pod, exit_code, self.clock.wall())
-        if await self._write_status(pod, ended) and restarts_after(pod, exit_code):
+        if await self._write_status(pod, ended) and ended["phase"] == "Running":
             self.queue.add_after(key, self.run_time)
 
     async def _start(self, key: str, pod: Obj) -> None:

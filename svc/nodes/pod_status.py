@@ -3,9 +3,10 @@
 Containers "start" at once and are ready (readiness probes are not run). Pods whose restart policy
 is `Always` run until deleted; pods with `Never` or `OnFailure` are batch work and exit after the
 configured run time with code 0. The annotation `simulator.svc.io/exit-code` sets the exit code of
-any pod (an `Always` pod then restarts after each run, as a crash loop does). A pod ends Succeeded or
-Failed, unless its restart policy restarts it (`Always`, or `OnFailure` after a failure): then the
-restart count goes up and the containers run again.
+any pod (an `Always` pod then restarts after each run, as a crash loop does). When the containers exit,
+each one's restart policy decides (its own `restartPolicy` and `restartPolicyRules` if it has them, else
+the pod's): a restarted container's count goes up and it runs again, the others stay terminated; the pod
+ends Succeeded or Failed once no container runs.
 """
 
 from __future__ import annotations
@@ -36,8 +37,25 @@ def planned_exit_code(pod: Obj) -> int | None:
     return 0 if restart_policy != "Always" else None
 
 
-def restarts_after(pod: Obj, exit_code: int) -> bool:
-    policy = (pod.get("spec") or {}).get("restartPolicy") or "Always"
+def _rule_matches(rule: Any, exit_code: int) -> bool:
+    exit_codes = rule.get("exitCodes") if isinstance(rule, dict) else None
+    if not isinstance(exit_codes, dict):
+        return False
+    listed = exit_code in (exit_codes.get("values") or [])
+    return listed if exit_codes.get("operator") == "In" else exit_codes.get("operator") == "NotIn" and not listed
+
+
+def container_restarts(container: Obj, pod_policy: str, exit_code: int) -> bool:
+    """Whether the kubelet restarts a container that exited with `exit_code` (upstream's
+    `ContainerShouldRestart`): the first of its own `restartPolicyRules` that matches decides, else its own
+    `restartPolicy`, else the pod's. (A `RestartAllContainers` rule restarts only this container here.)"""
+    policy = container.get("restartPolicy")
+    if policy is None:
+        policy = pod_policy
+    else:
+        for rule in container.get("restartPolicyRules") or []:
+            if _rule_matches(rule, exit_code):
+                return rule.get("action") in ("Restart", "RestartAllContainers")
     return policy == "Always" or (policy == "OnFailure" and exit_code != 0)
 
 
@@ -110,37 +128,55 @@ def running_status(
 
 
 def ended_status(pod: Obj, exit_code: int, wall: float) -> Obj:
-    """The status once the containers exited: a restart under OnFailure with a failure, else final."""
+    """The status once the running containers exited: each restarts or stays terminated as its restart
+    policy says (`container_restarts`); the pod ends Succeeded or Failed once none runs."""
     spec = pod.get("spec") or {}
     status = pod.get("status") or {}
     now = rfc3339(wall)
     previous = {c.get("name"): c for c in status.get("containerStatuses") or []}
     reason = "Completed" if exit_code == 0 else "Error"
+    pod_policy = spec.get("restartPolicy") or "Always"
+    containers = spec.get("containers") or []
 
     def terminated(name: str) -> Obj:
         started = ((previous.get(name) or {}).get("state") or {}).get("running", {}).get("startedAt", now)
         return {"terminated": {"exitCode": exit_code, "reason": reason, "startedAt": started, "finishedAt": now}}
 
-    if restarts_after(pod, exit_code):
+    def done(container: Obj) -> bool:
+        return "terminated" in ((previous.get(container["name"]) or {}).get("state") or {})
+
+    restarting = {c["name"] for c in containers if not done(c) and container_restarts(c, pod_policy, exit_code)}
+    if restarting and len(restarting) == len(containers):
         restarts = max((c.get("restartCount", 0) for c in previous.values()), default=0) + 1
-        last = terminated((spec.get("containers") or [{}])[0].get("name", ""))
+        last = terminated((containers or [{}])[0].get("name", ""))
         return running_status(
             pod, status.get("hostIP", ""), status.get("podIP", ""), wall, restarts=restarts, last=last
         )
     uid = pod["metadata"].get("uid", "")
+
+    def reported(container: Obj) -> Obj:
+        name, before = container["name"], previous.get(container["name"]) or {}
+        if done(container):
+            return before
+        count = before.get("restartCount", 0)
+        if name in restarting:
+            return _container(
+                container, uid, {"running": {"startedAt": now}}, ready=True, restarts=count + 1, last=terminated(name)
+            )
+        return _container(
+            container, uid, terminated(name), ready=False, restarts=count, last=before.get("lastState") or {}
+        )
+
+    if restarting:
+        return {
+            **status,
+            "phase": "Running",
+            "conditions": _conditions(pod, False, "ContainersNotReady", now),
+            "containerStatuses": [reported(c) for c in containers],
+        }
     return {
         **status,
         "phase": "Succeeded" if exit_code == 0 else "Failed",
         "conditions": _conditions(pod, False, "PodCompleted", now),
-        "containerStatuses": [
-            _container(
-                c,
-                uid,
-                terminated(c["name"]),
-                ready=False,
-                restarts=(previous.get(c["name"]) or {}).get("restartCount", 0),
-                last=(previous.get(c["name"]) or {}).get("lastState") or {},
-            )
-            for c in spec.get("containers") or []
-        ],
+        "containerStatuses": [reported(c) for c in containers],
     }

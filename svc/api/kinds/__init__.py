@@ -11,6 +11,7 @@ from svc.api.kinds import (
     certificates,
     custom_resource_definitions,
     device_taint_rules,
+    disabled_fields,
     jobs,
     namespaces,
     optional_status,
@@ -130,6 +131,4 @@ def strategy_for(
         base = privileged.refuse_privileged(base, spec_path)
     special = _SPECIAL.get(identity)
     strategy = special(base) if special else dataclasses.replace(base)
-    if identity == ("", "Pod"):
-        strategy = pod_options.drop_disabled_status_fields(strategy, gates)
-    return strategy
+    return disabled_fields.with_disabled_fields_dropped(strategy, identity, spec_path, gates)

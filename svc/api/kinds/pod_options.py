@@ -1,7 +1,6 @@
-"""What the feature gates change about pods: pod specs validated with the options upstream derives from
-the gates and the stored object (`svc.api.validation.gates`), for every kind that carries a pod spec, on
-create and update; and the pod status fields of a disabled feature dropped from a status write unless the
-stored status already has them (upstream's `dropDisabledPodStatusFields`)."""
+"""Pod specs validated with the options upstream derives from the feature gates and the stored object
+(`svc.api.validation.gates`): every kind that carries a pod spec, on create and update. (The fields of
+disabled features are dropped by `svc.api.kinds.disabled_fields`.)"""
 
 from __future__ import annotations
 
@@ -26,22 +25,3 @@ def with_pod_options(base: Strategy, spec_path: str, gates: Gates) -> Strategy:
             return validate_update(new, old)
 
     return dataclasses.replace(base, validate=checked, validate_update=checked_update)
-
-
-def drop_disabled_status_fields(base: Strategy, gates: Gates) -> Strategy:
-    """`base` (a pod's strategy) whose status writes lose `extendedResourceClaimStatus` while
-    `DRAExtendedResource` is off, unless the stored status already carries it."""
-    if gates.enabled("DRAExtendedResource"):
-        return base
-    write_status = base.extra_subresource_updates["status"]
-
-    def status(new: Obj, old: Obj) -> Obj:
-        result = write_status(new, old)
-        stored = (old.get("status") or {}).get("extendedResourceClaimStatus")
-        written = result.get("status")
-        if stored is None and isinstance(written, dict) and "extendedResourceClaimStatus" in written:
-            result["status"] = {key: value for key, value in written.items() if key != "extendedResourceClaimStatus"}
-        return result
-
-    updates = {**base.extra_subresource_updates, "status": status}
-    return dataclasses.replace(base, extra_subresource_updates=updates)

@@ -36,6 +36,7 @@ _NOT_FOR_EPHEMERAL = (
     "resources",
     "resizePolicy",
     "restartPolicy",
+    "restartPolicyRules",
 )
 
 

@@ -16,7 +16,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
-from svc.api.validation.engine import lookup
+from svc.api.validation.engine import items, lookup
 
 
 class Gates(Protocol):
@@ -27,16 +27,33 @@ class Gates(Protocol):
 
 @dataclass(frozen=True)
 class _Defaults:
-    """Upstream 1.36's defaults of the gates validation reads, for callers without a server."""
+    """Upstream 1.36's defaults of the gates validation and the dropping of disabled fields read, for
+    callers without a server."""
 
-    on: frozenset[str] = frozenset({"DRAExtendedResource"})
+    on: frozenset[str] = frozenset(
+        {
+            "DRAExtendedResource",
+            "ContainerRestartRules",
+            "RestartAllContainersOnContainerExits",
+            "HostnameOverride",
+            "EnvFiles",
+            "PodLevelResources",
+            "InPlacePodLevelResourcesVerticalScaling",
+            "ResourceHealthStatus",
+        }
+    )
 
     def enabled(self, name: str) -> bool:
         return name in self.on
 
 
 UPSTREAM_DEFAULTS: Final[Gates] = _Defaults()
-READ_BY_VALIDATION: Final = ("SELinuxMount", "DRAExtendedResource")
+READ_BY_VALIDATION: Final = (
+    "SELinuxMount",
+    "DRAExtendedResource",
+    "ContainerRestartRules",
+    "RestartAllContainersOnContainerExits",
+)
 
 
 @dataclass(frozen=True)
@@ -47,6 +64,14 @@ class PodOptions:
     """`AllowOnlyRecursiveSELinuxChangePolicy`: without `SELinuxMount`, a pod spec may ask only for
     `Recursive` relabelling, unless the stored spec already names a policy."""
 
+    allow_container_restart_rules: bool = True
+    """`AllowContainerRestartPolicyRules`: regular containers (and regular init containers) may set
+    `restartPolicy` and `restartPolicyRules` (ContainerRestartRules, or the stored spec uses them)."""
+
+    allow_restart_all_containers: bool = True
+    """`AllowRestartAllContainers`: a rule may take the `RestartAllContainers` action, and sidecars may
+    have rules (RestartAllContainersOnContainerExits, or the stored spec uses them)."""
+
 
 _LENIENT: Final = PodOptions()
 _CURRENT: ContextVar[PodOptions] = ContextVar("pod_validation_options", default=_LENIENT)
@@ -55,7 +80,34 @@ _CURRENT: ContextVar[PodOptions] = ContextVar("pod_validation_options", default=
 def pod_options_for(gates: Gates, old_spec: Any) -> PodOptions:
     """The options of a write whose stored pod spec is `old_spec` (None on create)."""
     policy_in_use = lookup(old_spec, "securityContext.seLinuxChangePolicy") is not None
-    return PodOptions(only_recursive_selinux_change_policy=not gates.enabled("SELinuxMount") and not policy_in_use)
+    return PodOptions(
+        only_recursive_selinux_change_policy=not gates.enabled("SELinuxMount") and not policy_in_use,
+        allow_container_restart_rules=gates.enabled("ContainerRestartRules") or restart_rules_in_use(old_spec),
+        allow_restart_all_containers=(
+            gates.enabled("RestartAllContainersOnContainerExits") or restart_all_containers_in_use(old_spec)
+        ),
+    )
+
+
+def restart_rules_in_use(spec: Any) -> bool:
+    """Upstream's `containerRestartRulesInUse`: a regular container with a policy, or an init container
+    with rules or a policy other than the sidecar's `Always`."""
+    for container in items(lookup(spec, "initContainers")):
+        if lookup(container, "restartPolicy") not in (None, "Always") or items(lookup(container, "restartPolicyRules")):
+            return True
+    return any(lookup(container, "restartPolicy") is not None for container in items(lookup(spec, "containers")))
+
+
+def restart_all_containers_in_use(spec: Any) -> bool:
+    """Upstream's `restartAllContainersActionInUse`: a rule taking that action, or a sidecar with rules."""
+    for kind in ("containers", "initContainers"):
+        for container in items(lookup(spec, kind)):
+            rules = items(lookup(container, "restartPolicyRules"))
+            if any(lookup(rule, "action") == "RestartAllContainers" for rule in rules):
+                return True
+            if kind == "initContainers" and lookup(container, "restartPolicy") == "Always" and rules:
+                return True
+    return False
 
 
 def current_pod_options() -> PodOptions:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from svc.api.validation.container_restart import init_container_errors, regular_container_errors
 from svc.api.validation.containers import (
     CONTAINER,
     INIT_ONLY_WITH_ALWAYS,
@@ -60,7 +61,6 @@ from svc.machinery.field_errors import (
     forbidden,
     invalid,
     not_found,
-    not_supported,
     required,
 )
 from svc.machinery.validation import (
@@ -197,8 +197,7 @@ def _containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError]:
             errors.append(duplicate(f"{where}.name", name))
         seen.add(name)
         errors += lifecycle_and_probes(container, where, lookup(spec, "terminationGracePeriodSeconds"))
-        if lookup(container, "restartPolicy") is not None:
-            errors.append(forbidden(f"{where}.restartPolicy", "may not be set for non-init containers"))
+        errors += regular_container_errors(container, where)
     return errors
 
 
@@ -210,8 +209,7 @@ def _init_containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError
         where = f"{path}[{index}]"
         errors += _container_common(container, where, volumes, spec)
         policy = lookup(container, "restartPolicy")
-        if policy is not None and policy != "Always":
-            errors.append(not_supported(f"{where}.restartPolicy", policy, ("Always",)))
+        errors += init_container_errors(container, where)
         name = text(container, "name")
         if name in names:
             errors.append(duplicate(f"{where}.name", name))

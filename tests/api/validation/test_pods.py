@@ -148,10 +148,10 @@ INVALID_PODS = [
         [("spec.dnsPolicy", NOT_SUPPORTED, '"ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"')],
     ),
     (
-        "init container restart policy other than Always",
+        "unknown init container restart policy",
         "spec.initContainers.0.restartPolicy",
-        "OnFailure",
-        [("spec.initContainers[0].restartPolicy", NOT_SUPPORTED, 'supported values: "Always"')],
+        "Sometimes",
+        [("spec.initContainers[0].restartPolicy", NOT_SUPPORTED, 'supported values: "Always", "OnFailure", "Never"')],
     ),
     (
         "two volumes with one name",

@@ -440,8 +440,11 @@ def test_device_health_messages_are_non_empty_and_short(server) -> None:
     )
 
 
-def test_pod_reports_of_node_allocatable_claims(server) -> None:
-    client = server.client()
+def test_pod_reports_of_node_allocatable_claims(svc_server_factory) -> None:
+    """With DRANodeAllocatableResources on: while it is off the field is dropped before validation."""
+    client = svc_server_factory(
+        "--brand-profile=kubernetes", "--feature-gates=DRANodeAllocatableResources=true"
+    ).client()
     gpu = {"example.com/gpu": "1"}
     container = {"name": "c", "image": "busybox", "resources": {"requests": gpu, "limits": gpu}}
     claims = [{"name": "cpus", "resourceClaimName": "cpu-claim"}]

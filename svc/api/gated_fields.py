@@ -1,0 +1,153 @@
+"""Fields of a disabled feature dropped from writes, as upstream's strategies do (`dropDisabledFields`,
+`dropDisabledPodStatusFields`, the PVC, StatefulSet and ResourceSlice strategies' equivalents).
+
+Upstream clears a field whose feature gate is off on create and update, unless the stored object already
+uses it (so an object written while the gate was on stays writable). Here that is one table: each entry
+names its gate, where it applies (every pod spec, a pod's status, or one kind) and how to tell whether
+the stored object uses the field and how to clear it; most entries are plain field patterns. Gates on by
+default are here too where upstream drops their fields, for `--feature-gates=X=false`.
+
+A pattern is a dotted path where `name[]` walks every item of a list, e.g.
+`containers[].lifecycle.stopSignal`; the field at its end is what is checked and cleared.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Final
+
+from svc.api.validation.engine import items, lookup
+from svc.api.validation.gates import restart_rules_in_use
+
+POD_SPEC: Final = "pod spec"
+"""Scope of an entry that applies to every kind carrying a pod spec, at the kind's pod spec path."""
+
+_CONTAINER_LISTS: Final = ("containers", "initContainers", "ephemeralContainers")
+_STATUS_LISTS: Final = ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses")
+
+
+def _parents(value: Any, steps: list[str]) -> Iterator[dict[str, Any]]:
+    """The mappings that hold the pattern's last key."""
+    if not steps:
+        if isinstance(value, dict):
+            yield value
+        return
+    step, rest = steps[0], steps[1:]
+    if step.endswith("[]"):
+        for item in items(lookup(value, step[:-2])):
+            yield from _parents(item, rest)
+    elif isinstance(value, dict):
+        yield from _parents(value.get(step), rest)
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One field, possibly in every item of some lists; `prune_empty` also clears its parent when that
+    is left empty (upstream sets a struct pointer to nil once its last field is gone)."""
+
+    path: str
+    prune_empty: bool = False
+
+    @functools.cached_property
+    def _split(self) -> tuple[list[str], str]:
+        *steps, last = self.path.split(".")
+        return steps, last
+
+    def in_use(self, obj: Any) -> bool:
+        steps, last = self._split
+        return any(parent.get(last) not in (None, [], {}) for parent in _parents(obj, steps))
+
+    def drop(self, obj: Any) -> None:
+        steps, last = self._split
+        for parent in _parents(obj, steps):
+            parent.pop(last, None)
+        if self.prune_empty and steps:
+            *above, parent_key = steps
+            for holder in _parents(obj, above):
+                if holder.get(parent_key) == {}:
+                    del holder[parent_key]
+
+
+@dataclass(frozen=True)
+class GatedField:
+    """A feature's fields: cleared from a write while `gate` is off unless the stored object uses them."""
+
+    gate: str
+    scope: str
+    """`POD_SPEC`, or `group/Kind` (core kinds: `/Kind`) for an entry of one kind."""
+    at: str
+    """Where the patterns start: relative to the pod spec for `POD_SPEC`, else to the object."""
+    in_use: Callable[[Any], bool]
+    drop: Callable[[Any], None]
+    present: Callable[[Any], bool] | None = None
+    """Whether a write carries anything `drop` would clear (None: always look), a cheap first check."""
+
+
+def fields(gate: str, scope: str, at: str, *patterns: Pattern, ratchets: bool = True) -> GatedField:
+    """An entry whose feature is in use when any of `patterns` is set, and dropped by clearing them all;
+    `ratchets=False`: dropped even when the stored object has them (upstream's ResourceHealthStatus)."""
+
+    def drop(value: Any) -> None:
+        for pattern in patterns:
+            pattern.drop(value)
+
+    def in_use(value: Any) -> bool:
+        return any(pattern.in_use(value) for pattern in patterns)
+
+    return GatedField(gate, scope, at, in_use if ratchets else _never, drop, present=in_use)
+
+
+def _never(_: Any) -> bool:
+    return False
+
+
+def _containers(tail: str, *, prune_empty: bool = False) -> tuple[Pattern, ...]:
+    return tuple(Pattern(f"{kind}[].{tail}", prune_empty) for kind in _CONTAINER_LISTS)
+
+
+def _statuses(tail: str) -> tuple[Pattern, ...]:
+    return tuple(Pattern(f"{kind}[].{tail}") for kind in _STATUS_LISTS)
+
+
+def _drop_restart_rules(spec: Any) -> None:
+    """Upstream's `dropContainerRestartRules`: sidecars keep `restartPolicy: Always`."""
+    for container in items(lookup(spec, "initContainers")):
+        if isinstance(container, dict):
+            if container.get("restartPolicy") not in (None, "Always"):
+                del container["restartPolicy"]
+            container.pop("restartPolicyRules", None)
+    for kind in ("containers", "ephemeralContainers"):
+        for container in items(lookup(spec, kind)):
+            if isinstance(container, dict):
+                container.pop("restartPolicy", None)
+                container.pop("restartPolicyRules", None)
+
+
+GATED_FIELDS: Final[tuple[GatedField, ...]] = (
+    fields("ContainerStopSignals", POD_SPEC, "", *_containers("lifecycle.stopSignal", prune_empty=True)),
+    fields("ClusterTrustBundleProjection", POD_SPEC, "", Pattern("volumes[].projected.sources[].clusterTrustBundle")),
+    fields("PodCertificateRequest", POD_SPEC, "", Pattern("volumes[].projected.sources[].podCertificate")),
+    fields("GenericWorkload", POD_SPEC, "", Pattern("schedulingGroup")),
+    GatedField("ContainerRestartRules", POD_SPEC, "", restart_rules_in_use, _drop_restart_rules),
+    fields("HostnameOverride", POD_SPEC, "", Pattern("hostnameOverride")),
+    fields("EnvFiles", POD_SPEC, "", *_containers("env[].valueFrom.fileKeyRef")),
+    fields("PodLevelResources", POD_SPEC, "", Pattern("resources")),
+    fields(
+        "InPlacePodLevelResourcesVerticalScaling", "/Pod", "status", Pattern("resources"), Pattern("allocatedResources")
+    ),
+    fields("ResourceHealthStatus", "/Pod", "status", *_statuses("allocatedResourcesStatus"), ratchets=False),
+    fields("DRAExtendedResource", "/Pod", "status", Pattern("extendedResourceClaimStatus")),
+    fields("DRANodeAllocatableResources", "/Pod", "status", Pattern("nodeAllocatableResourceClaimStatuses")),
+    fields(
+        "DRANodeAllocatableResources",
+        "resource.k8s.io/ResourceSlice",
+        "spec",
+        Pattern("devices[].nodeAllocatableResourceMappings"),
+    ),
+    fields("CrossNamespaceVolumeDataSource", "/PersistentVolumeClaim", "spec", Pattern("dataSourceRef.namespace")),
+    fields(
+        "MaxUnavailableStatefulSet", "apps/StatefulSet", "spec", Pattern("updateStrategy.rollingUpdate.maxUnavailable")
+    ),
+)

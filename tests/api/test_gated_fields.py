@@ -1,0 +1,254 @@
+"""Fields of a feature whose gate is off are dropped from writes unless the stored object already uses
+them (upstream's `dropDisabledFields` family): one table (`svc.api.gated_fields`) covers pod specs of
+every kind, pod status writes, ResourceSlices, PVCs and StatefulSets; turning the gate on keeps them."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from svc.api.brand import KUBERNETES
+from svc.api.gated_fields import GATED_FIELDS
+from svc.api.kinds import strategy_for
+from svc.api.resources import ResourceSet
+from svc.api.validation.engine import lookup
+from svc.api.validation.gates import UPSTREAM_DEFAULTS
+from svc.apiserver.feature_gates import FeatureGates
+from tests.api.validation.support import with_path
+from tests.api.validation.test_dra_kinds import SLICE
+from tests.api.validation.test_pods import POD
+from tests.api.validation.test_workloads import DEPLOYMENT, STATEFUL_SET
+
+RESOURCES = ResourceSet(KUBERNETES)
+PVC: dict[str, Any] = {
+    "apiVersion": "v1",
+    "kind": "PersistentVolumeClaim",
+    "metadata": {"name": "data", "namespace": "default"},
+    "spec": {
+        "accessModes": ["ReadWriteOnce"],
+        "resources": {"requests": {"storage": "1Gi"}},
+        "dataSourceRef": {"kind": "PersistentVolumeClaim", "name": "source", "namespace": "elsewhere"},
+    },
+}
+
+
+def _pod_with(path: str, value: Any) -> dict[str, Any]:
+    return with_path(POD, f"spec.{path}", value)
+
+
+PROJECTED = {"projected": {"sources": [{"clusterTrustBundle": {"name": "b", "path": "ca.pem"}}]}}
+CERTIFICATE = {"projected": {"sources": [{"podCertificate": {"signerName": "example.com/s", "keyType": "ED25519"}}]}}
+
+# (gate, resource path, object with the field, dotted path of the field)
+CASES = [
+    (
+        "ContainerStopSignals",
+        ("", "v1", "pods"),
+        _pod_with("containers.0.lifecycle", {"stopSignal": "SIGUSR1"}),
+        "spec.containers.0.lifecycle.stopSignal",
+    ),
+    (
+        "ClusterTrustBundleProjection",
+        ("", "v1", "pods"),
+        _pod_with("volumes.0", {"name": "data", **PROJECTED}),
+        "spec.volumes.0.projected.sources.0.clusterTrustBundle",
+    ),
+    (
+        "PodCertificateRequest",
+        ("apps", "v1", "deployments"),
+        with_path(DEPLOYMENT, "spec.template.spec.volumes", [{"name": "cert", **CERTIFICATE}]),
+        "spec.template.spec.volumes.0.projected.sources.0.podCertificate",
+    ),
+    (
+        "GenericWorkload",
+        ("", "v1", "pods"),
+        _pod_with("schedulingGroup", {"podGroupName": "g"}),
+        "spec.schedulingGroup",
+    ),
+    (
+        "DRANodeAllocatableResources",
+        ("resource.k8s.io", "v1", "resourceslices"),
+        with_path(SLICE, "spec.devices.0.nodeAllocatableResourceMappings", {"cpu": {"allocationMultiplier": "2"}}),
+        "spec.devices.0.nodeAllocatableResourceMappings",
+    ),
+    (
+        "CrossNamespaceVolumeDataSource",
+        ("", "v1", "persistentvolumeclaims"),
+        PVC,
+        "spec.dataSourceRef.namespace",
+    ),
+    (
+        "MaxUnavailableStatefulSet",
+        ("apps", "v1", "statefulsets"),
+        with_path(
+            STATEFUL_SET, "spec.updateStrategy", {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 2}}
+        ),
+        "spec.updateStrategy.rollingUpdate.maxUnavailable",
+    ),
+]
+IDS = [case[0] for case in CASES]
+
+# Gates on by default whose fields upstream drops when they are turned off: (gate, pod with the field, path)
+ON_BY_DEFAULT = [
+    ("HostnameOverride", _pod_with("hostnameOverride", "web-0"), "spec.hostnameOverride"),
+    (
+        "EnvFiles",
+        _pod_with("containers.0.env", [{"name": "A", "valueFrom": {"fileKeyRef": {"path": "a", "key": "A"}}}]),
+        "spec.containers.0.env.0.valueFrom.fileKeyRef",
+    ),
+    ("PodLevelResources", _pod_with("resources", {"limits": {"cpu": "1"}}), "spec.resources"),
+]
+
+
+def _lookup(obj: Any, path: str) -> Any:
+    node = obj
+    for step in path.split("."):
+        if isinstance(node, list):
+            node = node[int(step)] if int(step) < len(node) else None
+        elif isinstance(node, dict):
+            node = node.get(step)
+        else:
+            return None
+    return node
+
+
+def _strategy(where: tuple[str, str, str], **gates: bool):
+    return strategy_for(RESOURCES.get(*where), KUBERNETES, gates=FeatureGates(gates))
+
+
+def _created(strategy, obj: dict[str, Any]) -> dict[str, Any]:
+    obj = copy.deepcopy(obj)
+    strategy.create(obj)
+    return obj
+
+
+def _updated(strategy, new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    new, old = copy.deepcopy(new), copy.deepcopy(old)
+    strategy.update(new, old)
+    return new
+
+
+def test_the_defaults_used_without_a_server_are_the_servers_for_every_table_gate() -> None:
+    served = FeatureGates()
+    assert {entry.gate: UPSTREAM_DEFAULTS.enabled(entry.gate) for entry in GATED_FIELDS} == {
+        entry.gate: served.enabled(entry.gate) for entry in GATED_FIELDS
+    }
+
+
+@pytest.mark.parametrize(("gate", "where", "obj", "path"), CASES, ids=IDS)
+def test_a_create_drops_the_field_while_its_gate_is_off(gate: str, where, obj: dict[str, Any], path: str) -> None:
+    assert _lookup(obj, path) is not None
+    assert _lookup(_created(_strategy(where), obj), path) is None
+
+
+@pytest.mark.parametrize(("gate", "where", "obj", "path"), CASES, ids=IDS)
+def test_with_the_gate_on_the_field_is_kept(gate: str, where, obj: dict[str, Any], path: str) -> None:
+    assert _lookup(_created(_strategy(where, **{gate: True}), obj), path) == _lookup(obj, path)
+
+
+@pytest.mark.parametrize(("gate", "where", "obj", "path"), CASES, ids=IDS)
+def test_an_update_keeps_the_field_the_stored_object_uses(gate: str, where, obj: dict[str, Any], path: str) -> None:
+    assert _lookup(_updated(_strategy(where), obj, obj), path) == _lookup(obj, path)
+
+
+@pytest.mark.parametrize(("gate", "where", "obj", "path"), CASES, ids=IDS)
+def test_an_update_adding_the_field_loses_it(gate: str, where, obj: dict[str, Any], path: str) -> None:
+    strategy = _strategy(where)
+    stored = _created(strategy, obj)
+    assert _lookup(_updated(strategy, obj, stored), path) is None
+
+
+def test_a_lifecycle_left_empty_is_dropped_with_its_stop_signal() -> None:
+    created = _created(_strategy(("", "v1", "pods")), _pod_with("containers.0.lifecycle", {"stopSignal": "SIGUSR1"}))
+    assert "lifecycle" not in created["spec"]["containers"][0]
+
+
+def test_a_lifecycle_with_hooks_keeps_them() -> None:
+    hooks = {"preStop": {"exec": {"command": ["true"]}}, "stopSignal": "SIGUSR1"}
+    created = _created(_strategy(("", "v1", "pods")), _pod_with("containers.0.lifecycle", hooks))
+    assert created["spec"]["containers"][0]["lifecycle"] == {"preStop": {"exec": {"command": ["true"]}}}
+
+
+def test_a_pod_status_write_drops_node_allocatable_claim_statuses_unless_stored() -> None:
+    strategy = _strategy(("", "v1", "pods"))
+    write = strategy.subresource_updates["status"]
+    statuses = [{"resourceClaimName": "c", "containers": ["nginx"], "resources": {"cpu": "1"}}]
+    stored = {**copy.deepcopy(POD), "status": {"phase": "Pending"}}
+    new = {**copy.deepcopy(POD), "status": {"phase": "Pending", "nodeAllocatableResourceClaimStatuses": statuses}}
+    assert "nodeAllocatableResourceClaimStatuses" not in write(copy.deepcopy(new), stored)["status"]
+    stored_with = copy.deepcopy(new)
+    assert write(copy.deepcopy(new), stored_with)["status"]["nodeAllocatableResourceClaimStatuses"] == statuses
+
+
+def test_a_subresource_write_leaves_the_stored_object_untouched() -> None:
+    """A status write shares the stored spec: dropping from it would change the stored object itself."""
+    strategy = _strategy(("", "v1", "pods"))
+    stored = _pod_with("containers.0.lifecycle", {})
+    before = copy.deepcopy(stored)
+    strategy.subresource_updates["status"]({**copy.deepcopy(stored), "status": {}}, stored)
+    assert stored == before
+
+
+def _container_restart(obj: dict[str, Any]) -> Any:
+    return lookup(obj, "spec.template.spec")["containers"][0].get("restartPolicy")
+
+
+def test_container_restart_rules_off_drops_a_template_policy_unless_stored() -> None:
+    strategy = _strategy(("apps", "v1", "deployments"), ContainerRestartRules=False)
+    with_policy = with_path(DEPLOYMENT, "spec.template.spec.containers.0.restartPolicy", "Never")
+    assert _container_restart(_created(strategy, with_policy)) is None
+    assert _container_restart(_updated(strategy, with_policy, with_policy)) == "Never"
+
+
+PODS = "/api/v1/namespaces/default/pods"
+STATEFUL_SETS = "/apis/apps/v1/namespaces/default/statefulsets"
+
+
+def _post(api, collection: str, obj: dict[str, Any]) -> dict[str, Any]:
+    response = api.request("POST", collection, body=obj)
+    assert response.status == 201, response.body
+    return response.json()
+
+
+def test_over_http_the_default_gates_drop_and_the_flag_keeps(svc_server_factory) -> None:
+    statefulset = with_path(
+        STATEFUL_SET, "spec.updateStrategy", {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 2}}
+    )
+    statefulset["metadata"] = {"name": "web"}
+    pod = _pod_with("containers.0.lifecycle", {"stopSignal": "SIGUSR1"})
+    pod["metadata"] = {"name": "p"}
+    pod["spec"]["os"] = {"name": "linux"}
+    default = svc_server_factory("--brand-profile=kubernetes").client()
+    assert "maxUnavailable" not in _post(default, STATEFUL_SETS, statefulset)["spec"]["updateStrategy"]["rollingUpdate"]
+    assert "lifecycle" not in _post(default, PODS, pod)["spec"]["containers"][0]
+    gated = svc_server_factory(
+        "--brand-profile=kubernetes", "--feature-gates=MaxUnavailableStatefulSet=true,ContainerStopSignals=true"
+    ).client()
+    assert _post(gated, STATEFUL_SETS, statefulset)["spec"]["updateStrategy"]["rollingUpdate"]["maxUnavailable"] == 2
+    assert _post(gated, PODS, pod)["spec"]["containers"][0]["lifecycle"] == {"stopSignal": "SIGUSR1"}
+
+
+@pytest.mark.parametrize(("gate", "obj", "path"), ON_BY_DEFAULT, ids=[case[0] for case in ON_BY_DEFAULT])
+def test_a_gate_on_by_default_keeps_its_field_and_turned_off_drops_it(
+    gate: str, obj: dict[str, Any], path: str
+) -> None:
+    where = ("", "v1", "pods")
+    assert _lookup(_created(_strategy(where), obj), path) == _lookup(obj, path)
+    assert _lookup(_created(_strategy(where, **{gate: False}), obj), path) is None
+    assert _lookup(_updated(_strategy(where, **{gate: False}), obj, obj), path) == _lookup(obj, path)
+
+
+def test_resource_health_is_dropped_from_a_status_write_even_when_stored() -> None:
+    """Upstream clears `allocatedResourcesStatus` whenever ResourceHealthStatus is off, stored or not."""
+    health = [{"name": "example.com/gpu", "resources": [{"resourceID": "gpu-0", "health": "Healthy"}]}]
+    status = {"phase": "Running", "containerStatuses": [{"name": "nginx", "allocatedResourcesStatus": health}]}
+    pod = {**copy.deepcopy(POD), "status": status}
+    write = _strategy(("", "v1", "pods"), ResourceHealthStatus=False).subresource_updates["status"]
+    assert (
+        "allocatedResourcesStatus"
+        not in write(copy.deepcopy(pod), copy.deepcopy(pod))["status"]["containerStatuses"][0]
+    )
+    kept = _strategy(("", "v1", "pods")).subresource_updates["status"](copy.deepcopy(pod), copy.deepcopy(pod))
+    assert kept["status"]["containerStatuses"][0]["allocatedResourcesStatus"] == health
