@@ -7,6 +7,7 @@ the `Apply` rules (conflicts, force, removal of fields the applier stopped sendi
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from svc.api.schemas import schema_for
@@ -28,7 +29,12 @@ def manager_name(scope: Scope) -> str:
         raise status.bad_request(f"fieldManager: Too long: may not be more than {_MAX_MANAGER} bytes")
     if name:
         return name
-    agent = scope.ctx.request.headers.get("User-Agent", "")
+    return _agent_product(scope.ctx.request.headers.get("User-Agent", ""))
+
+
+@functools.lru_cache(maxsize=64)
+def _agent_product(agent: str) -> str:
+    """A client sends the same User-Agent on every request: its manager name is worked out once."""
     return "".join(ch for ch in agent.split("/", 1)[0] if ch.isprintable())[:_MAX_MANAGER]
 
 

@@ -15,6 +15,7 @@ changes nothing keeps every time stamp, and at most ten updaters keep their own 
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 import orjson
@@ -61,8 +62,10 @@ STRIPPED = FieldSet.of(
 _CURRENT = ManagerKey("current-operation", UPDATE)
 
 
+@functools.lru_cache(maxsize=16)
 def default_ignored(*, status_subresource: bool, subresource: str = "") -> FieldSet:
-    """The fields a write through `subresource` neither owns nor competes for.
+    """The fields a write through `subresource` neither owns nor competes for (a FieldSet is immutable,
+    so every write through the same subresource shares one).
 
     Deletion fields are only ever set by the server. When the type has a status subresource, writes to
     the main resource leave `status` alone and writes to `status` leave `spec` alone, as upstream's
