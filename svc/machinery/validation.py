@@ -241,6 +241,8 @@ def validate_annotations(annotations: Mapping[str, str], path: str) -> list[Fiel
 
 def validate_field_manager(manager: str, path: str) -> list[FieldError]:
     errors = [too_long(path, _FIELD_MANAGER_MAX)] if _size(manager) > _FIELD_MANAGER_MAX else []
+    if manager.isprintable():  # the common case, without a look at each character
+        return errors
     offset = 0
     for char in manager:
         if not char.isprintable():
