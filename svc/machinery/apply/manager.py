@@ -301,5 +301,11 @@ def _metadata_map(obj: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _check_time(operation_time: str) -> None:
-    if entries.seconds(operation_time) is None:
+    if not isinstance(operation_time, str) or not _readable_time(operation_time):
         raise ValueError(f"operation_time {operation_time!r} is not an RFC 3339 time with a zone")
+
+
+@functools.lru_cache(maxsize=8)
+def _readable_time(operation_time: str) -> bool:
+    """Every write of the same second passes the same time: it is parsed once."""
+    return entries.seconds(operation_time) is not None
