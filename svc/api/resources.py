@@ -105,7 +105,9 @@ class Resource:
     subresources: Mapping[str, Subresource] = field(default_factory=dict)
     custom: bool = False
 
-    @property
+    # Derived names are cached on the instance (a frozen dataclass keeps its `__dict__`): every
+    # request asks for them several times.
+    @functools.cached_property
     def api_version(self) -> str:
         return f"{self.group}/{self.version}" if self.group else self.version
 
@@ -121,7 +123,7 @@ class Resource:
     def list_kind(self) -> str:
         return self.kind + "List"
 
-    @property
+    @functools.cached_property
     def storage_prefix(self) -> str:
         """Key prefix (below `--store-prefix`) shared by every version of this group and resource
         (spec 2.2 rule 4) and by the resources upstream stores together: upstream's own, so tools

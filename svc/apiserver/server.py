@@ -148,6 +148,7 @@ class Server:
         self._tasks: list[asyncio.Task[None]] = []
         self.peers: Peers | None = None
         self._preferred_stores: dict[tuple[str, str], tuple[int, GenericStore]] = {}
+        self._formats: dict[tuple[str, str], tuple[Format, ...]] = {}
         self._advertised: tuple[int, str] = (0, "")
         self.serving_limits = ServingLimits()
         self.http_server: ApiHttpServer | None = None
@@ -196,10 +197,14 @@ class Server:
     def formats_for(self, resource: Resource) -> tuple[Format, ...]:
         """Formats a resource is served in: Protobuf only for kinds with an upstream message, CBOR
         only with its gate on."""
-        base = (JSON, YAML, CBOR) if self.cbor_enabled else (JSON, YAML)
-        if protobuf_supports(self.profile, resource.api_version, resource.kind):
-            return (*base[:2], self.protobuf, *base[2:])
-        return base
+        key = (resource.api_version, resource.kind)
+        found = self._formats.get(key)
+        if found is None:
+            base = (JSON, YAML, CBOR) if self.cbor_enabled else (JSON, YAML)
+            if protobuf_supports(self.profile, resource.api_version, resource.kind):
+                base = (*base[:2], self.protobuf, *base[2:])
+            found = self._formats[key] = base  # asked twice by every write: worked out once per kind
+        return found
 
     def status_formats(self) -> tuple[Format, ...]:
         """Formats an error's Status is written in: every one served (Status has a Protobuf message)."""

@@ -224,9 +224,28 @@ def validate_label_name(key: str, path: str) -> list[FieldError]:
 def validate_labels(labels: Mapping[str, str], path: str) -> list[FieldError]:
     errors: list[FieldError] = []
     for key, value in sorted(labels.items()):
-        errors += validate_label_name(key, path)
-        errors += [invalid(path, value, message) for message in is_valid_label_value(value)]
+        pair = (key, value) if type(key) is str and type(value) is str else None
+        if pair in _VALID_LABELS:
+            continue
+        found = validate_label_name(key, path)
+        found += [invalid(path, value, message) for message in is_valid_label_value(value)]
+        if found:
+            errors += found
+        elif pair is not None:
+            _remember_valid_label(pair)
     return errors
+
+
+# Label pairs found valid before: the same few labels come back on write after write, and a valid
+# pair has no message whatever its path, so its checks need not run again.
+_VALID_LABELS: set[tuple[str, str]] = set()
+_VALID_LABELS_LIMIT: Final = 4096
+
+
+def _remember_valid_label(pair: tuple[str, str]) -> None:
+    if len(_VALID_LABELS) >= _VALID_LABELS_LIMIT:
+        _VALID_LABELS.clear()
+    _VALID_LABELS.add(pair)
 
 
 def validate_annotations(annotations: Mapping[str, str], path: str) -> list[FieldError]:
@@ -241,6 +260,8 @@ def validate_annotations(annotations: Mapping[str, str], path: str) -> list[Fiel
 
 def validate_field_manager(manager: str, path: str) -> list[FieldError]:
     errors = [too_long(path, _FIELD_MANAGER_MAX)] if _size(manager) > _FIELD_MANAGER_MAX else []
+    if manager.isprintable():  # the common case, without a look at each character
+        return errors
     offset = 0
     for char in manager:
         if not char.isprintable():

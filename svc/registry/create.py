@@ -53,7 +53,13 @@ def check_namespace(strategy: Strategy, obj: dict[str, Any], namespace: str) -> 
 
 def standard_finalizers(strategy: Strategy) -> frozenset[str]:
     """Finalizer names that need no domain: upstream's generic ones and the brand's namespace finalizer."""
-    return GENERIC_FINALIZERS | {strategy.profile.namespace_finalizer}
+    return _with_namespace_finalizer(strategy.profile.namespace_finalizer)
+
+
+@functools.lru_cache(maxsize=4)
+def _with_namespace_finalizer(name: str) -> frozenset[str]:
+    """One set per brand, not one per write."""
+    return GENERIC_FINALIZERS | {name}
 
 
 def invalid(strategy: Strategy, name: str, errors: list) -> status.StatusError:

@@ -56,7 +56,7 @@ def decode_json_strict(data: bytes) -> tuple[Any, list[str]]:
     except orjson.JSONDecodeError as error:
         raise DecodeError(f"json parse error: {error}") from None
     try:
-        json.loads(data, object_pairs_hook=_raise_on_duplicate)
+        _DUPLICATE_FINDER.decode(data.decode(json.detect_encoding(data), "surrogatepass"))
     except _DuplicateSeen:
         return value, _json_duplicates(json.loads(data, object_pairs_hook=_Pairs))
     except RecursionError:
@@ -71,6 +71,10 @@ class _DuplicateSeen(Exception):
 def _raise_on_duplicate(pairs: list[tuple[str, Any]]) -> None:
     if len(pairs) > 1 and len(dict(pairs)) != len(pairs):
         raise _DuplicateSeen
+
+
+# What `json.loads(data, object_pairs_hook=...)` does, without building a decoder per request.
+_DUPLICATE_FINDER: Final = json.JSONDecoder(object_pairs_hook=_raise_on_duplicate)
 
 
 class _Pairs(list):

@@ -7,6 +7,8 @@ checks of ValidatingAdmissionPolicy bindings by the action taken (`allow`, `deny
 
 from __future__ import annotations
 
+from typing import Any
+
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from svc.registry.admission import Operation
@@ -80,12 +82,23 @@ class AdmissionMetrics:
             ["name", "type"],
             registry=registry,
         )
+        # Every write observes the step and each plugin: prometheus_client's `labels()` validates and
+        # locks on each call, so the few label combinations in use keep their children here.
+        self._children: dict[tuple[object, ...], Any] = {}
 
     def step(self, kind: str, operation: Operation, rejected: bool, seconds: float) -> None:
-        self.steps.labels(kind, operation.value, _truth(rejected)).observe(seconds)
+        key = (None, kind, operation, rejected)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = self.steps.labels(kind, operation.value, _truth(rejected))
+        child.observe(seconds)
 
     def controller(self, name: str, kind: str, operation: Operation, rejected: bool, seconds: float) -> None:
-        self.controllers.labels(name, kind, operation.value, _truth(rejected)).observe(seconds)
+        key = (name, kind, operation, rejected)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = self.controllers.labels(name, kind, operation.value, _truth(rejected))
+        child.observe(seconds)
 
     def webhook(self, name: str, kind: str, operation: Operation, code: int, rejected: bool, seconds: float) -> None:
         """One call of a webhook; `code` is the HTTP status of its answer (0 when there was none)."""

@@ -7,7 +7,6 @@ URI and the error, with only the reason `internal error` in the audit annotation
 from __future__ import annotations
 
 import logging
-from dataclasses import astuple
 
 import orjson
 from aiohttp import web
@@ -94,7 +93,8 @@ def internal_error(request: web.Request, error: str) -> web.Response:
 
 async def authorize(ctx: RequestContext, next_handler: Handler) -> web.StreamResponse:
     attributes = attributes_of(ctx)
-    decision, reason, error = astuple(await ctx.server.authorizer.decide(attributes))
+    verdict = await ctx.server.authorizer.decide(attributes)
+    decision, reason, error = verdict.decision, verdict.reason, verdict.error  # not astuple: it deep-copies
     annotations = request_audit_annotations.get()
     if error and decision is not Decision.ALLOW:
         if annotations is not None:

@@ -30,7 +30,12 @@ def manager_name(scope: Scope) -> str:
         raise status.bad_request(f"fieldManager: Too long: may not be more than {_MAX_MANAGER} bytes")
     if name:
         return name
-    agent = scope.ctx.request.headers.get("User-Agent", "")
+    return _agent_product(scope.ctx.request.headers.get("User-Agent", ""))
+
+
+@functools.lru_cache(maxsize=64)
+def _agent_product(agent: str) -> str:
+    """A client sends the same User-Agent on every request: its manager name is worked out once."""
     return "".join(ch for ch in agent.split("/", 1)[0] if ch.isprintable())[:_MAX_MANAGER]
 
 

@@ -287,7 +287,7 @@ class FieldSet:
 
     def recursive_difference(self, other: FieldSet) -> FieldSet:
         """Drop every path that is in `other` or lies under a path in `other`."""
-        if not other:
+        if not other or not self._paths:  # a create's removed and modified sets are empty: no trie for them
             return self
         root = _trie(other._paths)
         dropped = [path for path in self._paths if _under_member(root, path)]

@@ -15,6 +15,7 @@ changes nothing keeps every time stamp, and at most ten updaters keep their own 
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -69,6 +70,7 @@ def ignored_fields(reset: Iterable[Sequence[str]]) -> FieldSet:
     return FieldSet([*deletion, *(make_path(*path) for path in reset)])
 
 
+@functools.lru_cache(maxsize=16)
 def default_ignored(*, status_subresource: bool, subresource: str = "") -> FieldSet:
     """`ignored_fields` under the generic rule: when the type has a status subresource, writes to the
     main resource leave `status` alone and writes to `status` leave `spec` alone."""
@@ -299,5 +301,11 @@ def _metadata_map(obj: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _check_time(operation_time: str) -> None:
-    if entries.seconds(operation_time) is None:
+    if not isinstance(operation_time, str) or not _readable_time(operation_time):
         raise ValueError(f"operation_time {operation_time!r} is not an RFC 3339 time with a zone")
+
+
+@functools.lru_cache(maxsize=8)
+def _readable_time(operation_time: str) -> bool:
+    """Every write of the same second passes the same time: it is parsed once."""
+    return entries.seconds(operation_time) is not None
