@@ -27,7 +27,7 @@ MIN_SIZE = 96
 TRIAL = 128
 PAUSE = 2048
 # Bytes of payload and JSON kept per message.
-BUDGET = 4 << 20
+BUDGET = 1 << 20
 
 
 def memoized(decode: Decode) -> Decode:

@@ -281,18 +281,41 @@ def decode_watch_event(frame: bytes, *, group_of: GroupOf | None = None) -> tupl
     frame = bytes(frame)
     if len(frame) < _FRAME_LENGTH.size or _FRAME_LENGTH.unpack_from(frame)[0] != len(frame) - _FRAME_LENGTH.size:
         raise ProtobufError("watch frame length does not match its body")
-    event_type, enveloped = "", b""
     try:
-        for number, wire_type, value in split_fields(frame, _FRAME_LENGTH.size, len(frame)):
-            if number == 1 and wire_type == LENGTH_DELIMITED:
-                event_type = value.decode()
-            elif number == 2 and wire_type == LENGTH_DELIMITED:
-                for raw_number, raw_wire_type, raw_value in split_fields(value, 0, len(value)):
-                    if raw_number == 1 and raw_wire_type == LENGTH_DELIMITED:
-                        enveloped = raw_value
+        event_type, enveloped = _usual_frame(frame) or _any_frame(frame)
     except _MALFORMED as exc:
         raise ProtobufError(f"malformed watch event: {exc}") from None
     return event_type, decode_object(enveloped, group_of=group_of)
+
+
+def _usual_frame(frame: bytes) -> tuple[str, bytes] | None:
+    """(type, enveloped object) of a frame as writers lay it out: type, then the RawExtension holding
+    only its raw; None for any other layout."""
+    if len(frame) < 6 or frame[4] != 0x0A or frame[5] >= 0x80:
+        return None
+    type_end = 6 + frame[5]
+    if type_end >= len(frame) or frame[type_end] != 0x12:
+        return None
+    length, start = read_varint(frame, type_end + 1)
+    if not length or start + length != len(frame) or frame[start] != 0x0A:
+        return None
+    raw_length, raw_start = read_varint(frame, start + 1)
+    if raw_start + raw_length != len(frame):
+        return None
+    return frame[6:type_end].decode(), frame[raw_start:]
+
+
+def _any_frame(frame: bytes) -> tuple[str, bytes]:
+    """The general read: fields in any order and number, the last of each winning, others skipped."""
+    event_type, enveloped = "", b""
+    for number, wire_type, value in split_fields(frame, _FRAME_LENGTH.size, len(frame)):
+        if number == 1 and wire_type == LENGTH_DELIMITED:
+            event_type = value.decode()
+        elif number == 2 and wire_type == LENGTH_DELIMITED:
+            for raw_number, raw_wire_type, raw_value in split_fields(value, 0, len(value)):
+                if raw_number == 1 and raw_wire_type == LENGTH_DELIMITED:
+                    enveloped = raw_value
+    return event_type, enveloped
 
 
 def frame_length(header: bytes) -> int:

@@ -1,14 +1,11 @@
-"""Sub-messages decoded from kept JSON are equal to, and as fresh as, those decoded field by field;
-envelopes in any layout read as the usual one."""
+"""Sub-messages decoded from kept JSON are equal to, and as fresh as, those decoded field by field."""
 
 from __future__ import annotations
-
-import copy
 
 import pytest
 from hypothesis import given, settings
 
-from svc.wire.protobuf import decode_memo, decode_object, encode_envelope, encode_message, encode_object
+from svc.wire.protobuf import decode_memo, decode_object, encode_object
 from tests.wire.protobuf.samples import POD, pod
 from tests.wire.protobuf.test_roundtrip import pods
 
@@ -42,20 +39,3 @@ def test_values_stay_right_across_a_pause_and_a_full_memo(monkeypatch):
     bodies = [encode_object(pod(index)) for index in range(decode_memo.TRIAL * 3)]
     for body in bodies + bodies[:5]:
         assert decode_object(body) == _decoded_without_memo(body)
-
-
-def test_an_envelope_laid_out_otherwise_reads_as_the_usual_one():
-    raw = encode_message(POD)
-    type_meta = b"\x0a\x02v1\x12\x03Pod"
-    unusual = (
-        b"k8s\x00"
-        + b"\x12"
-        + bytes([len(raw) & 0x7F | 0x80, len(raw) >> 7])
-        + raw
-        + b"\x22\x10application/json"
-        + b"\x0a"
-        + bytes([len(type_meta)])
-        + type_meta
-    )
-    assert len(raw) < 1 << 14
-    assert decode_object(unusual) == decode_object(encode_envelope("v1", "Pod", raw)) == copy.deepcopy(POD)
