@@ -36,6 +36,8 @@ from svc.wire.protobuf.wire import (
     close_message,
     json_type,
     prefix_table,
+    read_varint,
+    skip_field,
     split_fields,
     tag,
     varint,
@@ -113,6 +115,13 @@ def encode_envelope(api_version: str, kind: str, raw: bytes) -> bytes:
 def decode_envelope(data: bytes) -> tuple[str, str, bytes]:
     """(apiVersion, kind, raw) of an enveloped body; a body without the magic prefix is rejected."""
     data = bytes(data)
+    api_version, kind, start, stop = _envelope_span(data)
+    return api_version, kind, data[start:stop]
+
+
+def _envelope_span(data: bytes) -> tuple[str, str, int, int]:
+    """(apiVersion, kind, start, stop) of an enveloped body, raw being data[start:stop]: the object's
+    message is decoded where it lies, not copied out first."""
     if not data:
         raise ProtobufError("empty data")
     if not data.startswith(MAGIC):
@@ -121,20 +130,52 @@ def decode_envelope(data: bytes) -> tuple[str, str, bytes]:
         )
     if len(data) == len(MAGIC):
         raise ProtobufError("empty body")
-    api_version, kind, raw = "", "", b""
     try:
-        for number, wire_type, value in split_fields(data, len(MAGIC), len(data)):
-            if number == 1 and wire_type == LENGTH_DELIMITED:
-                for meta_number, meta_wire_type, meta_value in split_fields(value, 0, len(value)):
-                    if meta_number == 1 and meta_wire_type == LENGTH_DELIMITED:
-                        api_version = meta_value.decode()
-                    elif meta_number == 2 and meta_wire_type == LENGTH_DELIMITED:
-                        kind = meta_value.decode()
-            elif number == 2 and wire_type == LENGTH_DELIMITED:
-                raw = value
+        return _usual_envelope(data) or _any_envelope(data)
     except _MALFORMED as exc:
         raise ProtobufError(f"malformed protobuf envelope: {exc}") from None
-    return api_version, kind, raw
+
+
+def _usual_envelope(data: bytes) -> tuple[str, str, int, int] | None:
+    """The envelope as every writer lays it out (typeMeta with short apiVersion and kind, raw, then
+    empty or no contentEncoding and contentType), read without a loop; None for any other layout."""
+    if data[4] != 0x0A or data[6] != 0x0A:
+        return None
+    meta_end = 6 + data[5]
+    version_end = 8 + data[7]
+    if data[5] >= 0x80 or data[7] >= 0x80 or data[version_end] != 0x12:
+        return None
+    if version_end + 2 + data[version_end + 1] != meta_end or data[meta_end] != 0x12:
+        return None
+    length, start = read_varint(data, meta_end + 1)
+    stop = start + length
+    if stop > len(data) or data[stop:] not in (_ENVELOPE_TAIL, b""):
+        return None
+    return data[8:version_end].decode(), data[version_end + 2 : meta_end].decode(), start, stop
+
+
+def _any_envelope(data: bytes) -> tuple[str, str, int, int]:
+    """The general read: fields in any order and number, the last of each winning, others skipped."""
+    api_version, kind, start, stop = "", "", 0, 0
+    pos, end = len(MAGIC), len(data)
+    while pos < end:
+        key, pos = read_varint(data, pos)
+        if key & 7 != LENGTH_DELIMITED:
+            pos = skip_field(data, pos, key & 7)
+            continue
+        length, pos = read_varint(data, pos)
+        if key >> 3 == 1:
+            for meta_number, meta_wire_type, meta_value in split_fields(data, pos, pos + length):
+                if meta_number == 1 and meta_wire_type == LENGTH_DELIMITED:
+                    api_version = meta_value.decode()
+                elif meta_number == 2 and meta_wire_type == LENGTH_DELIMITED:
+                    kind = meta_value.decode()
+        elif key >> 3 == 2:
+            start, stop = pos, pos + length
+        pos += length
+    if pos != end:
+        raise ProtobufError("message is truncated")
+    return api_version, kind, start, stop
 
 
 def encode_message(obj: dict, *, group_of: GroupOf | None = None) -> bytes:
@@ -151,14 +192,15 @@ def encode_object(obj: dict, *, group_of: GroupOf | None = None) -> bytes:
 
 def decode_object(data: bytes, *, group_of: GroupOf | None = None) -> dict:
     """The JSON form of an enveloped object: kind and apiVersion first, then the fields on the wire."""
-    api_version, kind, raw = decode_envelope(data)
+    data = bytes(data)
+    api_version, kind, start, stop = _envelope_span(data)
     if not kind:
         raise ProtobufError("Object 'Kind' is missing in the protobuf envelope")
     message = _message(api_version, kind, group_of)
     if message is None:
         raise ProtobufError(f'no kind "{kind}" is registered for version "{api_version}"')
     try:
-        fields = decoder(message)(raw, 0, len(raw))
+        fields = decoder(message)(data, start, stop)
     except ProtobufError:
         raise
     except _MALFORMED as exc:
@@ -239,18 +281,41 @@ def decode_watch_event(frame: bytes, *, group_of: GroupOf | None = None) -> tupl
     frame = bytes(frame)
     if len(frame) < _FRAME_LENGTH.size or _FRAME_LENGTH.unpack_from(frame)[0] != len(frame) - _FRAME_LENGTH.size:
         raise ProtobufError("watch frame length does not match its body")
-    event_type, enveloped = "", b""
     try:
-        for number, wire_type, value in split_fields(frame, _FRAME_LENGTH.size, len(frame)):
-            if number == 1 and wire_type == LENGTH_DELIMITED:
-                event_type = value.decode()
-            elif number == 2 and wire_type == LENGTH_DELIMITED:
-                for raw_number, raw_wire_type, raw_value in split_fields(value, 0, len(value)):
-                    if raw_number == 1 and raw_wire_type == LENGTH_DELIMITED:
-                        enveloped = raw_value
+        event_type, enveloped = _usual_frame(frame) or _any_frame(frame)
     except _MALFORMED as exc:
         raise ProtobufError(f"malformed watch event: {exc}") from None
     return event_type, decode_object(enveloped, group_of=group_of)
+
+
+def _usual_frame(frame: bytes) -> tuple[str, bytes] | None:
+    """(type, enveloped object) of a frame as writers lay it out: type, then the RawExtension holding
+    only its raw; None for any other layout."""
+    if len(frame) < 6 or frame[4] != 0x0A or frame[5] >= 0x80:
+        return None
+    type_end = 6 + frame[5]
+    if type_end >= len(frame) or frame[type_end] != 0x12:
+        return None
+    length, start = read_varint(frame, type_end + 1)
+    if not length or start + length != len(frame) or frame[start] != 0x0A:
+        return None
+    raw_length, raw_start = read_varint(frame, start + 1)
+    if raw_start + raw_length != len(frame):
+        return None
+    return frame[6:type_end].decode(), frame[raw_start:]
+
+
+def _any_frame(frame: bytes) -> tuple[str, bytes]:
+    """The general read: fields in any order and number, the last of each winning, others skipped."""
+    event_type, enveloped = "", b""
+    for number, wire_type, value in split_fields(frame, _FRAME_LENGTH.size, len(frame)):
+        if number == 1 and wire_type == LENGTH_DELIMITED:
+            event_type = value.decode()
+        elif number == 2 and wire_type == LENGTH_DELIMITED:
+            for raw_number, raw_wire_type, raw_value in split_fields(value, 0, len(value)):
+                if raw_number == 1 and raw_wire_type == LENGTH_DELIMITED:
+                    enveloped = raw_value
+    return event_type, enveloped
 
 
 def frame_length(header: bytes) -> int:

@@ -158,12 +158,12 @@ def _encode_any_timestamp(text: object) -> bytes:
 def _timestamp_decoder(fraction_digits: int) -> Decode:
     """Read as upstream reads it: Time drops the nanos, MicroTime truncates them to microseconds; Go's
     zero time (0001-01-01T00:00:00Z, or an empty message) is JSON null."""
-    scale = 10 ** (9 - fraction_digits)
+    timespec = "microseconds" if fraction_digits else "seconds"
 
     def decode(buf: bytes, pos: int, end: int) -> str | None:
         if pos == end:
             return None  # upstream writes the zero time as an empty message
-        values = _fields(buf, pos, end, {1: VARINT, 2: VARINT})
+        values = _usual_timestamp(buf, pos, end) or _fields(buf, pos, end, {1: VARINT, 2: VARINT})
         nanos = signed32(values.get(2, 0)) if fraction_digits else 0
         micros = signed64(values.get(1, 0)) * 1_000_000 + (abs(nanos) // 1000) * (1 if nanos >= 0 else -1)
         if micros == _GO_ZERO_TIME_MICROS:
@@ -172,15 +172,23 @@ def _timestamp_decoder(fraction_digits: int) -> Decode:
             moment = _EPOCH + timedelta(microseconds=micros)
         except OverflowError:
             raise ProtobufError("timestamp is out of the range JSON can represent") from None
-        text = (
-            f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
-            f"T{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}"
-        )
-        if fraction_digits:
-            text += "." + str(moment.microsecond * 1000 // scale).rjust(fraction_digits, "0")
-        return text + "Z"
+        return moment.isoformat(timespec=timespec) + "Z"  # four-digit year, as Go writes it
 
     return _cached_decoder(decode)
+
+
+def _usual_timestamp(buf: bytes, pos: int, end: int) -> dict[int, int] | None:
+    """{1: seconds, 2: nanos} of `seconds=1, nanos=2` in that order, as writers lay them out; None for
+    anything else."""
+    if buf[pos] != 0x08:
+        return None
+    seconds, pos = read_varint(buf, pos + 1)
+    if pos == end:
+        return {1: seconds}
+    if buf[pos] != 0x10:
+        return None
+    nanos, pos = read_varint(buf, pos + 1)
+    return {1: seconds, 2: nanos} if pos == end else None
 
 
 def _encode_int_or_string(value: object) -> bytes:
