@@ -9,6 +9,7 @@ from typing import Any
 from svc.api.brand import PROFILES
 from svc.client.aio import ApiError
 from svc.client.clock import FakeClock
+from svc.client.content import ContentConfig
 from svc.controllers.context import ControllerContext, InformerFactory
 
 Obj = dict[str, Any]
@@ -23,6 +24,7 @@ class RecordingClient:
         self.failures: dict[str, ApiError] = {}
         self.objects: dict[str, Obj] = {}
         self.watch_events: list[Obj] = []
+        self.content = ContentConfig()
 
     async def _record(self, verb: str, path: str, body: Obj | None) -> Obj:
         if "/events" in path:

@@ -47,7 +47,10 @@ def _flags(provider: Provider, authority: Authority, tmp_path: Path) -> list[str
 
 
 def _write(path: Path, config: dict[str, Any]) -> str:
-    path.write_text(json.dumps(config))
+    """Replaced in one rename, so a reload never reads a half-written file (a failed reload of its own)."""
+    staged = path.with_suffix(".staged")
+    staged.write_text(json.dumps(config))
+    staged.replace(path)
     return str(path)
 
 
