@@ -35,6 +35,34 @@ def running_pods(reader: RestClient, namespace: str, selector: str) -> list[dict
     return [p for p in listed.json()["items"] if (p.get("status") or {}).get("phase") == "Running"]
 
 
+def web_deployment(
+    server: RunningServer,
+    svc_controller_manager: Callable[..., RunningControllerManager],
+    *,
+    replicas: int,
+    container: dict,
+    flags: tuple[str, ...] = (),
+) -> RestClient:
+    """The deployment, replicaset and HPA controllers (1 s HPA sync), and a Deployment `web` of `replicas`
+    pods labelled app=web running `container`."""
+    rest = server.client()
+    svc_controller_manager(
+        server,
+        "--brand-profile=kubernetes",
+        "--controllers=deployment,replicaset,horizontalpodautoscaling",
+        "--horizontal-pod-autoscaler-sync-period=1s",
+        *flags,
+    )
+    labels = {"app": "web"}
+    template = {"metadata": {"labels": labels}, "spec": {"containers": [container]}}
+    deployment = {
+        "metadata": {"name": "web"},
+        "spec": {"replicas": replicas, "selector": {"matchLabels": labels}, "template": template},
+    }
+    assert rest.request("POST", DEPLOYMENTS, body=deployment).status == 201
+    return rest
+
+
 @contextlib.contextmanager
 def autoscaled_web(
     server: RunningServer,
@@ -54,20 +82,7 @@ def autoscaled_web(
         register(rest, extension, service="metrics", namespace="kube-system")
         wait_for_available(rest, "True", f"{APISERVICES}/{api.version}.{api.group}")
         svc_nodes(server, "--brand-profile=kubernetes", count=2)
-        svc_controller_manager(
-            server,
-            "--brand-profile=kubernetes",
-            "--controllers=deployment,replicaset,horizontalpodautoscaling",
-            "--horizontal-pod-autoscaler-sync-period=1s",
-            *flags,
-        )
-        labels = {"app": "web"}
-        template = {"metadata": {"labels": labels}, "spec": {"containers": [container]}}
-        deployment = {
-            "metadata": {"name": "web"},
-            "spec": {"replicas": 1, "selector": {"matchLabels": labels}, "template": template},
-        }
-        assert rest.request("POST", DEPLOYMENTS, body=deployment).status == 201
+        web_deployment(server, svc_controller_manager, replicas=1, container=container, flags=flags)
         target = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}
         hpa = {
             "metadata": {"name": "web"},
@@ -182,20 +197,7 @@ def test_without_a_metrics_api_scaling_is_not_active(
     svc_controller_manager: Callable[..., RunningControllerManager],
 ) -> None:
     server = svc_server_factory("--brand-profile=kubernetes")
-    rest = server.client()
-    svc_controller_manager(
-        server,
-        "--brand-profile=kubernetes",
-        "--controllers=deployment,replicaset,horizontalpodautoscaling",
-        "--horizontal-pod-autoscaler-sync-period=1s",
-    )
-    labels = {"app": "web"}
-    template = {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "app", "image": "nginx"}]}}
-    deployment = {
-        "metadata": {"name": "web"},
-        "spec": {"replicas": 2, "selector": {"matchLabels": labels}, "template": template},
-    }
-    assert rest.request("POST", DEPLOYMENTS, body=deployment).status == 201
+    rest = web_deployment(server, svc_controller_manager, replicas=2, container={"name": "app", "image": "nginx"})
     hpa = {
         "metadata": {"name": "web"},
         "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 4},
@@ -224,20 +226,7 @@ def test_two_hpas_on_the_same_pods_are_both_ambiguous(
     svc_controller_manager: Callable[..., RunningControllerManager],
 ) -> None:
     server = svc_server_factory("--brand-profile=kubernetes")
-    rest = server.client()
-    svc_controller_manager(
-        server,
-        "--brand-profile=kubernetes",
-        "--controllers=deployment,replicaset,horizontalpodautoscaling",
-        "--horizontal-pod-autoscaler-sync-period=1s",
-    )
-    labels = {"app": "web"}
-    template = {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "app", "image": "nginx"}]}}
-    deployment = {
-        "metadata": {"name": "web"},
-        "spec": {"replicas": 2, "selector": {"matchLabels": labels}, "template": template},
-    }
-    assert rest.request("POST", DEPLOYMENTS, body=deployment).status == 201
+    rest = web_deployment(server, svc_controller_manager, replicas=2, container={"name": "app", "image": "nginx"})
     pods = "/api/v1/namespaces/default/pods"
     assert wait_for(lambda: len(rest.request("GET", pods).json()["items"]) == 2, timeout=30)
     target = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}
