@@ -12,6 +12,7 @@ import fnmatch
 import logging
 import sys
 from dataclasses import dataclass, field
+from typing import Any
 
 import orjson
 
@@ -85,8 +86,20 @@ class _JsonFormatter(logging.Formatter):
         return orjson.dumps(entry).decode()
 
 
+class _CurrentStderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to `sys.stderr` as it is when a record comes, not as it was when logging was set up: an
+    in-process server (tests, `/debug/flags/v`) outlives the stream that was stderr at the time."""
+
+    def __init__(self) -> None:
+        logging.Handler.__init__(self)
+
+    @property
+    def stream(self) -> Any:  # type: ignore[override]
+        return sys.stderr
+
+
 def configure_logging(settings: LogSettings) -> None:
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _CurrentStderr()
     handler.addFilter(_Threshold(settings))
     if settings.format == "json":
         handler.setFormatter(_JsonFormatter())

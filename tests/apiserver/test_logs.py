@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import subprocess
 import sys
@@ -73,3 +74,13 @@ def test_bad_logging_flags_exit_2_with_one_line(flag, message) -> None:
     )
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [f"Error: {message}"]
+
+
+def test_log_lines_go_to_the_stderr_of_the_moment(restore_logging, monkeypatch) -> None:
+    """A stream replaced after logging was set up (as pytest's capture does) receives the lines; the
+    stream that was stderr at set-up may be closed by then."""
+    configure_logging(LogSettings())
+    later = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", later)
+    logging.getLogger("svc.test").warning("after the swap")
+    assert later.getvalue() == "W svc.test: after the swap\n"
