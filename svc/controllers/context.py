@@ -7,11 +7,18 @@ built and starts them all afterwards, so no handler misses the initial list. Eve
 A metadata-only informer (the garbage collector's monitors) is the full one when a controller already
 asked for it, as upstream's `controller.InformerFactory` prefers the typed informer: one cache and one
 watch per resource instead of two.
+
+Resync periods are jittered as upstream's `ResyncPeriod`: each draw lies in [`--min-resync-period`,
+twice it), so that controller managers (and the factories within one) do not resync in lock-step. As
+upstream draws once per factory (its typed factory and its metadata factory, each made when a process
+starts leading), every typed informer here shares one draw and every metadata-only informer another.
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from svc.api.brand import Profile
@@ -21,14 +28,29 @@ from svc.client.events import EventRecorder
 from svc.client.informer import Informer, RestListerWatcher, trim_for_cache
 
 InformerKey = tuple[str, str, str]
+ResyncPeriod = Callable[[], float]
+
+
+def no_resync() -> float:
+    """A resync period of zero: handlers hear only changes (upstream's `NoResyncPeriodFunc`)."""
+    return 0.0
+
+
+def jittered_resync(minimum: float, *, rand: Callable[[], float] = random.random) -> ResyncPeriod:
+    """Upstream's `ResyncPeriod`: every call draws a period in [`minimum`, 2·`minimum`), `rand` giving
+    the fraction in [0, 1) (injectable, so tests pick the draw)."""
+    return lambda: minimum * (1 + rand())
 
 
 class InformerFactory:
-    def __init__(self, client: AsyncRestClient, profile: Profile, *, clock: Clock, resync_period: float = 0.0) -> None:
+    def __init__(
+        self, client: AsyncRestClient, profile: Profile, *, clock: Clock, resync: ResyncPeriod = no_resync
+    ) -> None:
         self.client = client
         self.profile = profile
         self.clock = clock
-        self.resync_period = resync_period
+        self.resync_period = resync()
+        self.metadata_resync_period = resync()
         self.informers: dict[InformerKey, Informer] = {}
         self.metadata_informers: dict[InformerKey, Informer] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
@@ -38,7 +60,7 @@ class InformerFactory:
         key = (group, version, resource)
         if key not in self.informers:
             path = resource_path(self.profile.group(group), version, resource)
-            self.informers[key] = self._informer(RestListerWatcher(self.client, path))
+            self.informers[key] = self._informer(RestListerWatcher(self.client, path), self.resync_period)
         return self.informers[key]
 
     def metadata_informer(self, group: str, version: str, resource: str) -> Informer:
@@ -50,11 +72,11 @@ class InformerFactory:
         if key not in self.metadata_informers:
             path = resource_path(group, version, resource)
             source = RestListerWatcher(self.client, path, metadata_group=self.profile.meta_group)
-            self.metadata_informers[key] = self._informer(source)
+            self.metadata_informers[key] = self._informer(source, self.metadata_resync_period)
         return self.metadata_informers[key]
 
-    def _informer(self, source: RestListerWatcher) -> Informer:
-        return Informer(source, clock=self.clock, resync_period=self.resync_period, transform=trim_for_cache)
+    def _informer(self, source: RestListerWatcher, resync_period: float) -> Informer:
+        return Informer(source, clock=self.clock, resync_period=resync_period, transform=trim_for_cache)
 
     def _all(self) -> list[Informer]:
         return [*self.informers.values(), *self.metadata_informers.values()]

@@ -28,7 +28,7 @@ from svc.client.followed_clock import ClockError, followed_clock
 from svc.client.kubeconfig import ClientConfig, KubeconfigError, load_kubeconfig
 from svc.client.metrics import ClientMetrics, install
 from svc.controllers import leader_migration, log_output
-from svc.controllers.context import ControllerContext, InformerFactory
+from svc.controllers.context import ControllerContext, InformerFactory, jittered_resync
 from svc.controllers.delegated_auth import DelegatedAuth
 from svc.controllers.delegated_certs import LookupFailed
 from svc.controllers.leaderelection import LeaderElectionConfig, LeaderElector
@@ -112,7 +112,7 @@ async def _run_with(
     profile = PROFILES[options.brand_profile]
 
     def manager_of(enabled: list[str]) -> ControllerManager:
-        informers = InformerFactory(client, profile, clock=clock, resync_period=options.min_resync_period)
+        informers = InformerFactory(client, profile, clock=clock, resync=jittered_resync(options.min_resync_period))
         context = ControllerContext(client, profile, informers, clock=clock, root_ca=root_ca(options, config))
         return ControllerManager(context, enabled, options, checks=checks)
 
