@@ -1,7 +1,7 @@
 """`svc-controller-manager`: the controller daemon (spec 3 §1.1).
 
 It connects with the kubeconfig (or `--master`), serves its health endpoints, waits to lead (a Lease
-in the system namespace, unless `--leader-elect=false`) and then runs the enabled controllers. Losing
+in the system namespace, unless `--leader-elect=false`) and then builds and runs the enabled controllers. Losing
 the lease ends the process with status 1, as upstream's `leaderelection lost`, so a supervisor
 restarts it as a fresh candidate rather than leaving two leaders running.
 """
@@ -13,6 +13,7 @@ import contextlib
 import logging
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from prometheus_client.gc_collector import GCCollector
@@ -27,12 +28,12 @@ from svc.client.content import JSON, ContentConfig
 from svc.client.followed_clock import ClockError, followed_clock
 from svc.client.kubeconfig import ClientConfig, KubeconfigError, load_kubeconfig
 from svc.client.metrics import ClientMetrics, install
-from svc.controllers import leader_migration, log_output
+from svc.controllers import catalog, leader_migration, log_output
 from svc.controllers.context import ControllerContext, InformerFactory, jittered_resync
 from svc.controllers.delegated_auth import DelegatedAuth
 from svc.controllers.delegated_certs import LookupFailed
 from svc.controllers.leaderelection import LeaderElectionConfig, LeaderElector
-from svc.controllers.manager import ControllerManager, log_skipped
+from svc.controllers.manager import ControllerManager
 from svc.controllers.options import UPSTREAM_VERSION, Options, parse_options
 from svc.controllers.serving import start_serving
 
@@ -110,36 +111,40 @@ async def _run_with(
 ) -> int:
     """The daemon with every control loop on `clock` (the client's own rate limit stays in real time)."""
     profile = PROFILES[options.brand_profile]
+    component = profile.apiserver_name.removesuffix("-apiserver") + "-controller-manager"
 
-    def manager_of(enabled: list[str]) -> ControllerManager:
-        informers = InformerFactory(client, profile, clock=clock, resync=jittered_resync(options.min_resync_period))
-        context = ControllerContext(client, profile, informers, clock=clock, root_ca=root_ca(options, config))
-        return ControllerManager(context, enabled, options, checks=checks)
+    def manager_of(names: list[str]) -> Callable[[], ControllerManager]:
+        """Builds, once called (when its Lease is held), the context and controllers of `names`."""
+
+        def build() -> ControllerManager:
+            resync = jittered_resync(options.min_resync_period)
+            informers = InformerFactory(client, profile, clock=clock, resync=resync)
+            context = ControllerContext(client, profile, informers, clock=clock, root_ca=root_ca(options, config))
+            return ControllerManager(context, names, options, checks=checks)
+
+        return build
 
     checks: list[HealthCheck] = []
     group = profile.group("coordination.k8s.io")
     elector = _elector(options, client, group, clock)
     migration = None
-    main_controllers = options.enabled
+    main_controllers = catalog.names(profile.apiserver_name)
     if elector is not None and options.leader_migration is not None:
-        component = profile.apiserver_name.removesuffix("-apiserver") + "-controller-manager"
-        main_controllers, migrated = leader_migration.split(options.leader_migration, options.enabled, component)
+        log.info("starting leader migration")
+        main_controllers, migrated = leader_migration.split(options.leader_migration, main_controllers, component)
         lock = _elector(options, client, group, clock, name=options.leader_migration.leader_name)
         assert lock is not None
         migration = (lock, manager_of(migrated))
-    manager = manager_of(main_controllers)
     if elector is not None:
         checks.append(HealthCheck("leaderElection", elector.check))
     await auth.start(profile.system_namespace)
     runner = await start_serving(options, checks, metrics=metrics, auth=auth)
-    log.info("controllers enabled: %s", ", ".join(options.enabled) or "none")
-    log_skipped(options, profile.apiserver_name)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stopping.set)
     try:
-        return await _lead_and_run(options, elector, manager, stopping, migration)
+        return await _lead_and_run(options, elector, manager_of(main_controllers), stopping, migration)
     finally:
         if runner is not None:
             await runner.cleanup()
@@ -163,11 +168,12 @@ def _elector(
     return LeaderElector(client, config, clock=clock)
 
 
-async def _run_migrated(elector: LeaderElector, manager: ControllerManager) -> None:
-    """The migrated controllers under their own Lease; returns when that Lease is lost, raises when a
-    controller fails (a manager with no controllers to run just keeps the Lease)."""
+async def _run_migrated(elector: LeaderElector, build: Callable[[], ControllerManager]) -> None:
+    """The migrated controllers under their own Lease, built once it is held; returns when that Lease
+    is lost, raises when a controller fails."""
     await elector.acquire()
-    running = asyncio.create_task(manager.run(), name="migrated-controllers")
+    log.info("leader migration: starting migrated controllers.")
+    running = asyncio.create_task(build().run(), name="migrated-controllers")
     renewing = asyncio.create_task(elector.keep_renewing())
     try:
         await asyncio.wait({running, renewing}, return_when=asyncio.FIRST_COMPLETED)
@@ -183,10 +189,12 @@ async def _run_migrated(elector: LeaderElector, manager: ControllerManager) -> N
 async def _lead_and_run(
     options: Options,
     elector: LeaderElector | None,
-    manager: ControllerManager,
+    build: Callable[[], ControllerManager],
     stopping: asyncio.Event,
-    migration: tuple[LeaderElector, ControllerManager] | None = None,
+    migration: tuple[LeaderElector, Callable[[], ControllerManager]] | None = None,
 ) -> int:
+    """Wait to lead (unless leader election is off), then build and run the controllers (upstream's
+    `OnStartedLeading`); the status to exit with."""
     if elector is not None:
         acquiring = asyncio.create_task(elector.acquire())
         stop_wait = asyncio.create_task(stopping.wait())
@@ -196,7 +204,9 @@ async def _lead_and_run(
             await asyncio.gather(acquiring, return_exceptions=True)
             return 0
         stop_wait.cancel()
-    running = asyncio.create_task(manager.run(), name="controllers")
+    if migration is not None:
+        log.info("leader migration: starting main controllers.")
+    running = asyncio.create_task(build().run(), name="controllers")
     watched = {running, asyncio.create_task(stopping.wait())}
     renewing = asyncio.create_task(elector.keep_renewing()) if elector is not None else None
     if renewing is not None:

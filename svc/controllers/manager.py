@@ -1,8 +1,9 @@
 """Starting the enabled controllers once this process leads, and telling health checks how they run.
 
-Order matters as in upstream's `StartControllers`: every controller is built first (each asks the
-shared factory for the informers it needs and registers its handlers), then the informers start,
-and workers begin only after every cache has synced, so no sync acts on a half-listed cache.
+Order matters as in upstream's `BuildControllers` and `RunControllers`: every controller is built
+first (each asks the shared factory for the informers it needs and registers its handlers), then the
+informers start, and workers begin only after every cache has synced, so no sync acts on a
+half-listed cache. A manager with no controller to run holds on until it is stopped, as upstream's.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def _log_gated(name: str, gates: tuple[str, ...]) -> None:
     log.info('"Controller is disabled by a feature gate" controller="%s" requiredFeatureGates=[%s]', name, listed)
 
 
-def _log_not_started(name: str, feature_gates: Any) -> None:
+def _log_declined(name: str, feature_gates: Any) -> None:
     """Upstream's lines for a controller whose start function declines to run it."""
     if name in unavailable.CLOUD:
         log.info('"Skipping a cloud provider controller" controller="%s"', name)
@@ -36,45 +37,48 @@ def _log_not_started(name: str, feature_gates: Any) -> None:
         _log_gated(name, unavailable.STORAGE_VERSION_GC_GATES)
     else:
         log.info("controller %s is not started: %s", name, unavailable.REASONS.get(name, "its flags leave it off"))
-    log.info('"Warning: skipping controller" controller="%s"', name)
-
-
-def log_skipped(options: Any, apiserver_name: str) -> None:
-    """Upstream's lines for the controllers `--controllers` leaves off ("controller is disabled"),
-    and for those it enables that will not run: a feature gate they require is off, or the garbage
-    collector with `--enable-garbage-collector=false`. Controllers whose start declines (by their own
-    flags or setting) are told about as their managers build them."""
-    selected = set(catalog.select(options.controllers, apiserver_name)[0])
-    enabled = set(options.enabled)
-    for name in catalog.names(apiserver_name):
-        if name not in selected:
-            log.info('"Warning: controller is disabled" controller="%s"', name)
-            continue
-        if not catalog.gates_allow(name, apiserver_name, options.feature_gates):
-            _log_gated(name, catalog.required_gates(name, apiserver_name))
-        if name not in enabled:  # a gate, or --enable-garbage-collector=false
-            log.info('"Warning: skipping controller" controller="%s"', name)
 
 
 class ControllerManager:
     def __init__(
-        self, context: ControllerContext, enabled: list[str], options: Any, *, checks: list[HealthCheck]
+        self, context: ControllerContext, names: list[str], options: Any, *, checks: list[HealthCheck]
     ) -> None:
-        """`checks` is the daemon's health check list; a controller's check joins it when the controller
-        starts, so a standby candidate is healthy without running any (as upstream's daemon)."""
+        """Build the controllers of `names` (those under this manager's Lease, upstream's descriptors)
+        that `--controllers` enables. Made once this process leads, as upstream's `BuildControllers`,
+        so only a leader logs about controllers: "controller is disabled" for those `--controllers`
+        leaves off, "skipping controller" (after the reason) for those that will not run. `checks` is
+        the daemon's health check list; a controller's check joins it when the controller starts."""
         self.context = context
         self.checks = checks
         self.credentials = Credentials(context, per_controller=options.use_service_account_credentials)
+        apiserver_name = context.profile.apiserver_name
+        selected = set(catalog.select(options.controllers, apiserver_name)[0])
         self.controllers = {}
-        for name in enabled:
-            constructor = catalog.BUILT[catalog.key(name, context.profile.apiserver_name)]
-            controller = constructor(self.credentials.context_for(name), options)
+        for name in names:
+            if name not in selected:
+                log.info('"Warning: controller is disabled" controller="%s"', name)
+                continue
+            controller = self._build(name, options)
             if controller is None:
-                _log_not_started(name, options.feature_gates)
+                log.info('"Warning: skipping controller" controller="%s"', name)
             else:
                 self.controllers[name] = controller
         self.tasks: dict[str, asyncio.Task[None]] = {}
         self.start_interval: float = options.controller_start_interval
+
+    def _build(self, name: str, options: Any) -> Any:
+        """The controller, or None (said why) when a feature gate it requires is off, its own flag
+        leaves it off (the garbage collector's `--enable-garbage-collector=false`) or its start declines."""
+        apiserver_name = self.context.profile.apiserver_name
+        if not catalog.gates_allow(name, apiserver_name, options.feature_gates):
+            _log_gated(name, catalog.required_gates(name, apiserver_name))
+            return None
+        if name not in options.enabled:
+            return None
+        controller = catalog.BUILT[catalog.key(name, apiserver_name)](self.credentials.context_for(name), options)
+        if controller is None:
+            _log_declined(name, options.feature_gates)
+        return controller
 
     async def run(self) -> None:
         """Run until cancelled; the informers stop with it."""
@@ -92,7 +96,10 @@ class ControllerManager:
                 if self.start_interval > 0:
                     # upstream: wait.Jitter(--controller-start-interval, 1.0) after each start
                     await self.context.clock.sleep(self.start_interval * (1 + random.random()))
-            await asyncio.gather(*self.tasks.values())
+            if self.tasks:
+                await asyncio.gather(*self.tasks.values())
+            else:
+                await asyncio.Event().wait()
         finally:
             for task in self.tasks.values():
                 task.cancel()

@@ -120,6 +120,18 @@ def test_a_standby_is_healthy_without_running_controllers(
     assert get_health(standby, "/healthz?verbose") == (200, "[+]leaderElection ok\nhealthz check passed\n")
 
 
+def test_only_the_leader_logs_about_controllers_that_do_not_run(
+    svc_server: RunningServer, svc_controller_manager: Callable[..., RunningControllerManager]
+) -> None:
+    leader = svc_controller_manager(svc_server, "--controllers=serviceaccount")
+    standby = svc_controller_manager(svc_server, "--controllers=serviceaccount", leading=False)
+    disabled = 'Warning: controller is disabled" controller="ttl-controller"'
+    assert disabled in leader.log.read_text()
+    # the standby is past its start once it tries for the Lease
+    assert wait_for(lambda: "attempting to acquire leader lease" in standby.log.read_text(), timeout=10)
+    assert "controller=" not in standby.log.read_text()
+
+
 @pytest.mark.slow
 def test_a_standby_takes_over_within_the_lease_duration_after_the_leader_is_killed(
     svc_server: RunningServer, svc_controller_manager: Callable[..., RunningControllerManager]

@@ -6,7 +6,8 @@ import logging
 
 import pytest
 
-from svc.controllers.manager import ControllerManager, log_skipped
+from svc.controllers import catalog
+from svc.controllers.manager import ControllerManager
 from svc.controllers.options import parse_options
 from tests.controllers.fakes import make_context
 
@@ -31,10 +32,8 @@ def test_skipped_controllers_are_logged_with_upstreams_lines(caplog: pytest.LogC
     chosen = "*,-ttl-controller,cloud-node-lifecycle-controller,podgroup-protection-controller"
     options = parse_options([f"--controllers={chosen}"])
     context, _ = make_context()
-    gc = ["storageversion-garbage-collector-controller"]
     with caplog.at_level(logging.INFO, logger="svc.controllers.manager"):
-        log_skipped(options, "svc-apiserver")
-        ControllerManager(context, ["cloud-node-lifecycle-controller", *gc], options, checks=[])
+        ControllerManager(context, catalog.names("svc-apiserver"), options, checks=[])
     lines = caplog.messages
     assert '"Warning: controller is disabled" controller="ttl-controller"' in lines
     assert '"Warning: controller is disabled" controller="token-cleaner-controller"' in lines  # off by default
@@ -54,6 +53,8 @@ def test_skipped_controllers_are_logged_with_upstreams_lines(caplog: pytest.LogC
 
 def test_a_garbage_collector_turned_off_by_its_flag_is_logged_as_skipped(caplog: pytest.LogCaptureFixture) -> None:
     options = parse_options(["--controllers=garbage-collector-controller", "--enable-garbage-collector=false"])
+    context, _ = make_context()
     with caplog.at_level(logging.INFO, logger="svc.controllers.manager"):
-        log_skipped(options, "svc-apiserver")
+        manager = ControllerManager(context, catalog.names("svc-apiserver"), options, checks=[])
+    assert not manager.controllers
     assert '"Warning: skipping controller" controller="garbage-collector-controller"' in caplog.messages
