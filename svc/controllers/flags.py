@@ -94,7 +94,11 @@ FLAGS: tuple[Flag, ...] = (
         "bool",
         "each controller acts as its own service account in the system namespace",
     ),
-    _flag("--min-resync-period", "duration", "resync base"),
+    _flag(
+        "--min-resync-period",
+        "duration",
+        "informers resync at a random period between this and twice it, drawn once per informer factory",
+    ),
     _flag("--clock", "str", CLOCK_HELP, choices=CLOCK_CHOICES),
     _flag("--leader-elect", "bool", "elect a leader"),
     _flag(
