@@ -109,12 +109,12 @@ def _listed(entry: str, controller: str) -> bool:
     return controller in (entry, aliases.get(entry), aliases.get(entry.removesuffix("-controller")))
 
 
-def split(config: LeaderMigrationConfig, enabled: list[str], component: str) -> tuple[list[str], list[str]]:
-    """(controllers under the main lease, controllers under the migration lease); controllers the
+def split(config: LeaderMigrationConfig, controllers: list[str], component: str) -> tuple[list[str], list[str]]:
+    """(`controllers` under the main lease, those under the migration lease); controllers the
     configuration gives to another component are in neither."""
     main: list[str] = []
     migrated: list[str] = []
-    for controller in enabled:
+    for controller in controllers:
         leader = next((item for item in config.controller_leaders if _listed(item.name, controller)), None)
         if leader is None:
             main.append(controller)
