@@ -453,11 +453,25 @@ class HorizontalPodAutoscalerController:
             subresource="status",
         )
         try:
-            await self.context.client.update(path, updated)
+            try:
+                await self.context.client.update(path, updated)
+            except ApiError as error:
+                if error.reason != "Conflict" or not await self._written_over_stale_cache(path, hpa, status):
+                    raise
         except (ApiError, ConnectionError) as error:
             message = error.status.get("message", str(error)) if isinstance(error, ApiError) else str(error)
             await self._event(hpa, WARNING, "FailedUpdateStatus", message)
             raise
+
+    async def _written_over_stale_cache(self, path: str, hpa: Obj, status: Obj) -> bool:
+        """A status computed from a cached HPA older than this controller's own last write conflicts;
+        written again over the stored version when the spec it was computed from is unchanged, so a
+        rescale's `lastScaleTime` is not lost (the next sync would find nothing left to rescale)."""
+        stored = await self.context.client.get(path)
+        if any(stored["metadata"].get(field) != hpa["metadata"].get(field) for field in ("uid", "generation")):
+            return False
+        await self.context.client.update(path, {**stored, "status": status})
+        return True
 
 
 def _wrapped(spec: Obj, error: MetricError) -> str:

@@ -4,8 +4,10 @@ client that serves the custom and external metrics APIs' answers by path."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
+from svc.client.aio import ApiError
 from svc.controllers.horizontalpodautoscaler import HorizontalPodAutoscalerController
 from tests.controllers.fakes import RecordingClient, make_context
 
@@ -307,3 +309,64 @@ def test_the_largest_proposal_of_several_metric_types_wins() -> None:
     client = run(hpa(*metrics), [pod("a"), pod("b")], served, replicas=4)
     assert scaled_to(client) == 7
     assert [m["type"] for m in status(client)["currentMetrics"]] == ["Pods", "External"]
+
+
+class StaleCacheClient(MetricsClient):
+    """The first status write conflicts, as when the cached HPA predates the controller's last write."""
+
+    def __init__(self, stored: Obj) -> None:
+        super().__init__()
+        self.objects[STATUS] = stored
+        self.conflicted = False
+
+    async def update(self, path: str, body: Obj) -> Obj:
+        if path == STATUS and not self.conflicted:
+            self.conflicted = True
+            self.calls.append(("update", path, body))
+            raise ApiError(409, {"kind": "Status", "code": 409, "reason": "Conflict"})
+        return await super().update(path, body)
+
+
+def _rescale_over_stale_cache(stored_generation: int) -> StaleCacheClient:
+    served = {
+        f"{CUSTOM}/pods/%2A/requests": {"items": [custom_value("Pod", "a", "200"), custom_value("Pod", "b", "200")]}
+    }
+    autoscaler = hpa(pods_metric())
+    stored = {"metadata": {**autoscaler["metadata"], "generation": stored_generation, "resourceVersion": "9"}}
+
+    async def scenario() -> StaleCacheClient:
+        context, _ = make_context("kubernetes")
+        client = StaleCacheClient(stored)
+        context.client = client
+        controller = HorizontalPodAutoscalerController(context)
+        controller.hpas.replace([autoscaler])
+        controller.pods.replace([pod("a"), pod("b")])
+        client.objects.update(
+            {
+                "/apis/apps/v1": {"resources": [{"name": "deployments", "kind": "Deployment"}]},
+                SCALE: {"spec": {"replicas": 2}, "status": {"replicas": 2, "selector": "app=web"}},
+                **served,
+            }
+        )
+        with contextlib.suppress(ApiError):
+            await controller.reconcile("team/web", autoscaler)
+        return client
+
+    return asyncio.run(scenario())
+
+
+def test_a_rescale_status_that_conflicts_is_written_over_the_stored_version() -> None:
+    client = _rescale_over_stale_cache(stored_generation=1)
+    written = [body for verb, path, body in client.calls if verb == "update" and path == STATUS]
+    assert len(written) == 2
+    assert written[-1]["metadata"]["resourceVersion"] == "9"
+    assert written[-1]["status"]["lastScaleTime"]
+
+
+def test_a_conflicting_status_is_not_rewritten_when_the_spec_changed() -> None:
+    client = _rescale_over_stale_cache(stored_generation=2)
+    written = [body for verb, path, body in client.calls if verb == "update" and path == STATUS]
+    assert len(written) == 1
+    assert [reason for _, _, event in client.events if (reason := (event or {}).get("reason"))][-1] == (
+        "FailedUpdateStatus"
+    )
