@@ -467,7 +467,10 @@ class HorizontalPodAutoscalerController:
         """A status computed from a cached HPA older than this controller's own last write conflicts;
         written again over the stored version when the spec it was computed from is unchanged, so a
         rescale's `lastScaleTime` is not lost (the next sync would find nothing left to rescale)."""
-        stored = await self.context.client.get(path)
+        try:
+            stored = await self.context.client.get(path)
+        except ApiError:
+            return False  # the conflict is what is reported
         if any(stored["metadata"].get(field) != hpa["metadata"].get(field) for field in ("uid", "generation")):
             return False
         await self.context.client.update(path, {**stored, "status": status})
