@@ -82,6 +82,15 @@ def test_invalid_ephemeral_containers_are_refused(api, container, field, reason)
     assert "ephemeralContainers" not in api.request("GET", f"{PODS}/p").json()["spec"]
 
 
+def test_a_disabled_feature_field_is_dropped_before_the_ephemeral_container_is_judged(api) -> None:
+    # ContainerStopSignals is off by default: upstream drops `lifecycle.stopSignal` (and the emptied
+    # `lifecycle`) before validation, so the container is not refused for setting `lifecycle`.
+    answer = _add_ephemeral(api, _debugger(lifecycle={"stopSignal": "SIGTERM"}))
+    assert answer.status == 200, answer.body
+    (stored,) = api.request("GET", f"{PODS}/p").json()["spec"]["ephemeralContainers"]
+    assert "lifecycle" not in stored
+
+
 def _resize(api, resources: dict):
     patch = {"spec": {"containers": [{"name": "app", "resources": resources}]}}
     return api.request("PATCH", f"{PODS}/p/resize", body=patch, content_type="application/strategic-merge-patch+json")

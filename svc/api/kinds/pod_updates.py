@@ -89,16 +89,21 @@ def _ephemeral_errors(spec: Obj, old_spec: Obj) -> list[FieldError]:
 
 
 def ephemeral_containers_only(new: Obj, old: Obj) -> Obj:
+    """The stored pod with the request's ephemeral containers; judged later by
+    `ephemeral_containers_errors`, once the fields of disabled features are dropped, as upstream's
+    strategy drops them in `PrepareForUpdate` before `ValidateUpdate`."""
     result = _with_metadata_of(new, old)
     ephemeral = (new.get("spec") or {}).get("ephemeralContainers")
     if ephemeral:
         result["spec"]["ephemeralContainers"] = ephemeral
     else:
         result["spec"].pop("ephemeralContainers", None)
-    errors = _ephemeral_errors(result["spec"], old.get("spec") or {})
-    if errors:
-        raise _invalid(result, errors)
     return result
+
+
+def ephemeral_containers_errors(new: Obj, old: Obj) -> list[FieldError]:
+    """Upstream's `ValidatePodEphemeralContainersUpdate` of the pod `ephemeral_containers_only` made."""
+    return _ephemeral_errors(new.get("spec") or {}, old.get("spec") or {})
 
 
 def _resources_by_name(spec: Obj) -> dict[str, Obj]:
