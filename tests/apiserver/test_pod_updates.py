@@ -117,3 +117,70 @@ def test_resize_cannot_remove_a_limit(api) -> None:
     answer = api.request("PATCH", f"{PODS}/p/resize", body=patch, content_type="application/json-patch+json")
     assert answer.status == 422
     assert "resource limits cannot be removed" in answer.json()["message"]
+
+
+def _entry(pod: dict, manager: str) -> dict:
+    (entry,) = [e for e in pod["metadata"]["managedFields"] if e["manager"] == manager]
+    return entry
+
+
+def test_an_update_through_ephemeralcontainers_owns_only_the_ephemeral_containers(api) -> None:
+    pod = api.request("GET", f"{PODS}/p").json()
+    pod["spec"]["ephemeralContainers"] = [_debugger()]
+    pod["spec"]["containers"][0]["image"] = "changed"
+    pod["metadata"]["labels"] = {"debugged": "yes"}
+    answer = api.request("PUT", f"{PODS}/p/ephemeralcontainers?fieldManager=debug", body=pod)
+    assert answer.status == 200, answer.body
+    stored = api.request("GET", f"{PODS}/p").json()
+    assert "labels" not in stored["metadata"]
+    entry = _entry(stored, "debug")
+    assert (entry["operation"], entry["subresource"]) == ("Update", "ephemeralcontainers")
+    assert list(entry["fieldsV1"]) == ["f:spec"]
+    assert list(entry["fieldsV1"]["f:spec"]) == ["f:ephemeralContainers"]
+    assert 'k:{"name":"debugger"}' in entry["fieldsV1"]["f:spec"]["f:ephemeralContainers"]
+
+
+def test_an_apply_through_ephemeralcontainers_neither_conflicts_over_nor_changes_other_fields(api) -> None:
+    config = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "labels": {"debugged": "yes"}},
+        "spec": {"containers": [{"name": "app", "image": "changed"}], "ephemeralContainers": [_debugger()]},
+    }
+    answer = api.request(
+        "PATCH",
+        f"{PODS}/p/ephemeralcontainers?fieldManager=debug",
+        body=config,
+        content_type="application/apply-patch+yaml",
+    )
+    assert answer.status == 200, answer.body
+    stored = api.request("GET", f"{PODS}/p").json()
+    assert stored["spec"]["containers"][0]["image"] == "i"
+    assert "labels" not in stored["metadata"]
+    entry = _entry(stored, "debug")
+    assert (entry["operation"], entry["subresource"]) == ("Apply", "ephemeralcontainers")
+    assert entry["fieldsV1"] == {
+        "f:spec": {"f:ephemeralContainers": {'k:{"name":"debugger"}': {".": {}, "f:image": {}, "f:name": {}}}}
+    }
+
+
+def test_a_resize_owns_only_the_resources_it_changed(api) -> None:
+    patch = {
+        "metadata": {"labels": {"resized": "yes"}},
+        "spec": {"containers": [{"name": "app", "image": "changed", "resources": {"requests": {"cpu": "150m"}}}]},
+    }
+    answer = api.request(
+        "PATCH",
+        f"{PODS}/p/resize?fieldManager=resizer",
+        body=patch,
+        content_type="application/strategic-merge-patch+json",
+    )
+    assert answer.status == 200, answer.body
+    stored = api.request("GET", f"{PODS}/p").json()
+    assert stored["spec"]["containers"][0]["image"] == "i"
+    assert "labels" not in stored["metadata"]
+    entry = _entry(stored, "resizer")
+    assert entry["subresource"] == "resize"
+    assert entry["fieldsV1"] == {
+        "f:spec": {"f:containers": {'k:{"name":"app"}': {"f:resources": {"f:requests": {"f:cpu": {}}}}}}
+    }

@@ -12,6 +12,7 @@ import copy
 from typing import Any
 
 from svc.api.kinds.pod_qos import qos_class
+from svc.api.status_metadata import RESET_FOR_STATUS, status_metadata
 from svc.api.validation.go_diff import go_diff
 from svc.machinery import status
 from svc.machinery.field_errors import (
@@ -45,9 +46,11 @@ def _invalid(pod: Obj, errors: list[FieldError]) -> status.StatusError:
 
 
 def _with_metadata_of(new: Obj, old: Obj) -> Obj:
-    """The stored pod, carrying the request's resourceVersion precondition."""
+    """The stored pod with the request's metadata less what upstream's `ResetObjectMetaForStatus` takes
+    back from the stored one (labels, annotations, finalizers, ...): the request's resourceVersion
+    precondition and the managed fields recorded for the write stay."""
     result = copy.deepcopy(old)
-    result["metadata"]["resourceVersion"] = new["metadata"].get("resourceVersion", "")
+    result["metadata"] = status_metadata(new["metadata"], old["metadata"], RESET_FOR_STATUS)
     return result
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from svc.api.reset_fields import Paths, reset_fields
+from svc.api.reset_fields import KeepOnly, Reset, reset_fields
 from svc.api.schemas import schema_for
 from svc.apiserver.handlers.scope import Scope
 from svc.machinery import status
-from svc.machinery.apply import ApplyConflict, FieldSet, ManagedFieldsError, TypedError, ignored_fields
+from svc.machinery.apply import ApplyConflict, FieldFilter, ManagedFieldsError, TypedError, ignored_fields
 from svc.machinery.apply import update_managed_fields as record_update
 from svc.machinery.apply.last_applied import apply_upgrading_last_applied
 from svc.registry.create import now_rfc3339
@@ -39,13 +39,16 @@ def _agent_product(agent: str) -> str:
     return "".join(ch for ch in agent.split("/", 1)[0] if ch.isprintable())[:_MAX_MANAGER]
 
 
-def _ignored(scope: Scope) -> FieldSet:
-    """What the write's strategy resets: the field manager neither records nor merges ownership of it."""
+def _ignored(scope: Scope) -> FieldFilter:
+    """What the write's strategy resets (or does not let it change): the field manager neither records
+    nor merges ownership of it."""
     return _ignored_for(reset_fields(scope.resource, scope.subresource))
 
 
 @functools.cache
-def _ignored_for(reset: Paths) -> FieldSet:
+def _ignored_for(reset: Reset) -> FieldFilter:
+    if isinstance(reset, KeepOnly):
+        return ignored_fields(keep_only=reset.patterns)
     return ignored_fields(reset)
 
 
