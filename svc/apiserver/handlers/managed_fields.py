@@ -21,6 +21,7 @@ from svc.registry.create import now_rfc3339
 
 Obj = dict[str, Any]
 _MAX_MANAGER = 128
+SCALE_DEFINITION = "io.k8s.api.autoscaling.v1.Scale"
 
 
 def manager_name(scope: Scope) -> str:
@@ -67,7 +68,24 @@ def track(scope: Scope, live: Obj | None, new: Obj) -> Obj:
     )
 
 
-def apply_configuration(scope: Scope, live: Obj | None, config: Obj, *, manager: str, force: bool) -> Obj:
+def track_scale(scope: Scope, live: Obj, new: Obj) -> Obj:
+    """Records a write through `/scale` on the Scale object, as upstream's field manager of the scale
+    subresource does (the registry carries the ownership of `spec.replicas` over to the parent)."""
+    return record_update(
+        live,
+        new,
+        manager=manager_name(scope),
+        operation_time=now_rfc3339(),
+        subresource=scope.subresource,
+        schema=schema_for(SCALE_DEFINITION),
+        ignored=_ignored(scope),
+    )
+
+
+def apply_configuration(
+    scope: Scope, live: Obj | None, config: Obj, *, manager: str, force: bool, definition: str | None = None
+) -> Obj:
+    """Applies `config` to `live`, an object of the resource or of `definition` (the Scale of `/scale`)."""
     try:
         return apply_upgrading_last_applied(
             live,
@@ -77,7 +95,7 @@ def apply_configuration(scope: Scope, live: Obj | None, config: Obj, *, manager:
             annotation=scope.server.profile.last_applied_annotation,
             operation_time=now_rfc3339(),
             subresource=scope.subresource,
-            schema=schema_for(scope.resource.definition),
+            schema=schema_for(definition or scope.resource.definition),
             ignored=_ignored(scope),
         )
     except ApplyConflict as conflict:
