@@ -43,6 +43,15 @@ def test_an_ephemeral_container_is_added_and_nothing_else_changes(api) -> None:
     assert stored["spec"]["containers"][0]["image"] == "i"
 
 
+def test_adding_an_ephemeral_container_bumps_the_generation_and_an_unchanged_write_does_not(api) -> None:
+    assert api.request("GET", f"{PODS}/p").json()["metadata"]["generation"] == 1
+    assert _add_ephemeral(api, _debugger()).status == 200
+    pod = api.request("GET", f"{PODS}/p").json()
+    assert pod["metadata"]["generation"] == 2
+    assert api.request("PUT", f"{PODS}/p/ephemeralcontainers", body=pod).status == 200
+    assert api.request("GET", f"{PODS}/p").json()["metadata"]["generation"] == 2
+
+
 def test_an_ephemeral_container_cannot_be_removed(api) -> None:
     assert _add_ephemeral(api, _debugger()).status == 200
     answer = _add_ephemeral(api)

@@ -101,6 +101,7 @@ def ephemeral_containers_only(new: Obj, old: Obj) -> Obj:
         result["spec"]["ephemeralContainers"] = ephemeral
     else:
         result["spec"].pop("ephemeralContainers", None)
+    _next_generation(result, old)
     return result
 
 
@@ -114,8 +115,9 @@ def _resources_by_name(spec: Obj) -> dict[str, Obj]:
 
 
 def _next_generation(result: Obj, old: Obj) -> None:
-    """A resize that changes the spec bumps the pod's generation, as upstream's resize strategy does
-    (the PodResizeValidator admission plugin skips a resize that leaves it unchanged)."""
+    """A resize or an added ephemeral container bumps the pod's generation, as upstream's strategies of
+    both subresources do (`updatePodGeneration`; the PodResizeValidator admission plugin skips a resize
+    that leaves the spec unchanged)."""
     generation = old["metadata"].get("generation")
     if generation is not None and result["spec"] != old.get("spec"):
         result["metadata"]["generation"] = generation + 1
