@@ -5,16 +5,32 @@ write through `/status` cannot change `spec` (nor, for some kinds, metadata): th
 back from the stored object. The field manager must agree, or an apply to `/status` that carries
 `spec` would claim fields it never set. Upstream declares the set per strategy; most kinds follow the
 generic rule below and only the exceptions are listed.
+
+A few subresources instead let a write change only some fields (upstream's `GetResetFieldsFilter` with
+an include matcher): `pods/ephemeralcontainers` only the ephemeral containers, `pods/resize` only the
+containers' resources and resize policies. Those are listed as `KeepOnly` patterns, `*` standing for
+any one step (every item of a list).
 """
 
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import Final
 
 from svc.api.resources import Resource
 
 Paths = tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class KeepOnly:
+    """A subresource through which only the fields matched by `patterns` (and those below them) change."""
+
+    patterns: Paths
+
+
+Reset = Paths | KeepOnly
 
 _STATUS: Final[Paths] = (("status",),)
 _SPEC: Final[Paths] = (("spec",),)
@@ -22,11 +38,17 @@ _SPEC: Final[Paths] = (("spec",),)
 # keeping the stored metadata whole) declare all of `metadata` as reset.
 _SPEC_AND_METADATA: Final[Paths] = (("spec",), ("metadata",))
 
-# (upstream group, kind) -> subresource ("" for the main resource) -> reset paths.
-_EXCEPTIONS: Final[dict[tuple[str, str], dict[str, Paths]]] = {
+_RESIZED: Final = tuple(
+    (group, "*", field) for group in ("containers", "initContainers") for field in ("resources", "resizePolicy")
+)
+
+# (upstream group, kind) -> subresource ("" for the main resource) -> reset paths, or the only fields.
+_EXCEPTIONS: Final[dict[tuple[str, str], dict[str, Reset]]] = {
     ("", "Namespace"): {"finalize": _STATUS},
     ("", "Pod"): {
         "status": (("spec",), ("metadata", "deletionTimestamp"), ("metadata", "ownerReferences")),
+        "ephemeralcontainers": KeepOnly((("spec", "ephemeralContainers"),)),
+        "resize": KeepOnly(tuple(("spec", *steps) for steps in _RESIZED)),
     },
     ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"): {"status": _SPEC_AND_METADATA},
     ("apiextensions.k8s.io", "CustomResourceDefinition"): {"status": _SPEC_AND_METADATA},
@@ -51,8 +73,8 @@ _EXCEPTIONS: Final[dict[tuple[str, str], dict[str, Paths]]] = {
 }
 
 
-def reset_fields(resource: Resource, subresource: str) -> Paths:
-    """The paths a write through `subresource` of `resource` neither sets nor owns.
+def reset_fields(resource: Resource, subresource: str) -> Reset:
+    """The paths a write through `subresource` of `resource` neither sets nor owns (or the only ones it may).
 
     The generic rule (built-in kinds and custom resources alike): with a status subresource, the main
     resource resets `status` and `/status` resets `spec`; without one, nothing is reset.
@@ -62,7 +84,7 @@ def reset_fields(resource: Resource, subresource: str) -> Paths:
 
 
 @functools.cache
-def _reset_fields(identity: tuple[str, str], has_status: bool, subresource: str) -> Paths:
+def _reset_fields(identity: tuple[str, str], has_status: bool, subresource: str) -> Reset:
     listed = _EXCEPTIONS.get(identity, {})
     if subresource in listed:
         return listed[subresource]

@@ -17,7 +17,7 @@ Kept = frozenset[str] | None
 
 _SPEC_ONLY: Final[Kept] = frozenset()
 # `metav1.ResetObjectMetaForStatus`
-_RESET_FOR_STATUS: Final[Kept] = frozenset(
+RESET_FOR_STATUS: Final[Kept] = frozenset(
     {"deletionTimestamp", "generation", "labels", "annotations", "finalizers", "ownerReferences"}
 )
 _WHOLE: Final[Kept] = None
@@ -31,7 +31,7 @@ KEPT_BY_KIND: Final[dict[tuple[str, str], Kept]] = {
     ("", "ReplicationController"): _SPEC_ONLY,
     ("", "ResourceQuota"): _SPEC_ONLY,
     ("", "Service"): _SPEC_ONLY,
-    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"): _RESET_FOR_STATUS,
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"): RESET_FOR_STATUS,
     ("apiextensions.k8s.io", "CustomResourceDefinition"): frozenset(
         {"labels", "annotations", "ownerReferences", "generation"}
     ),
@@ -44,19 +44,19 @@ KEPT_BY_KIND: Final[dict[tuple[str, str], Kept]] = {
     ("batch", "CronJob"): _SPEC_ONLY,
     ("batch", "Job"): _SPEC_ONLY,
     ("certificates.k8s.io", "CertificateSigningRequest"): _SPEC_ONLY,
-    ("certificates.k8s.io", "PodCertificateRequest"): _RESET_FOR_STATUS,
+    ("certificates.k8s.io", "PodCertificateRequest"): RESET_FOR_STATUS,
     ("flowcontrol.apiserver.k8s.io", "FlowSchema"): _WHOLE,
     ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"): _WHOLE,
-    ("internal.apiserver.k8s.io", "StorageVersion"): _RESET_FOR_STATUS,
+    ("internal.apiserver.k8s.io", "StorageVersion"): RESET_FOR_STATUS,
     ("networking.k8s.io", "Ingress"): _SPEC_ONLY,
-    ("networking.k8s.io", "ServiceCIDR"): _RESET_FOR_STATUS,
+    ("networking.k8s.io", "ServiceCIDR"): RESET_FOR_STATUS,
     ("policy", "PodDisruptionBudget"): _SPEC_ONLY,
-    ("resource.k8s.io", "DeviceTaintRule"): _RESET_FOR_STATUS,
-    ("resource.k8s.io", "ResourceClaim"): _RESET_FOR_STATUS,
-    ("resource.k8s.io", "ResourcePoolStatusRequest"): _RESET_FOR_STATUS,
-    ("scheduling.k8s.io", "PodGroup"): _RESET_FOR_STATUS,
-    ("storage.k8s.io", "VolumeAttachment"): _RESET_FOR_STATUS,
-    ("storagemigration.k8s.io", "StorageVersionMigration"): _RESET_FOR_STATUS,
+    ("resource.k8s.io", "DeviceTaintRule"): RESET_FOR_STATUS,
+    ("resource.k8s.io", "ResourceClaim"): RESET_FOR_STATUS,
+    ("resource.k8s.io", "ResourcePoolStatusRequest"): RESET_FOR_STATUS,
+    ("scheduling.k8s.io", "PodGroup"): RESET_FOR_STATUS,
+    ("storage.k8s.io", "VolumeAttachment"): RESET_FOR_STATUS,
+    ("storagemigration.k8s.io", "StorageVersionMigration"): RESET_FOR_STATUS,
 }
 
 

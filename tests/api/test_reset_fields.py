@@ -3,7 +3,7 @@ the generic rule covers everything else, custom resources included."""
 
 from __future__ import annotations
 
-from svc.api.reset_fields import _EXCEPTIONS, reset_fields
+from svc.api.reset_fields import _EXCEPTIONS, KeepOnly, reset_fields
 from svc.api.resources import Resource, Subresource, _table
 from svc.api.status_metadata import KEPT_BY_KIND
 
@@ -71,3 +71,12 @@ def test_status_resets_agree_with_the_metadata_a_status_write_keeps() -> None:
             assert ("metadata",) in reset, kind
         else:
             assert {("metadata", key) for key in kept} <= set(reset), kind
+
+
+def test_pod_ephemeralcontainers_and_resize_keep_only_their_fields() -> None:
+    pod = _resource("", "Pod", ("status", "ephemeralcontainers", "resize"))
+    assert reset_fields(pod, "ephemeralcontainers") == KeepOnly((("spec", "ephemeralContainers"),))
+    resize = reset_fields(pod, "resize")
+    assert isinstance(resize, KeepOnly)
+    assert ("spec", "containers", "*", "resources") in resize.patterns
+    assert ("spec", "initContainers", "*", "resizePolicy") in resize.patterns

@@ -43,6 +43,15 @@ def test_an_ephemeral_container_is_added_and_nothing_else_changes(api) -> None:
     assert stored["spec"]["containers"][0]["image"] == "i"
 
 
+def test_adding_an_ephemeral_container_bumps_the_generation_and_an_unchanged_write_does_not(api) -> None:
+    assert api.request("GET", f"{PODS}/p").json()["metadata"]["generation"] == 1
+    assert _add_ephemeral(api, _debugger()).status == 200
+    pod = api.request("GET", f"{PODS}/p").json()
+    assert pod["metadata"]["generation"] == 2
+    assert api.request("PUT", f"{PODS}/p/ephemeralcontainers", body=pod).status == 200
+    assert api.request("GET", f"{PODS}/p").json()["metadata"]["generation"] == 2
+
+
 def test_an_ephemeral_container_cannot_be_removed(api) -> None:
     assert _add_ephemeral(api, _debugger()).status == 200
     answer = _add_ephemeral(api)
@@ -82,6 +91,15 @@ def test_invalid_ephemeral_containers_are_refused(api, container, field, reason)
     assert "ephemeralContainers" not in api.request("GET", f"{PODS}/p").json()["spec"]
 
 
+def test_a_disabled_feature_field_is_dropped_before_the_ephemeral_container_is_judged(api) -> None:
+    # ContainerStopSignals is off by default: upstream drops `lifecycle.stopSignal` (and the emptied
+    # `lifecycle`) before validation, so the container is not refused for setting `lifecycle`.
+    answer = _add_ephemeral(api, _debugger(lifecycle={"stopSignal": "SIGTERM"}))
+    assert answer.status == 200, answer.body
+    (stored,) = api.request("GET", f"{PODS}/p").json()["spec"]["ephemeralContainers"]
+    assert "lifecycle" not in stored
+
+
 def _resize(api, resources: dict):
     patch = {"spec": {"containers": [{"name": "app", "resources": resources}]}}
     return api.request("PATCH", f"{PODS}/p/resize", body=patch, content_type="application/strategic-merge-patch+json")
@@ -108,3 +126,70 @@ def test_resize_cannot_remove_a_limit(api) -> None:
     answer = api.request("PATCH", f"{PODS}/p/resize", body=patch, content_type="application/json-patch+json")
     assert answer.status == 422
     assert "resource limits cannot be removed" in answer.json()["message"]
+
+
+def _entry(pod: dict, manager: str) -> dict:
+    (entry,) = [e for e in pod["metadata"]["managedFields"] if e["manager"] == manager]
+    return entry
+
+
+def test_an_update_through_ephemeralcontainers_owns_only_the_ephemeral_containers(api) -> None:
+    pod = api.request("GET", f"{PODS}/p").json()
+    pod["spec"]["ephemeralContainers"] = [_debugger()]
+    pod["spec"]["containers"][0]["image"] = "changed"
+    pod["metadata"]["labels"] = {"debugged": "yes"}
+    answer = api.request("PUT", f"{PODS}/p/ephemeralcontainers?fieldManager=debug", body=pod)
+    assert answer.status == 200, answer.body
+    stored = api.request("GET", f"{PODS}/p").json()
+    assert "labels" not in stored["metadata"]
+    entry = _entry(stored, "debug")
+    assert (entry["operation"], entry["subresource"]) == ("Update", "ephemeralcontainers")
+    assert list(entry["fieldsV1"]) == ["f:spec"]
+    assert list(entry["fieldsV1"]["f:spec"]) == ["f:ephemeralContainers"]
+    assert 'k:{"name":"debugger"}' in entry["fieldsV1"]["f:spec"]["f:ephemeralContainers"]
+
+
+def test_an_apply_through_ephemeralcontainers_neither_conflicts_over_nor_changes_other_fields(api) -> None:
+    config = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "labels": {"debugged": "yes"}},
+        "spec": {"containers": [{"name": "app", "image": "changed"}], "ephemeralContainers": [_debugger()]},
+    }
+    answer = api.request(
+        "PATCH",
+        f"{PODS}/p/ephemeralcontainers?fieldManager=debug",
+        body=config,
+        content_type="application/apply-patch+yaml",
+    )
+    assert answer.status == 200, answer.body
+    stored = api.request("GET", f"{PODS}/p").json()
+    assert stored["spec"]["containers"][0]["image"] == "i"
+    assert "labels" not in stored["metadata"]
+    entry = _entry(stored, "debug")
+    assert (entry["operation"], entry["subresource"]) == ("Apply", "ephemeralcontainers")
+    assert entry["fieldsV1"] == {
+        "f:spec": {"f:ephemeralContainers": {'k:{"name":"debugger"}': {".": {}, "f:image": {}, "f:name": {}}}}
+    }
+
+
+def test_a_resize_owns_only_the_resources_it_changed(api) -> None:
+    patch = {
+        "metadata": {"labels": {"resized": "yes"}},
+        "spec": {"containers": [{"name": "app", "image": "changed", "resources": {"requests": {"cpu": "150m"}}}]},
+    }
+    answer = api.request(
+        "PATCH",
+        f"{PODS}/p/resize?fieldManager=resizer",
+        body=patch,
+        content_type="application/strategic-merge-patch+json",
+    )
+    assert answer.status == 200, answer.body
+    stored = api.request("GET", f"{PODS}/p").json()
+    assert stored["spec"]["containers"][0]["image"] == "i"
+    assert "labels" not in stored["metadata"]
+    entry = _entry(stored, "resizer")
+    assert entry["subresource"] == "resize"
+    assert entry["fieldsV1"] == {
+        "f:spec": {"f:containers": {'k:{"name":"app"}': {"f:resources": {"f:requests": {"f:cpu": {}}}}}}
+    }

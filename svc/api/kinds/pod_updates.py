@@ -12,6 +12,7 @@ import copy
 from typing import Any
 
 from svc.api.kinds.pod_qos import qos_class
+from svc.api.status_metadata import RESET_FOR_STATUS, status_metadata
 from svc.api.validation.go_diff import go_diff
 from svc.machinery import status
 from svc.machinery.field_errors import (
@@ -45,9 +46,11 @@ def _invalid(pod: Obj, errors: list[FieldError]) -> status.StatusError:
 
 
 def _with_metadata_of(new: Obj, old: Obj) -> Obj:
-    """The stored pod, carrying the request's resourceVersion precondition."""
+    """The stored pod with the request's metadata less what upstream's `ResetObjectMetaForStatus` takes
+    back from the stored one (labels, annotations, finalizers, ...): the request's resourceVersion
+    precondition and the managed fields recorded for the write stay."""
     result = copy.deepcopy(old)
-    result["metadata"]["resourceVersion"] = new["metadata"].get("resourceVersion", "")
+    result["metadata"] = status_metadata(new["metadata"], old["metadata"], RESET_FOR_STATUS)
     return result
 
 
@@ -89,16 +92,22 @@ def _ephemeral_errors(spec: Obj, old_spec: Obj) -> list[FieldError]:
 
 
 def ephemeral_containers_only(new: Obj, old: Obj) -> Obj:
+    """The stored pod with the request's ephemeral containers; judged later by
+    `ephemeral_containers_errors`, once the fields of disabled features are dropped, as upstream's
+    strategy drops them in `PrepareForUpdate` before `ValidateUpdate`."""
     result = _with_metadata_of(new, old)
     ephemeral = (new.get("spec") or {}).get("ephemeralContainers")
     if ephemeral:
         result["spec"]["ephemeralContainers"] = ephemeral
     else:
         result["spec"].pop("ephemeralContainers", None)
-    errors = _ephemeral_errors(result["spec"], old.get("spec") or {})
-    if errors:
-        raise _invalid(result, errors)
+    _next_generation(result, old)
     return result
+
+
+def ephemeral_containers_errors(new: Obj, old: Obj) -> list[FieldError]:
+    """Upstream's `ValidatePodEphemeralContainersUpdate` of the pod `ephemeral_containers_only` made."""
+    return _ephemeral_errors(new.get("spec") or {}, old.get("spec") or {})
 
 
 def _resources_by_name(spec: Obj) -> dict[str, Obj]:
@@ -106,8 +115,9 @@ def _resources_by_name(spec: Obj) -> dict[str, Obj]:
 
 
 def _next_generation(result: Obj, old: Obj) -> None:
-    """A resize that changes the spec bumps the pod's generation, as upstream's resize strategy does
-    (the PodResizeValidator admission plugin skips a resize that leaves it unchanged)."""
+    """A resize or an added ephemeral container bumps the pod's generation, as upstream's strategies of
+    both subresources do (`updatePodGeneration`; the PodResizeValidator admission plugin skips a resize
+    that leaves the spec unchanged)."""
     generation = old["metadata"].get("generation")
     if generation is not None and result["spec"] != old.get("spec"):
         result["metadata"]["generation"] = generation + 1

@@ -8,7 +8,7 @@ from typing import Any
 
 from svc.api.kinds.pod_affinity_keys import merge_label_keys
 from svc.api.kinds.pod_qos import qos_class
-from svc.api.kinds.pod_updates import ephemeral_containers_only, resize_only
+from svc.api.kinds.pod_updates import ephemeral_containers_errors, ephemeral_containers_only, resize_only
 from svc.api.status_metadata import kept_for
 from svc.api.strategy import Strategy, status_only
 
@@ -28,6 +28,7 @@ def strategy(base: Strategy) -> Strategy:
             "resize": resize_only,
             "status": _status,
         },
+        subresource_validators={**base.subresource_validators, "ephemeralcontainers": ephemeral_containers_errors},
     )
 
 

@@ -42,6 +42,18 @@ def _field_labels(paths: list[str]) -> Callable[[Obj], dict[str, str]]:
     return field_labels
 
 
+def _replicas_by_version(crd: Obj) -> tuple[tuple[str, str | None], ...]:
+    """The `specReplicasPath` of every version of the CRD (upstream's replicas path mappings)."""
+    spec = crd.get("spec") or {}
+    group = spec.get("group", "")
+    found = []
+    for entry in spec.get("versions") or []:
+        scale = (entry.get("subresources") or {}).get("scale")
+        path = scale.get("specReplicasPath") if isinstance(scale, dict) else None
+        found.append((f"{group}/{entry.get('name', '')}", path))
+    return tuple(found)
+
+
 def custom_strategy(crd: Obj, resource: Resource, profile: Profile, rules: SchemaRules) -> Strategy:
     entry = version_entry(crd, resource.version)
     has_status = "status" in resource.subresources
@@ -87,5 +99,5 @@ def custom_strategy(crd: Obj, resource: Resource, profile: Profile, rules: Schem
         extra_subresource_updates={"status": update_status} if has_status else {},
         field_labels=_field_labels(selectable),
         field_label_names=frozenset({"metadata.name", "metadata.namespace", *(p.lstrip(".") for p in selectable)}),
-        scale_paths=ScalePaths.from_crd(scale) if isinstance(scale, dict) else None,
+        scale_paths=ScalePaths.from_crd(scale, _replicas_by_version(crd)) if isinstance(scale, dict) else None,
     )

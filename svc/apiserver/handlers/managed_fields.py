@@ -10,17 +10,18 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from svc.api.reset_fields import Paths, reset_fields
+from svc.api.reset_fields import KeepOnly, Reset, reset_fields
 from svc.api.schemas import schema_for
 from svc.apiserver.handlers.scope import Scope
 from svc.machinery import status
-from svc.machinery.apply import ApplyConflict, FieldSet, ManagedFieldsError, TypedError, ignored_fields
+from svc.machinery.apply import ApplyConflict, FieldFilter, ManagedFieldsError, TypedError, ignored_fields
 from svc.machinery.apply import update_managed_fields as record_update
 from svc.machinery.apply.last_applied import apply_upgrading_last_applied
 from svc.registry.create import now_rfc3339
 
 Obj = dict[str, Any]
 _MAX_MANAGER = 128
+SCALE_DEFINITION = "io.k8s.api.autoscaling.v1.Scale"
 
 
 def manager_name(scope: Scope) -> str:
@@ -39,13 +40,16 @@ def _agent_product(agent: str) -> str:
     return "".join(ch for ch in agent.split("/", 1)[0] if ch.isprintable())[:_MAX_MANAGER]
 
 
-def _ignored(scope: Scope) -> FieldSet:
-    """What the write's strategy resets: the field manager neither records nor merges ownership of it."""
+def _ignored(scope: Scope) -> FieldFilter:
+    """What the write's strategy resets (or does not let it change): the field manager neither records
+    nor merges ownership of it."""
     return _ignored_for(reset_fields(scope.resource, scope.subresource))
 
 
 @functools.cache
-def _ignored_for(reset: Paths) -> FieldSet:
+def _ignored_for(reset: Reset) -> FieldFilter:
+    if isinstance(reset, KeepOnly):
+        return ignored_fields(keep_only=reset.patterns)
     return ignored_fields(reset)
 
 
@@ -64,7 +68,24 @@ def track(scope: Scope, live: Obj | None, new: Obj) -> Obj:
     )
 
 
-def apply_configuration(scope: Scope, live: Obj | None, config: Obj, *, manager: str, force: bool) -> Obj:
+def track_scale(scope: Scope, live: Obj, new: Obj) -> Obj:
+    """Records a write through `/scale` on the Scale object, as upstream's field manager of the scale
+    subresource does (the registry carries the ownership of `spec.replicas` over to the parent)."""
+    return record_update(
+        live,
+        new,
+        manager=manager_name(scope),
+        operation_time=now_rfc3339(),
+        subresource=scope.subresource,
+        schema=schema_for(SCALE_DEFINITION),
+        ignored=_ignored(scope),
+    )
+
+
+def apply_configuration(
+    scope: Scope, live: Obj | None, config: Obj, *, manager: str, force: bool, definition: str | None = None
+) -> Obj:
+    """Applies `config` to `live`, an object of the resource or of `definition` (the Scale of `/scale`)."""
     try:
         return apply_upgrading_last_applied(
             live,
@@ -74,7 +95,7 @@ def apply_configuration(scope: Scope, live: Obj | None, config: Obj, *, manager:
             annotation=scope.server.profile.last_applied_annotation,
             operation_time=now_rfc3339(),
             subresource=scope.subresource,
-            schema=schema_for(scope.resource.definition),
+            schema=schema_for(definition or scope.resource.definition),
             ignored=_ignored(scope),
         )
     except ApplyConflict as conflict:

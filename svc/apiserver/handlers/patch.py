@@ -15,7 +15,7 @@ import jsonpatch
 from aiohttp import web
 
 from svc.api.schemas import schema_for
-from svc.apiserver.handlers.managed_fields import apply_configuration, track
+from svc.apiserver.handlers.managed_fields import SCALE_DEFINITION, apply_configuration, track, track_scale
 from svc.apiserver.handlers.scope import Scope
 from svc.machinery import status
 from svc.machinery.field_errors import aggregate_message, invalid
@@ -26,6 +26,7 @@ from svc.machinery.patch.strategic import apply_strategic_merge_patch
 from svc.registry import scale
 from svc.wire.cbor_format import APPLY_PATCH_MEDIA_TYPE, CBOR
 from svc.wire.formats import YAML, DecodeError
+from svc.wire.negotiation import Negotiated
 from svc.wire.strict import decode_json_strict
 
 Obj = dict[str, Any]
@@ -37,7 +38,6 @@ APPLY_PATCH = "application/apply-patch+yaml"
 PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, APPLY_PATCH, STRATEGIC_MERGE_PATCH)
 APPLY_CBOR_PATCH = APPLY_PATCH_MEDIA_TYPE
 _MAX_JSON_PATCH_OPERATIONS = 10000
-SCALE_DEFINITION = "io.k8s.api.autoscaling.v1.Scale"
 
 
 def _rejected(why: str) -> status.StatusError:
@@ -183,7 +183,13 @@ def _invalid_options(field: str, why: str) -> status.StatusError:
     )
 
 
+def _scale_version(scope: Scope) -> str:
+    sub = scope.resource.subresources["scale"]
+    return f"{sub.group}/{sub.version}"
+
+
 def _apply_transform(scope: Scope, patch_type: str, body: bytes, force: bool) -> Callable[[Obj | None], Obj]:
+    """The apply as a transform of the current object, or of the current Scale for `/scale`."""
     manager = scope.query.get("fieldManager", "")
     if not manager:
         raise _invalid_options("fieldManager", "Required value: is required for apply patch")
@@ -194,16 +200,21 @@ def _apply_transform(scope: Scope, patch_type: str, body: bytes, force: bool) ->
     if not isinstance(config, dict):
         raise status.bad_request("error decoding patch: the apply configuration must be an object")
     resource = scope.resource
-    if config.get("kind") != resource.kind or config.get("apiVersion") != resource.api_version:
+    if scope.subresource == "scale":
+        kind, api_version, definition = "Scale", _scale_version(scope), SCALE_DEFINITION
+    else:
+        kind, api_version, definition = resource.kind, resource.api_version, resource.definition
+    if config.get("kind") != kind or config.get("apiVersion") != api_version:
         raise status.bad_request(f"invalid object type: {config.get('apiVersion', '')}, Kind={config.get('kind', '')}")
+    typed = definition != resource.definition or scope.custom_prune() is None
 
     def apply_config(current: Obj | None) -> Obj:
-        applied = apply_configuration(scope, current, config, manager=manager, force=force)
-        result = _check_result(scope, applied, resource.kind, resource.api_version)
+        applied = apply_configuration(scope, current, config, manager=manager, force=force, definition=definition)
+        result = _check_result(scope, applied, kind, api_version)
         # Upstream converts the merged result into the kind's struct: a null is left unset (or its
         # type's zero value in a list or map), as for any other write.
-        if scope.custom_prune() is None:
-            check_fields(result, schema_for(resource.definition)).retype()
+        if typed:
+            check_fields(result, schema_for(definition)).retype()
         return result
 
     return apply_config
@@ -217,9 +228,9 @@ async def patch(scope: Scope) -> web.StreamResponse:
     options = scope.write_options()
     admission, user = scope.server.admission, scope.ctx.user
     if patch_type in (APPLY_PATCH, APPLY_CBOR_PATCH):
-        if scope.subresource == "scale":
-            raise status.bad_request("server-side apply to the scale subresource is not supported")
         applied = _apply_transform(scope, patch_type, body, force)
+        if scope.subresource == "scale":
+            return await _write_scale(scope, applied, negotiated)
 
         async def apply_update(current: Obj | None) -> Obj:
             return applied(current)
@@ -238,16 +249,13 @@ async def patch(scope: Scope) -> web.StreamResponse:
     patch_ = _transform_for(scope, patch_type, body)
 
     if scope.subresource == "scale":
-        current = await scope.store.get(scope.namespace, scope.name)
-        sub = scope.resource.subresources["scale"]
-        scale_version = f"{sub.group}/{sub.version}"
-        scaled = patch_.transform(scale.scale_of(scope.resource, current, scope.store.strategy.scale_paths))
-        patched = _check_result(scope, scaled, "Scale", scale_version)
-        _validate_patched(scope, patch_, patched, level, SCALE_DEFINITION)
-        stored = await scale.update_scale(
-            scope.store, scope.namespace, scope.name, patched, admission=admission, user=user, options=options
-        )
-        return scope.respond(200, scale.scale_of(scope.resource, stored, scope.store.strategy.scale_paths), negotiated)
+
+        def rescaled(current: Obj) -> Obj:
+            patched = _check_result(scope, patch_.transform(current), "Scale", _scale_version(scope))
+            _validate_patched(scope, patch_, patched, level, SCALE_DEFINITION)
+            return track_scale(scope, current, patched)
+
+        return await _write_scale(scope, rescaled, negotiated)
 
     async def updated(current: Obj | None) -> Obj:
         if current is None:
@@ -266,3 +274,17 @@ async def patch(scope: Scope) -> web.StreamResponse:
         allow_create=False,
     )
     return scope.respond(200, stored, negotiated)
+
+
+async def _write_scale(scope: Scope, rescale: Callable[[Obj], Obj], negotiated: Negotiated) -> web.StreamResponse:
+    """A patch or apply through `/scale`: `rescale` maps the current Scale to the written one."""
+    stored = await scale.update_scale(
+        scope.store,
+        scope.namespace,
+        scope.name,
+        rescale,
+        admission=scope.server.admission,
+        user=scope.ctx.user,
+        options=scope.write_options(),
+    )
+    return scope.respond(200, scale.scale_of(scope.resource, stored, scope.store.strategy.scale_paths), negotiated)

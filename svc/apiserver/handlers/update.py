@@ -6,7 +6,7 @@ from typing import Any
 
 from aiohttp import web
 
-from svc.apiserver.handlers.managed_fields import track
+from svc.apiserver.handlers.managed_fields import track, track_scale
 from svc.apiserver.handlers.scope import Scope
 from svc.machinery import status
 from svc.registry import scale
@@ -29,7 +29,7 @@ async def update(scope: Scope) -> web.StreamResponse:
             scope.store,
             scope.namespace,
             scope.name,
-            body,
+            lambda current: track_scale(scope, current, scope.store.objects.codec.copy(body)),
             admission=scope.server.admission,
             user=scope.ctx.user,
             options=scope.write_options(),

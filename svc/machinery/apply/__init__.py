@@ -2,6 +2,7 @@
 
 from svc.machinery.apply.conflict import ApplyConflict, Conflict
 from svc.machinery.apply.entries import ManagedFieldsError, ManagerKey, validate_managed_fields
+from svc.machinery.apply.field_filter import FieldFilter
 from svc.machinery.apply.fieldpath import FieldPathError, FieldSet, PathElement, make_path, path_string
 from svc.machinery.apply.manager import STRIPPED, apply, default_ignored, ignored_fields, update_managed_fields
 from svc.machinery.apply.shapes import shape_of
@@ -22,6 +23,7 @@ __all__ = [
     "ApplyConflict",
     "Comparison",
     "Conflict",
+    "FieldFilter",
     "FieldPathError",
     "FieldSet",
     "ManagedFieldsError",

@@ -26,6 +26,7 @@ from svc.machinery import gotext
 from svc.machinery.apply import entries
 from svc.machinery.apply.conflict import ApplyConflict, Conflict
 from svc.machinery.apply.entries import APPLY, UPDATE, Managed, ManagedFieldsError, ManagerKey, Owned
+from svc.machinery.apply.field_filter import NO_FILTER, FieldFilter, pattern
 from svc.machinery.apply.fieldpath import FieldSet, make_path, path_string
 from svc.machinery.apply.shapes import Shape, shape_of
 from svc.machinery.apply.typed import (
@@ -63,15 +64,21 @@ STRIPPED = FieldSet.of(
 _CURRENT = ManagerKey("current-operation", UPDATE)
 
 
-def ignored_fields(reset: Iterable[Sequence[str]]) -> FieldSet:
+def ignored_fields(
+    reset: Iterable[Sequence[str]] = (), *, keep_only: Iterable[Sequence[str]] | None = None
+) -> FieldFilter:
     """The fields a write neither owns nor competes for: the `reset` paths its strategy copies back
-    from the stored object (upstream's reset fields), and the deletion fields only the server sets."""
+    from the stored object (upstream's reset fields) and the deletion fields only the server sets; with
+    `keep_only` (patterns, `*` for any one step), also every field outside them."""
     deletion = [make_path("metadata", "deletionTimestamp"), make_path("metadata", "deletionGracePeriodSeconds")]
-    return FieldSet([*deletion, *(make_path(*path) for path in reset)])
+    reset_set = FieldSet([*deletion, *(make_path(*path) for path in reset)])
+    if keep_only is None:
+        return FieldFilter(reset_set)
+    return FieldFilter(reset_set, tuple(pattern(steps) for steps in keep_only))
 
 
 @functools.lru_cache(maxsize=16)
-def default_ignored(*, status_subresource: bool, subresource: str = "") -> FieldSet:
+def default_ignored(*, status_subresource: bool, subresource: str = "") -> FieldFilter:
     """`ignored_fields` under the generic rule: when the type has a status subresource, writes to the
     main resource leave `status` alone and writes to `status` leave `spec` alone."""
     if status_subresource and subresource == "":
@@ -87,7 +94,7 @@ def update_managed_fields(
     operation_time: str,
     subresource: str = "",
     schema: Schema | None,
-    ignored: FieldSet | None = None,
+    ignored: FieldFilter | None = None,
 ) -> dict[str, Any]:
     """`new` with `metadata.managedFields` recording a create (`live` None), update or patch.
 
@@ -109,7 +116,7 @@ def update_managed_fields(
     key = ManagerKey(manager or "unknown", UPDATE, api_version, subresource)
     shape = shape_of(schema)
     try:
-        _record_update(managed, _body(live), _body(new), key, shape, ignored or FieldSet(), operation_time)
+        _record_update(managed, _body(live), _body(new), key, shape, ignored or NO_FILTER, operation_time)
     except TypedError:
         if live_entries is not None:
             result["metadata"]["managedFields"] = _copy(live_entries)
@@ -127,7 +134,7 @@ def apply(
     operation_time: str,
     subresource: str = "",
     schema: Schema | None,
-    ignored: FieldSet | None = None,
+    ignored: FieldFilter | None = None,
 ) -> dict[str, Any]:
     """The object after applying `config` to `live` (created when `live` is None), with managedFields.
 
@@ -152,7 +159,7 @@ def apply(
         raise ManagedFieldsError(f"failed to decode managed fields: {error}") from None
     before = _copy(_body(live))
     config = _copy(config)
-    ignored = ignored or FieldSet()
+    ignored = ignored or NO_FILTER
     api_version = config.get("apiVersion") or before.get("apiVersion", "")
     if not managed.sets:
         first = ManagerKey(BEFORE_FIRST_APPLY, UPDATE, api_version, subresource)
@@ -160,7 +167,7 @@ def apply(
 
     key = ManagerKey(manager or "unknown", APPLY, "", subresource)
     last = managed.sets.get(key)
-    managed.sets[key] = Owned(applied.recursive_difference(ignored), api_version, True)
+    managed.sets[key] = Owned(ignored.owned(applied), api_version, True)
     after = _prune(merge(before, config, shape), managed, key, last, shape)
     _settle(managed, _comparison(before, after, shape, ignored), writer=key, force=force)
     if key in managed.sets:
@@ -187,7 +194,7 @@ def _record_update(
     after: dict[str, Any],
     key: ManagerKey,
     shape: Shape,
-    ignored: FieldSet,
+    ignored: FieldFilter,
     operation_time: str,
 ) -> None:
     """Give `key` the fields that changed from `before` to `after`, taking them from everyone else."""
@@ -202,8 +209,8 @@ def _record_update(
     managed.times[key] = operation_time
 
 
-def _comparison(before: dict[str, Any], after: dict[str, Any], shape: Shape, ignored: FieldSet) -> Comparison:
-    return compare(before, after, shape, zero_values=True).exclude(ignored)
+def _comparison(before: dict[str, Any], after: dict[str, Any], shape: Shape, ignored: FieldFilter) -> Comparison:
+    return compare(before, after, shape, zero_values=True).within(ignored.owned)
 
 
 def _settle(managed: Managed, comparison: Comparison, *, writer: ManagerKey, force: bool) -> None:

@@ -15,6 +15,7 @@ Written by hand: no Python package implements server-side apply.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,15 +52,9 @@ class Comparison:
     modified: FieldSet
     added: FieldSet
 
-    def exclude(self, ignored: FieldSet) -> Comparison:
-        """Forget changes at or below the ignored paths."""
-        if not ignored:
-            return self
-        return Comparison(
-            self.removed.recursive_difference(ignored),
-            self.modified.recursive_difference(ignored),
-            self.added.recursive_difference(ignored),
-        )
+    def within(self, owned: Callable[[FieldSet], FieldSet]) -> Comparison:
+        """Only the changes a write may own (`owned` filters a field set: see `field_filter`)."""
+        return Comparison(owned(self.removed), owned(self.modified), owned(self.added))
 
 
 def values_equal(left: Any, right: Any) -> bool:

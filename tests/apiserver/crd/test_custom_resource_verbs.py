@@ -175,6 +175,22 @@ def test_scale_subresource_reads_and_writes_the_crd_paths(client) -> None:
     assert client.request("GET", f"{WIDGETS}/a").json()["spec"]["replicas"] == 7
 
 
+def test_a_scale_write_owns_the_crd_replicas_path_in_the_custom_resources_version(client) -> None:
+    applied = client.request(
+        "PATCH", f"{WIDGETS}/a?fieldManager=creator", body=widget("a", replicas=2, color="red"), content_type=APPLY
+    )
+    assert applied.status == 201, applied.body
+    scaled = client.request(
+        "PATCH", f"{WIDGETS}/a/scale?fieldManager=scaler", body={"spec": {"replicas": 3}}, content_type=MERGE
+    )
+    assert scaled.status == 200, scaled.body
+    entries = {e["manager"]: e for e in client.request("GET", f"{WIDGETS}/a").json()["metadata"]["managedFields"]}
+    assert entries["creator"]["fieldsV1"] == {"f:spec": {"f:color": {}}}
+    scaler = entries["scaler"]
+    assert (scaler["operation"], scaler["apiVersion"], scaler["subresource"]) == ("Update", "example.com/v1", "scale")
+    assert scaler["fieldsV1"] == {"f:spec": {"f:replicas": {}}}
+
+
 def test_table_has_name_and_printer_columns(client) -> None:
     _create(client, "a", color="red", replicas=2)
     table = client.request("GET", WIDGETS, accept=TABLE).json()

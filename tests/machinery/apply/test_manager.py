@@ -54,10 +54,11 @@ def test_conflict_causes_and_status_follow_upstream() -> None:
 
 def test_default_ignored_sets() -> None:
     deletion = [".metadata.deletionGracePeriodSeconds", ".metadata.deletionTimestamp"]
-    assert default_ignored(status_subresource=False).strings() == deletion
-    assert default_ignored(status_subresource=True).strings() == [".status", *deletion]
-    assert default_ignored(status_subresource=True, subresource="status").strings() == [".spec", *deletion]
-    assert ignored_fields([("spec",), ("metadata", "labels")]).strings() == [".spec", *deletion, ".metadata.labels"]
+    assert default_ignored(status_subresource=False).reset.strings() == deletion
+    assert default_ignored(status_subresource=True).reset.strings() == [".status", *deletion]
+    assert default_ignored(status_subresource=True, subresource="status").reset.strings() == [".spec", *deletion]
+    ignored = ignored_fields([("spec",), ("metadata", "labels")])
+    assert ignored.reset.strings() == [".spec", *deletion, ".metadata.labels"]
 
 
 def test_inputs_are_not_modified() -> None:
