@@ -151,7 +151,7 @@ INVALID_PODS = [
         "unknown init container restart policy",
         "spec.initContainers.0.restartPolicy",
         "Sometimes",
-        [("spec.initContainers[0].restartPolicy", NOT_SUPPORTED, 'supported values: "Always", "OnFailure", "Never"')],
+        [("spec.initContainers[0].restartPolicy", NOT_SUPPORTED, 'supported values: "Always", "Never", "OnFailure"')],
     ),
     (
         "two volumes with one name",
