@@ -40,6 +40,11 @@ class _Defaults:
             "PodLevelResources",
             "InPlacePodLevelResourcesVerticalScaling",
             "ResourceHealthStatus",
+            "DRADeviceTaints",
+            "DRAPartitionableDevices",
+            "DRADeviceBindingConditions",
+            "DRAResourceClaimDeviceStatus",
+            "DRAConsumableCapacity",
         }
     )
 
