@@ -7,8 +7,10 @@ names its gate, where it applies (every pod spec, a pod's status, or one kind) a
 the stored object uses the field and how to clear it; most entries are plain field patterns. Gates on by
 default are here too where upstream drops their fields, for `--feature-gates=X=false`.
 
-A pattern is a dotted path where `name[]` walks every item of a list, e.g.
-`containers[].lifecycle.stopSignal`; the field at its end is what is checked and cleared.
+A pattern is a dotted path where `name[]` walks every item of a list and `name{}` every value of a
+map, e.g. `containers[].lifecycle.stopSignal` or `devices[].capacity{}.requestPolicy`; the field at its
+end is what is checked and cleared. Upstream tests a pointer field for nil but a list or map for
+length, so an empty `{}` or `[]` counts as set only for a pattern marked `pointer`.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
-from svc.api.validation.engine import items, lookup
+from svc.api.validation.engine import items, lookup, mapping
 from svc.api.validation.gates import restart_rules_in_use
 
 POD_SPEC: Final = "pod spec"
@@ -26,6 +28,7 @@ POD_SPEC: Final = "pod spec"
 
 _CONTAINER_LISTS: Final = ("containers", "initContainers", "ephemeralContainers")
 _STATUS_LISTS: Final = ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses")
+_SLICE: Final = "resource.k8s.io/ResourceSlice"
 
 
 def _parents(value: Any, steps: list[str]) -> Iterator[dict[str, Any]]:
@@ -38,17 +41,22 @@ def _parents(value: Any, steps: list[str]) -> Iterator[dict[str, Any]]:
     if step.endswith("[]"):
         for item in items(lookup(value, step[:-2])):
             yield from _parents(item, rest)
+    elif step.endswith("{}"):
+        for item in mapping(value, step[:-2]).values():
+            yield from _parents(item, rest)
     elif isinstance(value, dict):
         yield from _parents(value.get(step), rest)
 
 
 @dataclass(frozen=True)
 class Pattern:
-    """One field, possibly in every item of some lists; `prune_empty` also clears its parent when that
-    is left empty (upstream sets a struct pointer to nil once its last field is gone)."""
+    """One field, possibly in every item of some lists or maps; `prune_empty` also clears its parent
+    when that is left empty (upstream sets a struct pointer to nil once its last field is gone);
+    `pointer`: set whenever present, even empty (upstream's `!= nil` rather than `len(...) > 0`)."""
 
     path: str
     prune_empty: bool = False
+    pointer: bool = False
 
     @functools.cached_property
     def _split(self) -> tuple[list[str], str]:
@@ -57,7 +65,8 @@ class Pattern:
 
     def in_use(self, obj: Any) -> bool:
         steps, last = self._split
-        return any(parent.get(last) not in (None, [], {}) for parent in _parents(obj, steps))
+        unset = (None,) if self.pointer else (None, [], {})
+        return any(parent.get(last) not in unset for parent in _parents(obj, steps))
 
     def drop(self, obj: Any) -> None:
         steps, last = self._split
@@ -83,9 +92,17 @@ class GatedField:
     drop: Callable[[Any], None]
     present: Callable[[Any], bool] | None = None
     """Whether a write carries anything `drop` would clear (None: always look), a cheap first check."""
+    also: tuple[str, ...] = ()
+    """Further gates the feature needs: its fields are dropped unless all of them are on too."""
+
+    @property
+    def gates(self) -> tuple[str, ...]:
+        return (self.gate, *self.also)
 
 
-def fields(gate: str, scope: str, at: str, *patterns: Pattern, ratchets: bool = True) -> GatedField:
+def fields(
+    gate: str, scope: str, at: str, *patterns: Pattern, ratchets: bool = True, also: tuple[str, ...] = ()
+) -> GatedField:
     """An entry whose feature is in use when any of `patterns` is set, and dropped by clearing them all;
     `ratchets=False`: dropped even when the stored object has them (upstream's ResourceHealthStatus)."""
 
@@ -96,19 +113,41 @@ def fields(gate: str, scope: str, at: str, *patterns: Pattern, ratchets: bool = 
     def in_use(value: Any) -> bool:
         return any(pattern.in_use(value) for pattern in patterns)
 
-    return GatedField(gate, scope, at, in_use if ratchets else _never, drop, present=in_use)
+    return GatedField(gate, scope, at, in_use if ratchets else _never, drop, present=in_use, also=also)
 
 
 def _never(_: Any) -> bool:
     return False
 
 
-def _containers(tail: str, *, prune_empty: bool = False) -> tuple[Pattern, ...]:
-    return tuple(Pattern(f"{kind}[].{tail}", prune_empty) for kind in _CONTAINER_LISTS)
+def _containers(tail: str, *, prune_empty: bool = False, pointer: bool = False) -> tuple[Pattern, ...]:
+    return tuple(Pattern(f"{kind}[].{tail}", prune_empty, pointer) for kind in _CONTAINER_LISTS)
 
 
-def _statuses(tail: str) -> tuple[Pattern, ...]:
-    return tuple(Pattern(f"{kind}[].{tail}") for kind in _STATUS_LISTS)
+def _statuses(tail: str, *, prune_empty: bool = False, pointer: bool = False) -> tuple[Pattern, ...]:
+    return tuple(Pattern(f"{kind}[].{tail}", prune_empty, pointer) for kind in _STATUS_LISTS)
+
+
+def _devices(*tails: str, pointer: bool = False) -> tuple[Pattern, ...]:
+    """Fields of every device of a ResourceSlice's spec."""
+    return tuple(Pattern(f"devices[].{tail}", pointer=pointer) for tail in tails)
+
+
+_POD_RESOURCES: Final = Pattern("resources", pointer=True)
+_POD_REQUESTS_OR_LIMITS: Final = (Pattern("resources.requests"), Pattern("resources.limits"))
+
+
+def _pod_level_resources_in_use(spec: Any) -> bool:
+    """Upstream's `podLevelResourcesInUse`: pod-level requests or limits, not an empty `resources`."""
+    return any(pattern.in_use(spec) for pattern in _POD_REQUESTS_OR_LIMITS)
+
+
+_DATA_SOURCE_REF: Final = Pattern("dataSourceRef", pointer=True)
+
+
+def _names_another_namespace(spec: Any) -> bool:
+    namespace = lookup(spec, "dataSourceRef.namespace")
+    return isinstance(namespace, str) and namespace != ""
 
 
 def _drop_restart_rules(spec: Any) -> None:
@@ -127,26 +166,75 @@ def _drop_restart_rules(spec: Any) -> None:
 
 GATED_FIELDS: Final[tuple[GatedField, ...]] = (
     fields("ContainerStopSignals", POD_SPEC, "", *_containers("lifecycle.stopSignal", prune_empty=True)),
-    fields("ClusterTrustBundleProjection", POD_SPEC, "", Pattern("volumes[].projected.sources[].clusterTrustBundle")),
-    fields("PodCertificateRequest", POD_SPEC, "", Pattern("volumes[].projected.sources[].podCertificate")),
-    fields("GenericWorkload", POD_SPEC, "", Pattern("schedulingGroup")),
+    fields(
+        "ClusterTrustBundleProjection",
+        POD_SPEC,
+        "",
+        Pattern("volumes[].projected.sources[].clusterTrustBundle", pointer=True),
+    ),
+    fields(
+        "PodCertificateRequest", POD_SPEC, "", Pattern("volumes[].projected.sources[].podCertificate", pointer=True)
+    ),
+    fields("GenericWorkload", POD_SPEC, "", Pattern("schedulingGroup", pointer=True)),
     GatedField("ContainerRestartRules", POD_SPEC, "", restart_rules_in_use, _drop_restart_rules),
     fields("HostnameOverride", POD_SPEC, "", Pattern("hostnameOverride")),
-    fields("EnvFiles", POD_SPEC, "", *_containers("env[].valueFrom.fileKeyRef")),
-    fields("PodLevelResources", POD_SPEC, "", Pattern("resources")),
+    fields("EnvFiles", POD_SPEC, "", *_containers("env[].valueFrom.fileKeyRef", pointer=True)),
+    GatedField(
+        "PodLevelResources", POD_SPEC, "", _pod_level_resources_in_use, _POD_RESOURCES.drop, _POD_RESOURCES.in_use
+    ),
     fields(
         "InPlacePodLevelResourcesVerticalScaling", "/Pod", "status", Pattern("resources"), Pattern("allocatedResources")
     ),
     fields("ResourceHealthStatus", "/Pod", "status", *_statuses("allocatedResourcesStatus"), ratchets=False),
-    fields("DRAExtendedResource", "/Pod", "status", Pattern("extendedResourceClaimStatus")),
+    fields("DRAExtendedResource", "/Pod", "status", Pattern("extendedResourceClaimStatus", pointer=True)),
     fields("DRANodeAllocatableResources", "/Pod", "status", Pattern("nodeAllocatableResourceClaimStatuses")),
+    # Upstream's `dropDisabledPodStatusFields`: the image digest a kubelet reports for an image volume.
     fields(
-        "DRANodeAllocatableResources",
-        "resource.k8s.io/ResourceSlice",
-        "spec",
-        Pattern("devices[].nodeAllocatableResourceMappings"),
+        "ImageVolumeWithDigest",
+        "/Pod",
+        "status",
+        *_statuses("volumeMounts[].volumeStatus.image", prune_empty=True, pointer=True),
     ),
-    fields("CrossNamespaceVolumeDataSource", "/PersistentVolumeClaim", "spec", Pattern("dataSourceRef.namespace")),
+    # The ResourceSlice strategy's `dropDisabled...Fields`, one per gate.
+    fields("DRANodeAllocatableResources", _SLICE, "spec", *_devices("nodeAllocatableResourceMappings")),
+    fields("DRADeviceTaints", _SLICE, "spec", *_devices("taints")),
+    fields(
+        "DRAPartitionableDevices",
+        _SLICE,
+        "spec",
+        Pattern("sharedCounters"),
+        Pattern("perDeviceNodeSelection"),
+        *_devices("consumesCounters", "nodeName", "allNodes"),
+        *_devices("nodeSelector", pointer=True),
+    ),
+    fields(
+        "DRADeviceBindingConditions",
+        _SLICE,
+        "spec",
+        *_devices("bindingConditions", "bindingFailureConditions", "bindsToNode"),
+        also=("DRAResourceClaimDeviceStatus",),
+    ),
+    fields(
+        "DRAConsumableCapacity",
+        _SLICE,
+        "spec",
+        *_devices("allowMultipleAllocations", "capacity{}.requestPolicy", pointer=True),
+    ),
+    fields(
+        "DRAListTypeAttributes",
+        _SLICE,
+        "spec",
+        *_devices(*(f"attributes{{}}.{kind}" for kind in ("ints", "bools", "strings", "versions")), pointer=True),
+    ),
+    # Upstream drops the whole reference when it names another namespace, unless the stored claim has one.
+    GatedField(
+        "CrossNamespaceVolumeDataSource",
+        "/PersistentVolumeClaim",
+        "spec",
+        _DATA_SOURCE_REF.in_use,
+        _DATA_SOURCE_REF.drop,
+        _names_another_namespace,
+    ),
     fields(
         "MaxUnavailableStatefulSet", "apps/StatefulSet", "spec", Pattern("updateStrategy.rollingUpdate.maxUnavailable")
     ),

@@ -3,12 +3,10 @@ them, for the releases a server can emulate (`--emulated-version`, 1.33 to 1.35)
 
 A gate's value at a release is its last entry at or before it; a gate with entries, none of them at
 or before the release, did not exist then (upstream's PreAlpha: off, and refused when set). Gates
-without an entry here keep their 1.36 stage and default at every emulated version: five client and
-node gates whose introduction the sources at hand do not date (ClientsAllowCARotation,
-ClientsAllowTLSCacheGC, ExtendWebSocketsToSvclet, InPlacePodVerticalScalingInitContainers,
-ResourceHealthStatusMessage). Entries are (minor version of 1.x, default, stage: "alpha" | "beta"),
-from upstream's 1.35 feature list, its 1.36 additions, and the stages upstream's feature-gate
-reference pages record.
+without an entry here keep their 1.36 stage and default at every emulated version. Entries are
+(minor version of 1.x, default, stage: "alpha" | "beta"), from upstream's 1.35 feature list, its 1.36
+additions (client-go's `features/known_features.go` for the `Clients...` gates), and the stages
+upstream's feature-gate reference pages record.
 """
 
 from __future__ import annotations
@@ -31,7 +29,9 @@ HISTORY: dict[str, tuple[Entry, ...]] = {
     "CRIListStreaming": ((36, False, A),),
     "CSIVolumeHealth": ((21, False, A),),
     "ClearingNominatedNodeNameAfterBinding": ((34, False, A), (35, True, B)),
+    "ClientsAllowCARotation": ((36, True, B),),
     "ClientsAllowCBOR": ((32, False, A),),
+    "ClientsAllowTLSCacheGC": ((36, True, B),),
     "ClientsPreferCBOR": ((32, False, A),),
     "CloudControllerManagerWatchBasedRoutesReconciliation": ((35, False, A),),
     "CloudControllerManagerWebhook": ((27, False, A),),
@@ -66,6 +66,7 @@ HISTORY: dict[str, tuple[Entry, ...]] = {
     "DetectCacheInconsistency": ((34, True, B),),
     "EnvFiles": ((34, False, A), (35, True, B)),
     "EventedPLEG": ((26, False, A),),
+    "ExtendWebSocketsToSvclet": ((36, True, B),),
     "GangScheduling": ((35, False, A),),
     "GenericWorkload": ((35, False, A),),
     "GracefulNodeShutdown": ((20, False, A), (21, True, B)),
@@ -78,6 +79,7 @@ HISTORY: dict[str, tuple[Entry, ...]] = {
     "InPlacePodLevelResourcesVerticalScaling": ((35, False, A),),
     "InPlacePodVerticalScalingExclusiveCPUs": ((32, False, A),),
     "InPlacePodVerticalScalingExclusiveMemory": ((34, False, A),),
+    "InPlacePodVerticalScalingInitContainers": ((36, True, B),),
     "ListFromCacheSnapshot": ((33, False, A), (34, True, B)),
     "LocalStorageCapacityIsolationFSQuotaMonitoring": ((15, False, A), (31, False, B)),
     "LoggingAlphaOptions": ((24, False, A),),
@@ -115,6 +117,7 @@ HISTORY: dict[str, tuple[Entry, ...]] = {
     "ReloadSvcletServerCertificateFile": ((31, True, B),),
     "RemoteRequestHeaderUID": ((32, False, A), (33, True, B)),
     "ResourceHealthStatus": ((31, False, A),),
+    "ResourceHealthStatusMessage": ((36, True, B),),
     "RestartAllContainersOnContainerExits": ((35, False, A),),
     "RotateSvcletServerCertificate": ((7, False, A), (12, True, B)),
     "RuntimeClassInImageCriApi": ((29, False, A),),

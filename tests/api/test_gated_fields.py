@@ -74,10 +74,16 @@ CASES = [
         "spec.devices.0.nodeAllocatableResourceMappings",
     ),
     (
+        "DRAListTypeAttributes",
+        ("resource.k8s.io", "v1", "resourceslices"),
+        with_path(SLICE, "spec.devices.0.attributes.cores", {"ints": [1, 2]}),
+        "spec.devices.0.attributes.cores.ints",
+    ),
+    (
         "CrossNamespaceVolumeDataSource",
         ("", "v1", "persistentvolumeclaims"),
         PVC,
-        "spec.dataSourceRef.namespace",
+        "spec.dataSourceRef",
     ),
     (
         "MaxUnavailableStatefulSet",
@@ -132,9 +138,8 @@ def _updated(strategy, new: dict[str, Any], old: dict[str, Any]) -> dict[str, An
 
 def test_the_defaults_used_without_a_server_are_the_servers_for_every_table_gate() -> None:
     served = FeatureGates()
-    assert {entry.gate: UPSTREAM_DEFAULTS.enabled(entry.gate) for entry in GATED_FIELDS} == {
-        entry.gate: served.enabled(entry.gate) for entry in GATED_FIELDS
-    }
+    names = {gate for entry in GATED_FIELDS for gate in entry.gates}
+    assert {name: UPSTREAM_DEFAULTS.enabled(name) for name in names} == {name: served.enabled(name) for name in names}
 
 
 @pytest.mark.parametrize(("gate", "where", "obj", "path"), CASES, ids=IDS)
@@ -252,3 +257,103 @@ def test_resource_health_is_dropped_from_a_status_write_even_when_stored() -> No
     )
     kept = _strategy(("", "v1", "pods")).subresource_updates["status"](copy.deepcopy(pod), copy.deepcopy(pod))
     assert kept["status"]["containerStatuses"][0]["allocatedResourcesStatus"] == health
+
+
+def _slice_device(**fields: Any) -> dict[str, Any]:
+    return with_path(SLICE, "spec.devices.0", {**SLICE["spec"]["devices"][0], **fields})
+
+
+SLICES = ("resource.k8s.io", "v1", "resourceslices")
+# ResourceSlice gates on by default whose fields the slice strategy drops when turned off: (gate, slice, path)
+SLICE_ON_BY_DEFAULT = [
+    ("DRADeviceTaints", SLICE, "spec.devices.0.taints"),
+    ("DRAPartitionableDevices", with_path(SLICE, "spec.sharedCounters", [{"name": "c"}]), "spec.sharedCounters"),
+    ("DRAPartitionableDevices", _slice_device(allNodes=True), "spec.devices.0.allNodes"),
+    ("DRADeviceBindingConditions", _slice_device(bindsToNode=False), "spec.devices.0.bindsToNode"),
+    ("DRADeviceBindingConditions", _slice_device(bindingConditions=["ready"]), "spec.devices.0.bindingConditions"),
+    ("DRAResourceClaimDeviceStatus", _slice_device(bindingConditions=["ready"]), "spec.devices.0.bindingConditions"),
+    ("DRAConsumableCapacity", _slice_device(allowMultipleAllocations=True), "spec.devices.0.allowMultipleAllocations"),
+    (
+        "DRAConsumableCapacity",
+        _slice_device(capacity={"memory": {"value": "80Gi", "requestPolicy": {"default": "1Gi"}}}),
+        "spec.devices.0.capacity.memory.requestPolicy",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("gate", "obj", "path"), SLICE_ON_BY_DEFAULT, ids=[f"{case[0]}-{case[2]}" for case in SLICE_ON_BY_DEFAULT]
+)
+def test_a_slice_gate_on_by_default_keeps_its_field_and_turned_off_drops_it(
+    gate: str, obj: dict[str, Any], path: str
+) -> None:
+    assert _lookup(_created(_strategy(SLICES), obj), path) == _lookup(obj, path)
+    assert _lookup(_created(_strategy(SLICES, **{gate: False}), obj), path) is None
+    assert _lookup(_updated(_strategy(SLICES, **{gate: False}), obj, obj), path) == _lookup(obj, path)
+
+
+def test_a_slice_keeps_the_capacity_a_dropped_request_policy_leaves() -> None:
+    obj = _slice_device(capacity={"memory": {"value": "80Gi", "requestPolicy": {"default": "1Gi"}}})
+    created = _created(_strategy(SLICES, DRAConsumableCapacity=False), obj)
+    assert created["spec"]["devices"][0]["capacity"] == {"memory": {"value": "80Gi"}}
+
+
+def test_a_list_attribute_dropped_leaves_its_attribute_empty_as_upstream_does() -> None:
+    obj = with_path(SLICE, "spec.devices.0.attributes.cores", {"ints": [1, 2]})
+    assert _created(_strategy(SLICES), obj)["spec"]["devices"][0]["attributes"]["cores"] == {}
+
+
+def _image_volume_statuses(digest: bool) -> dict[str, Any]:
+    mount: dict[str, Any] = {"name": "tools", "mountPath": "/tools"}
+    if digest:
+        mount["volumeStatus"] = {"image": {"imageRef": "example.com/tools@sha256:" + "a" * 64}}
+    return {
+        **copy.deepcopy(POD),
+        "status": {"phase": "Running", "containerStatuses": [{"name": "nginx", "volumeMounts": [mount]}]},
+    }
+
+
+def _mount(pod: dict[str, Any]) -> dict[str, Any]:
+    return pod["status"]["containerStatuses"][0]["volumeMounts"][0]
+
+
+def test_an_image_volume_digest_is_dropped_from_a_status_write_unless_stored() -> None:
+    write = _strategy(("", "v1", "pods")).subresource_updates["status"]
+    assert "volumeStatus" not in _mount(write(_image_volume_statuses(True), _image_volume_statuses(False)))
+    assert _mount(write(_image_volume_statuses(True), _image_volume_statuses(True)))["volumeStatus"]["image"]
+    gated = _strategy(("", "v1", "pods"), ImageVolumeWithDigest=True).subresource_updates["status"]
+    assert _mount(gated(_image_volume_statuses(True), _image_volume_statuses(False)))["volumeStatus"]["image"]
+
+
+def test_a_cross_namespace_source_drops_the_whole_reference() -> None:
+    """Upstream clears `dataSourceRef`, not its namespace alone."""
+    assert "dataSourceRef" not in _created(_strategy(("", "v1", "persistentvolumeclaims")), PVC)["spec"]
+
+
+def test_a_reference_in_the_same_namespace_is_kept_with_the_gate_off() -> None:
+    local = with_path(PVC, "spec.dataSourceRef.namespace", ...)
+    created = _created(_strategy(("", "v1", "persistentvolumeclaims")), local)
+    assert created["spec"]["dataSourceRef"] == local["spec"]["dataSourceRef"]
+
+
+def test_a_stored_reference_of_any_namespace_keeps_a_cross_namespace_one() -> None:
+    """Upstream's `dataSourceRefInUse` asks only whether the stored claim has a reference."""
+    stored = with_path(PVC, "spec.dataSourceRef.namespace", ...)
+    updated = _updated(_strategy(("", "v1", "persistentvolumeclaims")), PVC, stored)
+    assert updated["spec"]["dataSourceRef"] == PVC["spec"]["dataSourceRef"]
+
+
+def test_an_empty_scheduling_group_counts_as_set() -> None:
+    """Upstream tests the pointer for nil: `{}` is dropped from a new pod, and keeps a stored pod's field."""
+    empty = _pod_with("schedulingGroup", {})
+    assert "schedulingGroup" not in _created(_strategy(("", "v1", "pods")), empty)["spec"]
+    named = _pod_with("schedulingGroup", {"podGroupName": "g"})
+    assert _updated(_strategy(("", "v1", "pods")), named, empty)["spec"]["schedulingGroup"] == {"podGroupName": "g"}
+
+
+def test_pod_level_resources_without_requests_or_limits_are_not_in_use() -> None:
+    """Upstream's `podLevelResourcesInUse` looks at requests and limits, not at an empty `resources`."""
+    strategy = _strategy(("", "v1", "pods"), PodLevelResources=False)
+    stored = _pod_with("resources", {"requests": {}})
+    updated = _updated(strategy, _pod_with("resources", {"limits": {"cpu": "1"}}), stored)
+    assert "resources" not in updated["spec"]

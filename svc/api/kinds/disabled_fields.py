@@ -18,7 +18,7 @@ def _entries(identity: tuple[str, str], spec_path: str | None, gates: Gates) -> 
     scope = f"{identity[0]}/{identity[1]}"
     found = []
     for entry in GATED_FIELDS:
-        if gates.enabled(entry.gate):
+        if all(gates.enabled(gate) for gate in entry.gates):
             continue
         if entry.scope == POD_SPEC and spec_path is not None:
             found.append((entry, join(spec_path, entry.at) if entry.at else spec_path))

@@ -11,28 +11,33 @@ from typing import Any, Final
 
 from svc.api.validation.engine import items, join, lookup
 from svc.api.validation.gates import current_pod_options
-from svc.machinery.field_errors import FieldError, forbidden, not_supported, required, too_many
+from svc.machinery.field_errors import FieldError, forbidden, not_supported, required, too_long
 
-CONTAINER_RESTART_POLICIES: Final = ("Always", "OnFailure", "Never")
+CONTAINER_RESTART_POLICIES: Final = ("Always", "Never", "OnFailure")
+"""Upstream lists them sorted (`sets.List`) in its NotSupported detail."""
 RULE_ACTIONS: Final = ("Restart",)
 RULE_ACTIONS_WITH_RESTART_ALL: Final = ("Restart", "RestartAllContainers")
 EXIT_CODE_OPERATORS: Final = ("In", "NotIn")
 MAX_RULES: Final = 20
 MAX_EXIT_CODES: Final = 255
+_NO_POLICY: Final = "must specify restartPolicy when restart rules are used"
+_SIDECAR_RULES: Final = "restartPolicyRules are not allowed for init containers with restart policy Always"
 
 
 def _rules_errors(rules: list[Any], base: str) -> list[FieldError]:
+    """The rules' limits: upstream reports a long list as `TooLong` (whose text counts bytes), and an
+    unknown action against the basic actions only, even where RestartAllContainers is accepted."""
     errors: list[FieldError] = []
     path = join(base, "restartPolicyRules")
     if len(rules) > MAX_RULES:
-        errors.append(too_many(path, len(rules), MAX_RULES))
+        errors.append(too_long(path, MAX_RULES))
     restart_all = current_pod_options().allow_restart_all_containers
     actions = RULE_ACTIONS_WITH_RESTART_ALL if restart_all else RULE_ACTIONS
     for index, rule in enumerate(rules):
         where = f"{path}[{index}]"
         action = lookup(rule, "action")
         if action not in actions:
-            errors.append(not_supported(f"{where}.action", action or "", actions))
+            errors.append(not_supported(f"{where}.action", action or "", RULE_ACTIONS))
         exit_codes = lookup(rule, "exitCodes")
         if exit_codes is None:
             errors.append(required(f"{where}.exitCodes", "must be specified"))
@@ -40,21 +45,20 @@ def _rules_errors(rules: list[Any], base: str) -> list[FieldError]:
         operator = lookup(exit_codes, "operator")
         if operator not in EXIT_CODE_OPERATORS:
             errors.append(not_supported(f"{where}.exitCodes.operator", operator or "", EXIT_CODE_OPERATORS))
-        values = items(lookup(exit_codes, "values"))
-        if len(values) > MAX_EXIT_CODES:
-            errors.append(too_many(f"{where}.exitCodes.values", len(values), MAX_EXIT_CODES))
+        if len(items(lookup(exit_codes, "values"))) > MAX_EXIT_CODES:
+            errors.append(too_long(f"{where}.exitCodes.values", MAX_EXIT_CODES))
     return errors
 
 
 def restart_policy_errors(container: Any, base: str) -> list[FieldError]:
-    """A regular container's, or a regular init container's, own policy and rules."""
+    """Upstream's `validateContainerRestartPolicy`: rules without a policy are refused and still checked."""
     policy, rules = lookup(container, "restartPolicy"), items(lookup(container, "restartPolicyRules"))
-    if policy is None:
-        if rules:
-            return [required(join(base, "restartPolicy"), "must specify restartPolicy when restart rules are used")]
+    if policy is None and not rules:
         return []
     errors: list[FieldError] = []
-    if policy not in CONTAINER_RESTART_POLICIES:
+    if policy is None:
+        errors.append(required(join(base, "restartPolicy"), _NO_POLICY))
+    elif policy not in CONTAINER_RESTART_POLICIES:
         errors.append(not_supported(join(base, "restartPolicy"), policy, CONTAINER_RESTART_POLICIES))
     return errors + _rules_errors(rules, base)
 
@@ -69,17 +73,14 @@ def regular_container_errors(container: Any, base: str) -> list[FieldError]:
 
 
 def init_container_errors(container: Any, base: str) -> list[FieldError]:
-    """An init container: `Always` makes it a sidecar; any other policy needs ContainerRestartRules."""
-    policy = lookup(container, "restartPolicy")
-    if policy == "Always":
-        rules = items(lookup(container, "restartPolicyRules"))
-        if not rules:
-            return []
-        if not current_pod_options().allow_restart_all_containers:
-            return [forbidden(join(base, "restartPolicyRules"), "may not be set for sidecar containers")]
-        return _rules_errors(rules, base)
-    if current_pod_options().allow_container_restart_rules:
-        return restart_policy_errors(container, base)
-    if policy is not None:
-        return [not_supported(join(base, "restartPolicy"), policy, ("Always",))]
-    return []
+    """Upstream's `validateInitContainerRestartPolicy`: `Always` makes a sidecar, whose rules need
+    RestartAllContainersOnContainerExits; any other policy needs ContainerRestartRules."""
+    policy, rules = lookup(container, "restartPolicy"), items(lookup(container, "restartPolicyRules"))
+    if policy is None:
+        return [required(join(base, "restartPolicy"), _NO_POLICY)] if rules else []
+    options = current_pod_options()
+    if not options.allow_container_restart_rules:
+        return [] if policy == "Always" else [not_supported(join(base, "restartPolicy"), policy, ("Always",))]
+    if policy == "Always" and not options.allow_restart_all_containers:
+        return [forbidden(join(base, "restartPolicyRules"), _SIDECAR_RULES)] if rules else []
+    return restart_policy_errors(container, base)

@@ -40,6 +40,11 @@ class _Defaults:
             "PodLevelResources",
             "InPlacePodLevelResourcesVerticalScaling",
             "ResourceHealthStatus",
+            "DRADeviceTaints",
+            "DRAPartitionableDevices",
+            "DRADeviceBindingConditions",
+            "DRAResourceClaimDeviceStatus",
+            "DRAConsumableCapacity",
         }
     )
 
@@ -53,6 +58,7 @@ READ_BY_VALIDATION: Final = (
     "DRAExtendedResource",
     "ContainerRestartRules",
     "RestartAllContainersOnContainerExits",
+    "TaintTolerationComparisonOperators",
 )
 
 
@@ -72,6 +78,10 @@ class PodOptions:
     """`AllowRestartAllContainers`: a rule may take the `RestartAllContainers` action, and sidecars may
     have rules (RestartAllContainersOnContainerExits, or the stored spec uses them)."""
 
+    allow_taint_toleration_comparison_operators: bool = True
+    """`AllowTaintTolerationComparisonOperators`: tolerations may use `Lt` and `Gt`
+    (TaintTolerationComparisonOperators, or the stored spec uses them)."""
+
 
 _LENIENT: Final = PodOptions()
 _CURRENT: ContextVar[PodOptions] = ContextVar("pod_validation_options", default=_LENIENT)
@@ -86,7 +96,15 @@ def pod_options_for(gates: Gates, old_spec: Any) -> PodOptions:
         allow_restart_all_containers=(
             gates.enabled("RestartAllContainersOnContainerExits") or restart_all_containers_in_use(old_spec)
         ),
+        allow_taint_toleration_comparison_operators=(
+            gates.enabled("TaintTolerationComparisonOperators") or _comparison_tolerations_in_use(old_spec)
+        ),
     )
+
+
+def _comparison_tolerations_in_use(spec: Any) -> bool:
+    """Upstream's `taintTolerationComparisonOperatorsInUse`."""
+    return any(lookup(toleration, "operator") in ("Lt", "Gt") for toleration in items(lookup(spec, "tolerations")))
 
 
 def restart_rules_in_use(spec: Any) -> bool:

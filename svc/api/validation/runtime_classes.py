@@ -30,7 +30,7 @@ def _scheduling(obj: Any, _: str) -> list[FieldError]:
     errors = validate_labels(string_map(scheduling, "nodeSelector"), "scheduling.nodeSelector")
     path = "scheduling.tolerations"
     tolerations = items(scheduling.get("tolerations"))
-    errors += toleration_errors(tolerations, path)
+    errors += toleration_errors(tolerations, path, comparison_operators=False)
     seen: list[Any] = []
     for index, toleration in enumerate(tolerations):
         if type(toleration) is not dict:

@@ -13,6 +13,7 @@ _MAX_ID: Final = 2**31 - 1
 _ID_RANGE: Final = f"must be between 0 and {_MAX_ID}, inclusive"
 _HEALTH: Final = ("Healthy", "Unhealthy", "Unknown")
 _MAX_HEALTH_MESSAGE: Final = 1024  # upstream's `ResourceHealthMessageMaxLength`
+_MAX_IMAGE_REF: Final = 256
 _KEYS: Final = ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses")
 _SPEC_KEYS: Final = {"containerStatuses": "containers", "initContainerStatuses": "initContainers"}
 
@@ -99,8 +100,28 @@ def _allocated_errors(statuses: list[Any], path: str, containers: list[Any]) -> 
     return errors
 
 
+def _volume_status_errors(statuses: list[Any], path: str) -> list[FieldError]:
+    """Upstream's `validateVolumeStatus` (ImageVolumeWithDigest): an image volume's reported digest is
+    given and at most 256 bytes. Upstream names the path `imageVolumeStatus`, not the field's `image`.
+    It checks only with the gate on or the stored status using it; otherwise the field is dropped first."""
+    errors: list[FieldError] = []
+    for index, status in enumerate(statuses):
+        for mount_index, mount in enumerate(items(lookup(status, "volumeMounts"))):
+            image = lookup(mount, "volumeStatus.image")
+            if image is None:
+                continue
+            where = f"{path}[{index}].volumeMounts[{mount_index}].volumeStatus.imageVolumeStatus.imageRef"
+            reference = text(image, "imageRef")
+            if not reference:
+                errors.append(required(where, "imageRef must not be empty"))
+            if len(reference.encode()) > _MAX_IMAGE_REF:
+                errors.append(too_long(where, _MAX_IMAGE_REF))
+    return errors
+
+
 def container_status_errors(new: Any, _: Any, __: str) -> list[FieldError]:
-    """Reported users, then reported device health; ephemeral containers are allocated nothing."""
+    """Reported users, then reported device health (ephemeral containers are allocated nothing), then
+    image volume digests."""
     os_name = text(new, "spec.os.name") or "linux"
     statuses = {key: items(lookup(new, f"status.{key}")) for key in _KEYS}
     errors: list[FieldError] = []
@@ -112,4 +133,6 @@ def container_status_errors(new: Any, _: Any, __: str) -> list[FieldError]:
         if items(lookup(status, "allocatedResourcesStatus")):
             path = f"status.ephemeralContainerStatuses[{index}].allocatedResourcesStatus"
             errors.append(forbidden(path, "must not be specified in container status"))
+    for key in _KEYS:
+        errors += _volume_status_errors(statuses[key], f"status.{key}")
     return errors

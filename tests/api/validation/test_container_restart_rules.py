@@ -16,11 +16,11 @@ from tests.api.validation.support import assert_causes, causes, with_path
 from tests.api.validation.test_pods import POD
 
 C0, I0 = "spec.containers[0]", "spec.initContainers[0]"
-REQUIRED, NOT_SUPPORTED, FORBIDDEN, TOO_MANY = (
+REQUIRED, NOT_SUPPORTED, FORBIDDEN, TOO_LONG = (
     "FieldValueRequired",
     "FieldValueNotSupported",
     "FieldValueForbidden",
-    "FieldValueTooMany",
+    "FieldValueTooLong",
 )
 PODS = "/api/v1/namespaces/default/pods"
 
@@ -58,6 +58,14 @@ INVALID = [
         [(f"{C0}.restartPolicy", REQUIRED, "must specify restartPolicy when restart rules are used")],
     ),
     (
+        "rules without a policy are still checked",
+        _with_restart("regular", rules=[_rule("Stop")]),
+        [
+            (f"{C0}.restartPolicy", REQUIRED, "must specify restartPolicy when restart rules are used"),
+            (f"{C0}.restartPolicyRules[0].action", NOT_SUPPORTED, 'Unsupported value: "Stop"'),
+        ],
+    ),
+    (
         "init container rules without a policy",
         _with_restart("init", rules=[_rule()]),
         [(f"{I0}.restartPolicy", REQUIRED, "must specify restartPolicy when restart rules are used")],
@@ -69,7 +77,7 @@ INVALID = [
             (
                 f"{C0}.restartPolicy",
                 NOT_SUPPORTED,
-                'Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',
+                'Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"',
             )
         ],
     ),
@@ -80,7 +88,7 @@ INVALID = [
             (
                 f"{C0}.restartPolicyRules[0].action",
                 NOT_SUPPORTED,
-                'Unsupported value: "DoNotRestart": supported values: "Restart", "RestartAllContainers"',
+                'Unsupported value: "DoNotRestart": supported values: "Restart"',
             )
         ],
     ),
@@ -108,12 +116,12 @@ INVALID = [
     (
         "too many rules",
         _with_restart("regular", "Never", [_rule()] * 21),
-        [(f"{C0}.restartPolicyRules", TOO_MANY, "Too many: 21: must have at most 20 items")],
+        [(f"{C0}.restartPolicyRules", TOO_LONG, "Too long: may not be more than 20 bytes")],
     ),
     (
         "too many exit codes",
         _with_restart("regular", "Never", [_rule(values=list(range(256)))]),
-        [(f"{C0}.restartPolicyRules[0].exitCodes.values", TOO_MANY, "Too many: 256: must have at most 255 items")],
+        [(f"{C0}.restartPolicyRules[0].exitCodes.values", TOO_LONG, "Too long: may not be more than 255 bytes")],
     ),
 ]
 
@@ -139,6 +147,25 @@ def test_without_the_gate_an_init_container_may_only_be_a_sidecar() -> None:
     with using(PodOptions(allow_container_restart_rules=False)):
         found = causes("", "Pod", _with_restart("init", "OnFailure"))
     assert_causes(found, [(f"{I0}.restartPolicy", NOT_SUPPORTED, 'supported values: "Always"')])
+
+
+def test_without_the_gate_init_container_rules_still_need_a_policy() -> None:
+    with using(PodOptions(allow_container_restart_rules=False)):
+        found = causes("", "Pod", _with_restart("init", rules=[_rule()]))
+    assert_causes(found, [(f"{I0}.restartPolicy", REQUIRED, "must specify restartPolicy when restart rules are used")])
+
+
+def test_without_the_gate_a_sidecar_is_not_checked_for_rules() -> None:
+    """Upstream's old rules look at an init container's policy only."""
+    with using(PodOptions(allow_container_restart_rules=False, allow_restart_all_containers=False)):
+        assert causes("", "Pod", _with_restart("init", "Always", [_rule("Stop")])) == []
+
+
+def test_without_restart_all_containers_a_sidecar_may_not_have_rules() -> None:
+    with using(PodOptions(allow_restart_all_containers=False)):
+        found = causes("", "Pod", _with_restart("init", "Always", [_rule()]))
+    detail = "restartPolicyRules are not allowed for init containers with restart policy Always"
+    assert_causes(found, [(f"{I0}.restartPolicyRules", FORBIDDEN, detail)])
 
 
 def test_without_restart_all_containers_only_restart_is_an_action() -> None:
@@ -201,4 +228,14 @@ def test_with_the_gate_off_the_fields_are_dropped_but_a_sidecar_stays(svc_server
     assert stored["initContainers"][0]["restartPolicy"] == "Always"
     assert (
         "restartPolicy" not in stored["initContainers"][1] and "restartPolicyRules" not in stored["initContainers"][1]
+    )
+
+
+def test_an_unknown_action_is_listed_against_restart_alone_even_where_restart_all_is_accepted() -> None:
+    """Upstream builds the detail from the basic actions whatever the options allow."""
+    [cause] = causes("", "Pod", _with_restart("regular", "Never", [_rule("Stop")]))
+    assert cause == (
+        f"{C0}.restartPolicyRules[0].action",
+        NOT_SUPPORTED,
+        'Unsupported value: "Stop": supported values: "Restart"',
     )

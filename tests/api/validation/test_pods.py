@@ -151,7 +151,7 @@ INVALID_PODS = [
         "unknown init container restart policy",
         "spec.initContainers.0.restartPolicy",
         "Sometimes",
-        [("spec.initContainers[0].restartPolicy", NOT_SUPPORTED, 'supported values: "Always", "OnFailure", "Never"')],
+        [("spec.initContainers[0].restartPolicy", NOT_SUPPORTED, 'supported values: "Always", "Never", "OnFailure"')],
     ),
     (
         "two volumes with one name",
@@ -389,6 +389,33 @@ def test_a_gated_pod_may_not_change_its_required_node_affinity_terms() -> None:
             )
         ],
     )
+
+
+def test_a_gated_pod_may_not_add_or_drop_required_terms_printed_as_go_prints_the_list() -> None:
+    """Upstream's `%#v` of the new terms: nil once the affinity is gone, an empty literal for `[]`."""
+    old = with_path(GATED, "spec.affinity", _required_terms(ZONE_A))
+    terms = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
+    detail = "no additions/deletions to non-empty NodeSelectorTerms list are allowed"
+    [cause] = causes("", "Pod", with_path(old, "spec.affinity", ...), old=old)
+    assert cause == (terms, INVALID, f"Invalid value: []core.NodeSelectorTerm(nil): {detail}")
+    added = with_path(
+        old, f"{terms}.1", {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}
+    )
+    [cause] = causes("", "Pod", added, old=old)
+    second = (
+        "core.NodeSelectorTerm{MatchExpressions:[]core.NodeSelectorRequirement(nil), MatchFields:"
+        '[]core.NodeSelectorRequirement{core.NodeSelectorRequirement{Key:"metadata.name", Operator:"In", '
+        'Values:[]string{"n1"}}}}'
+    )
+    assert cause[2].startswith("Invalid value: []core.NodeSelectorTerm{core.NodeSelectorTerm{MatchExpressions:")
+    assert cause[2].endswith(f", {second}}}: {detail}")
+
+
+def test_a_gated_pod_dropping_its_node_selector_shows_a_nil_map() -> None:
+    old = with_path(GATED, "spec.nodeSelector", {"disk": "ssd"})
+    detail = "only additions to spec.nodeSelector are allowed (no mutations or deletions)"
+    [cause] = causes("", "Pod", with_path(old, "spec.nodeSelector", ...), old=old)
+    assert cause == ("spec.nodeSelector", INVALID, f"Invalid value: map[string]string(nil): {detail}")
 
 
 def test_an_ungated_pod_keeps_its_node_selector() -> None:
