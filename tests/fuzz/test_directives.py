@@ -68,7 +68,7 @@ def directive_patches(draw: st.DrawFn, base: dict[str, Any]) -> dict[str, Any]:
     return patch
 
 
-@fuzz_settings(60)
+@fuzz_settings(80)
 @given(data=st.data(), resource=st.sampled_from(KINDS), subresource=st.sampled_from(["", "", "/status"]))
 def test_directives(probe: Probe, data: st.DataObject, resource: str, subresource: str) -> None:
     name = data.draw(fresh_names)
