@@ -106,7 +106,7 @@ def test_update(probe: Probe, data: st.DataObject, resource: str, fmt: str, opti
     _check_write(probe, resource, answer, target)
 
 
-@fuzz_settings(100)
+@fuzz_settings(50)
 @given(data=st.data(), resource=st.sampled_from(KINDS), fmt=FORMATS, subresource=st.sampled_from(["", "/status"]))
 def test_retyped_update(probe: Probe, data: st.DataObject, resource: str, fmt: str, subresource: str) -> None:
     """The stored object with one member of another type (int64's bounds and past them among them):
