@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import re
 from typing import Any
 
 from aiohttp import web
@@ -12,9 +13,19 @@ from svc.machinery.status import StatusError
 from svc.wire.formats import JSON, Format, encode_json
 from svc.wire.negotiation import Negotiated, negotiate
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+"""Go's `unicode.IsControl` (the C0 and C1 controls and DEL) and what is not valid UTF-8 (lone surrogates)."""
+
 
 def warning_headers(ctx: RequestContext) -> list[tuple[str, str]]:
-    return [("Warning", '299 - "' + message.replace('"', '\\"') + '"') for message in ctx.warnings]
+    """Upstream's `299 - "text"` items; like upstream's header builder, a text with a control
+    character (a field name in a body may hold any) is dropped rather than sent, and `\\` and `"`
+    are escaped as quoted-string pairs."""
+    return [
+        ("Warning", '299 - "' + message.replace("\\", "\\\\").replace('"', '\\"') + '"')
+        for message in ctx.warnings
+        if not _CONTROL.search(message)
+    ]
 
 
 # Upstream compresses only bodies large enough to gain, at gzip's fastest level.

@@ -190,6 +190,7 @@ UPSTREAM_500_CAUSES = (
     "cannot merge lists without merge key",
     "merging lists cannot yet be specified in the patch",
     "invalid value for special key",
+    "The order in patch list:",
 )
 """Upstream answers these patch and apply failures with a 500 (its handlers pass the plain Go error of
 the strategic-merge or structured-merge code through `ErrorToAPIStatus`), and svc copies that on

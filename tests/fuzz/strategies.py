@@ -462,6 +462,24 @@ def mutated(draw: st.DrawFn, obj: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+other_types = st.one_of(
+    st.sampled_from([None, True, False, 0, -1, 2**31, 2**63, -(2**63) - 1, 2**80, 0.5, 1e308, -0.0, "", "x", "1"]),
+    st.sampled_from([[], [None], [1, "a"], {}, {"": None}, {"a": {"b": [{}]}}, [[[[[]]]]]]).map(copy.deepcopy),
+    json_values,
+)
+"""Values of every JSON type, the boundaries of int64 and past them among them (fresh copies: a
+caller may edit what it drew)."""
+
+
+@st.composite
+def retyped(draw: st.DrawFn, obj: dict[str, Any]) -> dict[str, Any]:
+    """`obj` with one member (any depth) replaced by a value of a likely different type."""
+    result = copy.deepcopy(obj)
+    container, key = draw(st.sampled_from(_containers(result)))
+    container[key] = draw(other_types)
+    return result
+
+
 @st.composite
 def objects(draw: st.DrawFn, resource: str, *, name: str | None = None) -> dict[str, Any]:
     """A valid object of `resource`, with a fresh name, then possibly mutated."""

@@ -90,6 +90,11 @@ class RuleNode:
     items: RuleNode | None = None
     map_keys: tuple[str, ...] = ()
 
+    @property
+    def has_rules(self) -> bool:
+        """Whether there is a rule here or below (upstream builds no CEL validator otherwise)."""
+        return bool(self.rules or self.properties or self.additional or self.items)
+
     def validate(self, obj: Any, old: Any = None) -> list[FieldError]:
         """The rules' errors for a whole value (`old` None on create), within the runtime budget."""
         errors: list[FieldError] = []
@@ -149,8 +154,10 @@ class RuleNode:
         if budget.remaining <= 0:
             errors.append(invalid(path or NIL_PATH, self.type, _OUT_OF_BUDGET))
             raise _Stop
-        activation = compiled.activation(value, None if old is _MISSING else old)
         try:
+            # Typing `self` parses format date-time, duration and byte strings; one that does not parse
+            # (the schema's format check reports it too) fails the rule as upstream's evaluation does.
+            activation = compiled.activation(value, None if old is _MISSING else old)
             result, cost = compiled.rule.evaluate_with_cost(activation, cost_limit=PER_CALL_LIMIT)
         except CelError as err:
             errors.append(self._evaluation_error(rule, str(err), path))

@@ -21,7 +21,7 @@ from typing import Any, Final
 from svc.api.crd import cel_rules, defaulting, pruning
 from svc.api.crd.structural import Structural, structural
 from svc.api.crd.value_validation import MISSING, Node, compile_schema
-from svc.machinery.field_errors import FieldError
+from svc.machinery.field_errors import ErrorType, FieldError, invalid
 
 _CACHE_SIZE: Final = 1024
 
@@ -36,6 +36,15 @@ def version_schema(crd: Mapping[str, Any], version: str) -> Mapping[str, Any]:
             found = holder.get("openAPIV3Schema") if isinstance(holder, Mapping) else None
             return found if isinstance(found, Mapping) else {}
     return {}
+
+
+_BLOCKING: Final = frozenset(
+    {ErrorType.NOT_SUPPORTED, ErrorType.REQUIRED, ErrorType.TOO_LONG, ErrorType.TOO_MANY, ErrorType.TYPE_INVALID}
+)
+_NOT_CHECKED: Final = (
+    "some validation rules were not checked because the object was invalid; correct the existing errors to "
+    "complete validation"
+)
 
 
 class CustomResourceSchema:
@@ -79,7 +88,7 @@ class CustomResourceSchema:
     def validate(self, obj: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> list[FieldError]:
         """The field errors of a custom resource on create (`old` None) or update (ratcheted)."""
         errors = self._values.validate(obj, "", MISSING if old is None else old)
-        return errors + self._rules.validate(obj, old)
+        return errors + self._rule_errors(errors, obj, old)
 
     def validate_status(self, obj: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
         """The errors of a status update: the schema of `status` on the status (upstream builds a
@@ -88,7 +97,18 @@ class CustomResourceSchema:
         status = self._values.properties.get("status")
         if status is not None and "status" in obj:
             errors += status.validate(obj["status"], "status", old.get("status", MISSING))
-        return errors + self._rules.validate(obj, old)
+        return errors + self._rule_errors(errors, obj, old)
+
+    def _rule_errors(
+        self, errors: list[FieldError], obj: Mapping[str, Any], old: Mapping[str, Any] | None
+    ) -> list[FieldError]:
+        """The rules' errors; like upstream, none are run after a type, required, enum or size error
+        (the object lacks the shape the rules were written for), which one error then says."""
+        if not self._rules.has_rules:
+            return []
+        if any(error.type in _BLOCKING for error in errors):
+            return [invalid(cel_rules.NIL_PATH, None, _NOT_CHECKED)]
+        return self._rules.validate(obj, old)
 
     def node_at(self, path: Sequence[str]) -> Structural | None:
         """The structural node at a path of member names (list items passed through), for apply."""

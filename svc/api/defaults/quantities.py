@@ -8,7 +8,7 @@ and canonical form are `svc.machinery.quantity`'s; text that is not a quantity i
 from __future__ import annotations
 
 import functools
-from decimal import ROUND_UP, Decimal
+from decimal import ROUND_UP, Context, Decimal
 from typing import Any, Final
 
 from svc.api.defaults.walk import Obj, child
@@ -28,8 +28,10 @@ def as_quantity(value: Any) -> Quantity | None:
 
 
 def rounded(quantity: Quantity) -> Quantity:
-    """The quantity rounded up in magnitude to a multiple of 10^-3; untouched when already one."""
-    value = quantity.value.quantize(_MILLI, rounding=ROUND_UP)
+    """The quantity rounded up in magnitude to a multiple of 10^-3; untouched when already one. The
+    digits kept grow with the magnitude (decimal's default 28 cannot hold `1e308` to the milli-unit)."""
+    digits = max(28, quantity.value.adjusted() + 5)
+    value = quantity.value.quantize(_MILLI, rounding=ROUND_UP, context=Context(prec=digits))
     return quantity if value == quantity.value else Quantity(value, quantity.format)
 
 

@@ -17,6 +17,7 @@ from svc.apiserver.responses import object_response
 from svc.machinery import status
 from svc.machinery.collector import collector_paused
 from svc.machinery.field_validation import check_fields, decode_failure_message, strict_error_message, type_meta_error
+from svc.machinery.gotext.values import type_name
 from svc.registry.options import WriteOptions
 from svc.registry.store import GenericStore
 from svc.wire import views
@@ -138,6 +139,9 @@ class Scope:
 
         if check.fatal:
             raise reject(check.fatal)
+        if custom and not isinstance(obj.get("metadata", {}), dict | None):
+            # Upstream reads a custom resource's metadata field by field; one not an object at all stops it.
+            raise reject(f"invalid metadata: expected object, got {type_name(obj['metadata'])}")
         self.report_field_problems(check.problems + (self.pruned(obj) if custom else []), level, reject)
         check.retype()
         obj["kind"], obj["apiVersion"] = kind, api_version

@@ -40,9 +40,10 @@ def escape_property_name(name: str) -> str | None:
 
 def _string_format(kind: str) -> Converter | None:
     def timestamp(value: Any) -> Any:
-        if type(value) is not str:
-            return value
-        return parse_timestamp(value if "T" in value else f"{value}T00:00:00Z")
+        return parse_timestamp(value) if type(value) is str else value
+
+    def date(value: Any) -> Any:
+        return parse_timestamp(f"{value}T00:00:00Z") if type(value) is str else value
 
     def duration(value: Any) -> Any:
         return parse_duration(value) if type(value) is str else value
@@ -55,7 +56,7 @@ def _string_format(kind: str) -> Converter | None:
         except binascii.Error as err:
             raise CelError(f"invalid base64 value: {err}") from err
 
-    return {"date-time": timestamp, "date": timestamp, "duration": duration, "byte": byte_string}.get(kind)
+    return {"date-time": timestamp, "date": date, "duration": duration, "byte": byte_string}.get(kind)
 
 
 def converter(schema: Mapping[str, Any]) -> Converter | None:

@@ -109,3 +109,47 @@ def test_a_version_without_a_schema_prunes_everything_but_type_and_object_meta()
     obj = widget(replicas=1)
     assert schema.prune(obj) == ["spec"]
     assert obj == {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}
+
+
+RULED: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "spec": {
+            "type": "object",
+            "x-kubernetes-validations": [{"rule": "self.n > 0"}],
+            "properties": {
+                "n": {"type": "integer"},
+                "since": {"type": "string", "format": "date-time"},
+                "day": {"type": "string", "format": "date"},
+            },
+        }
+    },
+}
+NOT_CHECKED = (
+    "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; "
+    "correct the existing errors to complete validation"
+)
+
+
+def test_rules_are_not_run_after_a_type_error() -> None:
+    """Found by tests/fuzz: a date-time string that does not parse made typing `self` raise (a 500)."""
+    schema = CustomResourceSchema(RULED)
+    errors = schema.validate({"spec": {"n": 1, "since": "x"}})
+    assert [str(error) for error in errors] == [
+        'spec.since: Invalid value: "x": spec.since in body must be of type date-time: "x"',
+        NOT_CHECKED,
+    ]
+
+
+def test_a_date_time_with_a_lowercase_t_is_a_timestamp_to_the_rules() -> None:
+    schema = CustomResourceSchema(RULED)
+    assert schema.validate({"spec": {"n": 1, "since": "2026-01-01t00:00:00z", "day": "2026-01-01"}}) == []
+
+
+def test_a_ratcheted_value_a_rule_cannot_type_fails_the_rule_rather_than_raising() -> None:
+    """An unchanged invalid value passes schema validation (ratcheting), so the rules do run and typing
+    `self` meets it; upstream types lazily and would pass this rule, svc reports a rule error."""
+    schema = CustomResourceSchema(RULED)
+    errors = schema.validate({"spec": {"n": 2, "since": "x"}}, {"spec": {"n": 1, "since": "x"}})
+    assert [error.field for error in errors] == ["spec"]
+    assert "evaluating rule: self.n > 0" in str(errors[0])

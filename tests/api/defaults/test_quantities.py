@@ -40,6 +40,14 @@ def test_bare_numbers_are_quantities_too() -> None:
     assert _rounded({"cpu": 1, "memory": 0.5}) == {"cpu": "1", "memory": "500m"}
 
 
+@pytest.mark.parametrize("value", [1e308, "1e308"])
+def test_a_huge_quantity_is_rounded_not_raised(value: Any) -> None:
+    """Found by tests/fuzz: `cpu: 1e308` in a pod's requests was a 500 (decimal's 28 digits)."""
+    resources: dict[str, Any] = {"requests": {"cpu": value}}
+    round_resource_list(resources, "requests")
+    assert resources["requests"]["cpu"] == "100e306"
+
+
 def test_text_that_is_not_a_quantity_is_left_for_validation() -> None:
     assert _rounded({"cpu": "lots", "memory": None}) == {"cpu": "lots", "memory": None}
 
