@@ -152,3 +152,20 @@ def test_without_the_gate_a_pod_with_pod_level_resources_cannot_be_resized(svc_s
         answer.json()["message"] == 'Pod "p" is invalid: []: Forbidden: pods with pod-level resources cannot be resized'
     )
     assert api.request("GET", f"{PODS}/p").json()["spec"]["resources"]["requests"]["cpu"] == "300m"
+
+
+def test_pod_level_resources_decide_the_qos_class(svc_server: RunningServer) -> None:
+    guaranteed = {"requests": {"cpu": "300m", "memory": "128Mi"}, "limits": {"cpu": "300m", "memory": "128Mi"}}
+    pod = _pod(resources=guaranteed)
+    pod["spec"]["containers"][0].pop("resources")
+    _create(svc_server, pod)
+    assert svc_server.client().request("GET", f"{PODS}/p").json()["status"]["qosClass"] == "Guaranteed"
+
+
+def test_a_pod_level_resize_that_changes_the_qos_class_is_refused(svc_server: RunningServer) -> None:
+    _create(svc_server, _pod(resources=_POD_LEVEL))
+    answer = _resize_pod_level(svc_server.client(), {"requests": {"cpu": "400m"}})
+    assert answer.status == 422
+    assert answer.json()["message"] == (
+        'Pod "p" is invalid: spec: Invalid value: "Burstable": Pod QOS Class may not change as a result of resizing'
+    )
