@@ -169,3 +169,20 @@ def test_a_pod_level_resize_that_changes_the_qos_class_is_refused(svc_server: Ru
     assert answer.json()["message"] == (
         'Pod "p" is invalid: spec: Invalid value: "Burstable": Pod QOS Class may not change as a result of resizing'
     )
+
+
+def test_a_webhook_change_to_the_spec_through_status_is_dropped(svc_server: RunningServer, webhook: Webhook) -> None:
+    webhook.answers["status"] = lambda review: patch_response(
+        [
+            {"op": "replace", "path": "/spec/containers/0/image", "value": "from-webhook"},
+            {"op": "add", "path": "/status/message", "value": "from-webhook"},
+        ]
+    )
+    install(svc_server, "MutatingWebhookConfiguration", "status", [_on_update_of("pods/status", webhook, "status")])
+    _create(svc_server, _pod())
+    api = svc_server.client()
+    answer = api.request("PATCH", f"{PODS}/p/status", body={"status": {"reason": "r"}}, content_type=MERGE)
+    assert answer.status == 200, answer.body
+    pod = api.request("GET", f"{PODS}/p").json()
+    assert pod["spec"]["containers"][0]["image"] == "i"
+    assert (pod["status"]["reason"], pod["status"]["message"]) == ("r", "from-webhook")

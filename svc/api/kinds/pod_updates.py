@@ -3,7 +3,12 @@
 Through `ephemeralcontainers` only `spec.ephemeralContainers` changes, and only by adding: an ephemeral
 container, once added, can be neither changed nor removed (upstream
 `ValidatePodEphemeralContainersUpdate`). Through `resize` only the containers' `resources` and
-`resizePolicy` change, and the pod's QoS class must stay what it was (`ValidatePodResize`).
+`resizePolicy` change (and the pod-level `resources` under InPlacePodLevelResourcesVerticalScaling), and
+the pod's QoS class must stay what it was (`ValidatePodResize`).
+
+Both run after mutating admission, on the pod it admitted, and after the request's defaults: upstream's
+strategies take their part of the pod in `PrepareForUpdate`, which the store calls once admission has
+mutated the request's object, so what a webhook changes elsewhere is dropped like the client's changes.
 """
 
 from __future__ import annotations
