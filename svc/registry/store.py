@@ -518,13 +518,15 @@ class GenericStore:
                 metadata["resourceVersion"] = current_version
             elif version != current_version:
                 raise status.stale_conflict(self.resource.group_resource, name)
-            subresource_update = self.strategy.subresource_updates.get(subresource)
-            if subresource_update is not None:
-                obj = subresource_update(obj, current)
             self.strategy.default(obj)
             attributes = self._attributes(Operation.UPDATE, namespace, name, user, options)
             attributes.object, attributes.old_object = obj, current
             await admission.admit(attributes)
+            # As upstream, mutating admission sees the request's object; the subresource's strategy then
+            # takes from the admitted object only what the subresource may change (PrepareForUpdate).
+            subresource_update = self.strategy.subresource_updates.get(subresource)
+            if subresource_update is not None:
+                obj = attributes.object = subresource_update(obj, current)
             if subresource_update is None:
                 if self.hooks is not None:
                     finishes.append(await self.hooks.begin_update(obj, current, dry_run=options.dry_run))

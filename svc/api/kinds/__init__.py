@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 
 from svc.api.brand import Profile
@@ -86,7 +87,6 @@ _NAME_VALIDATORS: dict[tuple[str, str], NameValidator] = {
 _SPECIAL: dict[tuple[str, str], Callable[[Strategy], Strategy]] = {
     ("", "Namespace"): namespaces.strategy,
     ("apiregistration.k8s.io", "APIService"): api_services.strategy,
-    ("", "Pod"): pods.strategy,
     ("", "Service"): services.strategy,
     ("", "Secret"): secrets.strategy,
     ("resource.k8s.io", "ResourceClaim"): resource_claims.strategy,
@@ -99,6 +99,11 @@ _SPECIAL: dict[tuple[str, str], Callable[[Strategy], Strategy]] = {
     ("rbac.authorization.k8s.io", "ClusterRole"): rbac.strategy,
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"): rbac.strategy,
     ("resource.k8s.io", "ResourcePoolStatusRequest"): optional_status.strategy,
+}
+
+# Kinds whose own rules read the server's feature gates.
+_GATED_SPECIAL: dict[tuple[str, str], Callable[[Strategy, Gates], Strategy]] = {
+    ("", "Pod"): pods.strategy,
 }
 
 
@@ -129,6 +134,7 @@ def strategy_for(
         base = pod_options.with_pod_options(base, spec_path, gates)
     if spec_path is not None and not allow_privileged:
         base = privileged.refuse_privileged(base, spec_path)
-    special = _SPECIAL.get(identity)
+    gated = _GATED_SPECIAL.get(identity)
+    special = functools.partial(gated, gates=gates) if gated else _SPECIAL.get(identity)
     strategy = special(base) if special else dataclasses.replace(base)
     return disabled_fields.with_disabled_fields_dropped(strategy, identity, spec_path, gates)

@@ -3,7 +3,12 @@
 Through `ephemeralcontainers` only `spec.ephemeralContainers` changes, and only by adding: an ephemeral
 container, once added, can be neither changed nor removed (upstream
 `ValidatePodEphemeralContainersUpdate`). Through `resize` only the containers' `resources` and
-`resizePolicy` change, and the pod's QoS class must stay what it was (`ValidatePodResize`).
+`resizePolicy` change (and the pod-level `resources` under InPlacePodLevelResourcesVerticalScaling), and
+the pod's QoS class must stay what it was (`ValidatePodResize`).
+
+Both run after mutating admission, on the pod it admitted, and after the request's defaults: upstream's
+strategies take their part of the pod in `PrepareForUpdate`, which the store calls once admission has
+mutated the request's object, so what a webhook changes elsewhere is dropped like the client's changes.
 """
 
 from __future__ import annotations
@@ -14,10 +19,9 @@ from typing import Any
 from svc.api.kinds.pod_qos import qos_class
 from svc.api.status_metadata import RESET_FOR_STATUS, status_metadata
 from svc.api.validation.go_diff import go_diff
-from svc.machinery import status
+from svc.api.validation.pod_resources import pod_resources_errors
 from svc.machinery.field_errors import (
     FieldError,
-    aggregate_message,
     duplicate,
     forbidden,
     invalid,
@@ -39,10 +43,6 @@ _NOT_FOR_EPHEMERAL = (
     "restartPolicy",
     "restartPolicyRules",
 )
-
-
-def _invalid(pod: Obj, errors: list[FieldError]) -> status.StatusError:
-    return status.invalid("Pod", pod["metadata"].get("name", ""), errors, aggregate_message(errors))
 
 
 def _with_metadata_of(new: Obj, old: Obj) -> Obj:
@@ -123,31 +123,66 @@ def _next_generation(result: Obj, old: Obj) -> None:
         result["metadata"]["generation"] = generation + 1
 
 
-def resize_only(new: Obj, old: Obj) -> Obj:
-    """Copies each container's `resources` and `resizePolicy` from the request, by container name."""
+def resize_only(new: Obj, old: Obj, *, pod_level: bool) -> Obj:
+    """Copies each container's `resources` and `resizePolicy` from the request, by container name, and
+    with `pod_level` (InPlacePodLevelResourcesVerticalScaling) the pod-level `spec.resources`; judged
+    later by `resize_errors`, as upstream's strategy keeps them in `PrepareForUpdate` before
+    `ValidateUpdate`."""
     result = _with_metadata_of(new, old)
-    wanted = _resources_by_name(new.get("spec") or {})
-    errors: list[FieldError] = []
+    spec = new.get("spec") or {}
+    wanted = _resources_by_name(spec)
     for group in ("initContainers", "containers"):
-        for index, container in enumerate(result["spec"].get(group) or []):
+        for container in result["spec"].get(group) or []:
             requested = wanted.get(container.get("name"))
-            if requested is None:
-                continue
-            for field in ("resources", "resizePolicy"):
-                if requested.get(field):
-                    container[field] = requested[field]
-                else:
-                    container.pop(field, None)
-            before = (_resources_by_name(old["spec"]).get(container.get("name")) or {}).get("resources") or {}
-            limits = (container.get("resources") or {}).get("limits") or {}
-            for resource in before.get("limits") or {}:
-                if resource not in limits:
-                    path = f"spec.{group}[{index}].resources.limits[{resource}]"
-                    errors.append(forbidden(path, "resource limits cannot be removed"))
-    old_class = (old.get("status") or {}).get("qosClass") or qos_class(old.get("spec") or {})
-    if qos_class(result["spec"]) != old_class:
-        errors.append(invalid("spec", old_class, "Pod QOS Class may not change as a result of resizing"))
-    if errors:
-        raise _invalid(result, errors)
+            if requested is not None:
+                _copy(requested, container, ("resources", "resizePolicy"))
+    if pod_level:
+        _copy(spec, result["spec"], ("resources",))
     _next_generation(result, old)
     return result
+
+
+def _copy(source: Obj, target: Obj, fields: tuple[str, ...]) -> None:
+    for field in fields:
+        if source.get(field):
+            target[field] = source[field]
+        else:
+            target.pop(field, None)
+
+
+def _has_pod_level_resources(spec: Obj) -> bool:
+    resources = spec.get("resources") or {}
+    return bool(resources.get("requests") or resources.get("limits"))
+
+
+def _removed(new: Obj, old: Obj, path: str) -> list[FieldError]:
+    """Upstream's rule for a resize: requests and limits may change, never go away."""
+    errors: list[FieldError] = []
+    for kind in ("requests", "limits"):
+        current = new.get(kind) or {}
+        if any(resource not in current for resource in old.get(kind) or {}):
+            errors.append(forbidden(f"{path}.{kind}", f"resource {kind} cannot be removed"))
+    return errors
+
+
+def resize_errors(new: Obj, old: Obj, *, pod_level: bool) -> list[FieldError]:
+    """Upstream's `ValidatePodResize` of the pod `resize_only` made: without `pod_level`, a pod with
+    pod-level resources cannot be resized at all; with it, the pod-level resources are resized under the
+    containers' rules and must still cover what the containers request."""
+    spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
+    if not pod_level and (_has_pod_level_resources(old_spec) or _has_pod_level_resources(spec)):
+        return [forbidden("[]", "pods with pod-level resources cannot be resized")]
+    errors: list[FieldError] = []
+    before = _resources_by_name(old_spec)
+    for group in ("initContainers", "containers"):
+        for index, container in enumerate(spec.get(group) or []):
+            previous = (before.get(container.get("name")) or {}).get("resources") or {}
+            path = f"spec.{group}[{index}].resources"
+            errors += _removed(container.get("resources") or {}, previous, path)
+    if pod_level:
+        errors += _removed(spec.get("resources") or {}, old_spec.get("resources") or {}, "spec.resources")
+        errors += pod_resources_errors(spec, "spec")
+    old_class = (old.get("status") or {}).get("qosClass") or qos_class(old_spec)
+    if qos_class(spec) != old_class:
+        errors.append(invalid("spec", old_class, "Pod QOS Class may not change as a result of resizing"))
+    return errors

@@ -4,16 +4,21 @@ create, and the parts of a pod its subresources change."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 from svc.api.kinds.pod_affinity_keys import merge_label_keys
 from svc.api.kinds.pod_qos import qos_class
-from svc.api.kinds.pod_updates import ephemeral_containers_errors, ephemeral_containers_only, resize_only
+from svc.api.kinds.pod_updates import ephemeral_containers_errors, ephemeral_containers_only, resize_errors, resize_only
 from svc.api.status_metadata import kept_for
 from svc.api.strategy import Strategy, status_only
+from svc.api.validation.gates import Gates
 
 
-def strategy(base: Strategy) -> Strategy:
+def strategy(base: Strategy, gates: Gates) -> Strategy:
+    """With InPlacePodLevelResourcesVerticalScaling, a resize also changes the pod-level `spec.resources`."""
+    pod_level = gates.enabled("InPlacePodLevelResourcesVerticalScaling")
+
     def prepare_for_create(obj: dict[str, Any]) -> None:
         merge_label_keys(obj)
         obj["status"] = {"phase": "Pending", "qosClass": qos_class(obj.get("spec") or {})}
@@ -25,10 +30,14 @@ def strategy(base: Strategy) -> Strategy:
         extra_subresource_updates={
             "binding": _as_bound,
             "ephemeralcontainers": ephemeral_containers_only,
-            "resize": resize_only,
+            "resize": functools.partial(resize_only, pod_level=pod_level),
             "status": _status,
         },
-        subresource_validators={**base.subresource_validators, "ephemeralcontainers": ephemeral_containers_errors},
+        subresource_validators={
+            **base.subresource_validators,
+            "ephemeralcontainers": ephemeral_containers_errors,
+            "resize": functools.partial(resize_errors, pod_level=pod_level),
+        },
     )
 
 
