@@ -250,3 +250,35 @@ def test_each_write_answers_what_get_and_watch_read(server, kind: str) -> None:
         assert {answer["metadata"]["resourceVersion"]: answer for answer in answers} == events
 
     check()
+
+
+CONFIG_MAPS = "/api/v1/namespaces/default/configmaps"
+
+
+def _config_map(name: str) -> Obj:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "labels": {}}, "data": {}}
+
+
+def test_dry_run_create_answers_without_empty_values(server) -> None:
+    answer = _written(server.client(), "POST", CONFIG_MAPS, _config_map("dry"), params={"dryRun": "All"})
+    assert "data" not in answer
+    assert "labels" not in answer["metadata"]
+
+
+def test_json_storage_keeps_no_empty_values(svc_server_factory) -> None:
+    """Upstream drops them whatever its storage media type; so is an object stored as JSON."""
+    api = svc_server_factory("--storage-media-type=application/json").client()
+    answer = _written(api, "POST", CONFIG_MAPS, _config_map("json"))
+    assert "data" not in answer
+    assert answer == api.request("GET", f"{CONFIG_MAPS}/json").json()
+
+
+def test_custom_resource_keeps_its_empty_values(server) -> None:
+    """Custom resources are unstructured upstream: what their schema keeps is stored as sent."""
+    from tests.apiserver.crd.crds import WIDGETS, install, widget
+
+    api = server.client()
+    install(api)
+    answer = _written(api, "POST", WIDGETS, widget("empty", color="", ports=[]))
+    assert answer["spec"] == {"color": "", "ports": []}
+    assert answer == api.request("GET", f"{WIDGETS}/empty").json()
