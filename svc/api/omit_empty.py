@@ -1,12 +1,15 @@
-"""Empty values that upstream's Go types never give back, left out before an object is stored.
+"""Empty values that upstream's Go types never give back, left out of an object as upstream's code sees it.
 
 Upstream decodes every write into its Go struct, stores it, and answers create, update and patch with
 the object decoded from what it stored, as GET and watch do. So an empty value the struct cannot
 tell from an absent one never comes back in any answer: an empty map or list (`data: {}`,
 `finalizers: []`) is a nil or empty Go map or slice that Protobuf storage holds as nothing, and a
-non-pointer scalar tagged `omitempty` holding "", 0 or false is left out of its JSON. Dropping those
-values once, before the object is written, makes the stored object, the write's answer, GET and
-watch events the same, whatever `--storage-media-type` says.
+non-pointer scalar tagged `omitempty` holding "", 0 or false is left out of its JSON. The generic
+store drops those values from what it writes, so the stored object, the write's answer, GET and
+watch events are the same whatever `--storage-media-type` says. Upstream's own code does not see
+them either: its field manager reads objects through their Go types (`ToUnstructured` skips them),
+and its update checks compare with `Semantic.DeepEqual` (an empty list equals an absent one); so an
+`Update` entry is recorded, and an update checked, on the pruned object too.
 
 Which fields is derived from the message table of the built-in kinds (upstream's `generated.proto`
 and Go struct tags, see tools/gen_proto_table.py), exactly as the Protobuf codec round trip drops

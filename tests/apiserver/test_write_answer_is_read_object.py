@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +17,9 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from svc.testing.harness import in_process_server
+from tests.apiserver.crd.crds import WIDGETS, install, widget
 
 Obj = dict[str, Any]
 Path = tuple[str | int, ...]
@@ -183,23 +187,28 @@ def _merge_patch(parts: list[tuple[Path, Any]], label: str) -> Obj:
 
 
 def _events(api, path: str, name: str, since: str, count: int) -> dict[str, Obj]:
-    """The objects of the watch events of `name` after `since`, by resourceVersion (at most `count`, 5 s)."""
+    """The objects of the watch events of `name` after `since`, by resourceVersion (at most `count`; the
+    server ends the watch after 5 s, and the client drops it after 10 s)."""
     params = {"watch": "1", "resourceVersion": since, "fieldSelector": f"metadata.name={name}", "timeoutSeconds": "5"}
     stream = api.stream(path, params=params)
+    deadline = threading.Timer(10, stream.close)
+    deadline.start()
     found: dict[str, Obj] = {}
-    for line in stream:
-        event = orjson.loads(line)
-        found[event["object"]["metadata"]["resourceVersion"]] = event["object"]
-        if len(found) == count:
-            stream.close()
-            break
+    try:
+        for line in stream:
+            event = orjson.loads(line)
+            found[event["object"]["metadata"]["resourceVersion"]] = event["object"]
+            if len(found) == count:
+                break
+    finally:
+        deadline.cancel()
+        stream.close()
     return found
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    from svc.testing.harness import in_process_server
-
+    """One server for every kind and example: each example writes objects of its own names."""
     with in_process_server(tmp_path_factory.mktemp("answers"), "--brand-profile=kubernetes") as running:
         yield running
 
@@ -213,11 +222,11 @@ def _written(api, method: str, path: str, body: Any, **kwargs: Any) -> Obj:
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_each_write_answers_what_get_and_watch_read(server, kind: str) -> None:
     collection, base, _ = KINDS[kind]
+    api = server.client()
 
     @settings_
     @given(parts=_parts(kind))
     def check(parts: list[tuple[Path, Any]]) -> None:
-        api = server.client()
         name = f"w{next(names)}"
         item = f"{collection}/{name}"
         since = api.request("GET", collection, params={"limit": "1"}).json()["metadata"]["resourceVersion"]
@@ -275,10 +284,14 @@ def test_json_storage_keeps_no_empty_values(svc_server_factory) -> None:
 
 def test_custom_resource_keeps_its_empty_values(server) -> None:
     """Custom resources are unstructured upstream: what their schema keeps is stored as sent."""
-    from tests.apiserver.crd.crds import WIDGETS, install, widget
-
     api = server.client()
     install(api)
     answer = _written(api, "POST", WIDGETS, widget("empty", color="", ports=[]))
     assert answer["spec"] == {"color": "", "ports": []}
     assert answer == api.request("GET", f"{WIDGETS}/empty").json()
+
+
+def test_update_manager_owns_no_empty_values(server) -> None:
+    """Upstream's field manager reads the object through its Go type: `data: {}` is not a field set."""
+    answer = _written(server.client(), "POST", CONFIG_MAPS, {**_config_map("owned"), "immutable": False})
+    assert answer["metadata"]["managedFields"][0]["fieldsV1"] == {"f:immutable": {}}
