@@ -18,7 +18,8 @@ from typing import Any
 
 import orjson
 
-from svc.api.conversion import Conversion, conversion_for
+from svc.api.conversion import Conversion, conversion_for, storage_version
+from svc.api.omit_empty import Prune, pruner
 from svc.api.resources import Resource
 from svc.api.strategy import Strategy
 from svc.machinery import status
@@ -118,11 +119,18 @@ class GenericStore:
     # (`--watch-from-history`, a test-toolkit feature).
     watch_from_history: bool = False
     conversion: Conversion | None = field(init=False)
+    omit_empty: Prune | None = field(init=False)
+    """Drops the empty values upstream's Go types never give back from what is written (omit_empty.py)."""
+    omit_empty_served: Prune | None = field(init=False)
+    """The same for the served version, so an update's checks see an empty value as absent, as upstream
+    compares its Go types (`Semantic.DeepEqual`: a PUT with `volumes: []` changes no immutable field)."""
     on_storage_list: Callable[[int, int], None] | None = None
     """Told the objects read and returned by each list served from storage (metrics)."""
 
     def __post_init__(self) -> None:
         self.conversion = conversion_for(self.strategy.resource, self.strategy.profile)
+        self.omit_empty = pruner(*storage_version(self.resource), self.resource.kind)
+        self.omit_empty_served = pruner(self.resource.upstream_group, self.resource.version, self.resource.kind)
 
     @property
     def resource(self) -> Resource:
@@ -151,10 +159,13 @@ class GenericStore:
         return obj
 
     def _stored(self, obj: Obj) -> Obj:
-        """A served object as it is written: in the storage version when that has another shape."""
-        if self.conversion is None:
-            return obj
-        return self.conversion.stored(obj, self.resource.kind)
+        """A served object as it is written: in the storage version when that has another shape, and
+        without the empty values upstream never gives back, so a write answers what GET will read."""
+        if self.conversion is not None:
+            obj = self.conversion.stored(obj, self.resource.kind)
+        if self.omit_empty is not None:
+            self.omit_empty(obj)
+        return obj
 
     @property
     def watch_present(self) -> Callable[[Obj], Obj] | None:
@@ -448,7 +459,7 @@ class GenericStore:
             if options.dry_run:
                 if await self.objects.get_raw(key) is not None:
                     raise errors.KeyExistsError(key)
-                return obj
+                return self.present(self._stored(obj))
             created = self.present(await self.objects.create(key, self._stored(obj)))
             stored = True
             return created
@@ -497,9 +508,10 @@ class GenericStore:
                 before_create(self.strategy, obj, namespace, user)
                 await admission.validate(attributes)
                 outcome["created"] = True
+                written = self._stored(obj)
                 if options.dry_run:
-                    raise _DryRunResult(obj)
-                return self._stored(obj)
+                    raise _DryRunResult(written)
+                return written
             self.present(current)
             obj = self.present(await updated_object(current))
             metadata = obj.setdefault("metadata", {})
@@ -519,6 +531,8 @@ class GenericStore:
             elif version != current_version:
                 raise status.stale_conflict(self.resource.group_resource, name)
             self.strategy.default(obj)
+            if self.omit_empty_served is not None:
+                self.omit_empty_served(obj)
             attributes = self._attributes(Operation.UPDATE, namespace, name, user, options)
             attributes.object, attributes.old_object = obj, current
             await admission.admit(attributes)
@@ -537,9 +551,10 @@ class GenericStore:
                 before_subresource_update(self.strategy, subresource, obj, current)
             await admission.validate(attributes)
             outcome["delete"] = deletion.finished_terminating(self.strategy, obj, current)
+            written = self._stored(obj)
             if options.dry_run:
-                raise _DryRunResult(obj)
-            return self._stored(obj)
+                raise _DryRunResult(written)
+            return written
 
         key = self.key(namespace, name)
         try:

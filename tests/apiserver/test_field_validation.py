@@ -14,7 +14,14 @@ def api(svc_server):
 
 
 def _with_unknown() -> dict:
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "u", "bogus": 1}, "data": {}, "extra": True}
+    """A data key, so the create's manager owns a field (an empty `data` is no field, and no entry)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "u", "bogus": 1},
+        "data": {"k": "v"},
+        "extra": True,
+    }
 
 
 def _warnings(response) -> list[str]:

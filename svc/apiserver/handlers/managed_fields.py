@@ -55,8 +55,11 @@ def _ignored_for(reset: Reset) -> FieldFilter:
 
 def track(scope: Scope, live: Obj | None, new: Obj) -> Obj:
     """Records the write's `Update` entry on the object as decoding leaves it: upstream's conversion
-    (a Secret's `stringData` folded into `data`) runs before its field manager sees the object."""
+    (a Secret's `stringData` folded into `data`) runs before its field manager sees the object, which
+    reads it without the empty values its Go type leaves out (no `f:data` for `data: {}`)."""
     scope.store.strategy.normalize(new)
+    if scope.store.omit_empty_served is not None:
+        scope.store.omit_empty_served(new)
     return record_update(
         live,
         new,
