@@ -54,6 +54,6 @@ def test_kubectl_delete_pod_waits_until_the_kubelet_removed_a_running_pod(kubect
     kubectl.run("run", "web", "--image=nginx", "--restart=Always")
     kubectl.run("wait", "--for=condition=Ready", "pod/web", "--timeout=60s")
     deleted = kubectl.run("delete", "pod", "web", "--timeout=60s")
-    assert deleted.stdout.strip() == 'pod "web" deleted from default namespace'
+    assert deleted.stdout.startswith('pod "web" deleted')
     gone = kubectl.run("get", "pod", "web", check=False)
     assert 'pods "web" not found' in gone.stderr
