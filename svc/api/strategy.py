@@ -76,6 +76,9 @@ class Strategy:
     validate_update: Callable[[Obj, Obj], list[FieldError]] = _no_errors
     canonicalize: Callable[[Obj], None] = _nothing
     keeps_terminating: Callable[[Obj], bool] = lambda obj: False
+    deletion_grace: Callable[[Obj, int | None], int] | None = None
+    """Kinds deleted gracefully (upstream's `RESTGracefulDeleteStrategy`): the grace period, in seconds, of
+    a delete of the object, given the one the request asks for (None: not given, never negative)."""
     normalize: Callable[[Obj], None] = _nothing
     extra_subresource_updates: Mapping[str, Callable[[Obj, Obj], Obj]] = field(default_factory=dict)
     subresource_validators: Mapping[str, Callable[[Obj, Obj], list[FieldError]]] = field(default_factory=dict)

@@ -78,6 +78,9 @@ class JobController:
         self.expectations = Expectations(context.clock)
         self._released: set[str] = set()
         """Pods whose finalizer this controller removed (and counted) while the cache may still show it."""
+        self._written: dict[str, int] = {}
+        """Per Job, the resourceVersion of this controller's last status write: a sync waits until the
+        cache shows it, since an older Job would not count the pods released since (and over-create)."""
         self.jobs: Informer = context.informers.informer("batch", "v1", "jobs")
         self.pods: Informer = context.informers.informer("", "v1", "pods")
         enqueue = lambda obj: self.queue.add(key_of(obj))  # noqa: E731
@@ -119,6 +122,7 @@ class JobController:
 
     def _gone(self, job: Obj) -> None:
         self.expectations.forget(key_of(job))
+        self._written.pop(key_of(job), None)
 
     # -- helpers ------------------------------------------------------------------------------
     def _job_path(self, job: Obj, subresource: str = "") -> str:
@@ -148,6 +152,8 @@ class JobController:
         if job is None:
             self.expectations.forget(key)
             return
+        if int(job["metadata"].get("resourceVersion") or 0) < self._written.get(key, 0):
+            return  # the watch brings our own write (and with it this Job back to the queue)
         job = copy.deepcopy(job)
         before = copy.deepcopy((job.get("status") or {}).get("conditions") or [])
         namespace = job["metadata"]["namespace"]
@@ -226,23 +232,31 @@ class JobController:
 
     async def _count_finished(self, job: Obj, pods: list[Obj]) -> None:
         """Count each finished pod exactly once: record it, release its finalizer, then add it up.
-        Failures a pod failure policy ignores are released without being recorded."""
+
+        Upstream's `trackJobStatusAndRemoveFinalizers`: a pod is released once it succeeded, is considered
+        failed (`considered_failed`), or the Job is being deleted or has its end decided; a released pod
+        that did neither counts as failed unless the Job is ending in success. Failures a pod failure
+        policy ignores are released without being recorded."""
         status = job["status"]
         uncounted = status.setdefault("uncountedTerminatedPods", {})
         recorded = {uid for uids in uncounted.values() for uid in uids}
+        ending = self._ending(job)
+        finishing = ending is not None or bool(job["metadata"].get("deletionTimestamp"))
         fresh = False
         releasing = []
         for pod in pods:
-            phase = (pod.get("status") or {}).get("phase")
             uid = pod["metadata"]["uid"]
-            if phase not in TERMINAL or self.finalizer not in (pod["metadata"].get("finalizers") or []):
+            if self.finalizer not in (pod["metadata"].get("finalizers") or []) or uid in self._released:
                 continue
-            if uid in self._released:
+            succeeded = (pod.get("status") or {}).get("phase") == "Succeeded"
+            failed = job_rules.considered_failed(job, pod)
+            if not (finishing or succeeded or failed):
                 continue
             releasing.append(pod)
-            if uid in recorded or not self._counts(job, pod):
+            counted_failed = failed or (ending is not None and ending[0] != "Complete")
+            if uid in recorded or not (succeeded or counted_failed) or not self._counts(job, pod):
                 continue
-            uncounted.setdefault("succeeded" if phase == "Succeeded" else "failed", []).append(uid)
+            uncounted.setdefault("succeeded" if succeeded else "failed", []).append(uid)
             recorded.add(uid)
             fresh = True
         if fresh:
@@ -259,7 +273,7 @@ class JobController:
         status, spec = job["status"], job["spec"]
         index = self._index(pod)
         completions = spec.get("completions") or 0
-        if pod["status"].get("phase") == "Succeeded":
+        if (pod.get("status") or {}).get("phase") == "Succeeded":
             if index is not None:
                 done = job_rules.parse_indexes(status.get("completedIndexes"), completions)
                 status["completedIndexes"] = job_rules.format_indexes(done | {index})
@@ -385,7 +399,7 @@ class JobController:
         spec, status = job["spec"], job["status"]
         parallelism = spec.get("parallelism", 1)
         completions = spec.get("completions")
-        occupied = len(active) + (len(terminating) if spec.get("podReplacementPolicy") == "Failed" else 0)
+        occupied = len(active) + (len(terminating) if job_rules.only_replaces_failed(job) else 0)
         if spec.get("completionMode") == "Indexed":
             total = completions or 0
             done = job_rules.parse_indexes(status.get("completedIndexes"), total) | job_rules.parse_indexes(
@@ -509,3 +523,4 @@ class JobController:
         job["metadata"]["resourceVersion"] = updated.get("metadata", {}).get(
             "resourceVersion", job["metadata"].get("resourceVersion")
         )
+        self._written[key_of(job)] = int(job["metadata"]["resourceVersion"] or 0)

@@ -15,6 +15,24 @@ BACKOFF_BASE = 10.0
 BACKOFF_MAX = 360.0
 
 
+def only_replaces_failed(job: Obj) -> bool:
+    """Upstream's `onlyReplaceFailedPods`: a Job with `podReplacementPolicy: Failed` or a pod failure
+    policy waits for a deleted pod to fail before replacing it."""
+    spec = job.get("spec") or {}
+    return spec.get("podReplacementPolicy") == "Failed" or spec.get("podFailurePolicy") is not None
+
+
+def considered_failed(job: Obj, pod: Obj) -> bool:
+    """Upstream's `isPodFailed`: a Failed pod, or (unless the Job only replaces failed pods) a deleted pod
+    that did not succeed, so that a pod removed before it could fail is not lost."""
+    phase = (pod.get("status") or {}).get("phase")
+    if phase == "Failed":
+        return True
+    if only_replaces_failed(job):
+        return False
+    return bool((pod.get("metadata") or {}).get("deletionTimestamp")) and phase != "Succeeded"
+
+
 def backoff_delay(failures: int) -> float:
     """Upstream's pod replacement back-off: 10 s doubled per consecutive failure, at most 6 min."""
     if failures <= 0:

@@ -2,8 +2,9 @@
 that run to completion, and finishes graceful deletions.
 
 A pod becomes Running and Ready `ready_delay` seconds after the kubelet first sees it bound, with an
-IP from its node's pod range. A pod being deleted is deleted for good at once (grace period 0, guarded
-by its uid), as a kubelet does once its containers stopped. Status writes carry the cached
+IP from its node's pod range. A pod being deleted has its containers killed at once (nothing runs here,
+so its grace period is not waited out), is reported terminal, then deleted for good (grace period 0,
+guarded by its uid), as a kubelet does once its containers stopped. Status writes carry the cached
 resourceVersion; a conflict means a newer version is on its way through the watch, which brings the
 pod back to the queue.
 """
@@ -21,7 +22,7 @@ from svc.client.clock import Clock
 from svc.client.informer import Handler, Informer, key_of
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.workers import run_workers
-from svc.nodes.pod_status import ended_status, planned_exit_code, running_status
+from svc.nodes.pod_status import ended_status, killed_status, planned_exit_code, running_status
 
 log = logging.getLogger(__name__)
 Obj = dict[str, Any]
@@ -168,7 +169,12 @@ class Kubelet:
         return True
 
     async def _finish_deletion(self, pod: Obj) -> None:
+        """Kill the containers (at once, whatever the grace period: nothing runs here), report the pod
+        terminal, then remove it, as the kubelet since 1.27; a lost status write waits for the newer pod."""
         metadata = pod["metadata"]
+        running = (pod.get("status") or {}).get("phase") not in TERMINAL
+        if running and not await self._write_status(pod, killed_status(pod, self.clock.wall())):
+            return
         path = resource_path("", "v1", "pods", namespace=metadata["namespace"], name=metadata["name"])
         options = {"gracePeriodSeconds": 0, "preconditions": {"uid": metadata.get("uid", "")}}
         try:

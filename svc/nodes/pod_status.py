@@ -180,3 +180,41 @@ def ended_status(pod: Obj, exit_code: int, wall: float) -> Obj:
         "conditions": _conditions(pod, False, "PodCompleted", now),
         "containerStatuses": [reported(c) for c in containers],
     }
+
+
+def killed_status(pod: Obj, wall: float) -> Obj:
+    """The terminal status the kubelet writes for a deleted pod once its containers are killed (since
+    1.27, before the pod is removed): running containers end with exit code 137 (`Error`), those that
+    never started are reported as upstream's `ContainerStatusUnknown`; the pod ends Failed unless it
+    already succeeded."""
+    spec = pod.get("spec") or {}
+    status = pod.get("status") or {}
+    now = rfc3339(wall)
+    uid = pod["metadata"].get("uid", "")
+    previous = {c.get("name"): c for c in status.get("containerStatuses") or []}
+
+    def killed(container: Obj) -> Obj:
+        before = previous.get(container["name"])
+        state = (before or {}).get("state") or {}
+        if "terminated" in state:
+            return before or {}
+        if "running" in state:
+            ended = {"exitCode": 137, "reason": "Error", "startedAt": state["running"].get("startedAt", now)}
+        else:
+            ended = {
+                "exitCode": 137,
+                "reason": "ContainerStatusUnknown",
+                "message": "The container could not be located when the pod was terminated",
+            }
+        restarts = (before or {}).get("restartCount", 0)
+        last = (before or {}).get("lastState") or {}
+        return _container(
+            container, uid, {"terminated": {**ended, "finishedAt": now}}, ready=False, restarts=restarts, last=last
+        )
+
+    return {
+        **status,
+        "phase": "Succeeded" if status.get("phase") == "Succeeded" else "Failed",
+        "conditions": _conditions(pod, False, "PodCompleted", now),
+        "containerStatuses": [killed(c) for c in spec.get("containers") or []],
+    }

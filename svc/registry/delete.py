@@ -1,18 +1,20 @@
-"""Deletion rules: preconditions, garbage-collection finalizers, and two-phase deletion (spec 3.1).
+"""Deletion rules: preconditions, garbage-collection finalizers, graceful and two-phase deletion (spec 3.1).
 
 An object with finalizers is not removed by a delete: it gets `deletionTimestamp` and stays,
 terminating, until the last finalizer is removed (by whoever owns it), and the update that removes
 it completes the deletion. `propagationPolicy` adds upstream's `orphan` or `foregroundDeletion`
-finalizer, which the garbage collector honours.
+finalizer, which the garbage collector honours. A kind deleted gracefully (pods) also stays for its
+grace period, until whoever runs it deletes it again with a shorter one (the kubelet, with 0).
 """
 
 from __future__ import annotations
 
+import enum
+from datetime import UTC, datetime
 from typing import Any
 
 from svc.api.strategy import Strategy
-from svc.machinery import status
-from svc.registry.create import now_rfc3339
+from svc.machinery import status, wallclock
 from svc.registry.options import DeleteOptions
 
 ORPHAN = "orphan"
@@ -53,20 +55,85 @@ def _gc_finalizers(finalizers: list[str], options: DeleteOptions) -> list[str]:
     return result
 
 
-def mark_for_deletion(strategy: Strategy, obj: dict[str, Any], options: DeleteOptions) -> bool:
-    """Set the terminating state on `obj`; True when the object must stay (finalizers remain)."""
+class Outcome(enum.Enum):
+    """What a delete does to the object it read (upstream `BeforeDelete`, then
+    `updateForGracefulDeletionAndFinalizers`)."""
+
+    REMOVE = "remove"  # gone at once
+    MARK = "mark"  # written terminating: finalizers remain, or a grace period runs
+    PENDING = "pending"  # a graceful deletion already runs: answered with the object as it is
+
+
+def _stamp(seconds: float) -> str:
+    return datetime.fromtimestamp(int(seconds), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _seconds(stamp: str) -> float:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+
+
+def _graceful(strategy: Strategy, obj: dict[str, Any], options: DeleteOptions, now: float) -> Outcome | None:
+    """Upstream's graceful part of `BeforeDelete`; None when the delete is not graceful (the strategy
+    has no grace rule, or a terminating object's grace is already 0)."""
+    if strategy.deletion_grace is None:
+        return None
     metadata = obj["metadata"]
+    requested = options.grace_period_seconds
+    if requested is not None and requested < 0:
+        requested = 1
+    current = metadata.get("deletionGracePeriodSeconds")
+    if isinstance(current, int) and current < 0:
+        current = metadata["deletionGracePeriodSeconds"] = 1
+    if metadata.get("deletionTimestamp"):
+        if not current:
+            return None
+        if requested is None or requested >= current:
+            return Outcome.PENDING
+        # only a shorter grace period may be asked for: the deadline moves earlier by the difference
+        metadata["deletionTimestamp"] = _stamp(_seconds(metadata["deletionTimestamp"]) - current + requested)
+        metadata["deletionGracePeriodSeconds"] = requested
+        return Outcome.MARK
+    grace = strategy.deletion_grace(obj, requested)
+    metadata["deletionTimestamp"] = _stamp(now + grace)
+    metadata["deletionGracePeriodSeconds"] = grace
+    if (metadata.get("generation") or 0) > 0:
+        metadata["generation"] += 1
+    return Outcome.MARK
+
+
+def _mark_as_deleting(metadata: dict[str, Any], now: float) -> None:
+    """Upstream `markAsDeleting`: terminating from now (or earlier), with no grace period left."""
+    if "deletionTimestamp" not in metadata and (metadata.get("generation") or 0) > 0:
+        metadata["generation"] += 1
+    stamp = metadata.get("deletionTimestamp")
+    if stamp is None or _seconds(stamp) > now:
+        metadata["deletionTimestamp"] = _stamp(now)
+    metadata["deletionGracePeriodSeconds"] = 0
+
+
+def mark_for_deletion(
+    strategy: Strategy, obj: dict[str, Any], options: DeleteOptions, *, now: float | None = None
+) -> Outcome:
+    """Set the terminating state on `obj` and say whether it is removed, written, or left as it is.
+
+    A graceful deletion under way is left alone (its finalizers are not changed either, as upstream);
+    an object stays while finalizers remain or its grace period is above 0."""
+    now = wallclock.now() if now is None else now
+    metadata = obj["metadata"]
+    graceful = _graceful(strategy, obj, options, now)
+    if graceful is Outcome.PENDING:
+        return graceful
     finalizers = _gc_finalizers(metadata.get("finalizers") or [], options)
     if finalizers:
         metadata["finalizers"] = finalizers
     else:
         metadata.pop("finalizers", None)
+    if graceful is Outcome.MARK:
+        return Outcome.MARK if finalizers or metadata["deletionGracePeriodSeconds"] > 0 else Outcome.REMOVE
     if not finalizers and not strategy.keeps_terminating(obj):
-        return False
-    if "deletionTimestamp" not in metadata:
-        metadata["deletionTimestamp"] = now_rfc3339()
-        metadata["deletionGracePeriodSeconds"] = 0
-    return True
+        return Outcome.REMOVE
+    _mark_as_deleting(metadata, now)
+    return Outcome.MARK
 
 
 def finished_terminating(strategy: Strategy, new: dict[str, Any], old: dict[str, Any]) -> bool:

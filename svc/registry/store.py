@@ -603,10 +603,13 @@ class GenericStore:
             assert current is not None
             await deletable(current)
             marked = self.objects.codec.copy(current)
-            if not deletion.mark_for_deletion(self.strategy, marked, options):
+            outcome = deletion.mark_for_deletion(self.strategy, marked, options)
+            if outcome is deletion.Outcome.REMOVE:
                 pending["remove"] = current
                 return None
             pending.pop("remove", None)
+            if outcome is deletion.Outcome.PENDING:
+                return current
             if options.dry_run:
                 pending["dry"] = marked
                 return None
@@ -614,7 +617,8 @@ class GenericStore:
 
         async def still_deletable(current: Obj) -> None:
             await deletable(self.objects.codec.copy(current))
-            if deletion.mark_for_deletion(self.strategy, self.objects.codec.copy(current), options):
+            outcome = deletion.mark_for_deletion(self.strategy, self.objects.codec.copy(current), options)
+            if outcome is not deletion.Outcome.REMOVE:
                 raise _MarkInstead(current)
 
         suggestion = self._cached_copy(key)

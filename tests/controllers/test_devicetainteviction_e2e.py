@@ -46,8 +46,14 @@ def test_a_pod_on_a_device_tainted_noexecute_is_evicted(
     allocated = rest.request("PATCH", f"{CLAIMS}/gpu/status", body=status, content_type=MERGE)
     assert allocated.status == 200, allocated.json()
     svc_controller_manager(svc_server, "--controllers=device-taint-eviction-controller")
-    assert not wait_for(lambda: rest.request("GET", f"{PODS}/worker").status == 404, timeout=1)
+
+    def evicted() -> bool:
+        """Deleted: terminating for its grace period, as no kubelet runs on n1 to finish the deletion."""
+        found = rest.request("GET", f"{PODS}/worker")
+        return found.status == 404 or "deletionTimestamp" in found.json()["metadata"]
+
+    assert not wait_for(evicted, timeout=1)
     taints = {"spec": {"devices": [{"name": "gpu-0", "taints": [{"key": "broken", "effect": "NoExecute"}]}]}}
     tainted = rest.request("PATCH", f"{SLICES}/n1-gpus", body=taints, content_type=MERGE)
     assert tainted.status == 200, tainted.json()
-    assert wait_for(lambda: rest.request("GET", f"{PODS}/worker").status == 404, timeout=15)
+    assert wait_for(evicted, timeout=15)

@@ -123,3 +123,74 @@ def test_job_events_name_the_pods_and_the_outcome():
     client = run(job(suspend=True), [pod("a", "Running")])
     events = [(body["reason"], body["message"]) for _, _, body in client.events]
     assert events == [("SuccessfulDelete", "Deleted pod: a"), ("Suspended", "Job suspended")]
+
+
+def deleted(obj: Obj) -> Obj:
+    obj["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:10Z"
+    return obj
+
+
+def test_a_deleted_pod_that_did_not_succeed_counts_as_failed_and_is_released():
+    client = run(job(), [deleted(pod("a", "Pending")), pod("b", "Running")])
+    first, *_ = calls(client, "update")
+    assert first[1]["status"]["uncountedTerminatedPods"] == {"failed": ["a-uid"]}
+    assert [path for path, _ in calls(client, "patch:merge")] == ["/api/v1/namespaces/team/pods/a"]
+    assert (last_status(client)["failed"], last_status(client)["terminating"]) == (1, 1)
+
+
+def test_a_job_that_only_replaces_failed_pods_waits_for_a_deleted_pod_to_fail():
+    client = run(job(podReplacementPolicy="Failed"), [deleted(pod("a", "Running")), pod("b", "Running")])
+    assert calls(client, "patch:merge") == []
+    assert calls(client, "create") == []
+    final = last_status(client)
+    assert (final.get("failed", 0), final["terminating"], final["active"]) == (0, 1, 1)
+
+
+def met(owner: Obj, kind: str) -> Obj:
+    condition = {"type": kind, "status": "True", "reason": "Because", "message": "", "lastTransitionTime": "x"}
+    owner["status"]["conditions"] = [condition]
+    return owner
+
+
+def test_a_job_ending_in_success_releases_its_other_pods_without_counting_them():
+    owner = met(job(podReplacementPolicy="Failed"), "SuccessCriteriaMet")
+    client = run(owner, [deleted(pod("a", "Running"))])
+    assert [path for path, _ in calls(client, "patch:merge")] == ["/api/v1/namespaces/team/pods/a"]
+    assert last_status(client).get("failed", 0) == 0
+
+
+def test_a_job_ending_in_failure_counts_its_released_pods_as_failed():
+    owner = met(job(podReplacementPolicy="Failed"), "FailureTarget")
+    client = run(owner, [pod("a", "Running")])
+    assert [path for path, _ in calls(client, "patch:merge")] == ["/api/v1/namespaces/team/pods/a"]
+    assert last_status(client)["failed"] == 1
+
+
+def test_a_sync_waits_until_the_job_cache_shows_the_controllers_own_status_write():
+    """A Job read before the status write that counted a released pod would not count it: the sync that
+    follows the release must not create a replacement from it."""
+
+    async def scenario() -> Any:
+        context, client = make_context()
+        written = client.update
+
+        async def update(path: str, body: Obj) -> Obj:
+            await written(path, body)
+            return {**body, "metadata": {**body["metadata"], "resourceVersion": "11"}}
+
+        client.update = update
+        controller = JobController(context)
+        owner = job(completions=3)
+        owner["metadata"]["resourceVersion"] = "10"
+        owner["status"]["succeeded"] = 1
+        controller.jobs.replace([owner])
+        done = pod("a", "Succeeded", finalizer=False)
+        controller.pods.replace([done, pod("b", "Succeeded"), pod("c", "Running")])
+        await controller.sync("team/work")
+        created = len(calls(client, "create"))
+        controller.pods.replace([done, pod("b", "Succeeded", finalizer=False), pod("c", "Running")])
+        await controller.sync("team/work")
+        return created, len(calls(client, "create"))
+
+    first, second = asyncio.run(scenario())
+    assert (first, second) == (0, 0)

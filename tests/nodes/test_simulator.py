@@ -135,3 +135,21 @@ def test_a_negative_tail_is_invalid(cluster):
     assert response.json()["message"] == (
         'PodLogOptions "tail" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0'
     )
+
+
+def test_a_deleted_pod_is_reported_failed_before_the_kubelet_removes_it(cluster):
+    body = pod("held")
+    body["metadata"]["finalizers"] = ["example.com/hold"]
+    assert cluster.request("POST", "/api/v1/namespaces/default/pods", body=body).status == 201
+    assert eventually(lambda: running(cluster, "held"))
+    deleted = cluster.request("DELETE", "/api/v1/namespaces/default/pods/held").json()
+    assert deleted["metadata"]["deletionGracePeriodSeconds"] == 30
+
+    def released():
+        found = get_pod(cluster, "held")
+        return found if found["metadata"].get("deletionGracePeriodSeconds") == 0 else None
+
+    found = eventually(released)
+    assert found["status"]["phase"] == "Failed"
+    terminated = found["status"]["containerStatuses"][0]["state"]["terminated"]
+    assert (terminated["exitCode"], terminated["reason"]) == (137, "Error")

@@ -48,3 +48,12 @@ def test_scaling_a_deployment_changes_its_pods(kubectl: Kubectl) -> None:
     pods = kubectl.run("get", "pods", "-l", "app=api", "--no-headers").stdout.splitlines()
     assert len(pods) == 4
     assert all(" Running " in line for line in pods)
+
+
+def test_kubectl_delete_pod_waits_until_the_kubelet_removed_a_running_pod(kubectl: Kubectl) -> None:
+    kubectl.run("run", "web", "--image=nginx", "--restart=Always")
+    kubectl.run("wait", "--for=condition=Ready", "pod/web", "--timeout=60s")
+    deleted = kubectl.run("delete", "pod", "web", "--timeout=60s")
+    assert deleted.stdout.startswith('pod "web" deleted')
+    gone = kubectl.run("get", "pod", "web", check=False)
+    assert 'pods "web" not found' in gone.stderr

@@ -38,7 +38,19 @@ def strategy(base: Strategy, gates: Gates) -> Strategy:
             "ephemeralcontainers": ephemeral_containers_errors,
             "resize": functools.partial(resize_errors, pod_level=pod_level),
         },
+        deletion_grace=deletion_grace,
     )
+
+
+def deletion_grace(pod: dict[str, Any], requested: int | None) -> int:
+    """Upstream's `CheckGracefulDelete` of pods: the request's grace, else the pod's
+    `terminationGracePeriodSeconds`; 0 for a pod no node runs (unscheduled, or already terminated)."""
+    spec, phase = pod.get("spec") or {}, (pod.get("status") or {}).get("phase")
+    if not spec.get("nodeName") or phase in ("Failed", "Succeeded"):
+        return 0
+    grace = requested if requested is not None else spec.get("terminationGracePeriodSeconds")
+    grace = grace if isinstance(grace, int) else 0
+    return 1 if grace < 0 else grace
 
 
 def _as_bound(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
