@@ -105,10 +105,14 @@ class _RotatingFile:
 
     def write(self, lines: list[bytes]) -> None:
         """Write the lines, as few system calls as rotation allows (one when no rotation falls between)."""
+        data = b"".join(lines)
+        if not self.max_bytes or self.size + len(data) <= self.max_bytes:
+            self._write_all(data)
+            return
         chunk: list[bytes] = []
         chunk_size = 0
         for line in lines:
-            if self.max_bytes and self.size + chunk_size and self.size + chunk_size + len(line) > self.max_bytes:
+            if self.size + chunk_size and self.size + chunk_size + len(line) > self.max_bytes:
                 self._write_all(b"".join(chunk))
                 chunk, chunk_size = [], 0
                 self._rotate()
@@ -117,12 +121,14 @@ class _RotatingFile:
         self._write_all(b"".join(chunk))
 
     def _write_all(self, data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            written = self.file.write(view)
-            if not written:
-                raise OSError(f"{self.path}: nothing written")
-            view = view[written:]
+        written = self.file.write(data)
+        if written != len(data):  # a short write: the rest, piece by piece
+            view = memoryview(data)[written or 0 :]
+            while view:
+                written = self.file.write(view)
+                if not written:
+                    raise OSError(f"{self.path}: nothing written")
+                view = view[written:]
         self.size += len(data)
 
     def close(self) -> None:
