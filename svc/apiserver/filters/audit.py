@@ -52,35 +52,6 @@ def _set_header(response: web.StreamResponse, audit_id: str) -> None:
         response.headers[AUDIT_ID_HEADER] = audit_id
 
 
-class _Started:
-    """The hook a streaming answer calls before its headers: the Audit-ID header, and when the
-    request is audited its ResponseStarted event (one object, not a closure per concern)."""
-
-    __slots__ = ("annotations", "audit_id", "auditor", "decision", "event")
-
-    def __init__(
-        self,
-        audit_id: str,
-        auditor: Auditor | None = None,
-        decision: Decision | None = None,
-        event: events.PendingEvent | None = None,
-        annotations: dict[str, str] | None = None,
-    ) -> None:
-        self.audit_id = audit_id
-        self.auditor = auditor
-        self.decision = decision
-        self.event = event
-        self.annotations = annotations
-
-    def __call__(self, response: web.StreamResponse) -> None:
-        _set_header(response, self.audit_id)
-        event = self.event
-        if event is not None:
-            assert self.auditor is not None and self.decision is not None and self.annotations is not None
-            event.status = (response.status, None)
-            _emit(self.auditor, self.decision, event, "ResponseStarted", self.annotations)
-
-
 async def audit(ctx: RequestContext, next_handler: Handler) -> web.StreamResponse:
     audit_id = ctx.request.headers.get(AUDIT_ID_HEADER) or new_audit_id()
     auditor: Auditor | None = ctx.server.audit
@@ -90,7 +61,7 @@ async def audit(ctx: RequestContext, next_handler: Handler) -> web.StreamRespons
         ctx.server.metrics.audit.level(decision.level)
         if decision.level is not Level.NONE:
             return await _audited(ctx, next_handler, auditor, decision, audit_id)
-    ctx.started_hooks.append(_Started(audit_id))
+    ctx.started_hooks.append(lambda response: _set_header(response, audit_id))
     try:
         response = await next_handler(ctx)
     except status.StatusError as error:
@@ -158,7 +129,14 @@ async def _audited(
         error = status.internal_error("failed to store audit event")
         error.headers[AUDIT_ID_HEADER] = audit_id
         raise error
-    ctx.started_hooks.append(_Started(audit_id, auditor, decision, event, annotations))
+
+    def started(response: web.StreamResponse) -> None:
+        """Before a streaming answer's headers: its Audit-ID, and the ResponseStarted event (one hook)."""
+        _set_header(response, audit_id)
+        event.status = (response.status, None)
+        _emit(auditor, decision, event, "ResponseStarted", annotations)
+
+    ctx.started_hooks.append(started)
     stage: str | None = "ResponseComplete"  # or Panic; None when the request is cancelled
     try:
         response = await next_handler(ctx)
