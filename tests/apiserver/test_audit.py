@@ -34,7 +34,7 @@ def _audited_server(factory: Any, tmp_path: Path, policy: str = POLICY) -> tuple
 
 
 def _events(log: Path, audit_id: str, count: int) -> list[dict[str, Any]]:
-    """The events of one request, waiting (bounded) for the writer thread to write `count` of them."""
+    """The events of one request, waiting (bounded) for `count` of them (batch mode writes later)."""
     deadline = time.monotonic() + 10
     for _ in range(200):
         lines = log.read_text().splitlines() if log.exists() else []
@@ -103,6 +103,14 @@ def test_stages_and_error_status_of_a_failed_request(svc_server_factory, tmp_pat
     assert "responseStatus" not in events[0]
     assert events[1]["responseStatus"]["reason"] == "NotFound"
     assert events[1]["responseStatus"]["code"] == 404
+
+
+def test_an_answer_comes_after_its_events_are_written(svc_server_factory, tmp_path) -> None:
+    server, log = _audited_server(svc_server_factory, tmp_path, POLICY.replace("omitStages: [RequestReceived]", ""))
+    answer = server.client().request("GET", f"{SECRETS}/missing")
+    lines = log.read_text().splitlines()  # read once, at once: the blocking mode wrote before answering
+    stages = [event["stage"] for event in map(json.loads, lines) if event["auditID"] == answer.headers["Audit-ID"]]
+    assert stages == ["RequestReceived", "ResponseComplete"]
 
 
 def test_a_bad_policy_exits_2_with_one_line(tmp_path) -> None:

@@ -1,11 +1,19 @@
-"""The audit log backend: every event written in order, the legacy format, size rotation with backups."""
+"""The audit log backend: every event written in order (a request's events before its answer), the
+legacy format, size rotation with backups."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
+from aiohttp.test_utils import make_mocked_request
+
+from svc.apiserver.audit.event import PendingEvent, StagedEvent, stage
 from svc.apiserver.audit.log_backend import LogBackend
+from svc.apiserver.audit.policy import Level
+from svc.apiserver.request_info import RequestInfo
+from svc.registry.admission import UserInfo
 
 
 def _event(index: int) -> dict:
@@ -55,3 +63,32 @@ def test_a_full_file_is_rotated_and_old_backups_removed(tmp_path: Path) -> None:
     assert all(path.stat().st_size <= 1024 * 1024 for path in [log, *backups])
     last = json.loads(log.read_text().splitlines()[-1])
     assert last["auditID"] == "id-3999"
+
+
+def _staged(audit_id: str, stage_name: str) -> StagedEvent:
+    info = RequestInfo("/api/v1/namespaces/ns/configmaps/a", "get", True, "api", "", "v1", "ns", "configmaps", "", "a")
+    request = make_mocked_request("GET", info.path)
+    pending = PendingEvent(Level.METADATA, audit_id, request, info, UserInfo("alice"))
+    return stage(pending, stage_name, {})
+
+
+def _logged_ids(log: Path) -> list[str]:
+    return [json.loads(line)["auditID"] for line in log.read_text().splitlines()]
+
+
+def test_a_received_event_waits_for_the_loop_turn_and_a_later_stage_writes_at_once(tmp_path: Path) -> None:
+    log = tmp_path / "audit.log"
+    backend = LogBackend(str(log))
+
+    async def scenario() -> None:
+        backend.process(_staged("first", "RequestReceived"))
+        backend.process(_staged("second", "RequestReceived"))
+        assert _logged_ids(log) == []  # the request goes on; its event is written when the loop turn ends
+        await asyncio.sleep(0)
+        assert _logged_ids(log) == ["first", "second"]
+        backend.process(_staged("third", "RequestReceived"))
+        backend.process(_staged("first", "ResponseComplete"))
+        assert _logged_ids(log) == ["first", "second", "third", "first"]  # before the answer, in order
+        await backend.close()
+
+    asyncio.run(scenario())

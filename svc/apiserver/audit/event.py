@@ -119,6 +119,7 @@ class PendingEvent:
         "forwarded_for",
         "later",
         "level",
+        "line_parts",
         "real_ip",
         "received",
         "ref",
@@ -157,6 +158,9 @@ class PendingEvent:
         replaced, never changed in place, so a stage already emitted keeps what it saw."""
         self._shared: tuple[dict[str, Any], list[str], dict[str, Any] | None, str] | None = None
         self._received_stamp: bytes | None = None
+        self.line_parts: tuple[bytes, bytes] | None = None
+        """The JSON line's fragments every stage shares (`lines.py`): through the Audit-ID, and from
+        the URI through the objectRef; encoded by the first stage."""
 
     def received_stamp(self) -> bytes:
         """The received stamp as the JSON lines hold it, formatted once for all the stages."""

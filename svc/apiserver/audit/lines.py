@@ -127,13 +127,13 @@ def _json_line(item: AuditItem) -> bytes:
     pending = item.pending
     received = pending.received_stamp()
     stamp = received if item.stamp == pending.received else timestamp(item.stamp).encode()
-    parts = [
-        _HEADS[pending.level],
-        orjson.dumps(pending.audit_id),
-        _STAGES[item.stage],
-        orjson.dumps(pending.uri),
-        _shape(pending),
-    ]
+    shared = pending.line_parts
+    if shared is None:
+        shared = pending.line_parts = (
+            _HEADS[pending.level] + orjson.dumps(pending.audit_id),
+            orjson.dumps(pending.uri) + _shape(pending),
+        )
+    parts = [shared[0], _STAGES[item.stage], shared[1]]
     if status is not None:
         parts.append(_status(status[0]))
     parts += (_RECEIVED, received, _STAGE_STAMP, stamp)

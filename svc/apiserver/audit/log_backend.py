@@ -1,8 +1,12 @@
 """The log backend: one Event a line (`json`, or upstream's `legacy` text), to a file or stdout.
 
-In the `blocking` modes (the default) a writer thread does the I/O, so the event loop never waits on
-the disk; events are queued in the order the requests produced them, the queue is unbounded and no
-event is dropped: the request path only pays the enqueue. In `batch` mode events go through
+In the `blocking` modes (the default) the event loop writes, as upstream's request goroutine writes
+its event itself: lines gather in a buffer and go out with one system call when an event that an
+answer follows (any stage but RequestReceived) is emitted, so no answer is sent before its events
+are written; a RequestReceived alone is written when the loop turn ends. No event is dropped. (A
+writer thread costs far more: every hand-over of the interpreter lock between it and a saturated
+event loop is a pair of context switches.) Compressing and pruning backups after a rotation runs
+in a thread of its own, as lumberjack's mill does. In `batch` mode events go through
 upstream's buffered backend (`batching.py`, shared with the webhook): a buffer of `buffer_size`
 events that drops new events while it is full (a disk slower than the requests for long enough),
 batches of up to `max_size` events or `max_wait`, throttled to `throttle_qps` batches a second when
@@ -13,11 +17,8 @@ Rotation follows lumberjack's rules as upstream uses them: a file past `max_size
 than `max_age` days are removed (0 keeps them). An event that cannot be written is logged and counted
 (`apiserver_audit_error_total{plugin="log"}`) and the writer goes on.
 
-In the blocking modes each event is encoded where it happens (`lines.py`: a few joined fragments
-for the usual JSON line) and only its bytes are queued. The writer wakes for the first queued line,
-lets more gather for `_PAUSE`, then writes all of them with one system call: it holds the
-interpreter lock just long enough to take the lines, so it barely competes with the busy event
-loop, and nothing a request allocated lives on while the writer waits."""
+Each event is encoded where it happens (`lines.py`: a few joined fragments for the usual JSON line),
+so only bytes wait in the buffer."""
 
 from __future__ import annotations
 
@@ -26,12 +27,11 @@ import contextlib
 import gzip
 import json
 import logging
-import queue
 import shutil
 import sys
-import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
@@ -39,7 +39,7 @@ from typing import IO, Any
 import orjson
 
 from svc.apiserver.audit.batching import BatchBuffer
-from svc.apiserver.audit.event import AuditItem, materialize
+from svc.apiserver.audit.event import AuditItem, StagedEvent, materialize
 from svc.apiserver.audit.lines import json_line
 from svc.apiserver.audit.options import BatchOptions, TruncateOptions
 from svc.apiserver.audit.truncate import truncate_event
@@ -47,8 +47,6 @@ from svc.apiserver.audit.truncate import truncate_event
 log = logging.getLogger(__name__)
 
 _BACKUP_TIME_FORMAT = "%Y-%m-%dT%H-%M-%S.%f"
-_PAUSE = 0.05
-"""The writer's rest after each batch: requests then enqueue without waking it one event at a time."""
 
 
 def _quoted(text: str) -> str:
@@ -102,13 +100,19 @@ class _RotatingFile:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.file: IO[bytes] = path.open("ab", buffering=0)
         self.size = path.stat().st_size
+        self._mill: ThreadPoolExecutor | None = None
+        """Compresses and prunes backups after a rotation (lumberjack's mill), off the writer's way."""
 
     def write(self, lines: list[bytes]) -> None:
         """Write the lines, as few system calls as rotation allows (one when no rotation falls between)."""
+        data = b"".join(lines)
+        if not self.max_bytes or self.size + len(data) <= self.max_bytes:
+            self._write_all(data)
+            return
         chunk: list[bytes] = []
         chunk_size = 0
         for line in lines:
-            if self.max_bytes and self.size + chunk_size and self.size + chunk_size + len(line) > self.max_bytes:
+            if self.size + chunk_size and self.size + chunk_size + len(line) > self.max_bytes:
                 self._write_all(b"".join(chunk))
                 chunk, chunk_size = [], 0
                 self._rotate()
@@ -117,15 +121,20 @@ class _RotatingFile:
         self._write_all(b"".join(chunk))
 
     def _write_all(self, data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            written = self.file.write(view)
-            if not written:
-                raise OSError(f"{self.path}: nothing written")
-            view = view[written:]
+        written = self.file.write(data)
+        if written != len(data):  # a short write: the rest, piece by piece
+            view = memoryview(data)[written or 0 :]
+            while view:
+                written = self.file.write(view)
+                if not written:
+                    raise OSError(f"{self.path}: nothing written")
+                view = view[written:]
         self.size += len(data)
 
     def close(self) -> None:
+        """Close the file once the backups in the making are done."""
+        if self._mill is not None:
+            self._mill.shutdown(wait=True)
         self.file.close()
 
     def _rotate(self) -> None:
@@ -133,13 +142,21 @@ class _RotatingFile:
         stamp = datetime.now(UTC).strftime(_BACKUP_TIME_FORMAT)[:-3]
         backup = self.path.with_name(f"{self.path.stem}-{stamp}{self.path.suffix}")
         self.path.rename(backup)
-        if self.compress:
-            with backup.open("rb") as source, gzip.open(backup.with_name(backup.name + ".gz"), "wb") as target:
-                shutil.copyfileobj(source, target)
-            backup.unlink()
-        self._prune()
         self.file = self.path.open("ab", buffering=0)
         self.size = 0
+        if self._mill is None:
+            self._mill = ThreadPoolExecutor(1, thread_name_prefix="audit-log-mill")
+        self._mill.submit(self._finish_backup, backup)
+
+    def _finish_backup(self, backup: Path) -> None:
+        try:
+            if self.compress:
+                with backup.open("rb") as source, gzip.open(backup.with_name(backup.name + ".gz"), "wb") as target:
+                    shutil.copyfileobj(source, target)
+                backup.unlink()
+            self._prune()
+        except OSError as error:
+            log.error("failed to compress or prune audit log backups: %s", error)
 
     def _prune(self) -> None:
         pattern = f"{self.path.stem}-*{self.path.suffix}"
@@ -177,19 +194,37 @@ class LogBackend:
         )
         self.truncate = truncate if truncate is not None and truncate.enabled else None
         self.batches = BatchBuffer(batch, self._send, on_drop) if batch is not None else None
-        self.queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        self.thread: threading.Thread | None = None
-        if self.batches is None:
-            self.thread = threading.Thread(target=self._run, name="audit-log", daemon=True)
-            self.thread.start()
+        self.pending: list[bytes] = []
+        """Lines of the blocking modes not yet written, in the order the requests produced them."""
+        self._flush_scheduled = False
 
     def process(self, event: AuditItem) -> None:
-        """Queue the event: never dropped in the blocking modes; in batch mode, dropped while the
-        buffer is full. (Batch mode needs the running event loop.)"""
+        """Write the event (blocking modes: never dropped; a RequestReceived by the end of the loop
+        turn, any other stage at once), or buffer it (batch mode: dropped while the buffer is full)."""
         if self.batches is not None:
             self.batches.process(event)
-        elif (line := self._line(event)) is not None:
-            self.queue.put_nowait(line)
+            return
+        line = self._line(event)
+        if line is None:
+            return
+        self.pending.append(line)
+        if not isinstance(event, StagedEvent) or event.stage != "RequestReceived":
+            self.flush()  # the request answers next: its events are written first
+        elif not self._flush_scheduled:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # no event loop (a caller outside the server): write now
+                self.flush()
+                return
+            self._flush_scheduled = True
+            loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Write the buffered lines with one system call (the blocking modes)."""
+        self._flush_scheduled = False
+        if self.pending:
+            lines, self.pending = self.pending, []
+            self._guarded(lines)
 
     async def _send(self, events: list[AuditItem]) -> None:
         await asyncio.to_thread(self._write_events, events)
@@ -222,25 +257,6 @@ class LogBackend:
         else:
             self.out.write(lines)
 
-    def _take(self) -> list[bytes | None]:
-        """The next event (waiting for it) and every event queued behind it."""
-        taken = [self.queue.get()]
-        while True:
-            try:
-                taken.append(self.queue.get_nowait())
-            except queue.Empty:
-                return taken
-
-    def _run(self) -> None:
-        while True:
-            taken = self._take()
-            lines = [line for line in taken if line is not None]
-            if lines:
-                self._guarded(lines)
-            if len(lines) < len(taken):  # the stop mark came
-                return
-            time.sleep(_PAUSE)
-
     def _guarded(self, lines: list[bytes]) -> None:
         try:
             self._write(lines)
@@ -254,13 +270,12 @@ class LogBackend:
         """Write what is buffered or queued, then stop (the server calls this when it stops)."""
         if self.batches is not None:
             await self.batches.close()
+        self.flush()
         await asyncio.to_thread(self.shutdown)
 
     def shutdown(self) -> None:
-        """Write what the writer thread has queued, then stop (the blocking modes' close)."""
-        if self.thread is not None:
-            self.queue.put(None)
-            self.thread.join(timeout=30)
+        """Write what is buffered, then close the file (the blocking modes' close)."""
+        self.flush()
         if self.out is not None:
             with contextlib.suppress(OSError):  # what could not be written was counted as it failed
                 self.out.close()

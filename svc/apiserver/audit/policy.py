@@ -7,9 +7,13 @@ import re
 from dataclasses import dataclass, field
 from enum import IntEnum
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import yaml
+
+if TYPE_CHECKING:
+    from svc.apiserver.request_info import RequestInfo
+    from svc.registry.admission import UserInfo
 
 API_VERSIONS = ("audit.k8s.io/v1", "audit.svc/v1")
 STAGES = ("RequestReceived", "ResponseStarted", "ResponseComplete", "Panic")
@@ -140,7 +144,7 @@ class Policy:
         """What the decision depends on: a resource request's path never matters, its name only
         when a rule lists resourceNames (so GETs of different objects share one decision)."""
         if not request.is_resource_request:
-            return request
+            return (request.user, request.groups, request.verb, request.path)
         name = request.name if self._by_name else ""
         return (
             request.user,
@@ -156,10 +160,38 @@ class Policy:
     def decide(self, request: Request) -> Decision:
         shape = self._shape(request)
         decision = self._decisions.get(shape)
-        if decision is None:
-            if len(self._decisions) >= _CACHED_SHAPES:
-                self._decisions.clear()
-            decision = self._decisions[shape] = self._evaluate(request)
+        return self._remember(shape, request) if decision is None else decision
+
+    def decide_for(self, info: RequestInfo, user: UserInfo | None) -> Decision:
+        """`decide` for a request as the filters hold it: its shape (the same key) is read straight
+        from `info` and `user`, and the `Request` is built only for a shape not seen before."""
+        username, groups = (user.name, user.groups) if user is not None else ("", ())
+        if info.is_resource_request:
+            name = info.name if self._by_name else ""
+            shape = (username, groups, info.verb, info.namespace, info.api_group, info.resource, info.subresource, name)
+        else:
+            shape = (username, groups, info.verb, info.path)
+        decision = self._decisions.get(shape)
+        if decision is not None:
+            return decision
+        request = Request(
+            username,
+            groups,
+            info.verb,
+            info.is_resource_request,
+            info.path,
+            info.namespace,
+            info.api_group,
+            info.resource,
+            info.subresource,
+            info.name,
+        )
+        return self._remember(shape, request)
+
+    def _remember(self, shape: tuple[Any, ...], request: Request) -> Decision:
+        if len(self._decisions) >= _CACHED_SHAPES:
+            self._decisions.clear()
+        decision = self._decisions[shape] = self._evaluate(request)
         return decision
 
     def _evaluate(self, request: Request) -> Decision:

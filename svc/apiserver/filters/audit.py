@@ -14,7 +14,7 @@ from aiohttp import web
 
 from svc.apiserver.audit import event as events
 from svc.apiserver.audit.auditor import Auditor
-from svc.apiserver.audit.policy import Decision, Level, Request
+from svc.apiserver.audit.policy import Decision, Level
 from svc.apiserver.context import RequestContext
 from svc.apiserver.filters import Handler
 from svc.apiserver.request_body import BODY_KEY
@@ -47,24 +47,6 @@ def new_audit_id() -> str:
     return f"{digits[:8]}-{digits[8:12]}-4{digits[13:16]}-{variant}{digits[17:20]}-{digits[20:]}"
 
 
-def _policy_request(ctx: RequestContext) -> Request:
-    """What the policy decides on; an unauthenticated request has no user (matches no user rule)."""
-    info, user = ctx.info, ctx.user
-    assert info is not None
-    return Request(
-        user.name if user is not None else "",
-        user.groups if user is not None else (),
-        info.verb,
-        info.is_resource_request,
-        info.path,
-        info.namespace,
-        info.api_group,
-        info.resource,
-        info.subresource,
-        info.name,
-    )
-
-
 def _set_header(response: web.StreamResponse, audit_id: str) -> None:
     if not response.prepared:
         response.headers[AUDIT_ID_HEADER] = audit_id
@@ -73,12 +55,13 @@ def _set_header(response: web.StreamResponse, audit_id: str) -> None:
 async def audit(ctx: RequestContext, next_handler: Handler) -> web.StreamResponse:
     audit_id = ctx.request.headers.get(AUDIT_ID_HEADER) or new_audit_id()
     auditor: Auditor | None = ctx.server.audit
-    ctx.started_hooks.append(lambda response: _set_header(response, audit_id))
     if auditor is not None:
-        decision = auditor.policy.decide(_policy_request(ctx))
+        assert ctx.info is not None
+        decision = auditor.policy.decide_for(ctx.info, ctx.user)
         ctx.server.metrics.audit.level(decision.level)
         if decision.level is not Level.NONE:
             return await _audited(ctx, next_handler, auditor, decision, audit_id)
+    ctx.started_hooks.append(lambda response: _set_header(response, audit_id))
     try:
         response = await next_handler(ctx)
     except status.StatusError as error:
@@ -95,10 +78,6 @@ def _emit(
     if stage in decision.omit_stages:
         return None
     return auditor.process(events.stage(event, stage, annotations))
-
-
-async def _delivered(delivery: Awaitable[bool] | None) -> bool:
-    return True if delivery is None else await delivery
 
 
 def _authentication_methods(ctx: RequestContext) -> str:
@@ -128,12 +107,13 @@ async def audit_failed_authentication(ctx: RequestContext, error: status.StatusE
     auditor: Auditor | None = ctx.server.audit
     if auditor is None or ctx.info is None:
         return
-    decision = auditor.policy.decide(_policy_request(ctx))
+    decision = auditor.policy.decide_for(ctx.info, None)
     if decision.level is Level.NONE:
         return
     event = events.PendingEvent(decision.level, audit_id, ctx.request, ctx.info, None)
     event.status = (error.code, {"message": _authentication_methods(ctx)})
-    await _delivered(_emit(auditor, decision, event, "ResponseStarted", {}))
+    if (delivery := _emit(auditor, decision, event, "ResponseStarted", {})) is not None:
+        await delivery
 
 
 async def _audited(
@@ -143,44 +123,50 @@ async def _audited(
     event = events.PendingEvent(decision.level, audit_id, ctx.request, ctx.info, ctx.user)
     annotations: dict[str, str] = {}
     token = request_audit_annotations.set(annotations)
-    if not await _delivered(_emit(auditor, decision, event, "RequestReceived", annotations)) and auditor.strict:
+    delivery = _emit(auditor, decision, event, "RequestReceived", annotations)
+    if delivery is not None and not await delivery and auditor.strict:
         request_audit_annotations.reset(token)
         error = status.internal_error("failed to store audit event")
         error.headers[AUDIT_ID_HEADER] = audit_id
         raise error
 
     def started(response: web.StreamResponse) -> None:
+        """Before a streaming answer's headers: its Audit-ID, and the ResponseStarted event (one hook)."""
+        _set_header(response, audit_id)
         event.status = (response.status, None)
         _emit(auditor, decision, event, "ResponseStarted", annotations)
 
     ctx.started_hooks.append(started)
+    stage: str | None = "ResponseComplete"  # or Panic; None when the request is cancelled
     try:
         response = await next_handler(ctx)
     except status.StatusError as error:
         error.headers[AUDIT_ID_HEADER] = audit_id
         _complete(ctx, event, decision, error.code, error.status(), None)
-        await _delivered(_emit(auditor, decision, event, "ResponseComplete", annotations))
         raise
     except web.HTTPException as error:
         _complete(ctx, event, decision, error.status, None, None)
-        await _delivered(_emit(auditor, decision, event, "ResponseComplete", annotations))
         raise
     except StorageError as error:
         # Answered by the recovery filter (503 when the store is unreachable, else 500): not a panic.
         code = 503 if isinstance(error, StoreUnreachableError) else 500
         _complete(ctx, event, decision, code, {"status": "Failure", "message": str(error)}, None)
-        await _delivered(_emit(auditor, decision, event, "ResponseComplete", annotations))
         raise
     except Exception as error:
+        stage = "Panic"
         event.status = (500, {"status": "Failure", "reason": "InternalError", "message": f"APIServer panic'd: {error}"})
-        await _delivered(_emit(auditor, decision, event, "Panic", annotations))
         raise
+    except BaseException:
+        stage = None
+        raise
+    else:
+        _set_header(response, audit_id)
+        _complete(ctx, event, decision, response.status, None, response)
+        return response
     finally:
         request_audit_annotations.reset(token)
-    _set_header(response, audit_id)
-    _complete(ctx, event, decision, response.status, None, response)
-    await _delivered(_emit(auditor, decision, event, "ResponseComplete", annotations))
-    return response
+        if stage is not None and (delivery := _emit(auditor, decision, event, stage, annotations)) is not None:
+            await delivery
 
 
 def _complete(
@@ -191,29 +177,35 @@ def _complete(
     status_body: dict[str, Any] | None,
     response: web.StreamResponse | None,
 ) -> None:
-    """Add what is known once the answer is: the impersonated user, the objects, the status."""
+    """Add what is known once the answer is: the impersonated user, the objects, the status. Bodies
+    are read only where the event holds them or they complete it (a Metadata GET that succeeded
+    only sets its code)."""
+    info = ctx.info
+    assert info is not None
+    level = decision.level
     later: dict[str, Any] = {}
     if ctx.user is not None and ctx.user is not ctx.authenticated_user:
         later["impersonatedUser"] = events.user_info(ctx.user)
-    info = ctx.info
-    assert info is not None
-    sent = ctx.request.get(BODY_KEY)
-    request_object = events.decode_json(sent, ctx.request.content_type) if sent else None
-    if info.verb in _OBJECT_VERBS and (ref := events.completed_object_ref(event, request_object)) is not None:
-        later["objectRef"] = ref
+    request_object = None
+    if info.verb in _OBJECT_VERBS or level >= Level.REQUEST:
+        sent = ctx.request.get(BODY_KEY)
+        request_object = events.decode_json(sent, ctx.request.content_type) if sent else None
+        if info.verb in _OBJECT_VERBS and (ref := events.completed_object_ref(event, request_object)) is not None:
+            later["objectRef"] = ref
     response_object = None
     # The answer is read only when the event holds it or it may be a Status (an error, a delete).
-    wanted = decision.level >= Level.REQUEST_RESPONSE or code >= 300 or info.verb in _STATUS_VERBS
+    wanted = level >= Level.REQUEST_RESPONSE or code >= 300 or info.verb in _STATUS_VERBS
     if wanted and isinstance(response, web.Response) and isinstance(response.body, bytes):
         response_object = events.decode_json(response.body, response.content_type)
-    if status_body is None and isinstance(response_object, dict) and response_object.get("kind") == "Status":
-        status_body = response_object
+        if status_body is None and isinstance(response_object, dict) and response_object.get("kind") == "Status":
+            status_body = response_object
     event.status = (code, status_body)
-    strip = events.without_managed_fields if decision.omit_managed_fields else (lambda obj: obj)
-    if decision.level >= Level.REQUEST and request_object is not None:
-        later["requestObject"] = strip(request_object)
-    if decision.level >= Level.REQUEST_RESPONSE:
+    if level >= Level.REQUEST:
+        strip = events.without_managed_fields if decision.omit_managed_fields else (lambda obj: obj)
+        if request_object is not None:
+            later["requestObject"] = strip(request_object)
         body = response_object if response_object is not None else status_body
-        if body is not None:
+        if level >= Level.REQUEST_RESPONSE and body is not None:
             later["responseObject"] = strip(body)
-    event.later = later or None
+    if later:
+        event.later = later
