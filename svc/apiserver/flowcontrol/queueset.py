@@ -53,7 +53,7 @@ class Request:
     """User, verb and path, for `dump_requests`."""
     queue: Queue | None = None
     started: float = 0.0
-    charged_r: float = 0.0
+    running: bool = False
     waiter: asyncio.Future[None] | None = None
 
 
@@ -89,7 +89,7 @@ class QueueSet:
         self.queues = [Queue(index) for index in range(queuing.queues)] if queuing else []
         self.dealer = Dealer(queuing.queues, queuing.hand_size) if queuing else None
         self.seats_in_use = 0
-        self.executing: set[Request] = set()
+        self.executing = 0
         self.waiting_count = 0
         self.waiting_seats = 0
         self.active_queues = 0
@@ -200,15 +200,15 @@ class QueueSet:
 
     def _start(self, request: Request, now: float) -> None:
         request.started = now
+        request.running = True
         self.seats_in_use += request.width
-        self.executing.add(request)
+        self.executing += 1
         self.counts.dispatched += 1
         queue = request.queue
         if queue is not None:
             queue.executing += 1
             queue.seats_in_use += request.width
-            request.charged_r = request.width * SERVICE_TIME
-            queue.next_r += request.charged_r
+            queue.next_r += request.width * SERVICE_TIME
 
     def _dispatch(self) -> None:
         while self.waiting_count:
@@ -226,20 +226,56 @@ class QueueSet:
 
     def finish(self, request: Request) -> None:
         """The request ended (or a watch finished starting): free its seats, correct its queue's R."""
-        if request not in self.executing:
-            return
+        if request.running:
+            request.running = False
+            self.end(request.queue, request.width, request.started)
+
+    # -- the common case, without a Request ----------------------------------------------------
+    def start_at_once(self, flow: int, width: int) -> tuple[Queue | None, float] | None:
+        """What `offer` does when nobody waits and the seats are free, in one step: the request runs
+        now, in the returned queue (None on a level without queues) from the returned time. None
+        when it does not fit (or is wider than the limit): then `offer` decides."""
+        in_use = self.seats_in_use
+        if self.waiting_count or width > self.limit or (in_use and in_use + width > self.limit):
+            return None
         now = self._advance()
-        self.executing.discard(request)
-        self.seats_in_use -= request.width
-        queue = request.queue
+        queue = None
+        if self.dealer is not None:
+            hand = self.dealer.deal(flow)
+            queue = self.queues[hand[0]]
+            least = queue.seats_in_use  # nobody waits: a queue's work is its seats in use
+            for index in hand[1:]:
+                other = self.queues[index]
+                if other.seats_in_use < least:
+                    queue, least = other, other.seats_in_use
+            if not queue.executing:
+                queue.next_r = max(queue.next_r, self._r)
+                self.active_queues += 1
+            queue.executing += 1
+            queue.seats_in_use += width
+            queue.next_r += width * SERVICE_TIME
+        in_use += width
+        self.seats_in_use = in_use
+        self.executing += 1
+        self.counts.dispatched += 1
+        if in_use > self.peak_demand:
+            self.peak_demand = in_use
+        return queue, now
+
+    def end(self, queue: Queue | None, width: int, started: float) -> None:
+        """A request started at `started` in `queue` with `width` seats ended: free its seats, correct
+        its queue's R by what it actually took, and dispatch whoever waits."""
+        now = self._advance()
+        self.executing -= 1
+        self.seats_in_use -= width
         if queue is not None:
             queue.executing -= 1
-            queue.seats_in_use -= request.width
-            took = now - request.started
-            queue.next_r -= max(0.0, request.charged_r - request.width * took)
-            if not queue.busy():
+            queue.seats_in_use -= width
+            queue.next_r -= max(0.0, width * SERVICE_TIME - width * (now - started))
+            if not queue.executing and not queue.waiting:
                 self.active_queues -= 1
-        self._dispatch()
+        if self.waiting_count:
+            self._dispatch()
 
     # -- reporting ---------------------------------------------------------------------------
     def take_peak_demand(self) -> int:
