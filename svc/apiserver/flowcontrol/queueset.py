@@ -17,15 +17,17 @@ idle restarts at the current R, so no flow banks credit while it is away.
 from __future__ import annotations
 
 import asyncio
+import operator
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
-from svc.apiserver.flowcontrol.dealer import Dealer
+from svc.apiserver.flowcontrol.dealer import MEMO_SIZE, Dealer
 
 SERVICE_TIME = 60.0  # G: nominal seconds a request is charged for when it is dispatched
+_SEATS_IN_USE = operator.attrgetter("seats_in_use")
 
 
 class Outcome(Enum):
@@ -88,6 +90,7 @@ class QueueSet:
         self.queuing = queuing
         self.queues = [Queue(index) for index in range(queuing.queues)] if queuing else []
         self.dealer = Dealer(queuing.queues, queuing.hand_size) if queuing else None
+        self._hands: dict[int, tuple[Queue, ...]] = {}
         self.seats_in_use = 0
         self.executing = 0
         self.waiting_count = 0
@@ -106,6 +109,7 @@ class QueueSet:
         if queuing != self.queuing:
             self.queuing = queuing
             self.dealer = Dealer(queuing.queues, queuing.hand_size) if queuing else None
+            self._hands = {}
             count = queuing.queues if queuing else 0
             while len(self.queues) < count:
                 self.queues.append(Queue(len(self.queues)))
@@ -116,9 +120,20 @@ class QueueSet:
         """Move the virtual clock R up to now, at the rate of the interval just ended; now."""
         now = self.clock()
         if self.active_queues:
-            self._r += (now - self._r_updated) * min(self.seats_in_use, self.limit) / self.active_queues
+            in_use, limit = self.seats_in_use, self.limit
+            self._r += (now - self._r_updated) * (in_use if in_use < limit else limit) / self.active_queues
         self._r_updated = now
         return now
+
+    def _hand(self, flow: int) -> tuple[Queue, ...]:
+        """The queues the dealer deals `flow` (remembered per flow)."""
+        hand = self._hands.get(flow)
+        if hand is None:
+            assert self.dealer is not None
+            if len(self._hands) >= MEMO_SIZE:
+                self._hands.clear()
+            hand = self._hands[flow] = tuple(self.queues[index] for index in self.dealer.deal(flow))
+        return hand
 
     # -- admission ---------------------------------------------------------------------------
     def _fits(self, width: int) -> bool:
@@ -142,8 +157,7 @@ class QueueSet:
             self.counts.rejected += 1
             return Outcome.CONCURRENCY_LIMIT
         assert self.queuing is not None
-        hand = self.dealer.deal(request.flow)
-        queue = self._shortest(hand)
+        queue = self._shortest(self._hand(request.flow))
         if len(queue.waiting) >= self.queuing.queue_length_limit:
             self.counts.rejected += 1
             return Outcome.QUEUE_FULL
@@ -167,12 +181,11 @@ class QueueSet:
             return Outcome.DISPATCHED
         return None
 
-    def _shortest(self, hand: tuple[int, ...]) -> Queue:
+    def _shortest(self, hand: tuple[Queue, ...]) -> Queue:
         """The queue of the hand with the fewest seats waiting and running (the first of equals)."""
-        best = self.queues[hand[0]]
+        best = hand[0]
         best_work = best.seats_waiting + best.seats_in_use
-        for index in hand[1:]:
-            queue = self.queues[index]
+        for queue in hand[1:]:
             work = queue.seats_waiting + queue.seats_in_use
             if work < best_work:
                 best, best_work = queue, work
@@ -241,15 +254,11 @@ class QueueSet:
         now = self._advance()
         queue = None
         if self.dealer is not None:
-            hand = self.dealer.deal(flow)
-            queue = self.queues[hand[0]]
-            least = queue.seats_in_use  # nobody waits: a queue's work is its seats in use
-            for index in hand[1:]:
-                other = self.queues[index]
-                if other.seats_in_use < least:
-                    queue, least = other, other.seats_in_use
+            # nobody waits: a queue's work is its seats in use, and min keeps the first of equals
+            queue = min(self._hand(flow), key=_SEATS_IN_USE)
             if not queue.executing:
-                queue.next_r = max(queue.next_r, self._r)
+                if queue.next_r < self._r:
+                    queue.next_r = self._r
                 self.active_queues += 1
             queue.executing += 1
             queue.seats_in_use += width
@@ -271,7 +280,9 @@ class QueueSet:
         if queue is not None:
             queue.executing -= 1
             queue.seats_in_use -= width
-            queue.next_r -= max(0.0, width * SERVICE_TIME - width * (now - started))
+            unused = width * SERVICE_TIME - width * (now - started)
+            if unused > 0.0:
+                queue.next_r -= unused
             if not queue.executing and not queue.waiting:
                 self.active_queues -= 1
         if self.waiting_count:
