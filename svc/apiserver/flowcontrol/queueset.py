@@ -255,7 +255,10 @@ class QueueSet:
         queue = None
         if self.dealer is not None:
             # nobody waits: a queue's work is its seats in use, and min keeps the first of equals
-            queue = min(self._hand(flow), key=_SEATS_IN_USE)
+            hand = self._hand(flow)
+            queue = hand[0]
+            if queue.seats_in_use:
+                queue = min(hand, key=_SEATS_IN_USE)
             if not queue.executing:
                 if queue.next_r < self._r:
                     queue.next_r = self._r
