@@ -59,7 +59,7 @@ class Request:
     waiter: asyncio.Future[None] | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Queue:
     index: int
     waiting: deque[Request] = field(default_factory=deque)
@@ -72,7 +72,7 @@ class Queue:
         return bool(self.waiting) or self.executing > 0
 
 
-@dataclass
+@dataclass(slots=True)
 class Counts:
     dispatched: int = 0
     rejected: int = 0
