@@ -67,7 +67,7 @@ def priority_levels(controller: Controller) -> str:
         idle = queueset.seats_in_use == 0 and queueset.waiting_count == 0
         counts = queueset.counts
         rows.append(
-            (name, active, str(idle).lower(), "false", queueset.waiting_count, len(queueset.executing),
+            (name, active, str(idle).lower(), "false", queueset.waiting_count, queueset.executing,
              counts.dispatched, counts.rejected, counts.timed_out, counts.cancelled)
         )  # fmt: skip
     return _table(rows)

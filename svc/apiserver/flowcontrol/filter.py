@@ -91,12 +91,49 @@ async def _priority_and_fairness(
     ctx: RequestContext, next_handler: Handler, control: FlowControl
 ) -> web.StreamResponse:
     """Classify, take seats (or wait for them, or be refused), run the rest of the chain, give the
-    seats back."""
+    seats back.
+
+    The common case (a limited level with seats free and nobody waiting, not a watch) takes its
+    seats in one synchronous step and keeps what it needs to give them back in locals: no request
+    record, no future, no extra coroutine."""
     info, user = ctx.info, ctx.user
     assert info is not None and user is not None and control.controller is not None
     route = control.routes.route(control.controller.config, user, info)
     if route is None:  # only while the configuration is being replaced: serve rather than refuse
         return await next_handler(ctx)
+    queueset = route.level.queueset
+    verb = info.verb
+    if queueset is None or verb == "watch":
+        return await _admit_and_run(ctx, next_handler, control, route)
+    width = seats(ctx.server, ctx.request, info, route.level.max_seats) if verb == "list" else 1
+    running = queueset.start_at_once(route.flow, width)
+    if running is None:
+        return await _admit_and_run(ctx, next_handler, control, route, width)
+    queue, started = running
+    series = route.series
+    series.at_once += 1
+    series.executing += 1
+    series.executing_seats += width
+    try:
+        await asyncio.sleep(0)  # see `_let_arrivals_in`
+        response = await next_handler(ctx)
+    except status.StatusError as error:
+        error.headers.update(route.headers)
+        raise
+    finally:
+        series.executing -= 1
+        series.executing_seats -= width
+        queueset.end(queue, width, started)
+    route.set_headers(response)
+    return response
+
+
+async def _admit_and_run(
+    ctx: RequestContext, next_handler: Handler, control: FlowControl, route: Route, width: int = 0
+) -> web.StreamResponse:
+    """Every other case: the exempt level, watches, and requests that must queue or be refused."""
+    info, user = ctx.info, ctx.user
+    assert info is not None and user is not None
     watch = info.verb == "watch"
     if watch:  # the one request that sends its headers before its handler returns
         ctx.started_hooks.append(route.set_headers)
@@ -110,7 +147,7 @@ async def _priority_and_fairness(
         series.ran(0.0)
         series.executing += 1
     else:
-        width = seats(ctx.server, ctx.request, info, level.max_seats)
+        width = width or seats(ctx.server, ctx.request, info, level.max_seats)
         request = Request(route.schema.name, route.distinguisher, route.flow, width, time.monotonic())
         outcome = queueset.offer(request)
         waited = 0.0

@@ -92,8 +92,7 @@ class FlowControlMetrics:
 
     def _flush(self) -> None:
         for series in list(self._flows.values()):
-            series.dispatched.flush()
-            series.ran_at_once.flush()
+            series.flush()
 
     def child(self, metric: Any, labels: tuple[str, ...]) -> Any:
         key = (metric._name, labels)
@@ -116,23 +115,33 @@ class FlowSeries:
         self.inqueue = 0
         self.executing = 0
         self.executing_seats = 0
+        self.at_once = 0
+        """Requests dispatched without waiting (the request path adds to it directly)."""
+        self._after_wait = 0
         metrics.inqueue.labels(schema, level).set_function(lambda: self.inqueue)
         metrics.executing.labels(schema, level).set_function(lambda: self.executing)
         metrics.executing_seats.labels(schema, level).set_function(lambda: self.executing_seats)
         self.waited_then_ran = metrics.wait.labels(schema, level, "true")
         self.waited_then_refused = metrics.wait.labels(schema, level, "false")
-        self.dispatched = DeferredCount(metrics.dispatched.labels(schema, level))
+        self._dispatched = DeferredCount(metrics.dispatched.labels(schema, level))
         # What `observe(0)` adds, many at once: the first bucket (le=0) counts them, the sum stays.
         # prometheus-client has no public call for that; its buckets are kept uncumulated.
-        self.ran_at_once = DeferredCount(self.waited_then_ran._buckets[0])
+        self._ran_at_once = DeferredCount(self.waited_then_ran._buckets[0])
 
     def ran(self, waited: float) -> None:
         """A request was dispatched after `waited` seconds in its queue (0 when it ran at once)."""
-        self.dispatched.value += 1
         if waited:
+            self._after_wait += 1
             self.waited_then_ran.observe(waited)
         else:
-            self.ran_at_once.value += 1
+            self.at_once += 1
+
+    def flush(self) -> None:
+        """Bring the dispatched counter and the zero-wait bucket up to the integers (at scrape time)."""
+        self._dispatched.value = self.at_once + self._after_wait
+        self._ran_at_once.value = self.at_once
+        self._dispatched.flush()
+        self._ran_at_once.flush()
 
     def rejected(self, reason: str) -> Any:
         return self._metrics.child(self._metrics.rejected, (*self._labels, reason))

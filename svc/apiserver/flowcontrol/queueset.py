@@ -17,15 +17,17 @@ idle restarts at the current R, so no flow banks credit while it is away.
 from __future__ import annotations
 
 import asyncio
+import operator
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
-from svc.apiserver.flowcontrol.dealer import Dealer
+from svc.apiserver.flowcontrol.dealer import MEMO_SIZE, Dealer
 
 SERVICE_TIME = 60.0  # G: nominal seconds a request is charged for when it is dispatched
+_SEATS_IN_USE = operator.attrgetter("seats_in_use")
 
 
 class Outcome(Enum):
@@ -53,11 +55,11 @@ class Request:
     """User, verb and path, for `dump_requests`."""
     queue: Queue | None = None
     started: float = 0.0
-    charged_r: float = 0.0
+    running: bool = False
     waiter: asyncio.Future[None] | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Queue:
     index: int
     waiting: deque[Request] = field(default_factory=deque)
@@ -70,7 +72,7 @@ class Queue:
         return bool(self.waiting) or self.executing > 0
 
 
-@dataclass
+@dataclass(slots=True)
 class Counts:
     dispatched: int = 0
     rejected: int = 0
@@ -88,8 +90,9 @@ class QueueSet:
         self.queuing = queuing
         self.queues = [Queue(index) for index in range(queuing.queues)] if queuing else []
         self.dealer = Dealer(queuing.queues, queuing.hand_size) if queuing else None
+        self._hands: dict[int, tuple[Queue, ...]] = {}
         self.seats_in_use = 0
-        self.executing: set[Request] = set()
+        self.executing = 0
         self.waiting_count = 0
         self.waiting_seats = 0
         self.active_queues = 0
@@ -106,6 +109,7 @@ class QueueSet:
         if queuing != self.queuing:
             self.queuing = queuing
             self.dealer = Dealer(queuing.queues, queuing.hand_size) if queuing else None
+            self._hands = {}
             count = queuing.queues if queuing else 0
             while len(self.queues) < count:
                 self.queues.append(Queue(len(self.queues)))
@@ -116,9 +120,20 @@ class QueueSet:
         """Move the virtual clock R up to now, at the rate of the interval just ended; now."""
         now = self.clock()
         if self.active_queues:
-            self._r += (now - self._r_updated) * min(self.seats_in_use, self.limit) / self.active_queues
+            in_use, limit = self.seats_in_use, self.limit
+            self._r += (now - self._r_updated) * (in_use if in_use < limit else limit) / self.active_queues
         self._r_updated = now
         return now
+
+    def _hand(self, flow: int) -> tuple[Queue, ...]:
+        """The queues the dealer deals `flow` (remembered per flow)."""
+        hand = self._hands.get(flow)
+        if hand is None:
+            assert self.dealer is not None
+            if len(self._hands) >= MEMO_SIZE:
+                self._hands.clear()
+            hand = self._hands[flow] = tuple(self.queues[index] for index in self.dealer.deal(flow))
+        return hand
 
     # -- admission ---------------------------------------------------------------------------
     def _fits(self, width: int) -> bool:
@@ -142,8 +157,7 @@ class QueueSet:
             self.counts.rejected += 1
             return Outcome.CONCURRENCY_LIMIT
         assert self.queuing is not None
-        hand = self.dealer.deal(request.flow)
-        queue = self._shortest(hand)
+        queue = self._shortest(self._hand(request.flow))
         if len(queue.waiting) >= self.queuing.queue_length_limit:
             self.counts.rejected += 1
             return Outcome.QUEUE_FULL
@@ -167,12 +181,11 @@ class QueueSet:
             return Outcome.DISPATCHED
         return None
 
-    def _shortest(self, hand: tuple[int, ...]) -> Queue:
+    def _shortest(self, hand: tuple[Queue, ...]) -> Queue:
         """The queue of the hand with the fewest seats waiting and running (the first of equals)."""
-        best = self.queues[hand[0]]
+        best = hand[0]
         best_work = best.seats_waiting + best.seats_in_use
-        for index in hand[1:]:
-            queue = self.queues[index]
+        for queue in hand[1:]:
             work = queue.seats_waiting + queue.seats_in_use
             if work < best_work:
                 best, best_work = queue, work
@@ -200,15 +213,15 @@ class QueueSet:
 
     def _start(self, request: Request, now: float) -> None:
         request.started = now
+        request.running = True
         self.seats_in_use += request.width
-        self.executing.add(request)
+        self.executing += 1
         self.counts.dispatched += 1
         queue = request.queue
         if queue is not None:
             queue.executing += 1
             queue.seats_in_use += request.width
-            request.charged_r = request.width * SERVICE_TIME
-            queue.next_r += request.charged_r
+            queue.next_r += request.width * SERVICE_TIME
 
     def _dispatch(self) -> None:
         while self.waiting_count:
@@ -226,20 +239,57 @@ class QueueSet:
 
     def finish(self, request: Request) -> None:
         """The request ended (or a watch finished starting): free its seats, correct its queue's R."""
-        if request not in self.executing:
-            return
+        if request.running:
+            request.running = False
+            self.end(request.queue, request.width, request.started)
+
+    # -- the common case, without a Request ----------------------------------------------------
+    def start_at_once(self, flow: int, width: int) -> tuple[Queue | None, float] | None:
+        """What `offer` does when nobody waits and the seats are free, in one step: the request runs
+        now, in the returned queue (None on a level without queues) from the returned time. None
+        when it does not fit (or is wider than the limit): then `offer` decides."""
+        in_use = self.seats_in_use
+        if self.waiting_count or width > self.limit or (in_use and in_use + width > self.limit):
+            return None
         now = self._advance()
-        self.executing.discard(request)
-        self.seats_in_use -= request.width
-        queue = request.queue
+        queue = None
+        if self.dealer is not None:
+            # nobody waits: a queue's work is its seats in use, and min keeps the first of equals
+            hand = self._hand(flow)
+            queue = hand[0]
+            if queue.seats_in_use:
+                queue = min(hand, key=_SEATS_IN_USE)
+            if not queue.executing:
+                if queue.next_r < self._r:
+                    queue.next_r = self._r
+                self.active_queues += 1
+            queue.executing += 1
+            queue.seats_in_use += width
+            queue.next_r += width * SERVICE_TIME
+        in_use += width
+        self.seats_in_use = in_use
+        self.executing += 1
+        self.counts.dispatched += 1
+        if in_use > self.peak_demand:
+            self.peak_demand = in_use
+        return queue, now
+
+    def end(self, queue: Queue | None, width: int, started: float) -> None:
+        """A request started at `started` in `queue` with `width` seats ended: free its seats, correct
+        its queue's R by what it actually took, and dispatch whoever waits."""
+        now = self._advance()
+        self.executing -= 1
+        self.seats_in_use -= width
         if queue is not None:
             queue.executing -= 1
-            queue.seats_in_use -= request.width
-            took = now - request.started
-            queue.next_r -= max(0.0, request.charged_r - request.width * took)
-            if not queue.busy():
+            queue.seats_in_use -= width
+            unused = width * SERVICE_TIME - width * (now - started)
+            if unused > 0.0:
+                queue.next_r -= unused
+            if not queue.executing and not queue.waiting:
                 self.active_queues -= 1
-        self._dispatch()
+        if self.waiting_count:
+            self._dispatch()
 
     # -- reporting ---------------------------------------------------------------------------
     def take_peak_demand(self) -> int:

@@ -45,7 +45,7 @@ class Routes:
         self._schema_header = schema_header
         self._level_header = level_header
         self._config: Config | None = None
-        self._memo: dict[tuple[object, ...], Route | None] = {}
+        self._memo: dict[tuple[str | tuple[str, ...], ...], Route | None] = {}
 
     def route(self, config: Config, user: UserInfo, info: RequestInfo) -> Route | None:
         """The request's route under `config`; None when no schema matches (only while the
@@ -53,10 +53,11 @@ class Routes:
         if config is not self._config:
             self._config = config
             self._memo = {}
-        target = (
-            (info.api_group, info.resource, info.subresource, info.namespace) if info.is_resource_request else info.path
-        )
-        key = (user.name, user.groups, info.verb, target)
+        # one flat tuple: a resource request's key is longer than a path's, so the two never meet
+        if info.is_resource_request:
+            key = (user.name, user.groups, info.verb, info.api_group, info.resource, info.subresource, info.namespace)
+        else:
+            key = (user.name, user.groups, info.verb, info.path)
         found = self._memo.get(key, _UNKNOWN)
         if found is _UNKNOWN:
             found = self._make(config, user, info)

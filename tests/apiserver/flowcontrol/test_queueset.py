@@ -90,3 +90,39 @@ async def test_a_withdrawn_request_leaves_its_queue() -> None:
     queueset.offer(waiting)
     assert queueset.withdraw(waiting, timed_out=True)
     assert queueset.waiting_count == 0 and queueset.counts.timed_out == 1
+
+
+@in_loop
+async def test_a_request_started_at_once_counts_in_its_queue_so_the_next_one_picks_another() -> None:
+    queueset = QueueSet("level", 4, Queuing(queues=2, hand_size=2, queue_length_limit=10), Clock())
+    first = queueset.start_at_once(7, 1)
+    second = queueset.start_at_once(7, 1)
+    assert first is not None and second is not None
+    assert first[0] is not second[0]
+    assert queueset.seats_in_use == 2 and queueset.active_queues == 2 and queueset.counts.dispatched == 2
+
+
+@in_loop
+async def test_start_at_once_declines_when_the_seats_are_taken_or_someone_waits() -> None:
+    queueset = QueueSet("level", 1, Queuing(queues=1, hand_size=1, queue_length_limit=10), Clock())
+    running = queueset.start_at_once(1, 1)
+    assert running is not None
+    assert queueset.start_at_once(1, 1) is None
+    waiting = _request(1)
+    assert queueset.offer(waiting) is None
+    queueset.end(running[0], 1, running[1])
+    assert waiting.waiter is not None and waiting.waiter.done()
+    assert queueset.start_at_once(1, 1) is None  # the waiter, now running, holds the one seat
+
+
+@in_loop
+async def test_a_request_ending_early_gives_back_the_unused_part_of_its_charge() -> None:
+    clock = Clock()
+    queueset = QueueSet("level", 2, Queuing(queues=1, hand_size=1, queue_length_limit=10), clock)
+    running = queueset.start_at_once(1, 2)
+    assert running is not None
+    queue, started = running
+    assert queue is not None and queue.next_r == 2 * 60.0
+    clock.now += 1.0
+    queueset.end(queue, 2, started)
+    assert queue.next_r == 2 * 1.0 and queueset.active_queues == 0
