@@ -60,27 +60,23 @@ def track(scope: Scope, live: Obj | None, new: Obj) -> Obj:
     scope.store.strategy.normalize(new)
     if scope.store.omit_empty_served is not None:
         scope.store.omit_empty_served(new)
-    return record_update(
-        live,
-        new,
-        manager=manager_name(scope),
-        operation_time=now_rfc3339(),
-        subresource=scope.subresource,
-        schema=schema_for(scope.resource.definition),
-        ignored=_ignored(scope),
-    )
+    return _recorded(scope, live, new, scope.resource.definition)
 
 
 def track_scale(scope: Scope, live: Obj, new: Obj) -> Obj:
     """Records a write through `/scale` on the Scale object, as upstream's field manager of the scale
     subresource does (the registry carries the ownership of `spec.replicas` over to the parent)."""
+    return _recorded(scope, live, new, SCALE_DEFINITION)
+
+
+def _recorded(scope: Scope, live: Obj | None, new: Obj, definition: str) -> Obj:
     return record_update(
         live,
         new,
         manager=manager_name(scope),
         operation_time=now_rfc3339(),
         subresource=scope.subresource,
-        schema=schema_for(SCALE_DEFINITION),
+        schema=schema_for(definition),
         ignored=_ignored(scope),
     )
 
