@@ -2,7 +2,7 @@
 
 Two servers, each with one ConfigMap: one without audit flags, one with a policy putting every
 request at Metadata level and the JSON log backend writing to a file (the default blocking mode:
-two events a request, RequestReceived and ResponseComplete, written by the log thread). The same GET
+two events a request, RequestReceived and ResponseComplete, written by the event loop). The same GET
 runs against each in alternating rounds; each keeps its cheapest round (server CPU per request, the
 measure other processes on a shared machine barely move). Target (issue 20): under 15%.
 """

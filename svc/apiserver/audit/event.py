@@ -26,7 +26,7 @@ def timestamp(seconds: float) -> str:
     micros = round((seconds - whole) * 1_000_000)  # the difference is exact: no rounding but this one
     if micros == 1_000_000:
         whole, micros = whole + 1, 0
-    second = _second  # read once: the log writer thread and the event loop both stamp
+    second = _second  # read once: the batch worker thread and the event loop both stamp
     if second[0] != whole:
         second = _second = (whole, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)))
     return f"{second[1]}.{micros:06d}Z"

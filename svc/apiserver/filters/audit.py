@@ -36,7 +36,7 @@ whichever thread asks."""
 def new_audit_id() -> str:
     """A random (version 4) UUID as text, as upstream's Audit-ID. The bytes come from `os.urandom`
     as `uuid.uuid4` takes them, but drawn for many IDs at once: `os.urandom` lets go of the
-    interpreter lock, which invites the audit log's writer thread in on every request."""
+    interpreter lock, which invites any other thread (the store's writer, a batch worker) in on every request."""
     try:
         digits = _random_hex.pop()
     except IndexError:
