@@ -20,7 +20,7 @@ from svc.client.rest import ssl_context
 from svc.testing.harness import RunningServer
 
 DELAY = 4.0
-SLOW = 5.0
+SLOW = 8.0
 LOAD_THREADS = 3
 MAX_REQUESTS = 5000
 TEST_DEADLINE = 40.0

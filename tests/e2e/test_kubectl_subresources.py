@@ -95,7 +95,8 @@ def test_drain_respects_a_budget_then_evicts(kubectl) -> None:
     assert "Cannot evict pod as it would violate the pod's disruption budget." in refused.stderr + refused.stdout
     assert kubectl.run("get", "pod", "web", "-o", "name").stdout.strip() == "pod/web"
     _budget_status(kubectl, 1)
-    drained = kubectl.run("drain", "n1", "--force", "--timeout=30s")
+    # no kubelet runs on n1 to end the pod: without a grace period of 0 it would stay terminating for 30 s
+    drained = kubectl.run("drain", "n1", "--force", "--grace-period=0", "--timeout=30s")
     assert "pod/web evicted" in drained.stdout + drained.stderr
     assert kubectl.run("get", "pods", "-o", "name").stdout.strip() == ""
     node = json.loads(kubectl.run("get", "node", "n1", "-o", "json").stdout)
