@@ -16,6 +16,7 @@ from aiohttp import web
 
 from svc.api.schemas import schema_for
 from svc.apiserver.handlers.managed_fields import SCALE_DEFINITION, apply_configuration, track, track_scale
+from svc.apiserver.handlers.scale_writes import write_scale
 from svc.apiserver.handlers.scope import Scope
 from svc.machinery import status
 from svc.machinery.field_errors import aggregate_message, invalid
@@ -23,10 +24,8 @@ from svc.machinery.field_validation import check_fields
 from svc.machinery.patch.errors import PatchError
 from svc.machinery.patch.merge import apply_merge_patch
 from svc.machinery.patch.strategic import apply_strategic_merge_patch
-from svc.registry import scale
 from svc.wire.cbor_format import APPLY_PATCH_MEDIA_TYPE, CBOR
 from svc.wire.formats import YAML, DecodeError
-from svc.wire.negotiation import Negotiated
 from svc.wire.strict import decode_json_strict
 
 Obj = dict[str, Any]
@@ -230,7 +229,7 @@ async def patch(scope: Scope) -> web.StreamResponse:
     if patch_type in (APPLY_PATCH, APPLY_CBOR_PATCH):
         applied = _apply_transform(scope, patch_type, body, force)
         if scope.subresource == "scale":
-            return await _write_scale(scope, applied, negotiated)
+            return await write_scale(scope, applied, negotiated)
 
         async def apply_update(current: Obj | None) -> Obj:
             return applied(current)
@@ -255,7 +254,7 @@ async def patch(scope: Scope) -> web.StreamResponse:
             _validate_patched(scope, patch_, patched, level, SCALE_DEFINITION)
             return track_scale(scope, current, patched)
 
-        return await _write_scale(scope, rescaled, negotiated)
+        return await write_scale(scope, rescaled, negotiated)
 
     async def updated(current: Obj | None) -> Obj:
         if current is None:
@@ -274,17 +273,3 @@ async def patch(scope: Scope) -> web.StreamResponse:
         allow_create=False,
     )
     return scope.respond(200, stored, negotiated)
-
-
-async def _write_scale(scope: Scope, rescale: Callable[[Obj], Obj], negotiated: Negotiated) -> web.StreamResponse:
-    """A patch or apply through `/scale`: `rescale` maps the current Scale to the written one."""
-    stored = await scale.update_scale(
-        scope.store,
-        scope.namespace,
-        scope.name,
-        rescale,
-        admission=scope.server.admission,
-        user=scope.ctx.user,
-        options=scope.write_options(),
-    )
-    return scope.respond(200, scale.scale_of(scope.resource, stored, scope.store.strategy.scale_paths), negotiated)

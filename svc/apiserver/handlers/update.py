@@ -7,9 +7,9 @@ from typing import Any
 from aiohttp import web
 
 from svc.apiserver.handlers.managed_fields import track, track_scale
+from svc.apiserver.handlers.scale_writes import write_scale
 from svc.apiserver.handlers.scope import Scope
 from svc.machinery import status
-from svc.registry import scale
 
 
 async def update(scope: Scope) -> web.StreamResponse:
@@ -25,16 +25,9 @@ async def update(scope: Scope) -> web.StreamResponse:
     if given is not None and given != scope.name:
         raise status.bad_request(f"the name of the object ({given}) does not match the name on the URL ({scope.name})")
     if scope.subresource == "scale":
-        stored = await scale.update_scale(
-            scope.store,
-            scope.namespace,
-            scope.name,
-            lambda current: track_scale(scope, current, scope.store.objects.codec.copy(body)),
-            admission=scope.server.admission,
-            user=scope.ctx.user,
-            options=scope.write_options(),
+        return await write_scale(
+            scope, lambda current: track_scale(scope, current, scope.store.objects.codec.copy(body)), negotiated
         )
-        return scope.respond(200, scale.scale_of(scope.resource, stored, scope.store.strategy.scale_paths), negotiated)
 
     async def replace(current: dict[str, Any] | None) -> dict[str, Any]:
         return track(scope, current, scope.store.objects.codec.copy(body))
