@@ -23,9 +23,9 @@ from svc.api.resources import Resource, ResourceSet
 from svc.api.schemas import definitions
 from svc.apiserver import openapi_protobuf
 from svc.apiserver.conditional import not_modified
-from svc.apiserver.options import GIT_VERSION
 from svc.apiserver.responses import respond
 from svc.machinery import status
+from svc.version import GIT_VERSION
 from svc.wire.negotiation import parse_accept
 
 _V3_REF = "#/components/schemas/"

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
-from svc import __version__
 from svc.api.brand import PROFILES
 from svc.api.resources import parse_runtime_config
 from svc.apiserver import metrics_options, serving_options, versioning
@@ -57,10 +56,9 @@ from svc.registry.services.ranges import (
 )
 from svc.storage.etcd import options as etcd_options
 from svc.storage.etcd.options import EtcdOptions
+from svc.version import GIT_VERSION, UPSTREAM_VERSION
 from svc.wire.storage_codecs import storage_codec
 
-UPSTREAM_VERSION = "v1.36.0"
-GIT_VERSION = f"{UPSTREAM_VERSION}+svc.{__version__}"
 STORAGE_BACKENDS = ("sqlite", "store3")
 ANONYMOUS_WITH_ALWAYS_ALLOW = (
     "AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. "

@@ -60,7 +60,7 @@ from svc.apiserver.logs_handler import LOG_DIRECTORY
 from svc.apiserver.loops import compaction_loop, storage_size_loop
 from svc.apiserver.metrics import Metrics
 from svc.apiserver.openapi import OpenAPI
-from svc.apiserver.options import GIT_VERSION, Options
+from svc.apiserver.options import Options
 from svc.apiserver.peers.build import Peers, build_peers
 from svc.apiserver.pki import Pki, ensure_pki, serving_hosts
 from svc.apiserver.routes import endpoint
@@ -87,6 +87,7 @@ from svc.storage.backend import Backend
 from svc.storage.backends import Backends, open_backends
 from svc.storage.objects import ObjectStore
 from svc.storage.watch_cache import WatchCache
+from svc.version import GIT_VERSION
 from svc.wire.cbor_format import CBOR
 from svc.wire.formats import JSON, YAML, Format
 from svc.wire.negotiation import parse_accept

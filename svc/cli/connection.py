@@ -13,11 +13,11 @@ from pathlib import Path
 from urllib.parse import quote
 
 from svc.api.brand import SVC
-from svc.apiserver.options import GIT_VERSION
 from svc.cli.errors import CliError
 from svc.cli.flags import ClientFlags
 from svc.client.kubeconfig import ClientConfig, KubeconfigError, load_kubeconfig
 from svc.client.rest import RestClient
+from svc.version import GIT_VERSION
 
 USER_AGENT = f"svcctl/{GIT_VERSION} ({platform.system().lower()}/{platform.machine()})"
 

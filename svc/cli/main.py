@@ -8,7 +8,6 @@ import re
 import sys
 from typing import NoReturn
 
-from svc.apiserver.options import GIT_VERSION
 from svc.cli import connection, preferences
 from svc.cli.commands import create_quota
 from svc.cli.errors import CliError, ServerError
@@ -16,6 +15,7 @@ from svc.cli.flags import ClientFlags, add_client_flags, client_flags, normalize
 from svc.cli.output import parse_output, render
 from svc.cli.profiling import profiled
 from svc.client.rest import RestClient
+from svc.version import GIT_VERSION
 
 PROGRAM = "svcctl"
 

@@ -34,8 +34,9 @@ from svc.controllers.delegated_auth import DelegatedAuth
 from svc.controllers.delegated_certs import LookupFailed
 from svc.controllers.leaderelection import LeaderElectionConfig, LeaderElector
 from svc.controllers.manager import ControllerManager
-from svc.controllers.options import UPSTREAM_VERSION, Options, parse_options
+from svc.controllers.options import Options, parse_options
 from svc.controllers.serving import start_serving
+from svc.version import UPSTREAM_VERSION
 
 log = logging.getLogger("svc.controllers")
 

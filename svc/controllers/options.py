@@ -25,8 +25,8 @@ from svc.controllers.delegated_auth import DelegationOptions
 from svc.controllers.leader_migration import LeaderMigrationConfig
 from svc.controllers.leaderelection import JITTER
 from svc.controllers.log_output import TextOutput
+from svc.version import GIT_VERSION, UPSTREAM_VERSION
 
-UPSTREAM_VERSION = "v1.36.0"
 FLEX_VOLUME_DIRS = {
     "svc": "/usr/libexec/svc/svclet-plugins/volume/exec/",
     "kubernetes": "/usr/libexec/kubernetes/kubelet-plugins/volume/exec/",
@@ -270,9 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
 def parse_options(argv: list[str]) -> Options:
     args = build_parser().parse_args(argv)
     if args.version:
-        from svc import __version__
-
-        print(f"svc-controller-manager {UPSTREAM_VERSION}+svc.{__version__}")
+        print(f"svc-controller-manager {GIT_VERSION}")
         raise SystemExit(0)
     options = Options(**flags.given(args))
     options.cluster_signing_pairs = {
