@@ -242,17 +242,17 @@ def test_pretty_indents_json(api) -> None:
 
 
 @pytest.mark.parametrize("media_type", ["application/json", "application/yaml", PROTOBUF])
-def test_storage_media_type_stays_readable_after_change(svc_server_process, tmp_path, media_type) -> None:
-    from svc.testing.harness import stop_process
+def test_storage_media_type_stays_readable_after_change(tmp_path, media_type) -> None:
+    # A restart on the same data dir, in this process (a process restart proves no more here).
+    from svc.testing.harness import in_process_server
 
     data_dir = tmp_path / "data"
-    first = svc_server_process(f"--storage-media-type={media_type}", data_dir=data_dir)
     body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "kept"}, "data": {"a": "b"}}
-    assert first.client().request("POST", PATH, body=body).status == 201
-    stop_process(first)
+    with in_process_server(data_dir, f"--storage-media-type={media_type}") as first:
+        assert first.client().request("POST", PATH, body=body).status == 201
     other = "application/yaml" if media_type != "application/yaml" else "application/json"
-    second = svc_server_process(f"--storage-media-type={other}", data_dir=data_dir)
-    assert second.client().request("GET", f"{PATH}/kept").json()["data"] == {"a": "b"}
+    with in_process_server(data_dir, f"--storage-media-type={other}") as second:
+        assert second.client().request("GET", f"{PATH}/kept").json()["data"] == {"a": "b"}
 
 
 def _stored_value(server, name: str) -> bytes:
