@@ -75,6 +75,9 @@ class Options:
     advertise_address: str = ""
     external_hostname: str = ""
     data_dir: Path = Path(".svc-data")
+    store_durable: bool = True
+    """False only for servers a test harness runs in its own process: SQLite commits without fsync,
+    as etcd's `--unsafe-no-fsync` (an OS crash may lose the last commits; the process exiting does not)."""
     cert_dir: Path | None = None
     tls_cert_file: str = ""
     tls_private_key_file: str = ""

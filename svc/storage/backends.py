@@ -43,7 +43,7 @@ async def open_backends(options: Options) -> Backends:
     them cannot be reached within the storage initialization timeout."""
     if options.storage_backend != "store3":
         renames = earlier_layout_renames(options.store_prefix)
-        backend = SqliteBackend(options.data_dir / "state.db", renames=renames)
+        backend = SqliteBackend(options.data_dir / "state.db", renames=renames, durable=options.store_durable)
         await backend.start()
         return Backends(backend)
     by_servers: dict[tuple[str, ...], Backend] = {}

@@ -128,7 +128,9 @@ def _started(loop: asyncio.AbstractEventLoop, data_dir: Path, args: list[str]) -
     binds it (a busy test machine), so that case is retried on another port, twice at most."""
     attempt = 0
     while True:
-        server = Server(parse_options(_arguments(data_dir, free_port(), args)))
+        options = parse_options(_arguments(data_dir, free_port(), args))
+        options.store_durable = False  # nothing here outlives this process: no fsync per commit
+        server = Server(options)
         try:
             asyncio.run_coroutine_threadsafe(server.start(), loop).result(timeout=30)
             return server

@@ -107,11 +107,18 @@ class SqliteBackend:
     in_process = True
 
     def __init__(
-        self, path: str | Path, *, max_request_bytes: int = MAX_REQUEST_BYTES, renames: Mapping[str, str] | None = None
+        self,
+        path: str | Path,
+        *,
+        max_request_bytes: int = MAX_REQUEST_BYTES,
+        renames: Mapping[str, str] | None = None,
+        durable: bool = True,
     ) -> None:
         """`renames` maps key prefixes of an earlier layout to their prefixes now: keys found under one
-        are moved at start, in one transaction, before anything reads them."""
+        are moved at start, in one transaction, before anything reads them. Without `durable`, commits
+        skip fsync (test servers: see `Options.store_durable`)."""
         self._path = str(path)
+        self._durable = durable
         self._max_request_bytes = max_request_bytes
         self._renames = dict(renames or {})
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -144,6 +151,8 @@ class SqliteBackend:
         conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
         for pragma in schema.PRAGMAS:
             conn.execute(pragma)
+        if not self._durable:
+            conn.execute(schema.NOT_DURABLE)
         for statement in schema.CREATE:
             conn.execute(statement)
         if ("writer",) not in conn.execute(schema.LOG_COLUMNS).fetchall():

@@ -17,6 +17,7 @@ PRAGMAS = (
     "PRAGMA cache_size=-65536",
     "PRAGMA busy_timeout=5000",
 )
+NOT_DURABLE = "PRAGMA synchronous=OFF"
 
 CREATE = (
     """CREATE TABLE IF NOT EXISTS log (
