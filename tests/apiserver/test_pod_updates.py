@@ -100,9 +100,14 @@ def test_a_disabled_feature_field_is_dropped_before_the_ephemeral_container_is_j
     assert "lifecycle" not in stored
 
 
-def _resize(api, resources: dict):
-    patch = {"spec": {"containers": [{"name": "app", "resources": resources}]}}
-    return api.request("PATCH", f"{PODS}/p/resize", body=patch, content_type="application/strategic-merge-patch+json")
+def _resize(api, resources: dict, pod: str = "p"):
+    return _patch_resize(api, pod, {"spec": {"containers": [{"name": "app", "resources": resources}]}})
+
+
+def _patch_resize(api, pod: str, patch: dict):
+    return api.request(
+        "PATCH", f"{PODS}/{pod}/resize", body=patch, content_type="application/strategic-merge-patch+json"
+    )
 
 
 def test_resize_changes_resources_only(api) -> None:
@@ -193,3 +198,77 @@ def test_a_resize_owns_only_the_resources_it_changed(api) -> None:
     assert entry["fieldsV1"] == {
         "f:spec": {"f:containers": {'k:{"name":"app"}': {"f:resources": {"f:requests": {"f:cpu": {}}}}}}
     }
+
+
+def _pod(name: str, *, annotations: dict | None = None, **spec) -> dict:
+    resources = {"requests": {"cpu": "100m"}, "limits": {"cpu": "200m", "memory": "64Mi"}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "annotations": annotations or {}},
+        "spec": {"containers": [{"name": "app", "image": "i", "resources": resources}], **spec},
+    }
+
+
+# The svc profile spells upstream's `kubernetes.io/config.mirror` in its own label domain.
+STATIC = {"svc.io/config.mirror": "hash"}
+
+
+def _forbidden(answer) -> list[tuple[str, str]]:
+    """The fields and details of the Forbidden causes of a 422."""
+    assert answer.status == 422, answer.body
+    causes = answer.json()["details"]["causes"]
+    assert {c["reason"] for c in causes} == {"FieldValueForbidden"}
+    return [(c["field"], c["message"].removeprefix("Forbidden: ")) for c in causes]
+
+
+def test_a_static_pod_cannot_be_resized(api) -> None:
+    assert api.request("POST", PODS, body=_pod("static", annotations=STATIC, nodeName="n1")).status == 201
+    answer = _resize(api, {"requests": {"cpu": "150m"}}, pod="static")
+    assert _forbidden(answer) == [("[]", "static pods cannot be resized")]
+    assert answer.json()["message"] == 'Pod "static" is invalid: []: Forbidden: static pods cannot be resized'
+
+
+def test_a_windows_pod_cannot_be_resized(api) -> None:
+    assert api.request("POST", PODS, body=_pod("win", os={"name": "windows"})).status == 201
+    answer = _resize(api, {"requests": {"cpu": "150m"}}, pod="win")
+    assert _forbidden(answer) == [("[]", "windows pods cannot be resized")]
+
+
+def test_a_resize_may_not_change_a_resource_other_than_cpu_and_memory(api) -> None:
+    answer = _resize(api, {"limits": {"ephemeral-storage": "1Gi"}})
+    assert _forbidden(answer) == [("spec", "only cpu and memory resources are mutable")]
+    (container,) = api.request("GET", f"{PODS}/p").json()["spec"]["containers"]
+    assert "ephemeral-storage" not in container["resources"]["limits"]
+
+
+def test_a_resize_may_not_change_the_resize_policy(api) -> None:
+    policy = [{"resourceName": "memory", "restartPolicy": "RestartContainer"}]
+    answer = _patch_resize(api, "p", {"spec": {"containers": [{"name": "app", "resizePolicy": policy}]}})
+    assert _forbidden(answer) == [("spec", "only cpu and memory resources are mutable")]
+
+
+def test_a_sidecar_resize_may_not_change_a_resource_other_than_cpu_and_memory(api) -> None:
+    sidecar = {"name": "side", "image": "i", "restartPolicy": "Always", "resources": {"limits": {"memory": "64Mi"}}}
+    assert api.request("POST", PODS, body=_pod("sc", initContainers=[sidecar])).status == 201
+    resources = {"limits": {"memory": "64Mi", "ephemeral-storage": "1Gi"}}
+    patch = {"spec": {"initContainers": [{"name": "side", "resources": resources}]}}
+    answer = _patch_resize(api, "sc", patch)
+    message = "only cpu and memory resources for sidecar containers are mutable"
+    assert _forbidden(answer) == [("spec", message)]
+
+
+def test_a_memory_limit_may_be_decreased(api) -> None:
+    # Upstream refused it under the NotRequired restart policy in 1.33 only (allowed again since 1.34).
+    answer = _resize(api, {"limits": {"cpu": "200m", "memory": "32Mi"}})
+    assert answer.status == 200, answer.body
+    assert api.request("GET", f"{PODS}/p").json()["spec"]["containers"][0]["resources"]["limits"]["memory"] == "32Mi"
+
+
+def test_a_static_pod_takes_no_ephemeral_container(api) -> None:
+    assert api.request("POST", PODS, body=_pod("static", annotations=STATIC, nodeName="n1")).status == 201
+    pod = api.request("GET", f"{PODS}/static/ephemeralcontainers").json()
+    pod["spec"]["ephemeralContainers"] = [_debugger(ports=[{"containerPort": 80}])]
+    answer = api.request("PUT", f"{PODS}/static/ephemeralcontainers", body=pod)
+    assert _forbidden(answer) == [("[]", "static pods do not support ephemeral containers")]
+    assert "ephemeralContainers" not in api.request("GET", f"{PODS}/static").json()["spec"]

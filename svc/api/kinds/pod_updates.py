@@ -17,6 +17,7 @@ import copy
 from typing import Any
 
 from svc.api.kinds.pod_qos import qos_class
+from svc.api.kinds.resize_mutability import mutability_errors
 from svc.api.status_metadata import RESET_FOR_STATUS, status_metadata
 from svc.api.validation.go_diff import go_diff
 from svc.api.validation.pod_resources import pod_resources_errors
@@ -105,8 +106,15 @@ def ephemeral_containers_only(new: Obj, old: Obj) -> Obj:
     return result
 
 
-def ephemeral_containers_errors(new: Obj, old: Obj) -> list[FieldError]:
-    """Upstream's `ValidatePodEphemeralContainersUpdate` of the pod `ephemeral_containers_only` made."""
+def _annotated(pod: Obj, key: str) -> bool:
+    return key in ((pod.get("metadata") or {}).get("annotations") or {})
+
+
+def ephemeral_containers_errors(new: Obj, old: Obj, *, mirror: str) -> list[FieldError]:
+    """Upstream's `ValidatePodEphemeralContainersUpdate` of the pod `ephemeral_containers_only` made: a
+    static pod (its mirror carries the `mirror` annotation) takes none, and that is the only error told."""
+    if _annotated(old, mirror):
+        return [forbidden("[]", "static pods do not support ephemeral containers")]
     return _ephemeral_errors(new.get("spec") or {}, old.get("spec") or {})
 
 
@@ -165,13 +173,27 @@ def _removed(new: Obj, old: Obj, path: str) -> list[FieldError]:
     return errors
 
 
-def resize_errors(new: Obj, old: Obj, *, pod_level: bool) -> list[FieldError]:
-    """Upstream's `ValidatePodResize` of the pod `resize_only` made: without `pod_level`, a pod with
-    pod-level resources cannot be resized at all; with it, the pod-level resources are resized under the
-    containers' rules and must still cover what the containers request."""
-    spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
+def _refused_outright(spec: Obj, old: Obj, *, pod_level: bool, mirror: str) -> str:
+    """Why upstream refuses to resize the pod at all (its only error then), or "": pod-level resources
+    without `pod_level`, a static pod (its mirror carries the `mirror` annotation), a Windows pod."""
+    old_spec = old.get("spec") or {}
     if not pod_level and (_has_pod_level_resources(old_spec) or _has_pod_level_resources(spec)):
-        return [forbidden("[]", "pods with pod-level resources cannot be resized")]
+        return "pods with pod-level resources cannot be resized"
+    if _annotated(old, mirror):
+        return "static pods cannot be resized"
+    if (old_spec.get("os") or {}).get("name") == "windows":
+        return "windows pods cannot be resized"
+    return ""
+
+
+def resize_errors(new: Obj, old: Obj, *, pod_level: bool, mirror: str) -> list[FieldError]:
+    """Upstream's `ValidatePodResize` of the pod `resize_only` made: some pods cannot be resized at all;
+    with `pod_level`, the pod-level resources are resized under the containers' rules and must still
+    cover what the containers request; only cpu and memory change."""
+    spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
+    refusal = _refused_outright(spec, old, pod_level=pod_level, mirror=mirror)
+    if refusal:
+        return [forbidden("[]", refusal)]
     errors: list[FieldError] = []
     before = _resources_by_name(old_spec)
     for group in ("initContainers", "containers"):
@@ -179,6 +201,7 @@ def resize_errors(new: Obj, old: Obj, *, pod_level: bool) -> list[FieldError]:
             previous = (before.get(container.get("name")) or {}).get("resources") or {}
             path = f"spec.{group}[{index}].resources"
             errors += _removed(container.get("resources") or {}, previous, path)
+    errors += mutability_errors(spec, old_spec)
     if pod_level:
         errors += _removed(spec.get("resources") or {}, old_spec.get("resources") or {}, "spec.resources")
         errors += pod_resources_errors(spec, "spec")

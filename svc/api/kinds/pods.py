@@ -13,11 +13,15 @@ from svc.api.kinds.pod_updates import ephemeral_containers_errors, ephemeral_con
 from svc.api.status_metadata import kept_for
 from svc.api.strategy import Strategy, status_only
 from svc.api.validation.gates import Gates
+from svc.api.validation.pod_annotations import MIRROR
 
 
 def strategy(base: Strategy, gates: Gates) -> Strategy:
-    """With InPlacePodLevelResourcesVerticalScaling, a resize also changes the pod-level `spec.resources`."""
+    """With InPlacePodLevelResourcesVerticalScaling, a resize also changes the pod-level `spec.resources`;
+    a static pod (its mirror carries the profile's `config.mirror` annotation) is neither resized nor
+    debugged."""
     pod_level = gates.enabled("InPlacePodLevelResourcesVerticalScaling")
+    mirror = base.profile.label(MIRROR)
 
     def prepare_for_create(obj: dict[str, Any]) -> None:
         merge_label_keys(obj)
@@ -35,8 +39,8 @@ def strategy(base: Strategy, gates: Gates) -> Strategy:
         },
         subresource_validators={
             **base.subresource_validators,
-            "ephemeralcontainers": ephemeral_containers_errors,
-            "resize": functools.partial(resize_errors, pod_level=pod_level),
+            "ephemeralcontainers": functools.partial(ephemeral_containers_errors, mirror=mirror),
+            "resize": functools.partial(resize_errors, pod_level=pod_level, mirror=mirror),
         },
         deletion_grace=deletion_grace,
     )
