@@ -248,19 +248,20 @@ def test_a_resize_may_not_change_the_resize_policy(api) -> None:
     assert _forbidden(answer) == [("spec", "only cpu and memory resources are mutable")]
 
 
-def test_a_sidecar_resize_may_not_change_a_resource_other_than_cpu_and_memory(api) -> None:
+def test_an_init_container_resize_may_not_change_a_resource_other_than_cpu_and_memory(api) -> None:
     sidecar = {"name": "side", "image": "i", "restartPolicy": "Always", "resources": {"limits": {"memory": "64Mi"}}}
+    # InPlacePodVerticalScalingInitContainers (beta, on) resizes other init containers as sidecars.
     assert api.request("POST", PODS, body=_pod("sc", initContainers=[sidecar])).status == 201
     resources = {"limits": {"memory": "64Mi", "ephemeral-storage": "1Gi"}}
     patch = {"spec": {"initContainers": [{"name": "side", "resources": resources}]}}
     answer = _patch_resize(api, "sc", patch)
-    message = "only cpu and memory resources for sidecar containers are mutable"
-    assert _forbidden(answer) == [("spec", message)]
+    message = "only cpu and memory resources for init or sidecar containers are mutable"
+    assert _forbidden(answer) == [("spec.initContainers[0]", message)]
 
 
 def test_a_memory_limit_may_be_decreased(api) -> None:
     # Upstream refused it under the NotRequired restart policy in 1.33 only (allowed again since 1.34).
-    answer = _resize(api, {"limits": {"cpu": "200m", "memory": "32Mi"}})
+    answer = _resize(api, {"requests": {"memory": "32Mi"}, "limits": {"cpu": "200m", "memory": "32Mi"}})
     assert answer.status == 200, answer.body
     assert api.request("GET", f"{PODS}/p").json()["spec"]["containers"][0]["resources"]["limits"]["memory"] == "32Mi"
 
@@ -272,3 +273,20 @@ def test_a_static_pod_takes_no_ephemeral_container(api) -> None:
     answer = api.request("PUT", f"{PODS}/static/ephemeralcontainers", body=pod)
     assert _forbidden(answer) == [("[]", "static pods do not support ephemeral containers")]
     assert "ephemeralContainers" not in api.request("GET", f"{PODS}/static").json()["spec"]
+
+
+def test_a_non_sidecar_init_container_with_a_restart_policy_of_restart_container_cannot_be_resized(api) -> None:
+    policy = [{"resourceName": "memory", "restartPolicy": "RestartContainer"}]
+    init = {"name": "setup", "image": "i", "resizePolicy": policy, "resources": {"limits": {"memory": "64Mi"}}}
+    assert api.request("POST", PODS, body=_pod("ic", initContainers=[init])).status == 201
+    patch = {"spec": {"initContainers": [{"name": "setup", "resources": {"limits": {"memory": "128Mi"}}}]}}
+    detail = "non-sidecar init containers with a resize policy of RestartContainer cannot be resized"
+    assert _forbidden(_patch_resize(api, "ic", patch)) == [("spec.initContainers[0]", detail)]
+
+
+def test_a_resize_is_validated_as_the_whole_pod(api) -> None:
+    answer = _resize(api, {"requests": {"cpu": "300m"}})
+    assert answer.status == 422
+    (cause,) = answer.json()["details"]["causes"]
+    assert (cause["field"], cause["reason"]) == ("spec.containers[0].resources.requests", "FieldValueInvalid")
+    assert cause["message"] == 'Invalid value: "300m": must be less than or equal to cpu limit of 200m'

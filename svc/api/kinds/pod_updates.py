@@ -3,8 +3,8 @@
 Through `ephemeralcontainers` only `spec.ephemeralContainers` changes, and only by adding: an ephemeral
 container, once added, can be neither changed nor removed (upstream
 `ValidatePodEphemeralContainersUpdate`). Through `resize` only the containers' `resources` and
-`resizePolicy` change (and the pod-level `resources` under InPlacePodLevelResourcesVerticalScaling), and
-the pod's QoS class must stay what it was (`ValidatePodResize`).
+`resizePolicy` change (and the pod-level `resources` under InPlacePodLevelResourcesVerticalScaling),
+judged by `pod_resize`.
 
 Both run after mutating admission, on the pod it admitted, and after the request's defaults: upstream's
 strategies take their part of the pod in `PrepareForUpdate`, which the store calls once admission has
@@ -16,11 +16,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from svc.api.kinds.pod_qos import qos_class
-from svc.api.kinds.resize_mutability import mutability_errors
 from svc.api.status_metadata import RESET_FOR_STATUS, status_metadata
 from svc.api.validation.go_diff import go_diff
-from svc.api.validation.pod_resources import pod_resources_errors
 from svc.machinery.field_errors import (
     FieldError,
     duplicate,
@@ -156,56 +153,3 @@ def _copy(source: Obj, target: Obj, fields: tuple[str, ...]) -> None:
             target[field] = source[field]
         else:
             target.pop(field, None)
-
-
-def _has_pod_level_resources(spec: Obj) -> bool:
-    resources = spec.get("resources") or {}
-    return bool(resources.get("requests") or resources.get("limits"))
-
-
-def _removed(new: Obj, old: Obj, path: str) -> list[FieldError]:
-    """Upstream's rule for a resize: requests and limits may change, never go away."""
-    errors: list[FieldError] = []
-    for kind in ("requests", "limits"):
-        current = new.get(kind) or {}
-        if any(resource not in current for resource in old.get(kind) or {}):
-            errors.append(forbidden(f"{path}.{kind}", f"resource {kind} cannot be removed"))
-    return errors
-
-
-def _refused_outright(spec: Obj, old: Obj, *, pod_level: bool, mirror: str) -> str:
-    """Why upstream refuses to resize the pod at all (its only error then), or "": pod-level resources
-    without `pod_level`, a static pod (its mirror carries the `mirror` annotation), a Windows pod."""
-    old_spec = old.get("spec") or {}
-    if not pod_level and (_has_pod_level_resources(old_spec) or _has_pod_level_resources(spec)):
-        return "pods with pod-level resources cannot be resized"
-    if _annotated(old, mirror):
-        return "static pods cannot be resized"
-    if (old_spec.get("os") or {}).get("name") == "windows":
-        return "windows pods cannot be resized"
-    return ""
-
-
-def resize_errors(new: Obj, old: Obj, *, pod_level: bool, mirror: str) -> list[FieldError]:
-    """Upstream's `ValidatePodResize` of the pod `resize_only` made: some pods cannot be resized at all;
-    with `pod_level`, the pod-level resources are resized under the containers' rules and must still
-    cover what the containers request; only cpu and memory change."""
-    spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
-    refusal = _refused_outright(spec, old, pod_level=pod_level, mirror=mirror)
-    if refusal:
-        return [forbidden("[]", refusal)]
-    errors: list[FieldError] = []
-    before = _resources_by_name(old_spec)
-    for group in ("initContainers", "containers"):
-        for index, container in enumerate(spec.get(group) or []):
-            previous = (before.get(container.get("name")) or {}).get("resources") or {}
-            path = f"spec.{group}[{index}].resources"
-            errors += _removed(container.get("resources") or {}, previous, path)
-    errors += mutability_errors(spec, old_spec)
-    if pod_level:
-        errors += _removed(spec.get("resources") or {}, old_spec.get("resources") or {}, "spec.resources")
-        errors += pod_resources_errors(spec, "spec")
-    old_class = (old.get("status") or {}).get("qosClass") or qos_class(old_spec)
-    if qos_class(spec) != old_class:
-        errors.append(invalid("spec", old_class, "Pod QOS Class may not change as a result of resizing"))
-    return errors
