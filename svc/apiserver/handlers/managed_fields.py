@@ -61,7 +61,10 @@ def track(scope: Scope, live: Obj | None, new: Obj) -> Obj:
     scope.store.strategy.normalize(new)
     scope.store.prune_served(new)
     sent_empty = {key: new.pop(key) for key in scope.store.strategy.nil_distinct_maps if key in new and not new[key]}
-    return {**_recorded(scope, live, new, scope.resource.definition), **sent_empty}
+    recorded = _recorded(scope, live, new, scope.resource.definition)
+    if sent_empty:
+        recorded.update(sent_empty)
+    return recorded
 
 
 def track_scale(scope: Scope, live: Obj, new: Obj) -> Obj:
