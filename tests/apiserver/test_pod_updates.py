@@ -82,6 +82,12 @@ def test_an_ephemeral_container_cannot_be_changed(api) -> None:
             "spec.ephemeralContainers[0].targetContainerName",
             "FieldValueNotFound",
         ),
+        (
+            # judged with the whole pod: the mount must name one of its volumes
+            _debugger(volumeMounts=[{"name": "data", "mountPath": "/data"}]),
+            "spec.ephemeralContainers[0].volumeMounts[0].name",
+            "FieldValueNotFound",
+        ),
     ],
 )
 def test_invalid_ephemeral_containers_are_refused(api, container, field, reason) -> None:
@@ -290,3 +296,13 @@ def test_a_resize_is_validated_as_the_whole_pod(api) -> None:
     (cause,) = answer.json()["details"]["causes"]
     assert (cause["field"], cause["reason"]) == ("spec.containers[0].resources.requests", "FieldValueInvalid")
     assert cause["message"] == 'Invalid value: "300m": must be less than or equal to cpu limit of 200m'
+
+
+def test_an_ephemeral_container_may_not_mount_a_subpath(api) -> None:
+    mount = {"name": "data", "mountPath": "/data", "subPath": "x"}
+    answer = _add_ephemeral(api, _debugger(volumeMounts=[mount]))
+    assert answer.status == 422
+    assert [(c["field"], c["reason"]) for c in answer.json()["details"]["causes"]] == [
+        ("spec.ephemeralContainers[0].volumeMounts[0].name", "FieldValueNotFound"),
+        ("spec.ephemeralContainers[0].volumeMounts[0].subPath", "FieldValueForbidden"),
+    ]

@@ -14,33 +14,17 @@ mutated the request's object, so what a webhook changes elsewhere is dropped lik
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from svc.api.status_metadata import RESET_FOR_STATUS, status_metadata
 from svc.api.validation.go_diff import go_diff
 from svc.machinery.field_errors import (
     FieldError,
-    duplicate,
     forbidden,
-    invalid,
-    not_found,
-    required,
 )
-from svc.machinery.validation import is_dns1123_label
 
 Obj = dict[str, Any]
-# Container fields an ephemeral container may not set (it runs beside the pod, never as a service).
-_NOT_FOR_EPHEMERAL = (
-    "ports",
-    "livenessProbe",
-    "readinessProbe",
-    "startupProbe",
-    "lifecycle",
-    "resources",
-    "resizePolicy",
-    "restartPolicy",
-    "restartPolicyRules",
-)
 
 
 def _with_metadata_of(new: Obj, old: Obj) -> Obj:
@@ -52,29 +36,9 @@ def _with_metadata_of(new: Obj, old: Obj) -> Obj:
     return result
 
 
-def _ephemeral_errors(spec: Obj, old_spec: Obj) -> list[FieldError]:
+def _kept_errors(spec: Obj, old_spec: Obj) -> list[FieldError]:
+    """Ephemeral containers, once added, are neither removed nor changed."""
     errors: list[FieldError] = []
-    regular = [c.get("name") for c in (spec.get("initContainers") or []) + (spec.get("containers") or [])]
-    names = set(regular)
-    targets = set(regular)
-    for index, container in enumerate(spec.get("ephemeralContainers") or []):
-        path = f"spec.ephemeralContainers[{index}]"
-        name = container.get("name") or ""
-        if not name:
-            errors.append(required(f"{path}.name"))
-        else:
-            errors += [invalid(f"{path}.name", name, message) for message in is_dns1123_label(name)]
-            if name in names:
-                errors.append(duplicate(f"{path}.name", name))
-            names.add(name)
-        if not container.get("image"):
-            errors.append(required(f"{path}.image"))
-        for field in _NOT_FOR_EPHEMERAL:
-            if container.get(field):
-                errors.append(forbidden(f"{path}.{field}", "cannot be set for an Ephemeral Container"))
-        target = container.get("targetContainerName")
-        if target and target not in targets:
-            errors.append(not_found(f"{path}.targetContainerName", target))
     by_name = {c.get("name"): c for c in spec.get("ephemeralContainers") or []}
     for previous in old_spec.get("ephemeralContainers") or []:
         name = previous.get("name")
@@ -107,12 +71,17 @@ def _annotated(pod: Obj, key: str) -> bool:
     return key in ((pod.get("metadata") or {}).get("annotations") or {})
 
 
-def ephemeral_containers_errors(new: Obj, old: Obj, *, mirror: str) -> list[FieldError]:
-    """Upstream's `ValidatePodEphemeralContainersUpdate` of the pod `ephemeral_containers_only` made: a
-    static pod (its mirror carries the `mirror` annotation) takes none, and that is the only error told."""
+def ephemeral_containers_errors(
+    new: Obj, old: Obj, *, mirror: str, pod_errors: Callable[[Obj, Obj], list[FieldError]]
+) -> list[FieldError]:
+    """Upstream's `ValidatePodEphemeralContainersUpdate` of the pod `ephemeral_containers_only` made: the
+    pod validated as a whole (`pod_errors`, which judges the ephemeral containers), then, but for a
+    static pod (its mirror carries the `mirror` annotation; that refusal is then the only error told),
+    the ephemeral containers already there kept as they were."""
+    errors = pod_errors(new, old)
     if _annotated(old, mirror):
         return [forbidden("[]", "static pods do not support ephemeral containers")]
-    return _ephemeral_errors(new.get("spec") or {}, old.get("spec") or {})
+    return errors + _kept_errors(new.get("spec") or {}, old.get("spec") or {})
 
 
 def _resources_by_name(spec: Obj) -> dict[str, Obj]:

@@ -56,7 +56,7 @@ def strategy(base: Strategy, gates: Gates) -> Strategy:
         },
         subresource_validators={
             **base.subresource_validators,
-            "ephemeralcontainers": functools.partial(ephemeral_containers_errors, mirror=mirror),
+            "ephemeralcontainers": functools.partial(ephemeral_containers_errors, mirror=mirror, pod_errors=pod_errors),
             "resize": functools.partial(resize_errors, rules=resize),
         },
         deletion_grace=deletion_grace,
