@@ -164,9 +164,11 @@ class GenericStore:
         it (omit_empty.py), but for the maps the kind's checks tell from absent ones when sent empty."""
         if self.omit_empty_served is None:
             return
-        sent_empty = {key: obj[key] for key in self.strategy.nil_distinct_maps if obj.get(key) == {}}
+        kept = self.strategy.nil_distinct_maps
+        sent_empty = {key: obj[key] for key in kept if obj.get(key) == {}} if kept else None
         self.omit_empty_served(obj)
-        obj.update(sent_empty)
+        if sent_empty:
+            obj.update(sent_empty)
 
     def _stored(self, obj: Obj) -> Obj:
         """A served object as it is written: in the storage version when that has another shape, and

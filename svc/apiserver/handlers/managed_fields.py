@@ -60,11 +60,11 @@ def track(scope: Scope, live: Obj | None, new: Obj) -> Obj:
     kind's update checks tell from an absent one when sent empty goes on to them (`prune_served`)."""
     scope.store.strategy.normalize(new)
     scope.store.prune_served(new)
-    sent_empty = {key: new.pop(key) for key in scope.store.strategy.nil_distinct_maps if key in new and not new[key]}
-    recorded = _recorded(scope, live, new, scope.resource.definition)
-    if sent_empty:
-        recorded.update(sent_empty)
-    return recorded
+    kept = scope.store.strategy.nil_distinct_maps
+    if not kept:
+        return _recorded(scope, live, new, scope.resource.definition)
+    sent_empty = {key: new.pop(key) for key in kept if key in new and not new[key]}
+    return {**_recorded(scope, live, new, scope.resource.definition), **sent_empty}
 
 
 def track_scale(scope: Scope, live: Obj, new: Obj) -> Obj:
