@@ -306,3 +306,13 @@ def test_an_ephemeral_container_may_not_mount_a_subpath(api) -> None:
         ("spec.ephemeralContainers[0].volumeMounts[0].name", "FieldValueNotFound"),
         ("spec.ephemeralContainers[0].volumeMounts[0].subPath", "FieldValueForbidden"),
     ]
+
+
+def test_without_the_gate_a_non_sidecar_init_container_is_not_resized(svc_server_factory) -> None:
+    server = svc_server_factory("--feature-gates=InPlacePodVerticalScalingInitContainers=false")
+    api = server.client()
+    init = {"name": "setup", "image": "i", "resources": {"limits": {"memory": "64Mi"}}}
+    assert api.request("POST", PODS, body=_pod("ic", initContainers=[init])).status == 201
+    patch = {"spec": {"initContainers": [{"name": "setup", "resources": {"limits": {"memory": "128Mi"}}}]}}
+    detail = "resources for non-sidecar init containers are immutable"
+    assert _forbidden(_patch_resize(api, "ic", patch)) == [("spec", detail)]
