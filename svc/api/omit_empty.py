@@ -9,7 +9,10 @@ store drops those values from what it writes, so the stored object, the write's 
 watch events are the same whatever `--storage-media-type` says. Upstream's own code does not see
 them either: its field manager reads objects through their Go types (`ToUnstructured` skips them),
 and its update checks compare with `Semantic.DeepEqual` (an empty list equals an absent one); so an
-`Update` entry is recorded, and an update checked, on the pruned object too.
+`Update` entry is recorded, and an update checked, on the pruned object too. The exception is the few
+checks that compare with `reflect.DeepEqual`, where a map sent as `{}` differs from the nil map of an
+object stored without it (an immutable ConfigMap's or Secret's data): the kind names those maps
+(`Strategy.nil_distinct_maps`) and `GenericStore.prune_served` leaves them, sent empty, to the checks.
 
 Which fields is derived from the message table of the built-in kinds (upstream's `generated.proto`
 and Go struct tags, see tools/gen_proto_table.py), exactly as the Protobuf codec round trip drops

@@ -91,6 +91,10 @@ class Strategy:
     fields field validation reports); built-in kinds are checked against their Go types instead."""
     scale_paths: ScalePaths | None = None
     """Where the scale subresource reads and writes; None: a workload's `spec.replicas`."""
+    nil_distinct_maps: tuple[str, ...] = ()
+    """Top-level maps an update check compares as Go's `reflect.DeepEqual` does, where a map sent as `{}`
+    differs from one never sent (ConfigMap and Secret data under `immutable`): the served prune leaves
+    them sent empty for the checks, and the stored object drops them still."""
 
     @property
     def has_status(self) -> bool:

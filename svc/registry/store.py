@@ -123,7 +123,8 @@ class GenericStore:
     """Drops the empty values upstream's Go types never give back from what is written (omit_empty.py)."""
     omit_empty_served: Prune | None = field(init=False)
     """The same for the served version, so an update's checks see an empty value as absent, as upstream
-    compares its Go types (`Semantic.DeepEqual`: a PUT with `volumes: []` changes no immutable field)."""
+    compares its Go types (`Semantic.DeepEqual`: a PUT with `volumes: []` changes no immutable field);
+    see `prune_served`."""
     on_storage_list: Callable[[int, int], None] | None = None
     """Told the objects read and returned by each list served from storage (metrics)."""
 
@@ -157,6 +158,17 @@ class GenericStore:
         obj["apiVersion"] = self.resource.api_version
         obj["kind"] = self.resource.kind
         return obj
+
+    def prune_served(self, obj: Obj) -> None:
+        """Drops the empty values upstream never gives back from a request's object, as its checks see
+        it (omit_empty.py), but for the maps the kind's checks tell from absent ones when sent empty."""
+        if self.omit_empty_served is None:
+            return
+        kept = self.strategy.nil_distinct_maps
+        sent_empty = {key: obj[key] for key in kept if obj.get(key) == {}} if kept else None
+        self.omit_empty_served(obj)
+        if sent_empty:
+            obj.update(sent_empty)
 
     def _stored(self, obj: Obj) -> Obj:
         """A served object as it is written: in the storage version when that has another shape, and
@@ -531,8 +543,7 @@ class GenericStore:
             elif version != current_version:
                 raise status.stale_conflict(self.resource.group_resource, name)
             self.strategy.default(obj)
-            if self.omit_empty_served is not None:
-                self.omit_empty_served(obj)
+            self.prune_served(obj)
             attributes = self._attributes(Operation.UPDATE, namespace, name, user, options)
             attributes.object, attributes.old_object = obj, current
             await admission.admit(attributes)

@@ -129,7 +129,7 @@ def test_a_resize_cannot_remove_a_pod_level_limit(svc_server: RunningServer) -> 
     answer = api.request("PATCH", f"{PODS}/p/resize", body=patch, content_type="application/json-patch+json")
     assert answer.status == 422
     causes = [(c["field"], c["message"]) for c in answer.json()["details"]["causes"]]
-    assert ("spec.resources.limits", "Forbidden: resource limits cannot be removed") in causes
+    assert ("spec.resources.limits", "Forbidden: pod-level resource limits cannot be removed") in causes
 
 
 def test_a_resize_below_what_the_containers_request_is_refused(svc_server: RunningServer) -> None:
@@ -148,8 +148,9 @@ def test_without_the_gate_a_pod_with_pod_level_resources_cannot_be_resized(svc_s
     api = server.client()
     answer = _resize_pod_level(api, {"requests": {"cpu": "350m"}})
     assert answer.status == 422
-    assert (
-        answer.json()["message"] == 'Pod "p" is invalid: []: Forbidden: pods with pod-level resources cannot be resized'
+    assert answer.json()["message"] == (
+        'Pod "p" is invalid: []: Forbidden: resize of pods with pod-level resources is forbidden when '
+        "InPlacePodLevelResourcesVerticalScalingEnabled feature gate is disabled"
     )
     assert api.request("GET", f"{PODS}/p").json()["spec"]["resources"]["requests"]["cpu"] == "300m"
 

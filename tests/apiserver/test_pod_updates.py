@@ -82,6 +82,12 @@ def test_an_ephemeral_container_cannot_be_changed(api) -> None:
             "spec.ephemeralContainers[0].targetContainerName",
             "FieldValueNotFound",
         ),
+        (
+            # judged with the whole pod: the mount must name one of its volumes
+            _debugger(volumeMounts=[{"name": "data", "mountPath": "/data"}]),
+            "spec.ephemeralContainers[0].volumeMounts[0].name",
+            "FieldValueNotFound",
+        ),
     ],
 )
 def test_invalid_ephemeral_containers_are_refused(api, container, field, reason) -> None:
@@ -100,9 +106,14 @@ def test_a_disabled_feature_field_is_dropped_before_the_ephemeral_container_is_j
     assert "lifecycle" not in stored
 
 
-def _resize(api, resources: dict):
-    patch = {"spec": {"containers": [{"name": "app", "resources": resources}]}}
-    return api.request("PATCH", f"{PODS}/p/resize", body=patch, content_type="application/strategic-merge-patch+json")
+def _resize(api, resources: dict, pod: str = "p"):
+    return _patch_resize(api, pod, {"spec": {"containers": [{"name": "app", "resources": resources}]}})
+
+
+def _patch_resize(api, pod: str, patch: dict):
+    return api.request(
+        "PATCH", f"{PODS}/{pod}/resize", body=patch, content_type="application/strategic-merge-patch+json"
+    )
 
 
 def test_resize_changes_resources_only(api) -> None:
@@ -193,3 +204,115 @@ def test_a_resize_owns_only_the_resources_it_changed(api) -> None:
     assert entry["fieldsV1"] == {
         "f:spec": {"f:containers": {'k:{"name":"app"}': {"f:resources": {"f:requests": {"f:cpu": {}}}}}}
     }
+
+
+def _pod(name: str, *, annotations: dict | None = None, **spec) -> dict:
+    resources = {"requests": {"cpu": "100m"}, "limits": {"cpu": "200m", "memory": "64Mi"}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "annotations": annotations or {}},
+        "spec": {"containers": [{"name": "app", "image": "i", "resources": resources}], **spec},
+    }
+
+
+# The svc profile spells upstream's `kubernetes.io/config.mirror` in its own label domain.
+STATIC = {"svc.io/config.mirror": "hash"}
+
+
+def _forbidden(answer) -> list[tuple[str, str]]:
+    """The fields and details of the Forbidden causes of a 422."""
+    assert answer.status == 422, answer.body
+    causes = answer.json()["details"]["causes"]
+    assert {c["reason"] for c in causes} == {"FieldValueForbidden"}
+    return [(c["field"], c["message"].removeprefix("Forbidden: ")) for c in causes]
+
+
+def test_a_static_pod_cannot_be_resized(api) -> None:
+    assert api.request("POST", PODS, body=_pod("static", annotations=STATIC, nodeName="n1")).status == 201
+    answer = _resize(api, {"requests": {"cpu": "150m"}}, pod="static")
+    assert _forbidden(answer) == [("[]", "static pods cannot be resized")]
+    assert answer.json()["message"] == 'Pod "static" is invalid: []: Forbidden: static pods cannot be resized'
+
+
+def test_a_windows_pod_cannot_be_resized(api) -> None:
+    assert api.request("POST", PODS, body=_pod("win", os={"name": "windows"})).status == 201
+    answer = _resize(api, {"requests": {"cpu": "150m"}}, pod="win")
+    assert _forbidden(answer) == [("[]", "windows pods cannot be resized")]
+
+
+def test_a_resize_may_not_change_a_resource_other_than_cpu_and_memory(api) -> None:
+    answer = _resize(api, {"limits": {"ephemeral-storage": "1Gi"}})
+    assert _forbidden(answer) == [("spec", "only cpu and memory resources are mutable")]
+    (container,) = api.request("GET", f"{PODS}/p").json()["spec"]["containers"]
+    assert "ephemeral-storage" not in container["resources"]["limits"]
+
+
+def test_a_resize_may_not_change_the_resize_policy(api) -> None:
+    policy = [{"resourceName": "memory", "restartPolicy": "RestartContainer"}]
+    answer = _patch_resize(api, "p", {"spec": {"containers": [{"name": "app", "resizePolicy": policy}]}})
+    assert _forbidden(answer) == [("spec", "only cpu and memory resources are mutable")]
+
+
+def test_an_init_container_resize_may_not_change_a_resource_other_than_cpu_and_memory(api) -> None:
+    sidecar = {"name": "side", "image": "i", "restartPolicy": "Always", "resources": {"limits": {"memory": "64Mi"}}}
+    # InPlacePodVerticalScalingInitContainers (beta, on) resizes other init containers as sidecars.
+    assert api.request("POST", PODS, body=_pod("sc", initContainers=[sidecar])).status == 201
+    resources = {"limits": {"memory": "64Mi", "ephemeral-storage": "1Gi"}}
+    patch = {"spec": {"initContainers": [{"name": "side", "resources": resources}]}}
+    answer = _patch_resize(api, "sc", patch)
+    message = "only cpu and memory resources for init or sidecar containers are mutable"
+    assert _forbidden(answer) == [("spec.initContainers[0]", message)]
+
+
+def test_a_memory_limit_may_be_decreased(api) -> None:
+    # Upstream refused it under the NotRequired restart policy in 1.33 only (allowed again since 1.34).
+    answer = _resize(api, {"requests": {"memory": "32Mi"}, "limits": {"cpu": "200m", "memory": "32Mi"}})
+    assert answer.status == 200, answer.body
+    assert api.request("GET", f"{PODS}/p").json()["spec"]["containers"][0]["resources"]["limits"]["memory"] == "32Mi"
+
+
+def test_a_static_pod_takes_no_ephemeral_container(api) -> None:
+    assert api.request("POST", PODS, body=_pod("static", annotations=STATIC, nodeName="n1")).status == 201
+    pod = api.request("GET", f"{PODS}/static/ephemeralcontainers").json()
+    pod["spec"]["ephemeralContainers"] = [_debugger(ports=[{"containerPort": 80}])]
+    answer = api.request("PUT", f"{PODS}/static/ephemeralcontainers", body=pod)
+    assert _forbidden(answer) == [("[]", "static pods do not support ephemeral containers")]
+    assert "ephemeralContainers" not in api.request("GET", f"{PODS}/static").json()["spec"]
+
+
+def test_a_non_sidecar_init_container_with_a_restart_policy_of_restart_container_cannot_be_resized(api) -> None:
+    policy = [{"resourceName": "memory", "restartPolicy": "RestartContainer"}]
+    init = {"name": "setup", "image": "i", "resizePolicy": policy, "resources": {"limits": {"memory": "64Mi"}}}
+    assert api.request("POST", PODS, body=_pod("ic", initContainers=[init])).status == 201
+    patch = {"spec": {"initContainers": [{"name": "setup", "resources": {"limits": {"memory": "128Mi"}}}]}}
+    detail = "non-sidecar init containers with a resize policy of RestartContainer cannot be resized"
+    assert _forbidden(_patch_resize(api, "ic", patch)) == [("spec.initContainers[0]", detail)]
+
+
+def test_a_resize_is_validated_as_the_whole_pod(api) -> None:
+    answer = _resize(api, {"requests": {"cpu": "300m"}})
+    assert answer.status == 422
+    (cause,) = answer.json()["details"]["causes"]
+    assert (cause["field"], cause["reason"]) == ("spec.containers[0].resources.requests", "FieldValueInvalid")
+    assert cause["message"] == 'Invalid value: "300m": must be less than or equal to cpu limit of 200m'
+
+
+def test_an_ephemeral_container_may_not_mount_a_subpath(api) -> None:
+    mount = {"name": "data", "mountPath": "/data", "subPath": "x"}
+    answer = _add_ephemeral(api, _debugger(volumeMounts=[mount]))
+    assert answer.status == 422
+    assert [(c["field"], c["reason"]) for c in answer.json()["details"]["causes"]] == [
+        ("spec.ephemeralContainers[0].volumeMounts[0].name", "FieldValueNotFound"),
+        ("spec.ephemeralContainers[0].volumeMounts[0].subPath", "FieldValueForbidden"),
+    ]
+
+
+def test_without_the_gate_a_non_sidecar_init_container_is_not_resized(svc_server_factory) -> None:
+    server = svc_server_factory("--feature-gates=InPlacePodVerticalScalingInitContainers=false")
+    api = server.client()
+    init = {"name": "setup", "image": "i", "resources": {"limits": {"memory": "64Mi"}}}
+    assert api.request("POST", PODS, body=_pod("ic", initContainers=[init])).status == 201
+    patch = {"spec": {"initContainers": [{"name": "setup", "resources": {"limits": {"memory": "128Mi"}}}]}}
+    detail = "resources for non-sidecar init containers are immutable"
+    assert _forbidden(_patch_resize(api, "ic", patch)) == [("spec", detail)]

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from svc.testing.harness import in_process_server
@@ -169,6 +169,17 @@ def _parts(kind: str) -> st.SearchStrategy[list[tuple[Path, Any]]]:
     return st.tuples(*choices).map(lambda chosen: [(path, value) for path, value in chosen if value is not ABSENT])
 
 
+def _refused_update(kind: str, parts: list[tuple[Path, Any]]) -> bool:
+    """An immutable ConfigMap re-sent with an empty map is a change upstream refuses (its stored map is
+    nil: test_immutable_empty_maps.py)."""
+    chosen = dict(parts)
+    return (
+        kind == "ConfigMap"
+        and chosen.get(("immutable",)) is True
+        and {} in (chosen.get(("data",)), chosen.get(("binaryData",)))
+    )
+
+
 def _decorated(obj: Obj, parts: list[tuple[Path, Any]], label: str) -> Obj:
     out = copy.deepcopy(obj)
     for path, value in parts:
@@ -227,6 +238,7 @@ def test_each_write_answers_what_get_and_watch_read(server, kind: str) -> None:
     @settings_
     @given(parts=_parts(kind))
     def check(parts: list[tuple[Path, Any]]) -> None:
+        assume(not _refused_update(kind, parts))
         name = f"w{next(names)}"
         item = f"{collection}/{name}"
         since = api.request("GET", collection, params={"limit": "1"}).json()["metadata"]["resourceVersion"]

@@ -79,6 +79,15 @@ def test_replace(kubectl: Kubectl) -> None:
     assert kubectl.run("get", "configmap", "settings", "-o", "jsonpath={.data.a}").stdout == "changed"
 
 
+def test_replace_of_an_immutable_config_map_with_empty_data_is_refused(kubectl: Kubectl) -> None:
+    # Stored without data, the ConfigMap reads back with a nil map; the manifest's `data: {}` differs.
+    manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: frozen}\nimmutable: true\ndata: {}\n"
+    kubectl.run("create", "-f", "-", stdin=manifest)
+    refused = kubectl.run("replace", "-f", "-", stdin=manifest, check=False)
+    assert refused.returncode == 1
+    assert "data: Forbidden: field is immutable when `immutable` is set" in refused.stderr
+
+
 def test_delete(kubectl: Kubectl) -> None:
     kubectl.run("create", "configmap", "settings", "--from-literal=a=b")
     assert kubectl.run("delete", "configmap", "settings").stdout.startswith('configmap "settings" deleted')

@@ -33,6 +33,23 @@ def test_debug_adds_an_ephemeral_container(kubectl) -> None:
     assert [(c["name"], c["image"]) for c in pod["spec"]["ephemeralContainers"]] == [("dbg", "busybox")]
 
 
+def test_debug_of_a_static_pod_is_refused(kubectl) -> None:
+    static = POD.replace("{name: web,", "{name: web, annotations: {kubernetes.io/config.mirror: hash},")
+    kubectl.run("apply", "-f", "-", stdin=static)
+    refused = kubectl.run("debug", "web", "--image=busybox", "--container=dbg", check=False)
+    assert refused.returncode != 0
+    assert 'Pod "web" is invalid: []: Forbidden: static pods do not support ephemeral containers' in refused.stderr
+
+
+def test_resize_of_a_static_pod_is_refused(kubectl) -> None:
+    static = POD.replace("{name: web,", "{name: web, annotations: {kubernetes.io/config.mirror: hash},")
+    kubectl.run("apply", "-f", "-", stdin=static)
+    patch = {"spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": "100m"}}}]}}
+    refused = kubectl.run("patch", "pod", "web", "--subresource=resize", "-p", json.dumps(patch), check=False)
+    assert refused.returncode != 0
+    assert 'Pod "web" is invalid: []: Forbidden: static pods cannot be resized' in refused.stderr
+
+
 def _csr(kubectl, name: str) -> None:
     manifest = {
         "apiVersion": "certificates.k8s.io/v1",

@@ -10,6 +10,7 @@ from svc.api.brand import Profile
 from svc.api.kinds import (
     api_services,
     certificates,
+    config_maps,
     custom_resource_definitions,
     device_taint_rules,
     disabled_fields,
@@ -89,6 +90,7 @@ _SPECIAL: dict[tuple[str, str], Callable[[Strategy], Strategy]] = {
     ("apiregistration.k8s.io", "APIService"): api_services.strategy,
     ("", "Service"): services.strategy,
     ("", "Secret"): secrets.strategy,
+    ("", "ConfigMap"): config_maps.strategy,
     ("resource.k8s.io", "ResourceClaim"): resource_claims.strategy,
     ("resource.k8s.io", "DeviceTaintRule"): device_taint_rules.strategy,
     ("batch", "Job"): jobs.strategy,

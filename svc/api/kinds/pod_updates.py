@@ -3,8 +3,8 @@
 Through `ephemeralcontainers` only `spec.ephemeralContainers` changes, and only by adding: an ephemeral
 container, once added, can be neither changed nor removed (upstream
 `ValidatePodEphemeralContainersUpdate`). Through `resize` only the containers' `resources` and
-`resizePolicy` change (and the pod-level `resources` under InPlacePodLevelResourcesVerticalScaling), and
-the pod's QoS class must stay what it was (`ValidatePodResize`).
+`resizePolicy` change (and the pod-level `resources` under InPlacePodLevelResourcesVerticalScaling),
+judged by `pod_resize`.
 
 Both run after mutating admission, on the pod it admitted, and after the request's defaults: upstream's
 strategies take their part of the pod in `PrepareForUpdate`, which the store calls once admission has
@@ -14,35 +14,17 @@ mutated the request's object, so what a webhook changes elsewhere is dropped lik
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
-from svc.api.kinds.pod_qos import qos_class
 from svc.api.status_metadata import RESET_FOR_STATUS, status_metadata
 from svc.api.validation.go_diff import go_diff
-from svc.api.validation.pod_resources import pod_resources_errors
 from svc.machinery.field_errors import (
     FieldError,
-    duplicate,
     forbidden,
-    invalid,
-    not_found,
-    required,
 )
-from svc.machinery.validation import is_dns1123_label
 
 Obj = dict[str, Any]
-# Container fields an ephemeral container may not set (it runs beside the pod, never as a service).
-_NOT_FOR_EPHEMERAL = (
-    "ports",
-    "livenessProbe",
-    "readinessProbe",
-    "startupProbe",
-    "lifecycle",
-    "resources",
-    "resizePolicy",
-    "restartPolicy",
-    "restartPolicyRules",
-)
 
 
 def _with_metadata_of(new: Obj, old: Obj) -> Obj:
@@ -54,29 +36,9 @@ def _with_metadata_of(new: Obj, old: Obj) -> Obj:
     return result
 
 
-def _ephemeral_errors(spec: Obj, old_spec: Obj) -> list[FieldError]:
+def _kept_errors(spec: Obj, old_spec: Obj) -> list[FieldError]:
+    """Ephemeral containers, once added, are neither removed nor changed."""
     errors: list[FieldError] = []
-    regular = [c.get("name") for c in (spec.get("initContainers") or []) + (spec.get("containers") or [])]
-    names = set(regular)
-    targets = set(regular)
-    for index, container in enumerate(spec.get("ephemeralContainers") or []):
-        path = f"spec.ephemeralContainers[{index}]"
-        name = container.get("name") or ""
-        if not name:
-            errors.append(required(f"{path}.name"))
-        else:
-            errors += [invalid(f"{path}.name", name, message) for message in is_dns1123_label(name)]
-            if name in names:
-                errors.append(duplicate(f"{path}.name", name))
-            names.add(name)
-        if not container.get("image"):
-            errors.append(required(f"{path}.image"))
-        for field in _NOT_FOR_EPHEMERAL:
-            if container.get(field):
-                errors.append(forbidden(f"{path}.{field}", "cannot be set for an Ephemeral Container"))
-        target = container.get("targetContainerName")
-        if target and target not in targets:
-            errors.append(not_found(f"{path}.targetContainerName", target))
     by_name = {c.get("name"): c for c in spec.get("ephemeralContainers") or []}
     for previous in old_spec.get("ephemeralContainers") or []:
         name = previous.get("name")
@@ -105,9 +67,21 @@ def ephemeral_containers_only(new: Obj, old: Obj) -> Obj:
     return result
 
 
-def ephemeral_containers_errors(new: Obj, old: Obj) -> list[FieldError]:
-    """Upstream's `ValidatePodEphemeralContainersUpdate` of the pod `ephemeral_containers_only` made."""
-    return _ephemeral_errors(new.get("spec") or {}, old.get("spec") or {})
+def _annotated(pod: Obj, key: str) -> bool:
+    return key in ((pod.get("metadata") or {}).get("annotations") or {})
+
+
+def ephemeral_containers_errors(
+    new: Obj, old: Obj, *, mirror: str, pod_errors: Callable[[Obj, Obj], list[FieldError]]
+) -> list[FieldError]:
+    """Upstream's `ValidatePodEphemeralContainersUpdate` of the pod `ephemeral_containers_only` made: the
+    pod validated as a whole (`pod_errors`, which judges the ephemeral containers), then, but for a
+    static pod (its mirror carries the `mirror` annotation; that refusal is then the only error told),
+    the ephemeral containers already there kept as they were."""
+    errors = pod_errors(new, old)
+    if _annotated(old, mirror):
+        return [forbidden("[]", "static pods do not support ephemeral containers")]
+    return errors + _kept_errors(new.get("spec") or {}, old.get("spec") or {})
 
 
 def _resources_by_name(spec: Obj) -> dict[str, Obj]:
@@ -148,41 +122,3 @@ def _copy(source: Obj, target: Obj, fields: tuple[str, ...]) -> None:
             target[field] = source[field]
         else:
             target.pop(field, None)
-
-
-def _has_pod_level_resources(spec: Obj) -> bool:
-    resources = spec.get("resources") or {}
-    return bool(resources.get("requests") or resources.get("limits"))
-
-
-def _removed(new: Obj, old: Obj, path: str) -> list[FieldError]:
-    """Upstream's rule for a resize: requests and limits may change, never go away."""
-    errors: list[FieldError] = []
-    for kind in ("requests", "limits"):
-        current = new.get(kind) or {}
-        if any(resource not in current for resource in old.get(kind) or {}):
-            errors.append(forbidden(f"{path}.{kind}", f"resource {kind} cannot be removed"))
-    return errors
-
-
-def resize_errors(new: Obj, old: Obj, *, pod_level: bool) -> list[FieldError]:
-    """Upstream's `ValidatePodResize` of the pod `resize_only` made: without `pod_level`, a pod with
-    pod-level resources cannot be resized at all; with it, the pod-level resources are resized under the
-    containers' rules and must still cover what the containers request."""
-    spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
-    if not pod_level and (_has_pod_level_resources(old_spec) or _has_pod_level_resources(spec)):
-        return [forbidden("[]", "pods with pod-level resources cannot be resized")]
-    errors: list[FieldError] = []
-    before = _resources_by_name(old_spec)
-    for group in ("initContainers", "containers"):
-        for index, container in enumerate(spec.get(group) or []):
-            previous = (before.get(container.get("name")) or {}).get("resources") or {}
-            path = f"spec.{group}[{index}].resources"
-            errors += _removed(container.get("resources") or {}, previous, path)
-    if pod_level:
-        errors += _removed(spec.get("resources") or {}, old_spec.get("resources") or {}, "spec.resources")
-        errors += pod_resources_errors(spec, "spec")
-    old_class = (old.get("status") or {}).get("qosClass") or qos_class(old_spec)
-    if qos_class(spec) != old_class:
-        errors.append(invalid("spec", old_class, "Pod QOS Class may not change as a result of resizing"))
-    return errors

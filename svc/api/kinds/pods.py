@@ -9,15 +9,36 @@ from typing import Any
 
 from svc.api.kinds.pod_affinity_keys import merge_label_keys
 from svc.api.kinds.pod_qos import qos_class
-from svc.api.kinds.pod_updates import ephemeral_containers_errors, ephemeral_containers_only, resize_errors, resize_only
+from svc.api.kinds.pod_resize import ResizeRules, resize_errors
+from svc.api.kinds.pod_updates import ephemeral_containers_errors, ephemeral_containers_only, resize_only
 from svc.api.status_metadata import kept_for
 from svc.api.strategy import Strategy, status_only
-from svc.api.validation.gates import Gates
+from svc.api.validation import rules_for
+from svc.api.validation.gates import Gates, pod_options_for, using
+from svc.api.validation.pod_annotations import MIRROR
+from svc.machinery.field_errors import FieldError
 
 
 def strategy(base: Strategy, gates: Gates) -> Strategy:
-    """With InPlacePodLevelResourcesVerticalScaling, a resize also changes the pod-level `spec.resources`."""
+    """With InPlacePodLevelResourcesVerticalScaling, a resize also changes the pod-level `spec.resources`;
+    a static pod (its mirror carries the profile's `config.mirror` annotation) is neither resized nor
+    debugged."""
     pod_level = gates.enabled("InPlacePodLevelResourcesVerticalScaling")
+    mirror = base.profile.label(MIRROR)
+    rules = rules_for("", "Pod", base.profile)
+
+    def pod_errors(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        if rules is None:
+            return []
+        with using(pod_options_for(gates, old.get("spec"))):
+            return rules.revalidate(new, old)
+
+    resize = ResizeRules(
+        pod_level=pod_level,
+        init_containers=gates.enabled("InPlacePodVerticalScalingInitContainers"),
+        mirror=mirror,
+        pod_errors=pod_errors,
+    )
 
     def prepare_for_create(obj: dict[str, Any]) -> None:
         merge_label_keys(obj)
@@ -35,8 +56,8 @@ def strategy(base: Strategy, gates: Gates) -> Strategy:
         },
         subresource_validators={
             **base.subresource_validators,
-            "ephemeralcontainers": ephemeral_containers_errors,
-            "resize": functools.partial(resize_errors, pod_level=pod_level),
+            "ephemeralcontainers": functools.partial(ephemeral_containers_errors, mirror=mirror, pod_errors=pod_errors),
+            "resize": functools.partial(resize_errors, rules=resize),
         },
         deletion_grace=deletion_grace,
     )

@@ -1,4 +1,6 @@
-"""Secrets: `stringData` is write-only convenience; upstream merges it into `data` (base64) on decode."""
+"""Secrets: `stringData` is write-only convenience; upstream merges it into `data` (base64) on decode
+(only when it has keys: `stringData: {}` leaves `data` as sent). An immutable Secret's `data` is
+compared with `reflect.DeepEqual`, so `data: {}` sent to one stored without data is a change."""
 
 from __future__ import annotations
 
@@ -22,4 +24,4 @@ def merge_string_data(obj: dict[str, Any]) -> None:
 
 
 def strategy(base: Strategy) -> Strategy:
-    return dataclasses.replace(base, normalize=merge_string_data)
+    return dataclasses.replace(base, normalize=merge_string_data, nil_distinct_maps=("data",))

@@ -335,13 +335,18 @@ class KindRules:
     def validate(self, obj: Obj) -> list[FieldError]:
         return run(self.create, obj)
 
+    def revalidate(self, new: Obj, old: Obj) -> list[FieldError]:
+        """The new object validated in full, but for the invalid values of a class the old one holds."""
+        revalidated = run(self.create, new)
+        if self.ratchets or self.kept_values:
+            revalidated = _ratcheted(revalidated, self, new, old)
+        return revalidated
+
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         comparisons = run_update(self.update, new, old)
         if not self.revalidate_on_update:
             return comparisons
-        revalidated = run(self.create, new)
-        if self.ratchets or self.kept_values:
-            revalidated = _ratcheted(revalidated, self, new, old)
+        revalidated = self.revalidate(new, old)
         if self.update_first:
             return comparisons + revalidated
         return revalidated + comparisons

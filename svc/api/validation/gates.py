@@ -39,6 +39,7 @@ class _Defaults:
             "EnvFiles",
             "PodLevelResources",
             "InPlacePodLevelResourcesVerticalScaling",
+            "InPlacePodVerticalScalingInitContainers",
             "ResourceHealthStatus",
             "DRADeviceTaints",
             "DRAPartitionableDevices",

@@ -35,6 +35,7 @@ from svc.api.validation.engine import (
     string_map,
     text,
 )
+from svc.api.validation.ephemeral_containers import ephemeral_only_errors
 from svc.api.validation.pod_annotations import pod_annotation_errors
 from svc.api.validation.pod_claims import pod_claim_errors
 from svc.api.validation.pod_network import dns_config_errors, host_alias_errors, os_errors
@@ -244,6 +245,7 @@ def _ephemeral_containers(spec: Any, base: str, volumes: set[str]) -> list[Field
         target = text(container, "targetContainerName")
         if target and target not in others:
             errors.append(not_found(f"{where}.targetContainerName", target))
+        errors += ephemeral_only_errors(container, where)
     return errors
 
 

@@ -56,11 +56,15 @@ def _ignored_for(reset: Reset) -> FieldFilter:
 def track(scope: Scope, live: Obj | None, new: Obj) -> Obj:
     """Records the write's `Update` entry on the object as decoding leaves it: upstream's conversion
     (a Secret's `stringData` folded into `data`) runs before its field manager sees the object, which
-    reads it without the empty values its Go type leaves out (no `f:data` for `data: {}`)."""
+    reads it without the empty values its Go type leaves out (no `f:data` for `data: {}`); a map the
+    kind's update checks tell from an absent one when sent empty goes on to them (`prune_served`)."""
     scope.store.strategy.normalize(new)
-    if scope.store.omit_empty_served is not None:
-        scope.store.omit_empty_served(new)
-    return _recorded(scope, live, new, scope.resource.definition)
+    scope.store.prune_served(new)
+    kept = scope.store.strategy.nil_distinct_maps
+    if not kept:
+        return _recorded(scope, live, new, scope.resource.definition)
+    sent_empty = {key: new.pop(key) for key in kept if key in new and not new[key]}
+    return {**_recorded(scope, live, new, scope.resource.definition), **sent_empty}
 
 
 def track_scale(scope: Scope, live: Obj, new: Obj) -> Obj:

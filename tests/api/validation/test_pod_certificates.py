@@ -10,9 +10,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa, utils
+from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa, utils
 from cryptography.x509.oid import NameOID
 
 from svc.api.brand import SVC
@@ -74,18 +75,71 @@ def test_an_omitted_lifetime_cap_defaults_to_a_day() -> None:
     assert causes(GROUP, KIND, with_path(PCR, "spec.maxExpirationSeconds", ...)) == []
 
 
-def test_a_stub_pkcs10_request_replaces_key_and_proof() -> None:
-    stub = (
-        x509.CertificateSigningRequestBuilder()
-        .subject_name(x509.Name([]))
-        .sign(KEY, None)
-        .public_bytes(serialization.Encoding.DER)
-    )
+def _stub(key: Any) -> bytes:
+    """An empty PKCS#10 request signed by `key`, as a kubelet makes one."""
+    algorithm = None if isinstance(key, ed25519.Ed25519PrivateKey | ed448.Ed448PrivateKey) else hashes.SHA256()
+    csr = x509.CertificateSigningRequestBuilder().subject_name(x509.Name([])).sign(key, algorithm)
+    return csr.public_bytes(serialization.Encoding.DER)
+
+
+def _with_stub(stub: bytes) -> dict[str, Any]:
     obj = with_path(with_path(PCR, "spec.pkixPublicKey", ...), "spec.proofOfPossession", ...)
-    assert causes(GROUP, KIND, with_path(obj, "spec.stubPKCS10Request", _b64(stub))) == []
+    return with_path(obj, "spec.stubPKCS10Request", _b64(stub))
+
+
+EXACTLY_ONE = "exactly one of (stubPKCS10Request) or (pkixPublicKey, proofOfPossession) must be set"
+
+
+def test_a_stub_pkcs10_request_replaces_key_and_proof() -> None:
+    assert causes(GROUP, KIND, _with_stub(_stub(KEY))) == []
+    assert causes(GROUP, KIND, _with_stub(_stub(ec.generate_private_key(ec.SECP521R1())))) == []
+
+
+@pytest.mark.parametrize(
+    "paths",
+    [
+        ("spec.pkixPublicKey", "spec.proofOfPossession"),  # neither
+        ("spec.proofOfPossession",),  # a key without its proof
+    ],
+)
+def test_the_deprecated_key_needs_its_proof_and_no_stub(paths: tuple[str, ...]) -> None:
+    obj = PCR
+    for path in paths:
+        obj = with_path(obj, path, ...)
+    assert_causes(causes(GROUP, KIND, obj), [("spec", INVALID, f"Invalid value: {EXACTLY_ONE}")])
+    mixed = with_path(PCR, "spec.stubPKCS10Request", _b64(_stub(KEY)))
+    assert_causes(causes(GROUP, KIND, mixed), [("spec", INVALID, f"Invalid value: {EXACTLY_ONE}")])
+
+
+def test_a_stub_that_is_not_a_pkcs10_request_is_refused() -> None:
     assert_causes(
-        causes(GROUP, KIND, with_path(PCR, "spec.stubPKCS10Request", _b64(stub))),
-        [("spec.pkixPublicKey", INVALID, "must be empty when spec.stubPKCS10Request is set")],
+        causes(GROUP, KIND, _with_stub(b"\x01\x02")),
+        [("spec.stubPKCS10Request", INVALID, "Invalid value: must be a valid PKCS#10 CSR")],
+    )
+
+
+def test_a_stub_with_a_broken_signature_is_refused() -> None:
+    stub = bytearray(_stub(KEY))
+    stub[-1] ^= 0xFF  # the last byte of the signature
+    assert_causes(
+        causes(GROUP, KIND, _with_stub(bytes(stub))),
+        [("spec.stubPKCS10Request", INVALID, "Invalid value: invalid signature")],
+    )
+
+
+def test_stub_keys_outside_upstreams_list_are_refused() -> None:
+    small_rsa = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    assert_causes(
+        causes(GROUP, KIND, _with_stub(_stub(small_rsa))),
+        [("spec.stubPKCS10Request", INVALID, '"2048-bit modulus": RSA keys must have modulus size 3072 or 4096')],
+    )
+    assert_causes(
+        causes(GROUP, KIND, _with_stub(_stub(ec.generate_private_key(ec.SECP224R1())))),
+        [("spec.stubPKCS10Request", INVALID, '"curve P-224": elliptic public keys must use curve P256, P384, or P521')],
+    )
+    assert_causes(
+        causes(GROUP, KIND, _with_stub(_stub(ed448.Ed448PrivateKey.generate()))),
+        [("spec.stubPKCS10Request", INVALID, "Invalid value: unknown public key type; supported types are Ed25519")],
     )
 
 
