@@ -22,8 +22,8 @@ from svc.machinery.apply.typed import Comparison, compare
 
 # Shapes are few per kind; a few hundred keys cover the clients and templates writing at once.
 _KEPT = 256
-# A larger object is compared every time rather than kept as a key.
-_LARGEST_KEY = 64 * 1024
+# A larger form is compared every time rather than kept as a key (at most 4 MiB of keys in all).
+_LARGEST_KEY = 16 * 1024
 _SEEN: dict[tuple[Shape, FieldFilter, bytes], Comparison] = {}
 
 
