@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import os
 import secrets
 from datetime import UTC, datetime
 from typing import Any
@@ -13,6 +12,7 @@ from svc.machinery import status, wallclock
 from svc.machinery.field_errors import aggregate_message
 from svc.machinery.validation import GENERIC_FINALIZERS, validate_object_meta
 from svc.registry.admission import UserInfo, requesting_user
+from svc.registry.uid import new_uid
 
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _NAME_SUFFIX = 5
@@ -28,16 +28,6 @@ def now_rfc3339() -> str:
 def _rfc3339(second: int) -> str:
     """Formatted once a second: every write stamps the time, and strftime was a visible share of a create."""
     return datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def new_uid() -> str:
-    """A random (version 4) UUID in its text form, as `str(uuid.uuid4())` writes it without building a
-    UUID object: every create stamps one, and the object was a visible share of a ConfigMap create."""
-    raw = bytearray(os.urandom(16))
-    raw[6] = raw[6] & 0x0F | 0x40
-    raw[8] = raw[8] & 0x3F | 0x80
-    text = raw.hex()
-    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
 def generate_name(base: str) -> str:
