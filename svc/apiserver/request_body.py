@@ -31,8 +31,14 @@ async def read_limited(request: web.BaseRequest, limit: int = MAX_REQUEST_BODY_B
         raise _too_large(limit)
     chunks: list[bytes] = []
     size = 0
+    content = request.content
+    # A declared length is the end: no further read is spent on learning that the body is over.
+    expected = limit + 1 if declared is None else declared
     try:
-        async for chunk in request.content.iter_any():
+        while size < expected:
+            chunk = await content.readany()
+            if not chunk:
+                break
             size += len(chunk)
             if size > limit:
                 raise _too_large(limit)

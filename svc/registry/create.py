@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import secrets
-import uuid
 from datetime import UTC, datetime
 from typing import Any
 
@@ -13,6 +12,7 @@ from svc.machinery import status, wallclock
 from svc.machinery.field_errors import aggregate_message
 from svc.machinery.validation import GENERIC_FINALIZERS, validate_object_meta
 from svc.registry.admission import UserInfo, requesting_user
+from svc.registry.uid import new_uid
 
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _NAME_SUFFIX = 5
@@ -74,7 +74,7 @@ def before_create(strategy: Strategy, obj: dict[str, Any], namespace: str, user:
     # System fields first, as upstream's store does ("init metadata as early as possible"): a kind's
     # preparation may use them (a Job's generated selector holds its uid).
     metadata["creationTimestamp"] = now_rfc3339()
-    metadata["uid"] = str(uuid.uuid4())
+    metadata["uid"] = new_uid()
     if metadata.get("generateName") and not metadata.get("name"):
         metadata["name"] = generate_name(metadata["generateName"])
     metadata.pop("deletionTimestamp", None)

@@ -8,6 +8,7 @@ manager, API version, subresource) so that a write which changes nothing writes 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -138,6 +139,8 @@ def encode(managed: Managed) -> list[dict[str, Any]]:
         if key.subresource:
             entry["subresource"] = key.subresource
         entries.append(entry)
+    if len(entries) < 2:  # a create's single entry: no order to work out
+        return entries
     entries.sort(
         key=lambda e: (
             e["operation"],
@@ -195,6 +198,12 @@ def seconds(time: Any) -> int | None:
     """Seconds since the epoch of an RFC 3339 time (upstream orders entries by it); None if unreadable."""
     if not isinstance(time, str):
         return None
+    return _seconds(time)
+
+
+@functools.lru_cache(maxsize=256)
+def _seconds(time: str) -> int | None:
+    """Every write sorts its entries by their times, and the same few times come back write after write."""
     try:
         moment = datetime.fromisoformat(time)
     except ValueError:

@@ -25,6 +25,7 @@ from svc.api.schemas import Schema
 from svc.machinery import gotext
 from svc.machinery.apply import entries
 from svc.machinery.apply.conflict import ApplyConflict, Conflict
+from svc.machinery.apply.created_fields import created_fields
 from svc.machinery.apply.entries import APPLY, UPDATE, Managed, ManagedFieldsError, ManagerKey, Owned
 from svc.machinery.apply.field_filter import NO_FILTER, FieldFilter, pattern
 from svc.machinery.apply.fieldpath import FieldSet, make_path, path_string
@@ -210,6 +211,8 @@ def _record_update(
 
 
 def _comparison(before: dict[str, Any], after: dict[str, Any], shape: Shape, ignored: FieldFilter) -> Comparison:
+    if not before:
+        return created_fields(after, shape, ignored)
     return compare(before, after, shape, zero_values=True).within(ignored.owned)
 
 
