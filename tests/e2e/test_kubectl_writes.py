@@ -3,11 +3,14 @@ replace, cascading delete and field validation, with kubectl 1.32 and 1.35."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
+from collections.abc import Iterator
 
 import pytest
 
+from svc.testing.harness import RunningServer, in_process_server, start_controller_manager, stop_controller_manager
 from tests.e2e.kubectl_runner import Kubectl
 
 DEPLOYMENT = """\
@@ -103,18 +106,18 @@ def test_replace(kubectl: Kubectl) -> None:
     assert _get(kubectl, "deployment", "web")["spec"]["replicas"] == 7
 
 
-def _owner_with_dependent(kubectl: Kubectl) -> None:
-    kubectl.run("create", "configmap", "owner")
-    uid = _get(kubectl, "configmap", "owner")["metadata"]["uid"]
-    dependent = {
+def _owner_with_dependent(kubectl: Kubectl, owner: str, dependent: str) -> None:
+    kubectl.run("create", "configmap", owner)
+    uid = _get(kubectl, "configmap", owner)["metadata"]["uid"]
+    body = {
         "apiVersion": "v1",
         "kind": "ConfigMap",
         "metadata": {
-            "name": "dependent",
-            "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": uid}],
+            "name": dependent,
+            "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": owner, "uid": uid}],
         },
     }
-    kubectl.run("create", "-f", "-", stdin=json.dumps(dependent))
+    kubectl.run("create", "-f", "-", stdin=json.dumps(body))
 
 
 def _gone(kubectl: Kubectl, name: str, seconds: float = 10) -> bool:
@@ -126,23 +129,41 @@ def _gone(kubectl: Kubectl, name: str, seconds: float = 10) -> bool:
     return False
 
 
+@pytest.fixture(scope="module")
+def collected_server(tmp_path_factory) -> Iterator[RunningServer]:
+    """One server with the garbage collector beside it, for every cascade case of this module."""
+    directory = tmp_path_factory.mktemp("collected")
+    with in_process_server(directory / "data", "--brand-profile=kubernetes") as server:
+        daemon = start_controller_manager(
+            server,
+            "--brand-profile=kubernetes",
+            "--controllers=garbage-collector-controller",
+            log=directory / "controller-manager.log",
+        )
+        try:
+            yield server
+        finally:
+            stop_controller_manager(daemon)
+
+
+_CASES = itertools.count()
+
+
 @pytest.mark.parametrize(
     ("cascade", "dependent_kept"), [("orphan", True), ("foreground", False), ("background", False)]
 )
-def test_delete_cascade(
-    kubectl_binary, svc_server_factory, svc_controller_manager, cascade: str, dependent_kept: bool
-) -> None:
+def test_delete_cascade(kubectl_binary, collected_server, cascade: str, dependent_kept: bool) -> None:
     """Cascading is the garbage collector's work, which runs in the controller daemon."""
-    server = svc_server_factory("--brand-profile=kubernetes")
-    svc_controller_manager(server, "--controllers=garbage-collector-controller")
-    kubectl = Kubectl(kubectl_binary, server.kubeconfig)
-    _owner_with_dependent(kubectl)
-    kubectl.run("delete", "configmap", "owner", f"--cascade={cascade}", "--timeout=30s")
-    assert _gone(kubectl, "owner")
+    kubectl = Kubectl(kubectl_binary, collected_server.kubeconfig)
+    case = next(_CASES)  # one server serves every case: each has its own objects
+    owner, dependent = f"owner-{case}", f"dependent-{case}"
+    _owner_with_dependent(kubectl, owner, dependent)
+    kubectl.run("delete", "configmap", owner, f"--cascade={cascade}", "--timeout=30s")
+    assert _gone(kubectl, owner)
     if dependent_kept:
-        assert "ownerReferences" not in _get(kubectl, "configmap", "dependent")["metadata"]
+        assert "ownerReferences" not in _get(kubectl, "configmap", dependent)["metadata"]
     else:
-        assert _gone(kubectl, "dependent")
+        assert _gone(kubectl, dependent)
 
 
 UNKNOWN_FIELD = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: odd}\ndata: {a: b}\nsurprise: true\n"
