@@ -29,7 +29,8 @@ def _node(
     cpu: str = "2",
     declared: tuple[str, ...] = ("GuaranteedQoSPodCPUResize",),
 ) -> None:
-    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/os": system}}}
+    # The svc profile spells upstream's `kubernetes.io/os` label in its own domain, as its nodes carry it.
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"svc.io/os": system}}}
     created(client, "nodes", node, "")
     allocatable = {"cpu": cpu, "memory": "4Gi", "pods": "110"}
     status = {"status": {"allocatable": allocatable, "declaredFeatures": list(declared)}}

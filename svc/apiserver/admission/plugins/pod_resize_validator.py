@@ -17,7 +17,6 @@ from svc.machinery import status
 from svc.registry.admission import Attributes, Operation
 
 Obj = dict[str, Any]
-_OS_LABEL = "kubernetes.io/os"
 
 
 def _amount(value: Any, scale: int) -> int:
@@ -49,6 +48,7 @@ class PodResizeValidator:
 
     def __init__(self, context: PluginContext) -> None:
         self._context = context
+        self._os_label = context.profile.label("kubernetes.io/os")
 
     async def validate(self, attributes: Attributes) -> None:
         if attributes.operation is not Operation.UPDATE or attributes.subresource != "resize":
@@ -65,7 +65,7 @@ class PodResizeValidator:
         shortfall = allocatable_shortfall(pod, node)
         if shortfall:
             raise _with_cause(forbidden(attributes, shortfall), "NodeCapacity")
-        system = ((node.get("metadata") or {}).get("labels") or {}).get(_OS_LABEL, "")
+        system = ((node.get("metadata") or {}).get("labels") or {}).get(self._os_label, "")
         if system != "linux":
             why = f'pod resize is only supported on linux nodes, node "{node_name}" is "{system}"'
             raise _with_cause(forbidden(attributes, why), "UnsupportedPlatform")
