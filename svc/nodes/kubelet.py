@@ -22,7 +22,7 @@ from svc.client.clock import Clock
 from svc.client.informer import Handler, Informer, key_of
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.workers import run_workers
-from svc.nodes.pod_status import ended_status, killed_status, planned_exit_code, running_status
+from svc.nodes.pod_status import ended_status, killed_status, planned_exit_code, resized_status, running_status
 
 log = logging.getLogger(__name__)
 Obj = dict[str, Any]
@@ -128,6 +128,10 @@ class Kubelet:
             return
         if status.get("phase") != "Running":
             await self._start(key, pod)
+            return
+        resized = resized_status(pod)
+        if resized is not None:
+            await self._write_status(pod, resized)
             return
         exit_code = planned_exit_code(pod)
         started = _started_at(pod)

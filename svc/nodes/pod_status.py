@@ -81,8 +81,16 @@ def _conditions(pod: Obj, ready: bool, reason: str, now: str) -> list[Obj]:
     return conditions
 
 
+def container_resources(container: Obj) -> Obj:
+    """The resources a running container is reported with: what it was given (a resize takes effect
+    at once here). A kubelet that reports them tells the API server it supports in-place resize."""
+    resources = container.get("resources") or {}
+    return {kind: dict(resources[kind]) for kind in ("requests", "limits") if resources.get(kind)}
+
+
 def _container(container: Obj, pod_uid: str, state: Obj, *, ready: bool, restarts: int, last: Obj) -> Obj:
     image = container.get("image") or ""
+    reported: Obj = {"resources": container_resources(container)} if "running" in state else {}
     return {
         "name": container["name"],
         "state": state,
@@ -93,6 +101,7 @@ def _container(container: Obj, pod_uid: str, state: Obj, *, ready: bool, restart
         "imageID": f"{image.split('@')[0]}@sha256:{_digest(image)}",
         "containerID": f"simulated://{_digest(pod_uid + container['name'])[:64]}",
         "started": "running" in state,
+        **reported,
     }
 
 
@@ -125,6 +134,23 @@ def running_status(
             for c in spec.get("containers") or []
         ],
     }
+
+
+def resized_status(pod: Obj) -> Obj | None:
+    """The status once a resize is done: running containers report their new resources; None when
+    every one already reports what its spec gives it."""
+    status = pod.get("status") or {}
+    given = {c["name"]: container_resources(c) for c in (pod.get("spec") or {}).get("containers") or []}
+    statuses = status.get("containerStatuses") or []
+    updated = [
+        {**c, "resources": given[c["name"]]}
+        if "running" in (c.get("state") or {}) and c.get("name") in given and c.get("resources") != given[c["name"]]
+        else c
+        for c in statuses
+    ]
+    if updated == statuses:
+        return None
+    return {**status, "containerStatuses": updated}
 
 
 def ended_status(pod: Obj, exit_code: int, wall: float) -> Obj:

@@ -316,3 +316,31 @@ def test_without_the_gate_a_non_sidecar_init_container_is_not_resized(svc_server
     patch = {"spec": {"initContainers": [{"name": "setup", "resources": {"limits": {"memory": "128Mi"}}}]}}
     detail = "resources for non-sidecar init containers are immutable"
     assert _forbidden(_patch_resize(api, "ic", patch)) == [("spec", detail)]
+
+
+def _report_running(api, name: str, **reported) -> None:
+    """The pod's kubelet reports its container running, with what else `reported` holds."""
+    live = api.request("GET", f"{PODS}/{name}").json()
+    live["status"] = {
+        "phase": "Running",
+        "containerStatuses": [
+            {
+                "name": "app",
+                "image": "i",
+                "imageID": "",
+                "ready": True,
+                "restartCount": 0,
+                "state": {"running": {"startedAt": "2026-11-26T00:00:00Z"}},
+                **reported,
+            }
+        ],
+    }
+    assert api.request("PUT", f"{PODS}/{name}/status", body=live).status == 200
+
+
+def test_a_pod_whose_kubelet_reports_no_container_resources_cannot_be_resized(api) -> None:
+    # Upstream's version-skew check: such a kubelet does not resize in place.
+    assert api.request("POST", PODS, body=_pod("old-node", nodeName="n1")).status == 201
+    _report_running(api, "old-node")
+    answer = _resize(api, {"requests": {"cpu": "150m"}}, pod="old-node")
+    assert _forbidden(answer) == [("spec", "Pod running on node without support for resize")]

@@ -153,3 +153,28 @@ def test_a_deleted_pod_is_reported_failed_before_the_kubelet_removes_it(cluster)
     assert found["status"]["phase"] == "Failed"
     terminated = found["status"]["containerStatuses"][0]["state"]["terminated"]
     assert (terminated["exitCode"], terminated["reason"]) == (137, "Error")
+
+
+def test_a_running_pod_reports_its_resources_and_a_resize_takes_effect(cluster):
+    resources = {"requests": {"cpu": "100m"}, "limits": {"cpu": "200m"}}
+    body = {
+        "metadata": {"name": "sized"},
+        "spec": {"containers": [{"name": "c", "image": "nginx", "resources": resources}]},
+    }
+    assert cluster.request("POST", "/api/v1/namespaces/default/pods", body=body).status == 201
+    found = eventually(lambda: running(cluster, "sized"))
+    assert found["status"]["containerStatuses"][0]["resources"] == resources
+    patch = {"spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "150m"}}}]}}
+    answer = cluster.request(
+        "PATCH",
+        "/api/v1/namespaces/default/pods/sized/resize",
+        body=patch,
+        content_type="application/strategic-merge-patch+json",
+    )
+    assert answer.status == 200, answer.body
+
+    def reported() -> dict[str, Any] | None:
+        status = get_pod(cluster, "sized")["status"]["containerStatuses"][0]
+        return status["resources"] if status["resources"]["requests"]["cpu"] == "150m" else None
+
+    assert eventually(reported) == {"requests": {"cpu": "150m"}, "limits": {"cpu": "200m"}}

@@ -11,8 +11,8 @@ by value, an empty list or map equal to an absent one). Init containers other th
 under InPlacePodVerticalScalingInitContainers, and then not with a `RestartContainer` resize policy.
 
 Memory limits may be lowered: upstream refused that under the `NotRequired` policy in 1.33 only.
-Upstream's skew check (`Pod running on node without support for resize`, for a running container whose
-status lacks `resources`) is left out: svc's simulated kubelet reports no container resources.
+Upstream's version-skew check refuses a pod whose first running container is reported without
+`resources` (its kubelet does not resize in place); svc's simulated kubelet reports them.
 """
 
 from __future__ import annotations
@@ -151,6 +151,14 @@ def _init_container_errors(container: Obj, stored: Obj, path: str, rules: Resize
     return errors
 
 
+def _node_resizes(old: Obj) -> bool:
+    """Upstream's `isPodResizeRequestSupported`: the first running container's status decides."""
+    for status in (old.get("status") or {}).get("containerStatuses") or []:
+        if "running" in (status.get("state") or {}):
+            return "resources" in status
+    return True
+
+
 def resize_errors(new: Obj, old: Obj, *, rules: ResizeRules) -> list[FieldError]:
     """Upstream's `ValidatePodResize` of the pod `resize_only` made."""
     refusal = _refusal(old, rules.mirror)
@@ -161,6 +169,8 @@ def resize_errors(new: Obj, old: Obj, *, rules: ResizeRules) -> list[FieldError]
     old_class = (old.get("status") or {}).get("qosClass") or qos_class(old_spec)
     if qos_class(spec) != old_class:
         errors.append(invalid("spec", old_class, "Pod QOS Class may not change as a result of resizing"))
+    if not _node_resizes(old):
+        errors.append(forbidden("spec", "Pod running on node without support for resize"))
     if _has_pod_level_resources(old_spec) or _has_pod_level_resources(spec):
         if not rules.pod_level:
             detail = (
