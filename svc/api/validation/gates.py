@@ -40,6 +40,7 @@ class _Defaults:
             "PodLevelResources",
             "InPlacePodLevelResourcesVerticalScaling",
             "ResourceHealthStatus",
+            "ResourceHealthStatusMessage",
             "DRADeviceTaints",
             "DRAPartitionableDevices",
             "DRADeviceBindingConditions",
