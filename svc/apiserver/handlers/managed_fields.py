@@ -58,8 +58,8 @@ def track(scope: Scope, live: Obj | None, new: Obj) -> Obj:
     (a Secret's `stringData` folded into `data`) runs before its field manager sees the object, which
     reads it without the empty values its Go type leaves out (no `f:data` for `data: {}`)."""
     scope.store.strategy.normalize(new)
-    if scope.store.omit_empty_served is not None:
-        scope.store.omit_empty_served(new)
+    if scope.store.omit_empty_decoded is not None:
+        scope.store.omit_empty_decoded(new)
     return _recorded(scope, live, new, scope.resource.definition)
 
 
