@@ -148,10 +148,8 @@ def _requests(*tails: str, pointer: bool = False) -> tuple[Pattern, ...]:
 
 
 _CLAIM_TOLERATIONS: Final = _requests("tolerations")
-_CLAIM_CAPACITY: Final = (
-    Pattern("devices.constraints[].distinctAttribute", pointer=True),
-    *_requests("capacity", pointer=True),
-)
+_REQUEST_CAPACITY: Final = _requests("capacity", pointer=True)
+_CLAIM_CAPACITY: Final = (Pattern("devices.constraints[].distinctAttribute", pointer=True), *_REQUEST_CAPACITY)
 _SHARES: Final = (
     Pattern("allocation.devices.results[].shareID", pointer=True),
     Pattern("allocation.devices.results[].consumedCapacity", pointer=True),
@@ -170,7 +168,7 @@ def _capacity_in_spec(spec: Any) -> bool:
 def _drop_capacity(spec: Any) -> None:
     """Upstream drops request capacities and every constraint that named only a distinct attribute
     (a constraint needs one of the two attributes); a matching constraint loses its distinct one."""
-    for pattern in _CLAIM_CAPACITY[1:]:
+    for pattern in _REQUEST_CAPACITY:
         pattern.drop(spec)
     devices = lookup(spec, "devices")
     constraints = items(lookup(devices, "constraints"))
@@ -187,14 +185,13 @@ def _drop_capacity(spec: Any) -> None:
         del devices["constraints"]
 
 
-def _shares_in_use(claim: Any) -> bool:
-    """Upstream's `draConsumableCapacityFeatureInUse` of a claim: its spec's or its status's share fields."""
-    status = lookup(claim, "status")
-    return _capacity_in_spec(lookup(claim, "spec")) or any(pattern.in_use(status) for pattern in _SHARES)
-
-
 def _shares_present(status: Any) -> bool:
     return any(pattern.in_use(status) for pattern in _SHARES)
+
+
+def _shares_in_use(claim: Any) -> bool:
+    """Upstream's `draConsumableCapacityFeatureInUse` of a claim: its spec's or its status's share fields."""
+    return _capacity_in_spec(lookup(claim, "spec")) or _shares_present(lookup(claim, "status"))
 
 
 def _drop_shares(status: Any) -> None:
