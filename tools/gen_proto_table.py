@@ -25,9 +25,17 @@ and a zero value tagged `omitzero`. The Go reader handles gofmt'd struct declara
 defined as other named types (`type MatchCondition v1.MatchCondition`) and files' imports; a
 message whose Go struct has protobuf tags must match it field for field, else it is an error.
 
+The same tags say which lists and maps upstream writes as `null` when empty: a slice or map field
+(or a named slice, a list wrapper below) without `omitempty` or `omitzero` is always in Go's JSON,
+and a nil one is written `null`. Protobuf storage keeps nothing for an empty one, so an object read
+back from it has nil there: a Role created with `rules: []` (or without `rules`) answers `rules: null`.
+The `items` of a list kind are not such a field: upstream builds every list it answers in memory,
+with a non-nil (possibly empty) slice, never from storage bytes.
+
 Output layout (one message per line, so diffs stay readable):
   {"messages": {FQN: [[number, proto_name, label, type, json_name], ...]},
    "omitted_when_zero": {FQN: [number, ...]},
+   "null_when_empty": {FQN: [number, ...]},
    "list_wrappers": [FQN, ...],
    "kinds": {"group/version" or "version": {Kind: FQN}},
    "every_version_kinds": {Kind: FQN}}
@@ -379,6 +387,21 @@ def omitted_when_zero(f: Field) -> bool:
     return True
 
 
+def null_when_empty(msg: Message, f: Field, wrappers: frozenset[str]) -> bool:
+    """Whether upstream's JSON writes the list or map field as `null` when it is empty: encoding/json
+    writes a nil slice or map as null unless the tag says `omitempty` (or `omitzero`), and a list or
+    map read back from protobuf is nil when it was empty. Not the items of a list kind (its metadata is
+    a ListMeta), which upstream always builds as a slice."""
+    go = f.go
+    if go is None or {"omitempty", "omitzero"} & go.json_options:
+        return False
+    if f.name == "items" and any(other.type == f"{META}.ListMeta" for other in msg.fields):
+        return False
+    if f.label in ("repeated", "map"):
+        return True
+    return f.label == "optional" and f.type in wrappers and not go.pointer
+
+
 def list_wrappers(messages: dict[str, Message], definitions: dict) -> list[str]:
     """Named Go slices: one `repeated items = 1` field and no OpenAPI object of their own (a struct
     with an `items` field, such as DownwardAPIProjection, has one)."""
@@ -536,6 +559,12 @@ def render(messages: dict[str, Message], definitions: dict) -> str:
     omitted = {
         msg.fqn: numbers for msg in ordered if (numbers := sorted(f.number for f in msg.fields if omitted_when_zero(f)))
     }
+    wrappers = frozenset(list_wrappers(messages, definitions))
+    nulls = {
+        msg.fqn: numbers
+        for msg in ordered
+        if (numbers := sorted(f.number for f in msg.fields if null_when_empty(msg, f, wrappers)))
+    }
     lines = ['{"messages": {']
     for i, msg in enumerate(ordered):
         rows = json.dumps([field_row(f) for f in sorted(msg.fields, key=lambda f: f.number)])
@@ -545,7 +574,11 @@ def render(messages: dict[str, Message], definitions: dict) -> str:
     for i, (fqn, numbers) in enumerate(omitted.items()):
         lines.append(f"{json.dumps(fqn)}: {json.dumps(numbers)}{',' if i < len(omitted) - 1 else ''}")
     lines.append("},")
-    lines.append(f'"list_wrappers": {json.dumps(list_wrappers(messages, definitions))},')
+    lines.append('"null_when_empty": {')
+    for i, (fqn, numbers) in enumerate(nulls.items()):
+        lines.append(f"{json.dumps(fqn)}: {json.dumps(numbers)}{',' if i < len(nulls) - 1 else ''}")
+    lines.append("},")
+    lines.append(f'"list_wrappers": {json.dumps(sorted(wrappers))},')
     lines.append('"kinds": {')
     for i, (gv, table) in enumerate(kinds.items()):
         lines.append(f"{json.dumps(gv)}: {json.dumps(table)}{',' if i < len(kinds) - 1 else ''}")

@@ -29,6 +29,8 @@ POD_SPEC: Final = "pod spec"
 _CONTAINER_LISTS: Final = ("containers", "initContainers", "ephemeralContainers")
 _STATUS_LISTS: Final = ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses")
 _SLICE: Final = "resource.k8s.io/ResourceSlice"
+_CLAIM: Final = "resource.k8s.io/ResourceClaim"
+_TEMPLATE: Final = "resource.k8s.io/ResourceClaimTemplate"
 
 
 def _parents(value: Any, steps: list[str]) -> Iterator[dict[str, Any]]:
@@ -94,6 +96,9 @@ class GatedField:
     """Whether a write carries anything `drop` would clear (None: always look), a cheap first check."""
     also: tuple[str, ...] = ()
     """Further gates the feature needs: its fields are dropped unless all of them are on too."""
+    whole: bool = False
+    """`in_use` reads the whole stored object rather than its part at `at` (a status rule that also
+    counts the stored spec)."""
 
     @property
     def gates(self) -> tuple[str, ...]:
@@ -131,6 +136,76 @@ def _statuses(tail: str, *, prune_empty: bool = False, pointer: bool = False) ->
 def _devices(*tails: str, pointer: bool = False) -> tuple[Pattern, ...]:
     """Fields of every device of a ResourceSlice's spec."""
     return tuple(Pattern(f"devices[].{tail}", pointer=pointer) for tail in tails)
+
+
+def _requests(*tails: str, pointer: bool = False) -> tuple[Pattern, ...]:
+    """Fields of a claim spec's exact requests and of their prioritized alternatives (`firstAvailable`)."""
+    return tuple(
+        Pattern(f"devices.requests[].{where}{tail}", pointer=pointer)
+        for where in ("exactly.", "firstAvailable[].")
+        for tail in tails
+    )
+
+
+_CLAIM_TOLERATIONS: Final = _requests("tolerations")
+_REQUEST_CAPACITY: Final = _requests("capacity", pointer=True)
+_CLAIM_CAPACITY: Final = (Pattern("devices.constraints[].distinctAttribute", pointer=True), *_REQUEST_CAPACITY)
+_SHARES: Final = (
+    Pattern("allocation.devices.results[].shareID", pointer=True),
+    Pattern("allocation.devices.results[].consumedCapacity", pointer=True),
+    Pattern("devices[].shareID", pointer=True),
+)
+_BINDING_CONDITIONS: Final = (
+    Pattern("allocation.devices.results[].bindingConditions", pointer=True),
+    Pattern("allocation.devices.results[].bindingFailureConditions", pointer=True),
+)
+
+
+def _capacity_in_spec(spec: Any) -> bool:
+    return any(pattern.in_use(spec) for pattern in _CLAIM_CAPACITY)
+
+
+def _drop_capacity(spec: Any) -> None:
+    """Upstream drops request capacities and every constraint that named only a distinct attribute
+    (a constraint needs one of the two attributes); a matching constraint loses its distinct one."""
+    for pattern in _REQUEST_CAPACITY:
+        pattern.drop(spec)
+    devices = lookup(spec, "devices")
+    constraints = items(lookup(devices, "constraints"))
+    if not constraints:
+        return
+    kept = [
+        {key: value for key, value in constraint.items() if key != "distinctAttribute"}
+        for constraint in constraints
+        if isinstance(constraint, dict) and constraint.get("matchAttribute") is not None
+    ]
+    if kept:
+        devices["constraints"] = kept
+    else:
+        del devices["constraints"]
+
+
+def _shares_present(status: Any) -> bool:
+    return any(pattern.in_use(status) for pattern in _SHARES)
+
+
+def _shares_in_use(claim: Any) -> bool:
+    """Upstream's `draConsumableCapacityFeatureInUse` of a claim: its spec's or its status's share fields."""
+    return _capacity_in_spec(lookup(claim, "spec")) or _shares_present(lookup(claim, "status"))
+
+
+def _drop_shares(status: Any) -> None:
+    for pattern in _SHARES:
+        pattern.drop(status)
+
+
+def _claim_spec_fields(scope: str, at: str) -> tuple[GatedField, ...]:
+    """The ResourceClaim spec drops (upstream's `resourceclaimspec.DropDisabledFields`), shared by claims and
+    claim templates; DRAPrioritizedList and DRAAdminAccess are GA in 1.36, so their fields always stay."""
+    return (
+        fields("DRADeviceTaints", scope, at, *_CLAIM_TOLERATIONS),
+        GatedField("DRAConsumableCapacity", scope, at, _capacity_in_spec, _drop_capacity, present=_capacity_in_spec),
+    )
 
 
 _POD_RESOURCES: Final = Pattern("resources", pointer=True)
@@ -186,6 +261,13 @@ GATED_FIELDS: Final[tuple[GatedField, ...]] = (
         "InPlacePodLevelResourcesVerticalScaling", "/Pod", "status", Pattern("resources"), Pattern("allocatedResources")
     ),
     fields("ResourceHealthStatus", "/Pod", "status", *_statuses("allocatedResourcesStatus"), ratchets=False),
+    # The health message a kubelet reports (`+featureGate=ResourceHealthStatusMessage` on the field).
+    fields(
+        "ResourceHealthStatusMessage",
+        "/Pod",
+        "status",
+        *_statuses("allocatedResourcesStatus[].resources[].message", pointer=True),
+    ),
     fields("DRAExtendedResource", "/Pod", "status", Pattern("extendedResourceClaimStatus", pointer=True)),
     fields("DRANodeAllocatableResources", "/Pod", "status", Pattern("nodeAllocatableResourceClaimStatuses")),
     # Upstream's `dropDisabledPodStatusFields`: the image digest a kubelet reports for an image volume.
@@ -226,6 +308,15 @@ GATED_FIELDS: Final[tuple[GatedField, ...]] = (
         "spec",
         *_devices(*(f"attributes{{}}.{kind}" for kind in ("ints", "bools", "strings", "versions")), pointer=True),
     ),
+    # The ResourceClaim, ResourceClaimTemplate and DeviceClass strategies' drops.
+    *_claim_spec_fields(_CLAIM, "spec"),
+    *_claim_spec_fields(_TEMPLATE, "spec.spec"),
+    fields("DRAResourceClaimDeviceStatus", _CLAIM, "status", Pattern("devices")),
+    GatedField(
+        "DRAConsumableCapacity", _CLAIM, "status", _shares_in_use, _drop_shares, present=_shares_present, whole=True
+    ),
+    fields("DRADeviceBindingConditions", _CLAIM, "status", *_BINDING_CONDITIONS),
+    fields("DRAExtendedResource", "resource.k8s.io/DeviceClass", "spec", Pattern("extendedResourceName", pointer=True)),
     # Upstream drops the whole reference when it names another namespace, unless the stored claim has one.
     GatedField(
         "CrossNamespaceVolumeDataSource",

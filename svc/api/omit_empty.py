@@ -17,10 +17,16 @@ object stored without it (an immutable ConfigMap's or Secret's data): the kind n
 Which fields is derived from the message table of the built-in kinds (upstream's `generated.proto`
 and Go struct tags, see tools/gen_proto_table.py), exactly as the Protobuf codec round trip drops
 them: map and repeated fields when empty, the fields it marks `omitted_when_zero` when they hold the
-zero of their type, and any field set to null. (A slice without `omitempty`, such as a Role's
-`rules`, reads back from upstream's Protobuf storage as `null`; like our codec, we leave it out.)
-Each message's plan is built once; pruning an object walks only the keys it has. Kinds without a
-message (custom resources, kept as given upstream) have no plan and are left alone.
+zero of their type, and any field set to null. A list or map field without `omitempty` (a Role's
+`rules`, an EndpointSlice's `ports`) is the exception: Go writes it even when nil, as `null`, and
+reads it back from Protobuf storage as nil when it was empty, so what is written (`pruner`) has it
+null when empty or absent. Before that, upstream's field manager and admission see the request as
+decoding leaves it, where such a field sent empty (`rules: []`) is an empty slice, not nil: the
+field manager records it (`f:rules`), while one absent or null is nil on both sides of the compare
+and recorded by nobody. `decoded_pruner` gives that view: such a field keeps an empty value and
+loses a null. Each message's plan is built once per view; pruning an object walks only the keys it
+has, and then the message's few such fields. Kinds without a message (custom resources, kept as
+given upstream) have no plan and are left alone.
 """
 
 from __future__ import annotations
@@ -38,6 +44,9 @@ Prune = Callable[[Obj], None]
 
 _SCALARS = {"string": str, "int32": int, "int64": int, "bool": bool, "bytes": str}
 _NONE = type(None)
+_EMPTIED = (list, dict)
+# OpenAPI definition names spell the proto package root `k8s.io` as `io.k8s`.
+_OPENAPI_ROOT, _PROTO_ROOT = "io.k8s.", "k8s.io."
 
 
 @dataclass
@@ -49,26 +58,37 @@ class _Plan:
     dropped: dict[str, tuple[type, ...]] = field(default_factory=dict)
     objects: dict[str, Prune] = field(default_factory=dict)  # message or map-of-messages fields
     lists: dict[str, Prune] = field(default_factory=dict)  # repeated message fields: their items' prune
+    nulls: list[str] = field(default_factory=list)  # list and map fields written as null when empty
+    filled: dict[str, Prune] = field(default_factory=dict)  # message fields whose `{}` gets such nulls
 
 
-_pruners: dict[str, Prune] = {}
+_pruners: dict[tuple[str, bool], Prune] = {}
 
 
 @functools.cache
 def pruner(group: str, version: str, kind: str) -> Prune | None:
-    """What prunes objects of a kind (by its upstream group, "" for core); None: nothing to prune."""
+    """What prunes objects of a kind as they are written (by its upstream group, "" for core); None:
+    nothing to prune."""
     message = schema().message_for(f"{group}/{version}" if group else version, kind)
-    return None if message is None else _pruner(message)
+    return None if message is None else _pruner(message, True)
 
 
-def _pruner(message: str) -> Prune:
-    found = _pruners.get(message)
-    return found if found is not None else _compile(message)
+@functools.cache
+def decoded_pruner(group: str, version: str, kind: str) -> Prune | None:
+    """What prunes objects of a kind as decoding a request leaves them: lists and maps written as null
+    keep an empty value and lose a null."""
+    message = schema().message_for(f"{group}/{version}" if group else version, kind)
+    return None if message is None else _pruner(message, False)
 
 
-def _compile(message: str) -> Prune:
+def _pruner(message: str, stored: bool) -> Prune:
+    found = _pruners.get((message, stored))
+    return found if found is not None else _compile(message, stored)
+
+
+def _compile(message: str, stored: bool) -> Prune:
     plan = _Plan()
-    dropped, objects, lists = plan.dropped, plan.objects, plan.lists
+    dropped, objects, lists, nulls, filled = plan.dropped, plan.objects, plan.lists, plan.nulls, plan.filled
 
     def prune(obj: Obj) -> None:
         gone = None
@@ -86,6 +106,11 @@ def _compile(message: str) -> Prune:
                             if type(item) is dict:
                                 sub(item)
                 continue
+            if filled and type(value) is dict:
+                sub = filled.get(key)
+                if sub is not None:
+                    sub(value)
+                    continue
             types = dropped.get(key)
             if types is not None and type(value) in types:
                 if gone is None:
@@ -95,39 +120,75 @@ def _compile(message: str) -> Prune:
         if gone is not None:
             for key in gone:
                 del obj[key]
+        for key in nulls:
+            value = obj.get(key)
+            if value is None or (not value and type(value) in _EMPTIED):
+                obj[key] = None
 
-    _pruners[message] = prune  # before the plan: messages may refer to themselves
-    _build(message, plan)
+    _pruners[(message, stored)] = prune  # before the plan: messages may refer to themselves
+    _build(message, plan, stored)
     return prune
 
 
-def _build(message: str, plan: _Plan) -> None:
+def _build(message: str, plan: _Plan, stored: bool) -> None:
     """Fill a message's plan; the fields of a struct inlined into its JSON object join the plan."""
     for spec in schema().messages[message]:
         if spec.inline:
-            _build(spec.type, plan)
+            _build(spec.type, plan, stored)
         else:
-            _add(spec, plan)
+            _add(spec, plan, stored)
 
 
-def _add(spec: FieldSpec, plan: _Plan) -> None:
+def _add(spec: FieldSpec, plan: _Plan, stored: bool) -> None:
     key = spec.json_name
     message = spec.type not in _SCALARS and form_of(spec.type) is None
     if spec.label == "repeated":
         plan.dropped[key] = (_NONE, list)
         if message:
-            plan.lists[key] = _pruner(spec.type)
+            plan.lists[key] = _pruner(spec.type, stored)
     elif spec.label == "map":
         plan.dropped[key] = (_NONE, dict)
         if message:
-            plan.objects[key] = _each_value(_pruner(spec.type))
+            plan.objects[key] = _each_value(_pruner(spec.type, stored))
     elif message:
         plan.dropped[key] = (_NONE,)
-        plan.objects[key] = _pruner(spec.type)
+        plan.objects[key] = _pruner(spec.type, stored)
+        if stored and _has_nulls(spec.type):
+            plan.filled[key] = plan.objects[key]
     elif spec.omitted_when_zero and spec.type in _SCALARS:
         plan.dropped[key] = (_NONE, _SCALARS[spec.type])
     else:
         plan.dropped[key] = (_NONE,)
+    if spec.null_when_empty and stored:  # never dropped: null when empty or absent
+        del plan.dropped[key]
+        plan.nulls.append(key)
+    elif spec.null_when_empty:  # as decoded: an empty value stays, a null is nil like an absent one
+        plan.dropped[key] = (_NONE,)
+
+
+@functools.cache
+def null_fields(definition: str) -> tuple[str, ...]:
+    """The list and map fields a Go value of an OpenAPI definition (`io.k8s.api.rbac.v1.Role`) always
+    carries, as `null` when nil; none for a definition without a message."""
+    message = _PROTO_ROOT + definition.removeprefix(_OPENAPI_ROOT)
+    if not definition.startswith(_OPENAPI_ROOT) or message not in schema().messages:
+        return ()
+    return tuple(_nulls_of(message))
+
+
+def _nulls_of(message: str) -> list[str]:
+    found = []
+    for spec in schema().messages[message]:
+        if spec.inline:
+            found.extend(_nulls_of(spec.type))
+        elif spec.null_when_empty:
+            found.append(spec.json_name)
+    return found
+
+
+def _has_nulls(message: str) -> bool:
+    """Whether an empty object of the message gets a null field (its own or an inlined struct's)."""
+    return bool(_nulls_of(message))
 
 
 def _each_value(prune: Prune) -> Prune:

@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from svc.api.conversion import Conversion, conversion_for, storage_version
-from svc.api.omit_empty import Prune, pruner
+from svc.api.omit_empty import Prune, decoded_pruner, pruner
 from svc.api.resources import Resource
 from svc.api.strategy import Strategy
 from svc.machinery import status
@@ -125,13 +125,18 @@ class GenericStore:
     """The same for the served version, so an update's checks see an empty value as absent, as upstream
     compares its Go types (`Semantic.DeepEqual`: a PUT with `volumes: []` changes no immutable field);
     see `prune_served`."""
+    omit_empty_decoded: Prune | None = field(init=False)
+    """The served version as decoding leaves it, which the field manager reads: a list written as null
+    keeps an empty value (`rules: []` is recorded, an absent `rules` is not)."""
     on_storage_list: Callable[[int, int], None] | None = None
     """Told the objects read and returned by each list served from storage (metrics)."""
 
     def __post_init__(self) -> None:
         self.conversion = conversion_for(self.strategy.resource, self.strategy.profile)
         self.omit_empty = pruner(*storage_version(self.resource), self.resource.kind)
-        self.omit_empty_served = pruner(self.resource.upstream_group, self.resource.version, self.resource.kind)
+        served = (self.resource.upstream_group, self.resource.version, self.resource.kind)
+        self.omit_empty_served = pruner(*served)
+        self.omit_empty_decoded = decoded_pruner(*served)
 
     @property
     def resource(self) -> Resource:

@@ -357,3 +357,29 @@ def test_pod_level_resources_without_requests_or_limits_are_not_in_use() -> None
     stored = _pod_with("resources", {"requests": {}})
     updated = _updated(strategy, _pod_with("resources", {"limits": {"cpu": "1"}}), stored)
     assert "resources" not in updated["spec"]
+
+
+def _with_health_message(message: bool) -> dict[str, Any]:
+    resource: dict[str, Any] = {"resourceID": "gpu-0", "health": "Unhealthy"}
+    if message:
+        resource["message"] = "ECC error count exceeded threshold"
+    health = [{"name": "claim:gpu/gpu", "resources": [resource]}]
+    status = {"phase": "Running", "containerStatuses": [{"name": "nginx", "allocatedResourcesStatus": health}]}
+    return {**copy.deepcopy(POD), "status": status}
+
+
+def _health(pod: dict[str, Any]) -> dict[str, Any]:
+    return pod["status"]["containerStatuses"][0]["allocatedResourcesStatus"][0]["resources"][0]
+
+
+def test_a_health_message_is_dropped_while_its_gate_is_off_unless_stored() -> None:
+    """ResourceHealthStatusMessage (beta, on) guards `message`; off, a status write keeps the rest of
+    the health entry, and a stored message stays."""
+    kept = _strategy(("", "v1", "pods")).subresource_updates["status"]
+    assert "message" in _health(kept(_with_health_message(True), _with_health_message(False)))
+    write = _strategy(("", "v1", "pods"), ResourceHealthStatusMessage=False).subresource_updates["status"]
+    assert _health(write(_with_health_message(True), _with_health_message(False))) == {
+        "resourceID": "gpu-0",
+        "health": "Unhealthy",
+    }
+    assert "message" in _health(write(_with_health_message(True), _with_health_message(True)))

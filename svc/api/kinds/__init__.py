@@ -108,6 +108,11 @@ _GATED_SPECIAL: dict[tuple[str, str], Callable[[Strategy, Gates], Strategy]] = {
     ("", "Pod"): pods.strategy,
 }
 
+# Kinds whose rules run after the fields of disabled features are dropped, as upstream orders them.
+_AFTER_DROPPING: dict[tuple[str, str], Callable[[Strategy, Gates], Strategy]] = {
+    ("resource.k8s.io", "ResourceClaim"): resource_claims.with_deallocated_devices_dropped,
+}
+
 
 def strategy_for(
     resource: Resource, profile: Profile, *, allow_privileged: bool = False, gates: Gates = UPSTREAM_DEFAULTS
@@ -139,4 +144,6 @@ def strategy_for(
     gated = _GATED_SPECIAL.get(identity)
     special = functools.partial(gated, gates=gates) if gated else _SPECIAL.get(identity)
     strategy = special(base) if special else dataclasses.replace(base)
-    return disabled_fields.with_disabled_fields_dropped(strategy, identity, spec_path, gates)
+    strategy = disabled_fields.with_disabled_fields_dropped(strategy, identity, spec_path, gates)
+    after = _AFTER_DROPPING.get(identity)
+    return after(strategy, gates) if after else strategy

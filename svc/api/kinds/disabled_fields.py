@@ -42,7 +42,7 @@ def with_disabled_fields_dropped(
             # untouched: it is the stored object's own.
             if target is None or target is stored or (entry.present is not None and not entry.present(target)):
                 continue
-            if not entry.in_use(stored):
+            if not entry.in_use(old if entry.whole else stored):
                 entry.drop(target)
 
     prepare_for_create, prepare_for_update = base.prepare_for_create, base.prepare_for_update

@@ -22,7 +22,7 @@ def qos_class(spec: dict[str, Any]) -> str:
     if isinstance(pod_level, dict):
         groups = [pod_level]
     else:
-        containers = [*spec.get("initContainers", []), *spec.get("containers", [])]
+        containers = [*(spec.get("initContainers") or ()), *(spec.get("containers") or ())]
         groups = [container.get("resources") or {} for container in containers]
     if not any(resources.get("requests") or resources.get("limits") for resources in groups):
         return "BestEffort"

@@ -41,6 +41,7 @@ class _Defaults:
             "InPlacePodLevelResourcesVerticalScaling",
             "InPlacePodVerticalScalingInitContainers",
             "ResourceHealthStatus",
+            "ResourceHealthStatusMessage",
             "DRADeviceTaints",
             "DRAPartitionableDevices",
             "DRADeviceBindingConditions",

@@ -59,12 +59,12 @@ def track(scope: Scope, live: Obj | None, new: Obj) -> Obj:
     reads it without the empty values its Go type leaves out (no `f:data` for `data: {}`); a map the
     kind's update checks tell from an absent one when sent empty goes on to them (`prune_served`)."""
     scope.store.strategy.normalize(new)
-    scope.store.prune_served(new)
     kept = scope.store.strategy.nil_distinct_maps
-    if not kept:
-        return _recorded(scope, live, new, scope.resource.definition)
-    sent_empty = {key: new.pop(key) for key in kept if key in new and not new[key]}
-    return {**_recorded(scope, live, new, scope.resource.definition), **sent_empty}
+    sent_empty = {key: new[key] for key in kept if new.get(key) == {}} if kept else None
+    if scope.store.omit_empty_decoded is not None:
+        scope.store.omit_empty_decoded(new)
+    recorded = _recorded(scope, live, new, scope.resource.definition)
+    return {**recorded, **sent_empty} if sent_empty else recorded
 
 
 def track_scale(scope: Scope, live: Obj, new: Obj) -> Obj:

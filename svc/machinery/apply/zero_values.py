@@ -6,14 +6,18 @@ fields those are decides whether an intermediate node counts as "added" (and so 
 managedFields): a created Deployment's entry has `f:spec` without `.`, while `f:ports` gets one. The
 OpenAPI schemas do not say which Go fields are pointers, so this uses what they do say plus
 convention: required fields are never `omitempty`; `metadata`, `spec` and `status` structs, and the few
-listed below, are non-pointer structs in every built-in type. Objects without a schema (custom
-resources) have no such fields, as upstream's unstructured objects do not.
+listed below, are non-pointer structs in every built-in type. A list or map without `omitempty` (a
+Role's `rules`) is always present too, as null when nil; which ones comes from upstream's struct tags
+(`svc.api.omit_empty.null_fields`), so an absent `rules` compares equal to a nil one and `rules: []`
+does not. Objects without a schema (custom resources) have no such fields, as upstream's unstructured
+objects do not.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from svc.api.omit_empty import null_fields
 from svc.machinery.apply.shapes import DEDUCED, Kind, Scalar, Shape
 
 _NON_POINTER_NAMES = frozenset({"metadata", "spec", "status"})
@@ -91,5 +95,6 @@ def _zero_fields(shape: Shape) -> tuple[str, ...]:
             conventional = name in _NON_POINTER_NAMES or (schema.name, name) in _NON_POINTER_FIELDS
             if name in required or (conventional and _is_struct(shape.field(name))):
                 found.append(name)
+        found.extend(name for name in null_fields(schema.name) if name in shape.declared and name not in found)
     zeros = _ZEROS[shape] = tuple(found)
     return zeros

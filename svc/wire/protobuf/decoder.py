@@ -14,9 +14,10 @@ zero or not, and its JSON leaves some of those out: a field on the wire is in th
 zero value ("", 0, false, {} for an empty message), unless the table marks it omitted when zero
 (Go `omitempty` on a non-pointer scalar, `omitzero` on a Time) and it holds that zero ("", 0,
 false, null). A pointer field keeps its zero (`replicas: 0`); a field not on the wire is absent.
-Repeated fields are lists and maps are dicts in wire order. Unknown field numbers are skipped, as
-protobuf requires; a known number with the wrong wire type is an error. Repeated integers are
-accepted packed or unpacked.
+Repeated fields are lists and maps are dicts in wire order; one the table marks null when empty
+(Go writes a nil slice or map without `omitempty` as null) is null when not on the wire. Unknown
+field numbers are skipped, as protobuf requires; a known number with the wrong wire type is an
+error. Repeated integers are accepted packed or unpacked.
 """
 
 from __future__ import annotations
@@ -150,7 +151,12 @@ def _build(message: str) -> Decoder:
         "        " + _dispatch(sorted(branches.items())).replace("\n", "\n        ") + "\n"
         "    if pos != end:\n"
         "        raise ProtobufError(truncated)\n"
-        "    return obj\n"
+        + "".join(
+            f"    if {field.json_name!r} not in obj:\n        obj[{field.json_name!r}] = None\n"
+            for field in fields
+            if field.null_when_empty
+        )
+        + "    return obj\n"
     )
     exec(compile(source, f"<protobuf decoder of {short_name}>", "exec"), names)
     found = _decoders[message] = names["decode"]  # type: ignore[assignment]

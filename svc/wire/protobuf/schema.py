@@ -3,7 +3,8 @@
 messages.json holds, per fully-qualified message name, rows `[number, proto_name, label, type]`
 plus a fifth element when the JSON name differs ("" for a struct embedded inline in its parent's
 JSON object); `omitted_when_zero` lists per message the field numbers whose zero value upstream's
-protobuf writes but upstream's JSON leaves out (Go `omitempty` on a non-pointer); `kinds` maps
+protobuf writes but upstream's JSON leaves out (Go `omitempty` on a non-pointer); `null_when_empty`
+the list and map fields upstream's JSON writes as `null` when empty (no `omitempty`); `kinds` maps
 "group/version" (upstream spelling; "v1" for core) to {kind: message}.
 """
 
@@ -25,6 +26,7 @@ class FieldSpec:
     type: str  # scalar name or message name; a map's value type
     json_name: str  # "" when the field's message is inlined into the parent's JSON object
     omitted_when_zero: bool = False  # upstream's JSON leaves the field out when it is "", 0, false, null
+    null_when_empty: bool = False  # upstream's JSON writes the (list or map) field as null when it is empty
 
     @property
     def inline(self) -> bool:
@@ -52,22 +54,23 @@ class Schema:
         )
 
 
-def _field(row: list, omitted: frozenset[int]) -> FieldSpec:
+def _field(row: list, omitted: frozenset[int], nulls: frozenset[int]) -> FieldSpec:
     number, name, label, type_ = row[:4]
     if label == "map":
         key_type, type_ = type_
         if key_type != "string":
             raise ValueError(f"map field {name} has key type {key_type}; only string keys are supported")
-    return FieldSpec(number, name, label, type_, row[4] if len(row) > 4 else name, number in omitted)
+    json_name = row[4] if len(row) > 4 else name
+    return FieldSpec(number, name, label, type_, json_name, number in omitted, number in nulls)
 
 
 @cache
 def schema() -> Schema:
     raw = json.loads(_TABLE.read_text())
-    omitted = raw["omitted_when_zero"]
+    omitted, nulls = raw["omitted_when_zero"], raw["null_when_empty"]
     return Schema(
         messages={
-            fqn: tuple(_field(row, frozenset(omitted.get(fqn, ()))) for row in rows)
+            fqn: tuple(_field(row, frozenset(omitted.get(fqn, ())), frozenset(nulls.get(fqn, ()))) for row in rows)
             for fqn, rows in raw["messages"].items()
         },
         list_wrappers=frozenset(raw["list_wrappers"]),

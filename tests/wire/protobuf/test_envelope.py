@@ -247,7 +247,10 @@ def test_truncated_messages_are_rejected(raw):
 def test_packed_repeated_integers_are_accepted():
     groups = b"\x22\x03\x01\x02\x03"  # PodSecurityContext.supplementalGroups (4), packed
     raw = b"\x12" + bytes([len(groups) + 2]) + b"\x72" + bytes([len(groups)]) + groups  # spec(2).securityContext(14)
-    assert decode_object(raw_pod_body(raw))["spec"] == {"securityContext": {"supplementalGroups": [1, 2, 3]}}
+    assert decode_object(raw_pod_body(raw))["spec"] == {
+        "securityContext": {"supplementalGroups": [1, 2, 3]},
+        "containers": None,  # no omitempty: null when not on the wire
+    }
 
 
 def test_negative_integers_round_trip():
@@ -255,7 +258,7 @@ def test_negative_integers_round_trip():
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"generation": -5},
-        "spec": {"priority": -(1 << 31)},
+        "spec": {"priority": -(1 << 31), "containers": [{"name": "c"}]},
     }
     assert decode_object(encode_object(pod)) == pod
 

@@ -84,16 +84,19 @@ containers = st.fixed_dictionaries(
 pods = st.fixed_dictionaries(
     {"apiVersion": st.just("v1"), "kind": st.just("Pod"), "metadata": metadata},
     optional={
-        "spec": optional(
-            containers=st.lists(containers, min_size=1, max_size=2),
-            volumes=st.lists(
-                st.fixed_dictionaries({"name": names}, optional={"emptyDir": optional(sizeLimit=quantities)}),
-                min_size=1,
-                max_size=2,
-            ),
-            priority=int32,  # a pointer: 0 stays
-            hostNetwork=st.just(True),
-            nodeSelector=st.dictionaries(names, text, min_size=1, max_size=2),
+        # `containers` has no omitempty: a spec without it decodes with `containers: null`
+        "spec": st.fixed_dictionaries(
+            {"containers": st.lists(containers, min_size=1, max_size=2)},
+            optional={
+                "volumes": st.lists(
+                    st.fixed_dictionaries({"name": names}, optional={"emptyDir": optional(sizeLimit=quantities)}),
+                    min_size=1,
+                    max_size=2,
+                ),
+                "priority": int32,  # a pointer: 0 stays
+                "hostNetwork": st.just(True),
+                "nodeSelector": st.dictionaries(names, text, min_size=1, max_size=2),
+            },
         ),
         "status": optional(phase=st.sampled_from(["Pending", "Running"]), startTime=timestamps, podIP=nonempty_text),
     },

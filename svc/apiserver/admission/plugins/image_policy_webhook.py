@@ -76,7 +76,8 @@ class ImagePolicyWebhook:
         annotations = metadata.get("annotations") or {}
         review_spec = {
             "containers": [
-                {"image": c.get("image", "")} for c in [*spec.get("containers", []), *spec.get("initContainers", [])]
+                {"image": c.get("image", "")}
+                for c in [*(spec.get("containers") or ()), *(spec.get("initContainers") or ())]
             ],
             "annotations": {k: v for k, v in annotations.items() if _ANNOTATION.match(k)},
             "namespace": attributes.namespace,
