@@ -185,6 +185,7 @@ def official_bytes(official, message: str, proto_shaped: dict) -> bytes:
                 "spec": {
                     "volumes": [{"name": "v", "emptyDir": {"sizeLimit": "1Gi"}}],
                     "securityContext": {"supplementalGroups": [1, -2]},
+                    "containers": None,  # a slice without omitempty: Go writes a nil one as null
                 },
             },
         ),
@@ -395,7 +396,9 @@ POD_STATUS_ZEROS = {
             },
             {
                 "metadata": {"name": "hooks"},
-                "webhooks": [{"name": "a.example.com", "clientConfig": {"url": "https://a"}}],
+                "webhooks": [
+                    {"name": "a.example.com", "clientConfig": {"url": "https://a"}, "admissionReviewVersions": None}
+                ],
             },
         ),
     ],
