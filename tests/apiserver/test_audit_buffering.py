@@ -115,14 +115,14 @@ def test_log_batch_mode_drops_when_the_buffer_is_full(tmp_path: Path) -> None:
         options = BatchOptions(buffer_size=1, max_batch_size=1, max_wait=0.0, throttle_enable=False)
         backend = LogBackend(str(log), batch=options, on_drop=dropped.append)
         release, writing = threading.Event(), threading.Event()
-        write = backend._write
+        write = backend.out.write
 
-        def slow_write(line: str) -> None:
+        def slow_write(lines: list[bytes]) -> None:
             writing.set()
             assert release.wait(timeout=10)
-            write(line)
+            write(lines)
 
-        backend._write = slow_write
+        backend.out.write = slow_write  # type: ignore[method-assign]
         backend.process(_event(0))
         assert await asyncio.to_thread(writing.wait, 10)  # event 0 is being written; the buffer has room for one
         backend.process(_event(1))

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from dataclasses import dataclass
 
-from svc.apiserver.audit.event import AuditItem
+from svc.apiserver.audit import event as events
+from svc.apiserver.audit.event import PendingEvent
 from svc.apiserver.audit.log_backend import LogBackend
 from svc.apiserver.audit.metrics import AuditMetrics
 from svc.apiserver.audit.options import AuditOptions
@@ -26,13 +27,14 @@ class Auditor:
         """Whether a failed first event fails the request (the webhook's `blocking-strict` mode)."""
         return self.webhook is not None and self.webhook.mode == "blocking-strict"
 
-    def process(self, event: AuditItem) -> Awaitable[bool] | None:
-        """Hand the event to every backend; the webhook's delivery when the request must wait for it."""
+    def emit(self, pending: PendingEvent, stage: str, annotations: dict[str, str]) -> Awaitable[bool] | None:
+        """`process` the request's event at `stage`: the log encodes its line from the request as it
+        stands, the webhook takes the staged event (it sends later)."""
         if self.metrics is not None:
             self.metrics.events_sent.value += 1
         if self.log is not None:
-            self.log.process(event)
-        return self.webhook.process(event) if self.webhook is not None else None
+            self.log.process_stage(pending, stage, annotations)
+        return self.webhook.process(events.stage(pending, stage, annotations)) if self.webhook is not None else None
 
     async def close(self) -> None:
         if self.webhook is not None:

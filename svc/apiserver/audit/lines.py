@@ -44,10 +44,11 @@ _RECEIVED = b',"requestReceivedTimestamp":"'
 _STAGE_STAMP = b'","stageTimestamp":"'
 _ANNOTATIONS = b'","annotations":'
 _END = b'"}\n'
+RECEIVED = "RequestReceived"
 
 _STAGES = {
     stage: b',"stage":' + orjson.dumps(stage) + b',"requestURI":'
-    for stage in ("RequestReceived", "ResponseStarted", "ResponseComplete", "Panic")
+    for stage in (RECEIVED, "ResponseStarted", "ResponseComplete", "Panic")
 }
 
 _shapes: dict[tuple[Any, ...], bytes] = {}
@@ -112,33 +113,53 @@ def _valid_text(value: Any) -> Any:
 
 def json_line(item: AuditItem) -> bytes:
     """The event as one JSON line (newline included), the same bytes as encoding the built Event."""
+    if isinstance(item, StagedEvent):
+        pending = item.pending
+        stamp = None if item.stamp == pending.received else item.stamp
+        line = quick_line(pending, item.stage, stamp, item.status, item.later, item.annotations)
+        if line is not None:
+            return line
+    return _whole_line(item)
+
+
+def quick_line(
+    pending: PendingEvent,
+    stage: str,
+    stamp: float | None,
+    status: tuple[int, dict[str, Any] | None] | None,
+    later: dict[str, Any] | None,
+    annotations: dict[str, str] | None,
+) -> bytes | None:
+    """The line of the event at `stage` from fragments: the request's (encoded by its first stage),
+    the stage's and the status code's; `stamp` None for the time the request came. None when the
+    answer added to the event (`later`, a Status) or for text orjson refuses (lone surrogates): the
+    built Event's way then."""
+    if later is not None or (status is not None and status[1] is not None):
+        return None
+    parts = pending.line_parts
     try:
-        return _json_line(item)
+        if parts is None:
+            received = timestamp(pending.received).encode()
+            parts = pending.line_parts = (
+                _HEADS[pending.level] + orjson.dumps(pending.audit_id),
+                orjson.dumps(pending.uri) + _shape(pending),
+                _RECEIVED + received + _STAGE_STAMP,
+                received,
+            )
+        end = _ANNOTATIONS + orjson.dumps(annotations) + b"}\n" if annotations else _END
+    except TypeError:
+        return None
+    head, middle, received_tail, received = parts
+    stamped = received if stamp is None else timestamp(stamp).encode()
+    if status is None:
+        return b"".join((head, _STAGES[stage], middle, received_tail, stamped, end))
+    return b"".join((head, _STAGES[stage], middle, _status(status[0]), received_tail, stamped, end))
+
+
+def _whole_line(item: AuditItem) -> bytes:
+    """The line of the built Event (a stage the answer added to, a dict already built)."""
+    event = materialize(item)
+    try:
+        return orjson.dumps(event, option=_OPTIONS)
     except TypeError:  # orjson refuses lone surrogates
-        return orjson.dumps(_valid_text(materialize(item)), option=_OPTIONS)
-
-
-def _json_line(item: AuditItem) -> bytes:
-    if not isinstance(item, StagedEvent):
-        return orjson.dumps(item, option=_OPTIONS)
-    status = item.status
-    if item.later is not None or (status is not None and status[1] is not None):
-        return orjson.dumps(item.build(), option=_OPTIONS)
-    pending = item.pending
-    received = pending.received_stamp()
-    stamp = received if item.stamp == pending.received else timestamp(item.stamp).encode()
-    shared = pending.line_parts
-    if shared is None:
-        shared = pending.line_parts = (
-            _HEADS[pending.level] + orjson.dumps(pending.audit_id),
-            orjson.dumps(pending.uri) + _shape(pending),
-        )
-    parts = [shared[0], _STAGES[item.stage], shared[1]]
-    if status is not None:
-        parts.append(_status(status[0]))
-    parts += (_RECEIVED, received, _STAGE_STAMP, stamp)
-    if item.annotations:
-        parts += (_ANNOTATIONS, orjson.dumps(item.annotations), b"}\n")
-    else:
-        parts.append(_END)
-    return b"".join(parts)
+        return orjson.dumps(_valid_text(event), option=_OPTIONS)

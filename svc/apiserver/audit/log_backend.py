@@ -38,11 +38,13 @@ from typing import IO, Any
 
 import orjson
 
+from svc.apiserver.audit import event as events
 from svc.apiserver.audit.batching import BatchBuffer
-from svc.apiserver.audit.event import AuditItem, StagedEvent, materialize
-from svc.apiserver.audit.lines import json_line
+from svc.apiserver.audit.event import AuditItem, PendingEvent, StagedEvent, materialize
+from svc.apiserver.audit.lines import RECEIVED, json_line, quick_line
 from svc.apiserver.audit.options import BatchOptions, TruncateOptions
 from svc.apiserver.audit.truncate import truncate_event
+from svc.machinery import wallclock
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +90,17 @@ def legacy_line(event: dict[str, Any]) -> str:
     )
     text = " ".join(f"{name}={_quoted(value)}" for name, value in fields)
     return f'{event.get("requestReceivedTimestamp", "")} AUDIT: {text} response="{response}"'
+
+
+class _Stdout:
+    """`--audit-log-path=-`: the lines go to standard output (never rotated, never closed)."""
+
+    def write(self, lines: list[bytes]) -> None:
+        sys.stdout.write(b"".join(lines).decode())
+        sys.stdout.flush()
+
+    def close(self) -> None:
+        """Standard output stays open."""
 
 
 class _RotatingFile:
@@ -189,14 +202,21 @@ class LogBackend:
     ) -> None:
         self.format = fmt
         self.on_error = on_error
-        self.out: _RotatingFile | None = (
-            None if path == "-" else _RotatingFile(Path(path), max_size_mb, max_backups, max_age_days, compress)
+        self.out: _RotatingFile | _Stdout = (
+            _Stdout() if path == "-" else _RotatingFile(Path(path), max_size_mb, max_backups, max_age_days, compress)
         )
         self.truncate = truncate if truncate is not None and truncate.enabled else None
         self.batches = BatchBuffer(batch, self._send, on_drop) if batch is not None else None
         self.pending: list[bytes] = []
         """Lines of the blocking modes not yet written, in the order the requests produced them."""
+        self.quick = fmt == "json" and batch is None
+        """Whether `process_stage` may encode a line straight from the request."""
+        self.max_line = self.truncate.max_event_size + 1 if self.truncate is not None else sys.maxsize
+        """The longest line written whole (the newline included); a longer event is truncated."""
         self._flush_scheduled = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        """The loop the server's requests run in, kept: asking for the running loop costs a getpid
+        system call (Python 3.11 checks the process has not forked)."""
 
     def process(self, event: AuditItem) -> None:
         """Write the event (blocking modes: never dropped; a RequestReceived by the end of the loop
@@ -205,23 +225,44 @@ class LogBackend:
             self.batches.process(event)
             return
         line = self._line(event)
-        if line is None:
-            return
-        self.pending.append(line)
-        if not isinstance(event, StagedEvent) or event.stage != "RequestReceived":
-            self.flush()  # the request answers next: its events are written first
-        elif not self._flush_scheduled:
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:  # no event loop (a caller outside the server): write now
-                self.flush()
+        if line is not None:
+            self._add(line, not isinstance(event, StagedEvent) or event.stage != RECEIVED)
+
+    def process_stage(self, pending: PendingEvent, stage: str, annotations: dict[str, str]) -> None:
+        """`process` of the event at `stage`, as the request stands now; the usual JSON line is encoded
+        straight from the request (`lines.quick_line`), without staging the event."""
+        if self.quick:
+            stamp = None if stage == RECEIVED else wallclock.now()
+            line = quick_line(pending, stage, stamp, pending.status, pending.later, annotations)
+            if line is not None and len(line) <= self.max_line:
+                self._add(line, stage != RECEIVED)
                 return
+        self.process(events.stage(pending, stage, annotations))
+
+    def _add(self, line: bytes, now: bool) -> None:
+        """Buffer a line of the blocking modes; written `now` when an answer follows it (no answer
+        is sent before its events are written), else once the loop turn ends."""
+        self.pending.append(line)
+        if now:
+            self.flush()
+        elif not self._flush_scheduled:
+            loop = self._loop
+            if loop is None or not loop.is_running():
+                try:
+                    loop = self._loop = asyncio.get_running_loop()
+                except RuntimeError:  # no event loop (a caller outside the server): write now
+                    self.flush()
+                    return
             self._flush_scheduled = True
-            loop.call_soon(self.flush)
+            loop.call_soon(self._turn_ended)
+
+    def _turn_ended(self) -> None:
+        """Write what the loop turn left (a RequestReceived whose request goes on); one call a turn."""
+        self._flush_scheduled = False
+        self.flush()
 
     def flush(self) -> None:
         """Write the buffered lines with one system call (the blocking modes)."""
-        self._flush_scheduled = False
         if self.pending:
             lines, self.pending = self.pending, []
             self._guarded(lines)
@@ -239,7 +280,7 @@ class LogBackend:
         """The event's line, cut down when over the truncation limit; None when dropped even so."""
         if self.format == "json":
             line = json_line(item)
-            if self.truncate is None or len(line) <= self.truncate.max_event_size + 1:  # + the newline
+            if len(line) <= self.max_line:
                 return line
         event: dict[str, Any] | None = materialize(item)
         if self.truncate is not None:
@@ -250,16 +291,9 @@ class LogBackend:
             return legacy_line(event).encode() + b"\n"
         return orjson.dumps(event, option=orjson.OPT_APPEND_NEWLINE)
 
-    def _write(self, lines: list[bytes]) -> None:
-        if self.out is None:
-            sys.stdout.write(b"".join(lines).decode())
-            sys.stdout.flush()
-        else:
-            self.out.write(lines)
-
     def _guarded(self, lines: list[bytes]) -> None:
         try:
-            self._write(lines)
+            self.out.write(lines)
         except OSError as error:
             log.error("failed to write %d audit events: %s", len(lines), error)
             if self.on_error is not None:
@@ -276,6 +310,5 @@ class LogBackend:
     def shutdown(self) -> None:
         """Write what is buffered, then close the file (the blocking modes' close)."""
         self.flush()
-        if self.out is not None:
-            with contextlib.suppress(OSError):  # what could not be written was counted as it failed
-                self.out.close()
+        with contextlib.suppress(OSError):  # what could not be written was counted as it failed
+            self.out.close()
