@@ -116,7 +116,7 @@ HISTORY: dict[str, tuple[Entry, ...]] = {
     "ReloadSvcletClientCAFile": ((36, True, B),),
     "ReloadSvcletServerCertificateFile": ((31, True, B),),
     "RemoteRequestHeaderUID": ((32, False, A), (33, True, B)),
-    "ResourceHealthStatus": ((31, False, A),),
+    "ResourceHealthStatus": ((31, False, A), (36, True, B)),
     "ResourceHealthStatusMessage": ((36, True, B),),
     "RestartAllContainersOnContainerExits": ((35, False, A),),
     "RotateSvcletServerCertificate": ((7, False, A), (12, True, B)),
