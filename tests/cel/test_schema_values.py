@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 from svc.machinery.cel import Environment
 from svc.machinery.cel.schema_values import converter, escape_property_name
-from svc.machinery.cel.values import NANOS, Duration, Timestamp
+from svc.machinery.cel.values import NANOS, CelError, Duration, Timestamp
 
 SCHEMA = {
     "type": "object",
@@ -79,3 +81,14 @@ def test_escaping_follows_upstreams_rules() -> None:
         None,
         None,
     ]
+
+
+def test_duration_strings_in_days_are_durations() -> None:
+    schema = {"type": "object", "properties": {"ttl": {"type": "string", "format": "duration"}}}
+    assert converter(schema)({"ttl": "2d"})["ttl"] == 2 * 86400 * NANOS
+
+
+def test_a_string_that_is_no_duration_fails_in_upstreams_words() -> None:
+    schema = {"type": "object", "properties": {"ttl": {"type": "string", "format": "duration"}}}
+    with pytest.raises(CelError, match="Invalid duration soon: unable to parse soon as duration"):
+        converter(schema)({"ttl": "soon"})

@@ -15,7 +15,8 @@ from collections.abc import Callable
 from datetime import date
 from typing import Final
 
-from svc.machinery.cel.conversions import parse_duration, parse_timestamp
+from svc.machinery.cel.conversions import parse_timestamp
+from svc.machinery.cel.openapi_duration import parse_openapi_duration
 from svc.machinery.cel.values import CelError
 
 Check = Callable[[str], bool]
@@ -109,7 +110,7 @@ CHECKS: Final[dict[str, Check]] = {
     "date": _date,
     "date-time": _parses(parse_timestamp),
     "datetime": _parses(parse_timestamp),
-    "duration": _parses(parse_duration),
+    "duration": _parses(parse_openapi_duration),
 }
 
 

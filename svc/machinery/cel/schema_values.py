@@ -15,7 +15,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from svc.machinery.cel.conversions import parse_duration, parse_timestamp
+from svc.machinery.cel.conversions import parse_timestamp
+from svc.machinery.cel.openapi_duration import parse_openapi_duration
 from svc.machinery.cel.parser import RESERVED
 from svc.machinery.cel.values import CelError, MapList, SetList
 
@@ -46,7 +47,12 @@ def _string_format(kind: str) -> Converter | None:
         return parse_timestamp(f"{value}T00:00:00Z") if type(value) is str else value
 
     def duration(value: Any) -> Any:
-        return parse_duration(value) if type(value) is str else value
+        if type(value) is not str:
+            return value
+        try:
+            return parse_openapi_duration(value)
+        except CelError as err:
+            raise CelError(f"Invalid duration {value}: {err}") from err
 
     def byte_string(value: Any) -> Any:
         if type(value) is not str:
