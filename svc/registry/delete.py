@@ -61,6 +61,7 @@ class Outcome(enum.Enum):
 
     REMOVE = "remove"  # gone at once
     MARK = "mark"  # written terminating: finalizers remain, or a grace period runs
+    MARK_THEN_REMOVE = "mark-then-remove"  # written terminating with no grace left, then removed
     PENDING = "pending"  # a graceful deletion already runs: answered with the object as it is
 
 
@@ -129,7 +130,9 @@ def mark_for_deletion(
     else:
         metadata.pop("finalizers", None)
     if graceful is Outcome.MARK:
-        return Outcome.MARK if finalizers or metadata["deletionGracePeriodSeconds"] > 0 else Outcome.REMOVE
+        # a grace period of 0 is still written before the removal, as upstream's update for graceful
+        # deletion is: watchers see the terminating object, then its deletion
+        return Outcome.MARK if finalizers or metadata["deletionGracePeriodSeconds"] > 0 else Outcome.MARK_THEN_REMOVE
     if not finalizers and not strategy.keeps_terminating(obj):
         return Outcome.REMOVE
     _mark_as_deleting(metadata, now)

@@ -626,6 +626,10 @@ class GenericStore:
             pending.pop("remove", None)
             if outcome is deletion.Outcome.PENDING:
                 return current
+            if outcome is deletion.Outcome.MARK_THEN_REMOVE:
+                pending["then_remove"] = marked
+            else:
+                pending.pop("then_remove", None)
             if options.dry_run:
                 pending["dry"] = marked
                 return None
@@ -643,7 +647,9 @@ class GenericStore:
                 pending.clear()
                 stored = await self.objects.guaranteed_update(key, mark, suggestion=suggestion)
                 if "dry" in pending:
-                    return self.present(pending["dry"]), False
+                    return self.present(pending["dry"]), "then_remove" in pending
+                if "then_remove" in pending:
+                    return await self._remove_marked(key, stored, still_deletable)
                 if "remove" not in pending:
                     return self.present(stored), False
                 if options.dry_run:
@@ -661,6 +667,18 @@ class GenericStore:
             raise self._not_found(name) from None
         except errors.CorruptObjectError as error:
             raise self._corrupt(error) from None
+
+    async def _remove_marked(self, key: str, marked: Obj, check: Callable[[Obj], Awaitable[None]]) -> tuple[Obj, bool]:
+        """Remove an object just written terminating with no grace left. Another writer may have
+        removed it first (a kubelet, another delete): that is no error, as upstream ignores it."""
+        try:
+            removed = await self.objects.delete(key, current=marked, check=check)
+        except errors.KeyNotFoundError:
+            return self.present(marked), True
+        except _MarkInstead as gained:  # it gained finalizers meanwhile: it stays, terminating
+            return self.present(gained.obj), False
+        await self._deleted(removed)
+        return self.present(removed), True
 
     async def _deleted(self, obj: Obj) -> None:
         if self.hooks is not None:

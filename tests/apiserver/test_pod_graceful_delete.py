@@ -3,6 +3,7 @@ on a node stays, terminating, for its grace period until deleted again with a sh
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -149,3 +150,28 @@ def test_a_configmap_is_still_deleted_at_once(api):
     response = api.request("DELETE", f"{path}/c", body={"gracePeriodSeconds": 30})
     assert response.json()["kind"] == "Status"
     assert api.request("GET", f"{path}/c").status == 404
+
+
+def _events_since(api, resource_version: str) -> list[tuple[str, dict[str, Any]]]:
+    response = api.request("GET", f"{PODS}?watch=1&resourceVersion={resource_version}&timeoutSeconds=1")
+    events = [json.loads(line) for line in response.body.splitlines() if line.strip()]
+    return [(event["type"], event["object"]) for event in events]
+
+
+def test_a_deletion_without_grace_is_written_terminating_before_the_removal(api):
+    created = _pod(api, "web")
+    answer = _delete(api, "web", gracePeriodSeconds=0).json()
+    assert answer["metadata"]["deletionGracePeriodSeconds"] == 0
+    events = _events_since(api, created["metadata"]["resourceVersion"])
+    assert [kind for kind, _ in events] == ["MODIFIED", "DELETED"]
+    terminating = events[0][1]["metadata"]
+    assert terminating["deletionGracePeriodSeconds"] == 0 and "deletionTimestamp" in terminating
+
+
+def test_a_dry_run_deletion_without_grace_leaves_the_pod(api):
+    _pod(api, "web")
+    response = api.request(
+        "DELETE", f"{PODS}/web?dryRun=All", body={"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0}
+    )
+    assert response.json()["metadata"]["deletionGracePeriodSeconds"] == 0
+    assert "deletionTimestamp" not in api.request("GET", f"{PODS}/web").json()["metadata"]
