@@ -105,6 +105,8 @@ async def token_request(scope: Scope) -> web.StreamResponse:
     body = await read_posted_object(scope)
     spec = body.setdefault("spec", {})
     spec.setdefault("expirationSeconds", DEFAULT_EXPIRATION)
+    # A pointer without `omitempty`: upstream writes an unbound request's reference as null.
+    spec.setdefault("boundObjectRef", None)
     if not spec.get("audiences"):
         spec["audiences"] = list(tokens.api_audiences)
     errors = _validate(spec, scope.name, scope.namespace, body["metadata"])
