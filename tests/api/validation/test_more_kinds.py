@@ -229,6 +229,33 @@ INVALID_OBJECTS = [
         [("rules[0].nonResourceURLs", INVALID, "namespaced rules cannot apply to non-resource URLs")],
     ),
     (
+        "cluster role rule of resources and non-resource URLs",
+        RBAC,
+        "ClusterRole",
+        with_path(CLUSTER_ROLE, "rules.0.resources", ["pods"]),
+        [("rules[0].nonResourceURLs", INVALID, "rules cannot apply to both regular resources and non-resource URLs")],
+    ),
+    (
+        "cluster role non-resource rule without verbs",
+        RBAC,
+        "ClusterRole",
+        with_path(CLUSTER_ROLE, "rules.0.verbs", []),
+        [("rules[0].verbs", REQUIRED, "verbs must contain at least one value")],
+    ),
+    (
+        "cluster role aggregation without selectors",
+        RBAC,
+        "ClusterRole",
+        with_path(CLUSTER_ROLE, "aggregationRule", {"clusterRoleSelectors": []}),
+        [
+            (
+                "aggregationRule.clusterRoleSelectors",
+                REQUIRED,
+                "at least one clusterRoleSelector required if aggregationRule is non-nil",
+            )
+        ],
+    ),
+    (
         "binding to a role of another group",
         RBAC,
         "RoleBinding",
