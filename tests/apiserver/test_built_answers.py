@@ -96,3 +96,19 @@ def test_an_empty_partial_metadata_list_has_null_items(svc_server) -> None:
     assert listed["kind"] == "PartialObjectMetadataList"
     assert "items" in listed
     assert listed["items"] is None
+
+
+def test_an_access_review_gives_its_spec_back_as_its_go_type_writes_it(svc_server) -> None:
+    """Upstream answers the decoded request: `omitempty` fields sent empty do not come back."""
+    spec = {
+        "user": "bob",
+        "uid": "",
+        "groups": [],
+        "extra": {},
+        "resourceAttributes": {"namespace": "", "verb": "get", "resource": "pods"},
+    }
+    body = {"apiVersion": AUTHZ, "kind": "SubjectAccessReview", "spec": spec}
+    review = _create(svc_server.client(), "/apis/authorization.svc/v1/subjectaccessreviews", body)
+    assert review["spec"] == {"user": "bob", "resourceAttributes": {"verb": "get", "resource": "pods"}}
+    assert review["metadata"] == {"creationTimestamp": None}
+    assert isinstance(review["status"]["allowed"], bool)

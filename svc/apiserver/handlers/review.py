@@ -17,6 +17,7 @@ from typing import Any
 
 from aiohttp import web
 
+from svc.api.omit_empty import decoded_pruner
 from svc.apiserver.authn.authenticator import AUTHENTICATED_GROUP, AuthenticationError
 from svc.apiserver.authz.authorizer import Attributes, Decision
 from svc.apiserver.authz.rbac.rules import Rule
@@ -122,14 +123,14 @@ async def _token(scope: Scope, body: Obj) -> Obj:
         found = None
         result["error"] = str(error)
     if found is None:
-        return _echoed(body, {"user": {}, **result})
+        return _echoed(scope, body, {"user": {}, **result})
     user = found.user
     if AUTHENTICATED_GROUP not in user.groups:
         user = UserInfo(user.name, user.uid, (*user.groups, AUTHENTICATED_GROUP), user.extra)
     review_status: Obj = {"authenticated": True, "user": _user_info(user)}
     if found.audiences:
         review_status["audiences"] = list(found.audiences)
-    return _echoed(body, review_status)
+    return _echoed(scope, body, review_status)
 
 
 def _attributes(user: UserInfo, spec: Obj) -> Attributes:
@@ -165,17 +166,18 @@ async def _decide(scope: Scope, user: UserInfo, body: Obj) -> Obj:
         result["reason"] = verdict.reason
     if verdict.error:
         result["evaluationError"] = verdict.error
-    return _echoed(body, result)
+    return _echoed(scope, body, result)
 
 
-def _echoed(body: Obj, review_status: Obj) -> Obj:
+def _echoed(scope: Scope, body: Obj, review_status: Obj) -> Obj:
     """The request given back with its status, as upstream's access and token reviews answer: its
-    metadata as decoded (never created, so no creation time) and its `spec`, always written."""
-    return {
-        "metadata": {**body["metadata"], "creationTimestamp": None},
-        "spec": body.get("spec") or {},
-        "status": review_status,
-    }
+    metadata as decoded (never created, so no creation time) and its `spec` (always written) as its Go
+    type writes it again, without the empty values its `omitempty` fields leave out (`groups: []`)."""
+    spec = {"spec": body.get("spec") or {}}
+    prune = decoded_pruner(scope.resource.upstream_group, scope.resource.version, scope.resource.kind)
+    if prune is not None:
+        prune(spec)
+    return {"metadata": {**body["metadata"], "creationTimestamp": None}, **spec, "status": review_status}
 
 
 async def _self_access(scope: Scope, body: Obj) -> Obj:
