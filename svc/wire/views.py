@@ -120,7 +120,8 @@ def table(
         "apiVersion": api_version,
         "metadata": metadata,
         "columnDefinitions": [column.definition() for column in columns],
-        "rows": rows,
+        # Upstream's printers make their rows (`[]` when empty); its default table appends them to nil.
+        "rows": rows if rows or columns is not DEFAULT_COLUMNS else None,
     }
     return result
 

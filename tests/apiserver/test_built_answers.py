@@ -5,6 +5,7 @@ always written, a pointer without `omitempty` is null when unset, an `omitempty`
 from __future__ import annotations
 
 import datetime
+import json
 from typing import Any
 
 from svc.client.rest import RestClient
@@ -112,3 +113,37 @@ def test_an_access_review_gives_its_spec_back_as_its_go_type_writes_it(svc_serve
     assert review["spec"] == {"user": "bob", "resourceAttributes": {"verb": "get", "resource": "pods"}}
     assert review["metadata"] == {"creationTimestamp": None}
     assert isinstance(review["status"]["allowed"], bool)
+
+
+def test_an_empty_default_table_has_null_rows_and_a_printed_one_an_empty_list(svc_server) -> None:
+    """Upstream's default table (kinds without a printer, such as roles) appends rows to a nil slice;
+    its printers make theirs, so an empty ConfigMap table has `rows: []`."""
+    client = svc_server.client()
+    roles = client.request("GET", "/apis/rbac.authorization.svc/v1/namespaces/default/roles", accept=TABLE).json()
+    assert [column["name"] for column in roles["columnDefinitions"]] == ["Name", "Created At"]
+    assert roles["rows"] is None
+    maps = client.request("GET", "/api/v1/namespaces/empty/configmaps", accept=TABLE).json()
+    assert maps["rows"] == []
+
+
+def test_a_table_watch_writes_null_column_definitions_after_the_first_event(svc_server) -> None:
+    """Upstream converts later watch events with `NoHeaders`, leaving the column list nil."""
+    client = svc_server.client()
+    for name in ("a", "b"):
+        _create(
+            client,
+            "/api/v1/namespaces/default/configmaps",
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}},
+        )
+    stream = client.stream(
+        "/api/v1/namespaces/default/configmaps", params={"watch": "1", "resourceVersion": "0"}, accept=TABLE
+    )
+    try:
+        frames = iter(stream)
+        first, second = json.loads(next(frames)), json.loads(next(frames))
+    finally:
+        stream.close()
+    assert [column["name"] for column in first["object"]["columnDefinitions"]][:1] == ["Name"]
+    assert "columnDefinitions" in second["object"]
+    assert second["object"]["columnDefinitions"] is None
+    assert len(second["object"]["rows"]) == 1
