@@ -181,3 +181,26 @@ def test_invalid_service_account_name_is_422_and_not_stored(api, name: str, mess
 def test_a_service_account_name_may_be_a_dotted_subdomain(api) -> None:
     body = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "robot.v2"}}
     assert api.request("POST", SERVICE_ACCOUNTS, body=body).status == 201
+
+
+NAMESPACES = "/api/v1/namespaces"
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("team.a", 'Invalid value: "team.a": must not contain dots'),
+        ("Team", "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'"),
+        ("t" * 64, "must be no more than 63 characters"),
+    ],
+    ids=["dotted", "upper case", "too long"],
+)
+def test_invalid_namespace_name_is_422_and_not_stored(api, name: str, message: str) -> None:
+    """Upstream's Namespace name is a DNS label (a subdomain with a dot says only that)."""
+    body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+    response = api.request("POST", NAMESPACES, body=body)
+    assert response.status == 422
+    causes = response.json()["details"]["causes"]
+    assert [(cause["field"], cause["reason"]) for cause in causes] == [("metadata.name", "FieldValueInvalid")]
+    assert message in causes[0]["message"]
+    assert api.request("GET", f"{NAMESPACES}/{name}").status == 404
