@@ -147,3 +147,22 @@ def test_a_table_watch_writes_null_column_definitions_after_the_first_event(svc_
     assert "columnDefinitions" in second["object"]
     assert second["object"]["columnDefinitions"] is None
     assert len(second["object"]["rows"]) == 1
+
+
+def test_a_review_s_namespace_follows_the_request_as_every_create_does(svc_server) -> None:
+    """Upstream's create handler sets a namespaced review's namespace from the URL, clears a
+    cluster-scoped one's, and refuses a namespace that differs from the URL's."""
+    client = svc_server.client()
+    spec = {"user": "bob", "resourceAttributes": {"namespace": "default", "verb": "get", "resource": "pods"}}
+    local = {"apiVersion": AUTHZ, "kind": "LocalSubjectAccessReview", "spec": spec}
+    path = "/apis/authorization.svc/v1/namespaces/default/localsubjectaccessreviews"
+    assert _create(client, path, local)["metadata"] == {"namespace": "default", "creationTimestamp": None}
+    elsewhere = {**local, "metadata": {"namespace": "other"}}
+    refused = client.request("POST", path, body=elsewhere)
+    assert refused.status == 400
+    assert refused.json()["message"] == (
+        "the namespace of the provided object does not match the namespace sent on the request"
+    )
+    cluster = {"apiVersion": AUTHZ, "kind": "SubjectAccessReview", "metadata": {"namespace": "x"}, "spec": spec}
+    review = _create(client, "/apis/authorization.svc/v1/subjectaccessreviews", cluster)
+    assert review["metadata"] == {"creationTimestamp": None}

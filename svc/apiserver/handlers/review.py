@@ -26,7 +26,7 @@ from svc.machinery import status
 from svc.machinery.fields import FieldRequirement, parse_field_selector
 from svc.machinery.labels import Operator, Requirement, SelectorError, new_requirement, parse_label_selector
 from svc.registry.admission import UserInfo
-from svc.registry.create import now_rfc3339
+from svc.registry.create import match_namespace, now_rfc3339
 
 Obj = dict[str, Any]
 
@@ -252,6 +252,7 @@ REVIEWS: dict[str, Callable[[Scope, Obj], Awaitable[Obj]]] = {
 async def review(scope: Scope) -> web.StreamResponse:
     negotiated = scope.negotiate(allow_views=False)
     body = await scope.read_object()
+    match_namespace(body["metadata"], scope.resource.namespaced, scope.namespace)
     answer = await REVIEWS[scope.resource.name](scope, body)
     result = {"kind": scope.resource.kind, "apiVersion": scope.resource.api_version, **answer}
     return scope.respond(201, result, negotiated)
