@@ -166,3 +166,34 @@ def test_a_review_s_namespace_follows_the_request_as_every_create_does(svc_serve
     cluster = {"apiVersion": AUTHZ, "kind": "SubjectAccessReview", "metadata": {"namespace": "x"}, "spec": spec}
     review = _create(client, "/apis/authorization.svc/v1/subjectaccessreviews", cluster)
     assert review["metadata"] == {"creationTimestamp": None}
+
+
+def test_a_token_request_or_binding_naming_another_namespace_is_a_bad_request(svc_server) -> None:
+    """The create handler checks the namespace before the subresource's own code runs."""
+    client = svc_server.client()
+    _create(
+        client,
+        "/api/v1/namespaces/default/serviceaccounts",
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "robot"}},
+    )
+    token = {"apiVersion": AUTHN, "kind": "TokenRequest", "metadata": {"namespace": "other"}, "spec": {}}
+    refused = client.request("POST", "/api/v1/namespaces/default/serviceaccounts/robot/token", body=token)
+    assert (refused.status, refused.json()["reason"]) == (400, "BadRequest")
+    answer = _create(client, "/api/v1/namespaces/default/serviceaccounts/robot/token", {**token, "metadata": {}})
+    assert answer["metadata"]["namespace"] == "default"
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "i"}]},
+    }
+    _create(client, "/api/v1/namespaces/default/pods", pod)
+    binding = {
+        "apiVersion": "v1",
+        "kind": "Binding",
+        "metadata": {"name": "p", "namespace": "other"},
+        "target": {"kind": "Node", "name": "n1"},
+    }
+    refused = client.request("POST", "/api/v1/namespaces/default/pods/p/binding", body=binding)
+    assert (refused.status, refused.json()["reason"]) == (400, "BadRequest")
+    assert "nodeName" not in client.request("GET", "/api/v1/namespaces/default/pods/p").json()["spec"]
