@@ -261,7 +261,9 @@ GATED_FIELDS: Final[tuple[GatedField, ...]] = (
         "InPlacePodLevelResourcesVerticalScaling", "/Pod", "status", Pattern("resources"), Pattern("allocatedResources")
     ),
     fields("ResourceHealthStatus", "/Pod", "status", *_statuses("allocatedResourcesStatus"), ratchets=False),
-    # The health message a kubelet reports (`+featureGate=ResourceHealthStatusMessage` on the field).
+    # The health message a kubelet reports: upstream's `dropDisabledPodStatusFields` clears every
+    # `allocatedResourcesStatus[].resources[].message` of the three status lists unless the stored status
+    # has one that is non-nil (`resourceHealthStatusMessageInUse`, so `""` counts).
     fields(
         "ResourceHealthStatusMessage",
         "/Pod",

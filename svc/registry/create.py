@@ -39,8 +39,13 @@ def generate_name(base: str) -> str:
 
 def check_namespace(strategy: Strategy, obj: dict[str, Any], namespace: str) -> None:
     """The object's namespace must agree with the request's (set it when absent)."""
-    metadata = obj["metadata"]
-    if strategy.resource.namespaced:
+    match_namespace(obj["metadata"], strategy.resource.namespaced, namespace)
+
+
+def match_namespace(metadata: dict[str, Any], namespaced: bool, namespace: str) -> None:
+    """Upstream's `EnsureObjectNamespaceMatchesRequestNamespace`, which its create handler runs on every
+    created object (stored or not): set when absent, cleared for a cluster-scoped kind, else it must agree."""
+    if namespaced:
         given = metadata.get("namespace") or ""
         if given and given != namespace:
             raise status.bad_request(

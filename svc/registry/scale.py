@@ -58,7 +58,8 @@ def scale_of(resource: Resource, obj: Obj, paths: ScalePaths | None = None) -> O
         "kind": "Scale",
         "apiVersion": f"{sub.group}/{sub.version}" if sub.group else sub.version,
         "metadata": scale_metadata,
-        "spec": {"replicas": counts[0]},
+        # `spec.replicas` is `omitempty` (left out at 0); `status.replicas` is always written.
+        "spec": {"replicas": counts[0]} if counts[0] else {},
         "status": {"replicas": counts[1]},
     }
     if counts[2]:

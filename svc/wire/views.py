@@ -83,11 +83,12 @@ def partial(obj: Obj, api_version: str) -> Obj:
 
 
 def partial_list(listed: Obj, api_version: str) -> Obj:
+    """Upstream appends each item to a nil slice without `omitempty`: an empty list's `items` is null."""
     return {
         "kind": "PartialObjectMetadataList",
         "apiVersion": api_version,
         "metadata": listed.get("metadata", {}),
-        "items": [partial(item, api_version) for item in listed.get("items", [])],
+        "items": [partial(item, api_version) for item in listed.get("items", [])] or None,
     }
 
 
@@ -111,13 +112,16 @@ def table(
             row["object"] = obj
         elif include_object == "Metadata":
             row["object"] = partial(obj, api_version)
+        else:  # a RawExtension is a struct, which `omitempty` never leaves out: empty, it is null
+            row["object"] = None
         rows.append(row)
     result: Obj = {
         "kind": "Table",
         "apiVersion": api_version,
         "metadata": metadata,
         "columnDefinitions": [column.definition() for column in columns],
-        "rows": rows,
+        # Upstream's printers make their rows (`[]` when empty); its default table appends them to nil.
+        "rows": rows if rows or columns is not DEFAULT_COLUMNS else None,
     }
     return result
 

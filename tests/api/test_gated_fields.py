@@ -383,3 +383,19 @@ def test_a_health_message_is_dropped_while_its_gate_is_off_unless_stored() -> No
         "health": "Unhealthy",
     }
     assert "message" in _health(write(_with_health_message(True), _with_health_message(True)))
+
+
+def test_an_empty_health_message_of_any_container_list_keeps_messages() -> None:
+    """Upstream's `resourceHealthStatusMessageInUse` tests the message pointer for nil in every list of
+    container statuses: a stored `""` of an init container keeps a new message of a regular one."""
+    stored = _with_health_message(False)
+    stored["status"]["initContainerStatuses"] = [
+        {
+            "name": "init",
+            "allocatedResourcesStatus": [
+                {"name": "claim:gpu/gpu", "resources": [{"resourceID": "gpu-1", "message": ""}]}
+            ],
+        }
+    ]
+    write = _strategy(("", "v1", "pods"), ResourceHealthStatusMessage=False).subresource_updates["status"]
+    assert _health(write(_with_health_message(True), stored))["message"] == "ECC error count exceeded threshold"

@@ -60,6 +60,12 @@ def test_flags_reach_the_settings() -> None:
     assert options.logging == LogSettings(verbosity=3, vmodule=(("store", 5), ("watch*", 2)), format="json")
 
 
+@pytest.mark.parametrize("flags", [["--v=4"], ["-v", "4"], ["--v", "4"]], ids=["--v=4", "-v 4", "--v 4"])
+def test_verbosity_takes_both_spellings(flags: list[str]) -> None:
+    """klog's flag is `v`: Go's flag package reads it with one dash or two, `=` or a separate value."""
+    assert parse_options(flags).logging.verbosity == 4
+
+
 @pytest.mark.parametrize(
     ("flag", "message"),
     [

@@ -32,6 +32,7 @@ from svc.machinery.labels import validate_label_selector
 from svc.machinery.validation import (
     is_dns1123_label,
     is_dns1123_subdomain,
+    is_qualified_name,
     is_valid_path_segment_name,
     regex_error,
 )
@@ -80,7 +81,29 @@ def _lease_duration(obj: Any, _: str) -> list[FieldError]:
     return []
 
 
-LEASE = KindRules(create=(Check(_lease_duration), Range("spec.leaseTransitions")))
+LEASE_STRATEGIES: Final = ("OldestEmulationVersion",)
+
+
+def _lease_strategy(obj: Any, _: str) -> list[FieldError]:
+    """Upstream's `ValidateCoordinatedLeaseStrategy`, called with `spec.strategy` and naming its child
+    `strategy` again (so the path is `spec.strategy.strategy`): a bare name must be a known strategy,
+    a prefixed one a qualified name; a preferred holder needs a strategy."""
+    spec = mapping(obj, "spec")
+    strategy = spec.get("strategy")
+    errors: list[FieldError] = []
+    if isinstance(strategy, str):
+        path = "spec.strategy.strategy"
+        if "/" not in strategy:
+            if strategy not in LEASE_STRATEGIES:
+                errors.append(not_supported(path, strategy, LEASE_STRATEGIES))
+        else:
+            errors += [invalid(path, strategy, message) for message in is_qualified_name(strategy)]
+    if text(spec, "preferredHolder") and not (isinstance(strategy, str) and strategy):
+        errors.append(forbidden("spec.preferredHolder", "may only be specified if `strategy` is defined"))
+    return errors
+
+
+LEASE = KindRules(create=(Check(_lease_duration), Range("spec.leaseTransitions"), Check(_lease_strategy)))
 
 # --- policy PodDisruptionBudget -----------------------------------------------------------------
 

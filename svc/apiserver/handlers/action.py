@@ -17,6 +17,7 @@ from svc.apiserver.handlers.scope import Scope
 from svc.machinery import status
 from svc.registry.actions import ActionRequest, success
 from svc.registry.admission import Attributes, Operation
+from svc.registry.create import match_namespace
 from svc.registry.pods.binding import bind
 from svc.registry.pods.eviction import evict
 
@@ -61,8 +62,7 @@ def action_for(scope: Scope) -> Callable[[Scope, ActionRequest], Awaitable[None]
 async def act(scope: Scope, action: Callable[[Scope, ActionRequest], Awaitable[None]]) -> web.StreamResponse:
     negotiated = scope.negotiate(allow_views=False)
     body = await read_posted_object(scope)
-    if scope.namespace:
-        body["metadata"].setdefault("namespace", scope.namespace)
+    match_namespace(body["metadata"], scope.resource.namespaced, scope.namespace)
     name = scope.name or body["metadata"].get("name", "")
     attributes = Attributes(
         Operation.CREATE, scope.resource, scope.namespace, name, scope.ctx.user, scope.subresource, scope.dry_run()

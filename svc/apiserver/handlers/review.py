@@ -3,6 +3,11 @@
 `selfsubjectreviews` echo the request's user; the access reviews ask the server's own authorizer chain
 (the same one the authorization filter uses), so `kubectl auth whoami` and `kubectl auth can-i` see
 exactly what the server enforces.
+
+The answers are written as upstream's REST storage builds them: the access and token reviews give back
+the request with its status filled in; the self-subject and rules reviews are new objects, so the
+request's metadata and spec are not echoed (a rules review's `spec` is `{}`), and a self-subject
+review carries the time it was made as `creationTimestamp`.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from typing import Any
 
 from aiohttp import web
 
+from svc.api.omit_empty import decoded_pruner
 from svc.apiserver.authn.authenticator import AUTHENTICATED_GROUP, AuthenticationError
 from svc.apiserver.authz.authorizer import Attributes, Decision
 from svc.apiserver.authz.rbac.rules import Rule
@@ -20,6 +26,7 @@ from svc.machinery import status
 from svc.machinery.fields import FieldRequirement, parse_field_selector
 from svc.machinery.labels import Operator, Requirement, SelectorError, new_requirement, parse_label_selector
 from svc.registry.admission import UserInfo
+from svc.registry.create import match_namespace, now_rfc3339
 
 Obj = dict[str, Any]
 
@@ -37,7 +44,7 @@ def _user_info(user: UserInfo) -> Obj:
 
 async def _self_subject(scope: Scope, body: Obj) -> Obj:
     assert scope.ctx.user is not None
-    return {"userInfo": _user_info(scope.ctx.user)}
+    return {"status": {"userInfo": _user_info(scope.ctx.user)}, "metadata": {"creationTimestamp": now_rfc3339()}}
 
 
 _SINGLE_VALUE_OPERATORS = {"In": Operator.EQUALS, "NotIn": Operator.NOT_EQUALS}
@@ -116,11 +123,14 @@ async def _token(scope: Scope, body: Obj) -> Obj:
         found = None
         result["error"] = str(error)
     if found is None:
-        return {"user": {}, **result}
+        return _echoed(scope, body, {"user": {}, **result})
     user = found.user
     if AUTHENTICATED_GROUP not in user.groups:
         user = UserInfo(user.name, user.uid, (*user.groups, AUTHENTICATED_GROUP), user.extra)
-    return {"authenticated": True, "user": _user_info(user), "audiences": list(found.audiences)}
+    review_status: Obj = {"authenticated": True, "user": _user_info(user)}
+    if found.audiences:
+        review_status["audiences"] = list(found.audiences)
+    return _echoed(scope, body, review_status)
 
 
 def _attributes(user: UserInfo, spec: Obj) -> Attributes:
@@ -147,8 +157,8 @@ def _attributes(user: UserInfo, spec: Obj) -> Attributes:
     raise status.bad_request("exactly one of nonResourceAttributes or resourceAttributes must be specified")
 
 
-async def _decide(scope: Scope, user: UserInfo, spec: Obj) -> Obj:
-    verdict = await scope.server.authorizer.decide(_attributes(user, spec))
+async def _decide(scope: Scope, user: UserInfo, body: Obj) -> Obj:
+    verdict = await scope.server.authorizer.decide(_attributes(user, body.get("spec") or {}))
     result: Obj = {"allowed": verdict.decision is Decision.ALLOW}
     if verdict.decision is Decision.DENY:
         result["denied"] = True
@@ -156,12 +166,23 @@ async def _decide(scope: Scope, user: UserInfo, spec: Obj) -> Obj:
         result["reason"] = verdict.reason
     if verdict.error:
         result["evaluationError"] = verdict.error
-    return result
+    return _echoed(scope, body, result)
+
+
+def _echoed(scope: Scope, body: Obj, review_status: Obj) -> Obj:
+    """The request given back with its status, as upstream's access and token reviews answer: its
+    metadata as decoded (never created, so no creation time) and its `spec` (always written) as its Go
+    type writes it again, without the empty values its `omitempty` fields leave out (`groups: []`)."""
+    spec = {"spec": body.get("spec") or {}}
+    prune = decoded_pruner(scope.resource.upstream_group, scope.resource.version, scope.resource.kind)
+    if prune is not None:
+        prune(spec)
+    return {"metadata": {**body["metadata"], "creationTimestamp": None}, **spec, "status": review_status}
 
 
 async def _self_access(scope: Scope, body: Obj) -> Obj:
     assert scope.ctx.user is not None
-    return await _decide(scope, scope.ctx.user, body.get("spec") or {})
+    return await _decide(scope, scope.ctx.user, body)
 
 
 def _subject(spec: Obj) -> UserInfo:
@@ -172,8 +193,7 @@ def _subject(spec: Obj) -> UserInfo:
 
 
 async def _access(scope: Scope, body: Obj) -> Obj:
-    spec = body.get("spec") or {}
-    return await _decide(scope, _subject(spec), spec)
+    return await _decide(scope, _subject(body.get("spec") or {}), body)
 
 
 async def _local_access(scope: Scope, body: Obj) -> Obj:
@@ -181,13 +201,16 @@ async def _local_access(scope: Scope, body: Obj) -> Obj:
     namespace = (spec.get("resourceAttributes") or {}).get("namespace", "")
     if namespace != scope.namespace:
         raise status.bad_request(f"spec.resourceAttributes.namespace must match namespace: {scope.namespace}")
-    return await _decide(scope, _subject(spec), spec)
+    return await _decide(scope, _subject(spec), body)
 
 
 async def _self_rules(scope: Scope, body: Obj) -> Obj:
-    """The rules the chain can list for the requester in a namespace (upstream's rules review)."""
+    """The rules the chain can list for the requester in a namespace (upstream's rules review): a new
+    review holding only the status, so its `spec` is `{}` and the lists are `[]` when empty."""
     assert scope.ctx.user is not None
     namespace = (body.get("spec") or {}).get("namespace", "")
+    if not namespace:
+        raise status.bad_request("no namespace on request")
     rules, incomplete, error = scope.server.rule_resolver(scope.ctx.user, namespace)
     result: Obj = {
         "resourceRules": [_resource_rule(rule) for rule in rules if rule.resources],
@@ -200,13 +223,19 @@ async def _self_rules(scope: Scope, body: Obj) -> Obj:
     }
     if error:
         result["evaluationError"] = error
-    return result
+    return {"metadata": {"creationTimestamp": None}, "spec": {}, "status": result}
 
 
 def _resource_rule(rule: Rule) -> Obj:
-    out: Obj = {"verbs": list(rule.verbs), "apiGroups": list(rule.api_groups), "resources": list(rule.resources)}
-    if rule.resource_names:
-        out["resourceNames"] = list(rule.resource_names)
+    """`verbs` is always written; the other lists are `omitempty`."""
+    out: Obj = {"verbs": list(rule.verbs)}
+    for key, values in (
+        ("apiGroups", rule.api_groups),
+        ("resources", rule.resources),
+        ("resourceNames", rule.resource_names),
+    ):
+        if values:
+            out[key] = list(values)
     return out
 
 
@@ -223,11 +252,7 @@ REVIEWS: dict[str, Callable[[Scope, Obj], Awaitable[Obj]]] = {
 async def review(scope: Scope) -> web.StreamResponse:
     negotiated = scope.negotiate(allow_views=False)
     body = await scope.read_object()
-    result = {
-        "kind": scope.resource.kind,
-        "apiVersion": scope.resource.api_version,
-        "metadata": {**body["metadata"], "creationTimestamp": None},
-        **({"spec": body["spec"]} if "spec" in body else {}),
-        "status": await REVIEWS[scope.resource.name](scope, body),
-    }
+    match_namespace(body["metadata"], scope.resource.namespaced, scope.namespace)
+    answer = await REVIEWS[scope.resource.name](scope, body)
+    result = {"kind": scope.resource.kind, "apiVersion": scope.resource.api_version, **answer}
     return scope.respond(201, result, negotiated)

@@ -24,6 +24,7 @@ from svc.apiserver.handlers.action import read_posted_object
 from svc.apiserver.handlers.scope import Scope
 from svc.machinery import status, wallclock
 from svc.machinery.field_errors import FieldError, aggregate_message, invalid, required
+from svc.registry.create import match_namespace
 
 Obj = dict[str, Any]
 DEFAULT_EXPIRATION = 3600
@@ -33,16 +34,10 @@ WARN_ONLY_EXPIRATION = 3600 + 7
 _BINDABLE = {"Pod": "pods", "Secret": "secrets", "Node": "nodes"}
 
 
-def _validate(spec: Obj, name: str, namespace: str, metadata: Obj) -> list[FieldError]:
+def _validate(spec: Obj, name: str, metadata: Obj) -> list[FieldError]:
     errors: list[FieldError] = []
     if metadata.get("name") and metadata["name"] != name:
         errors.append(invalid("metadata.name", metadata["name"], "must match the service account name if specified"))
-    if metadata.get("namespace") and metadata["namespace"] != namespace:
-        errors.append(
-            invalid(
-                "metadata.namespace", metadata["namespace"], "must match the service account namespace if specified"
-            )
-        )
     seconds = spec["expirationSeconds"]
     if seconds < MIN_EXPIRATION:
         errors.append(invalid("spec.expirationSeconds", seconds, "may not specify a duration less than 10 minutes"))
@@ -103,11 +98,16 @@ async def token_request(scope: Scope) -> web.StreamResponse:
     assert tokens is not None and tokens.signer is not None
     negotiated = scope.negotiate(allow_views=False)
     body = await read_posted_object(scope)
+    # Upstream's create handler settles the namespace before TokenREST sees the request (a different
+    # one is a 400 there, so TokenREST's own namespace check is never reached over HTTP).
+    match_namespace(body["metadata"], True, scope.namespace)
     spec = body.setdefault("spec", {})
     spec.setdefault("expirationSeconds", DEFAULT_EXPIRATION)
+    # A pointer without `omitempty`: upstream writes an unbound request's reference as null.
+    spec.setdefault("boundObjectRef", None)
     if not spec.get("audiences"):
         spec["audiences"] = list(tokens.api_audiences)
-    errors = _validate(spec, scope.name, scope.namespace, body["metadata"])
+    errors = _validate(spec, scope.name, body["metadata"])
     if errors:
         raise status.invalid(
             f"TokenRequest.{scope.resource.subresources['token'].group}", scope.name, errors, aggregate_message(errors)
@@ -164,7 +164,6 @@ async def token_request(scope: Scope) -> web.StreamResponse:
     )
     expires = datetime.datetime.fromtimestamp(int(now) + spec["expirationSeconds"], datetime.UTC)
     body["metadata"].setdefault("name", scope.name)
-    body["metadata"].setdefault("namespace", scope.namespace)
     body["metadata"]["creationTimestamp"] = None
     body["status"] = {
         "token": await _sign(tokens.signer, claims),

@@ -96,8 +96,8 @@ class _Encoder:
         else:
             obj = self.scope.render(event.object, negotiated, is_list=False)
             if negotiated.view is View.TABLE:
-                if not self.first_table:
-                    obj["columnDefinitions"] = []
+                if not self.first_table:  # upstream's NoHeaders leaves the (non-omitempty) list nil
+                    obj["columnDefinitions"] = None
                 self.first_table = False
             encoded = fmt.encode(obj)
         return fmt.watch_frame(event.type, encoded)

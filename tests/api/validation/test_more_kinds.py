@@ -229,6 +229,33 @@ INVALID_OBJECTS = [
         [("rules[0].nonResourceURLs", INVALID, "namespaced rules cannot apply to non-resource URLs")],
     ),
     (
+        "cluster role rule of resources and non-resource URLs",
+        RBAC,
+        "ClusterRole",
+        with_path(CLUSTER_ROLE, "rules.0.resources", ["pods"]),
+        [("rules[0].nonResourceURLs", INVALID, "rules cannot apply to both regular resources and non-resource URLs")],
+    ),
+    (
+        "cluster role non-resource rule without verbs",
+        RBAC,
+        "ClusterRole",
+        with_path(CLUSTER_ROLE, "rules.0.verbs", []),
+        [("rules[0].verbs", REQUIRED, "verbs must contain at least one value")],
+    ),
+    (
+        "cluster role aggregation without selectors",
+        RBAC,
+        "ClusterRole",
+        with_path(CLUSTER_ROLE, "aggregationRule", {"clusterRoleSelectors": []}),
+        [
+            (
+                "aggregationRule.clusterRoleSelectors",
+                REQUIRED,
+                "at least one clusterRoleSelector required if aggregationRule is non-nil",
+            )
+        ],
+    ),
+    (
         "binding to a role of another group",
         RBAC,
         "RoleBinding",
@@ -327,6 +354,27 @@ INVALID_OBJECTS = [
         [("spec.leaseDurationSeconds", INVALID, "must be greater than 0")],
     ),
     (
+        "lease with negative transitions",
+        "coordination.k8s.io",
+        "Lease",
+        with_path(LEASE, "spec.leaseTransitions", -1),
+        [("spec.leaseTransitions", INVALID, "must be greater than or equal to 0")],
+    ),
+    (
+        "lease with an unknown strategy (upstream names the child twice)",
+        "coordination.k8s.io",
+        "Lease",
+        with_path(LEASE, "spec.strategy", "NewestEmulationVersion"),
+        [("spec.strategy.strategy", NOT_SUPPORTED, 'supported values: "OldestEmulationVersion"')],
+    ),
+    (
+        "lease with a preferred holder but no strategy",
+        "coordination.k8s.io",
+        "Lease",
+        with_path(LEASE, "spec.preferredHolder", "b"),
+        [("spec.preferredHolder", FORBIDDEN, "may only be specified if `strategy` is defined")],
+    ),
+    (
         "budget with both bounds",
         "policy",
         "PodDisruptionBudget",
@@ -422,3 +470,9 @@ def test_priority_value_cannot_change() -> None:
     changed = with_path(PRIORITY_CLASS, "value", 2000)
     expected = [("value", FORBIDDEN, "may not be changed in an update.")]
     assert_causes(causes("scheduling.k8s.io", "PriorityClass", changed, old=PRIORITY_CLASS), expected)
+
+
+def test_lease_strategy_may_be_known_or_a_qualified_name() -> None:
+    for strategy in ("OldestEmulationVersion", "example.com/newest"):
+        lease = with_path(with_path(LEASE, "spec.strategy", strategy), "spec.preferredHolder", "b")
+        assert causes("coordination.k8s.io", "Lease", lease) == []

@@ -147,3 +147,60 @@ def test_invalid_certificate_request_is_422_and_not_stored(api) -> None:
 
 def test_valid_certificate_request_is_created(api) -> None:
     assert api.request("POST", CSRS, body=CSR).status == 201
+
+
+SERVICE_ACCOUNTS = "/api/v1/namespaces/default/serviceaccounts"
+_SUBDOMAIN = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+    "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("Robot", f'Invalid value: "Robot": {_SUBDOMAIN}'),
+        ("robot_1", f'Invalid value: "robot_1": {_SUBDOMAIN}'),
+        ("robot.", f'Invalid value: "robot.": {_SUBDOMAIN}'),
+        ("r" * 254, f'Invalid value: "{"r" * 254}": must be no more than 253 characters'),
+    ],
+    ids=["upper case", "underscore", "trailing dot", "too long"],
+)
+def test_invalid_service_account_name_is_422_and_not_stored(api, name: str, message: str) -> None:
+    """Upstream's ServiceAccount validation is its metadata's, the name a DNS subdomain."""
+    body = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name}}
+    response = api.request("POST", SERVICE_ACCOUNTS, body=body)
+    assert response.status == 422
+    causes = response.json()["details"]["causes"]
+    assert [(cause["field"], cause["reason"]) for cause in causes] == [("metadata.name", "FieldValueInvalid")]
+    assert causes[0]["message"] == message
+    assert api.request("GET", SERVICE_ACCOUNTS).json()["items"] == []
+
+
+def test_a_service_account_name_may_be_a_dotted_subdomain(api) -> None:
+    body = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "robot.v2"}}
+    assert api.request("POST", SERVICE_ACCOUNTS, body=body).status == 201
+
+
+NAMESPACES = "/api/v1/namespaces"
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("team.a", 'Invalid value: "team.a": must not contain dots'),
+        ("Team", "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'"),
+        ("t" * 64, "must be no more than 63 characters"),
+    ],
+    ids=["dotted", "upper case", "too long"],
+)
+def test_invalid_namespace_name_is_422_and_not_stored(api, name: str, message: str) -> None:
+    """Upstream's Namespace name is a DNS label (a subdomain with a dot says only that)."""
+    body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+    response = api.request("POST", NAMESPACES, body=body)
+    assert response.status == 422
+    causes = response.json()["details"]["causes"]
+    assert [(cause["field"], cause["reason"]) for cause in causes] == [("metadata.name", "FieldValueInvalid")]
+    assert message in causes[0]["message"]
+    assert api.request("GET", f"{NAMESPACES}/{name}").status == 404
