@@ -275,7 +275,10 @@ class SqliteBackend:
         self._check_open()
         if len(op.key) + len(op.value) > self._max_request_bytes:
             raise errors.RequestTooLargeError()
-        op.future = asyncio.get_running_loop().create_future()
+        # the writer's loop, kept at start: asking asyncio for the running loop is a getpid system call
+        # on Python 3.11, once per write
+        assert self._loop is not None, "storage is not started"
+        op.future = self._loop.create_future()
         self._pending.append(op)
         self._wakeup.set()
         return await op.future
