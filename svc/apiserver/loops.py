@@ -13,10 +13,11 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from svc.storage import errors
-from svc.storage.etcd.backend import EtcdBackend
+from svc.storage.backends import is_etcd
 
 if TYPE_CHECKING:
     from svc.apiserver.server import Server
+    from svc.storage.etcd.backend import EtcdBackend
 
 log = logging.getLogger(__name__)
 Sleep = Callable[[float], Awaitable[None]]
@@ -46,7 +47,7 @@ async def compaction_loop(server: Server, *, sleep: Sleep = asyncio.sleep) -> No
     interval = server.options.store_compaction_interval
     if interval <= 0 or server.backend is None or server.backends is None:
         return
-    etcd = [backend for backend in server.backends.all() if isinstance(backend, EtcdBackend)]
+    etcd = [backend for backend in server.backends.all() if is_etcd(backend)]
     if etcd:
         await asyncio.gather(*(_compact_in_turns(backend, interval, sleep) for backend in etcd))
         return

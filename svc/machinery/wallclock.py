@@ -158,10 +158,46 @@ async def wait(future: Awaitable[Any], seconds: float) -> bool:
     return task.done()
 
 
-def timeout(seconds: float) -> AbstractAsyncContextManager[Any]:
-    """`asyncio.timeout(seconds)` on the clock in force: TimeoutError once it passes."""
+def timeout(seconds: float, loop: asyncio.AbstractEventLoop | None = None) -> AbstractAsyncContextManager[Any]:
+    """`asyncio.timeout(seconds)` on the clock in force: TimeoutError once it passes. A caller that
+    knows the loop it runs in passes it, so the real clock's timeout need not ask asyncio for it."""
     clock = _bound.get()
-    return asyncio.timeout(seconds) if clock is None else _FakeTimeout(clock, seconds)
+    if clock is not None:
+        return _FakeTimeout(clock, seconds)
+    return asyncio.timeout(seconds) if loop is None else _LoopTimeout(loop, seconds)
+
+
+class _LoopTimeout:
+    """`asyncio.timeout` for a task of a known loop. Python 3.11's asks for the running loop three
+    times (entering, scheduling, finding the task), each a getpid system call; on the request path
+    that is three a request. It ends the block as asyncio's does: the task is cancelled at the
+    deadline, and the cancellation becomes TimeoutError unless someone else cancelled it too."""
+
+    __slots__ = ("_cancelling", "_expired", "_loop", "_seconds", "_task", "_timer")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, seconds: float) -> None:
+        self._loop = loop
+        self._seconds = seconds
+        self._expired = False
+
+    async def __aenter__(self) -> None:
+        task = asyncio.current_task(self._loop)
+        if task is None:
+            raise RuntimeError("Timeout should be used inside a task")
+        self._task = task
+        self._cancelling = task.cancelling()
+        self._timer = self._loop.call_later(self._seconds, self._expire)
+
+    def _expire(self) -> None:
+        self._task.cancel()
+        self._expired = True
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self._timer.cancel()
+        if self._expired and self._task.uncancel() <= self._cancelling and kind is asyncio.CancelledError:
+            raise TimeoutError from error
 
 
 class _FakeTimeout:

@@ -7,8 +7,9 @@ default one.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from svc.api.resources import earlier_layout_renames
 from svc.storage.backend import Backend
@@ -16,6 +17,14 @@ from svc.storage.sqlite.backend import SqliteBackend
 
 if TYPE_CHECKING:
     from svc.apiserver.options import Options
+    from svc.storage.etcd.backend import EtcdBackend
+
+
+def is_etcd(backend: Backend | None) -> TypeGuard[EtcdBackend]:
+    """Whether `backend` is an etcd backend, asked without importing the etcd module (it loads gRPC, a
+    tenth of a second a server on SQLite need not spend): a process that never loaded it has none."""
+    module = sys.modules.get("svc.storage.etcd.backend")
+    return module is not None and isinstance(backend, module.EtcdBackend)
 
 
 @dataclass

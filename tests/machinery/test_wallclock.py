@@ -87,3 +87,58 @@ def test_ttl_cache_entries_expire_with_the_fake_clock() -> None:
         assert cache.get("answer") == (False, None)
 
     _run(scenario)
+
+
+def test_a_timeout_on_a_known_loop_ends_the_block_with_timeout_error() -> None:
+    async def scenario() -> str:
+        loop = asyncio.get_running_loop()
+        try:
+            async with wallclock.timeout(0.01, loop):
+                await asyncio.sleep(5)
+        except TimeoutError:
+            task = asyncio.current_task()
+            assert task is not None and task.cancelling() == 0
+            return "timed out"
+        return "finished"
+
+    assert asyncio.run(scenario()) == "timed out"
+
+
+def test_a_timeout_on_a_known_loop_leaves_a_block_that_finished_in_time_alone() -> None:
+    async def scenario() -> None:
+        async with wallclock.timeout(5, asyncio.get_running_loop()):
+            await asyncio.sleep(0)
+        await asyncio.sleep(0.02)  # its timer was cancelled: nothing cancels the task later
+
+    asyncio.run(scenario())
+
+
+def test_a_cancellation_from_outside_a_timeout_on_a_known_loop_stays_a_cancellation() -> None:
+    async def scenario() -> None:
+        async def held() -> None:
+            async with wallclock.timeout(5, asyncio.get_running_loop()):
+                await asyncio.Event().wait()
+
+        holding = asyncio.ensure_future(held())
+        await asyncio.sleep(0)
+        holding.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await holding
+
+    asyncio.run(scenario())
+
+
+def test_a_timeout_given_a_loop_still_follows_a_bound_fake_clock() -> None:
+    async def scenario(clock: FakeWallClock) -> None:
+        async def held() -> None:
+            async with wallclock.timeout(30, asyncio.get_running_loop()):
+                await asyncio.Event().wait()
+
+        holding = asyncio.ensure_future(held())
+        await asyncio.sleep(0.05)
+        assert not holding.done()
+        clock.advance(31)
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(holding, 5)
+
+    _run(scenario)

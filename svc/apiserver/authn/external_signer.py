@@ -26,6 +26,7 @@ from cryptography.hazmat.primitives.serialization import load_der_public_key
 from svc.apiserver.authn.service_account_jwt import Claims
 from svc.apiserver.authn.service_account_keys import PublicKey, algorithm
 from svc.apiserver.authn.service_account_tokens import EXTENDED_EXPIRATION
+from svc.apiserver.authn.signer_error import SignerError
 from svc.machinery.duration import format_duration
 from svc.machinery.proto_messages import build_messages
 
@@ -53,10 +54,6 @@ FALLBACK_REFRESH = 10.0
 CALL_TIMEOUT = 30.0
 _ALGORITHMS = frozenset({"RS256", "ES256", "ES384", "ES512"})
 _HEADER_MEMBERS = frozenset({"alg", "kid", "typ"})
-
-
-class SignerError(Exception):
-    """A failed call or a malformed answer, in upstream's wording."""
 
 
 def _b64(data: bytes) -> str:

@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from svc.api.brand import Profile
 from svc.apiserver.authn.bootstrap_tokens import BootstrapTokens
-from svc.apiserver.authn.external_signer import ExternalSigner
 from svc.apiserver.authn.legacy_tokens import LegacyTokens
 from svc.apiserver.authn.object_lookup import ObjectLookup
 from svc.apiserver.authn.options import AuthenticationOptions
@@ -26,6 +25,9 @@ from svc.apiserver.authn.service_account_tokens import EXTENDED_EXPIRATION, Serv
 from svc.apiserver.authn.tokens import AudienceAgnostic, TokenAuthenticator, TokenUnion, UserTokens
 from svc.registry.admission import UserInfo
 from svc.registry.store import GenericStore
+
+if TYPE_CHECKING:
+    from svc.apiserver.authn.external_signer import ExternalSigner
 
 
 @dataclass
@@ -46,6 +48,9 @@ class TokenAuthentication:
         endpoint = self.options.service_account_signing_endpoint
         if not endpoint:
             return
+        # imported here: the signer's client loads gRPC and Protobuf, a tenth of a second at every start
+        from svc.apiserver.authn.external_signer import ExternalSigner
+
         signer = ExternalSigner(self.issuers[0], endpoint, self._external_keys)
         await signer.start()
         self.closers.append(signer)

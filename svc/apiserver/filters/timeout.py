@@ -37,7 +37,7 @@ async def limit_time(ctx: RequestContext, next_handler: Handler) -> web.StreamRe
         if 0 < requested < limit:
             limit = requested
     try:
-        async with wallclock.timeout(limit):
+        async with wallclock.timeout(limit, ctx.request.task.get_loop()):
             return await next_handler(ctx)
     except TimeoutError:
         raise status.StatusError(

@@ -17,9 +17,9 @@ from typing import Any
 
 from aiohttp import web
 
-from svc.apiserver.authn.external_signer import SignerError
 from svc.apiserver.authn.service_account_jwt import Claims
 from svc.apiserver.authn.service_account_tokens import Ref, token_claims
+from svc.apiserver.authn.signer_error import SignerError
 from svc.apiserver.handlers.action import read_posted_object
 from svc.apiserver.handlers.scope import Scope
 from svc.machinery import status, wallclock

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Protocol
 
 from svc.machinery import status
 from svc.storage import errors
-from svc.storage.etcd.backend import EtcdBackend
+from svc.storage.backends import is_etcd
 
 if TYPE_CHECKING:
     from svc.apiserver.server import Server
+    from svc.storage.etcd.backend import EtcdBackend
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +53,7 @@ class LeaseReconciler:
 
     def _backend(self) -> EtcdBackend | None:
         backend = self.server.backend
-        return backend if isinstance(backend, EtcdBackend) else None
+        return backend if is_etcd(backend) else None
 
     async def addresses(self, own: str) -> list[str] | None:
         backend = self._backend()

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from svc.machinery.flag_types import flag_duration
-from svc.storage.etcd.backend import EtcdBackend, TlsFiles
+
+if TYPE_CHECKING:
+    from svc.storage.etcd.backend import EtcdBackend
 
 
 @dataclass
@@ -26,6 +29,10 @@ class EtcdOptions:
     dial_timeout: float = 60.0
 
     def backend(self, servers: list[str], request_timeout: float) -> EtcdBackend:
+        # imported here: gRPC and etcd's messages take a tenth of a second to load, which a server on
+        # SQLite (and every run of --help) need not spend
+        from svc.storage.etcd.backend import EtcdBackend, TlsFiles
+
         tls = TlsFiles(self.cafile, self.certfile, self.keyfile)
         return EtcdBackend(servers, tls=tls, request_timeout=request_timeout, dial_timeout=self.dial_timeout)
 

@@ -33,7 +33,7 @@ import threading
 from collections import deque
 from collections.abc import AsyncIterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -56,16 +56,47 @@ _PROBE_MAX = 16 << 20
 log = logging.getLogger(__name__)
 
 
+class _Restored:
+    """Queued to every watch when a snapshot replaced the database: its history is gone."""
+
+
+_Item = Event | Progress | _Restored | None
+
+
+class _Feed:
+    """What one watch has yet to read, in order; filled by the backend and read by the watch on one loop.
+    An asyncio.Queue would do, but it asks for the running loop at every wait (a getpid system call on
+    Python 3.11), and every commit wakes every watch of the server (its progress mark)."""
+
+    __slots__ = ("_items", "_loop", "_waiter")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._items: deque[_Item] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: _Item) -> None:
+        self._items.append(item)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def get(self) -> _Item:
+        while not self._items:
+            self._waiter = self._loop.create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._items.popleft()
+
+
 @dataclass(eq=False)
 class _Subscription:
     start: str
     end: str
-    progress: bool = False
-    queue: asyncio.Queue[Event | Progress | _Restored | None] = field(default_factory=asyncio.Queue)
-
-
-class _Restored:
-    """Queued to every watch when a snapshot replaced the database: its history is gone."""
+    progress: bool
+    queue: _Feed
 
 
 _RESTORED = _Restored()
@@ -275,7 +306,10 @@ class SqliteBackend:
         self._check_open()
         if len(op.key) + len(op.value) > self._max_request_bytes:
             raise errors.RequestTooLargeError()
-        op.future = asyncio.get_running_loop().create_future()
+        # the writer's loop, kept at start: asking asyncio for the running loop is a getpid system call
+        # on Python 3.11, once per write
+        assert self._loop is not None, "storage is not started"
+        op.future = self._loop.create_future()
         self._pending.append(op)
         self._wakeup.set()
         return await op.future
@@ -378,13 +412,13 @@ class SqliteBackend:
         self, prefix: str, *, after_revision: int, progress_notify: bool = False
     ) -> AsyncIterator[Event | Progress]:
         self._check_open()
-        subscription = _Subscription(prefix, prefix_end(prefix), progress_notify)
+        loop = asyncio.get_running_loop()
+        subscription = _Subscription(prefix, prefix_end(prefix), progress_notify, _Feed(loop))
         self._subscriptions.add(subscription)
         try:
             if after_revision < self._compacted:
                 raise errors.CompactedError(after_revision, self._compacted)
             last, upto = after_revision, self._published
-            loop = asyncio.get_running_loop()
             while last < upto:
                 page = await loop.run_in_executor(
                     self._readers, self._changes, last, upto, subscription.start, subscription.end
