@@ -102,6 +102,18 @@ def message_pruner(message: str, view: View = View.STORED) -> Prune:
     return found if found is not None else _compile(message, view)
 
 
+def prune_typed(obj: Obj, group_of: Callable[[str], str], view: View = View.STORED) -> None:
+    """Prunes a built-in object found by its own apiVersion and kind (`group_of` spells its group as
+    upstream does); any other object is left alone."""
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if type(api_version) is not str or type(kind) is not str:
+        return
+    group, _, version = api_version.rpartition("/")
+    prune = pruner(group_of(group) if group else "", version, kind, view)
+    if prune is not None:
+        prune(obj)
+
+
 def _compile(message: str, view: View) -> Prune:
     plan = _Plan()
     dropped, objects, lists, nulls, filled, written = (
