@@ -90,6 +90,19 @@ def pruner(group: str, version: str, kind: str, view: View = View.STORED) -> Pru
     return None if message is None else message_pruner(message, view)
 
 
+@functools.cache
+def member_pruner(group: str, version: str, kind: str, member: str) -> Prune | None:
+    """What prunes (and fills) one struct member of a kind's objects as they are written (a `status`);
+    None: the kind has no such member."""
+    message = schema().message_for(f"{group}/{version}" if group else version, kind)
+    if message is None:
+        return None
+    for spec in schema().messages[message]:
+        if spec.json_name == member and spec.label == "optional" and spec.type in schema().messages:
+            return message_pruner(spec.type)
+    return None
+
+
 def decoded_pruner(group: str, version: str, kind: str) -> Prune | None:
     """What prunes objects of a kind as decoding a request leaves them: lists and maps written as null
     keep an empty value and lose a null."""
