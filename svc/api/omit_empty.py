@@ -24,9 +24,16 @@ null when empty or absent. Before that, upstream's field manager and admission s
 decoding leaves it, where such a field sent empty (`rules: []`) is an empty slice, not nil: the
 field manager records it (`f:rules`), while one absent or null is nil on both sides of the compare
 and recorded by nobody. `decoded_pruner` gives that view: such a field keeps an empty value and
-loses a null. Each message's plan is built once per view; pruning an object walks only the keys it
-has, and then the message's few such fields. Kinds without a message (custom resources, kept as
-given upstream) have no plan and are left alone.
+loses a null.
+
+The other side of the same rule: a field Go's JSON always writes (`always_written`: a non-pointer
+struct, which encoding/json never omits, or a scalar without `omitempty`) is in every object
+upstream reads back, so what is written has it, at its zero when absent or null (zeros.py: `{}` with
+the struct's own such fields, a zero Time null, a Quantity "0", a scalar "" / 0 / false). An
+admission webhook's `object` is the decoded request as Go writes it (`View.SENT`): the zeros, and a
+list sent empty kept empty. Each message's plan is built once per view; pruning an object walks only
+the keys it has, and then the message's few such fields. Kinds without a message (custom resources,
+kept as given upstream) have no plan and are left alone.
 """
 
 from __future__ import annotations
