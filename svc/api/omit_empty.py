@@ -83,7 +83,7 @@ class _Plan:
     lists: dict[str, Prune] = field(default_factory=dict)  # repeated message fields: their items' prune
     nulls: list[str] = field(default_factory=list)  # list and map fields written as null when empty
     filled: dict[str, Prune] = field(default_factory=dict)  # message fields whose `{}` gets written fields
-    written: list[tuple[str, Make]] = field(default_factory=list)  # fields made their zero when absent or null
+    written: dict[str, Make] = field(default_factory=dict)  # fields made their zero when absent or null
 
 
 _pruners: dict[tuple[str, View], Prune] = {}
@@ -146,7 +146,7 @@ def _compile(message: str, view: View) -> Prune:
     )
 
     def prune(obj: Obj) -> None:
-        gone = None
+        gone = refilled = None
         for key, value in obj.items():
             if value:
                 kind = type(value)
@@ -172,6 +172,11 @@ def _compile(message: str, view: View) -> Prune:
                     gone = [key]
                 else:
                     gone.append(key)
+            elif value is None and key in written:
+                if refilled is None:
+                    refilled = [key]
+                else:
+                    refilled.append(key)
         if gone is not None:
             for key in gone:
                 del obj[key]
@@ -179,12 +184,19 @@ def _compile(message: str, view: View) -> Prune:
             value = obj.get(key)
             if value is None or (not value and type(value) in _EMPTIED):
                 obj[key] = None
-        for key, zero in written:
-            if obj.get(key) is None:
-                obj[key] = zero()
+        if written:
+            if refilled is not None:
+                for key in refilled:
+                    obj[key] = written[key]()
+            if (only not in obj) if only is not None else not obj.keys() >= written_keys:  # usually all there
+                for key, zero in written.items():
+                    if key not in obj:
+                        obj[key] = zero()
 
     _pruners[(message, view)] = prune  # before the plan: messages may refer to themselves
     _build(message, plan, view)
+    written_keys = frozenset(written)
+    only = next(iter(written)) if len(written) == 1 else None
     return prune
 
 
@@ -226,7 +238,7 @@ def _add(spec: FieldSpec, plan: _Plan, view: View) -> None:
         plan.nulls.append(key)
     elif spec.null_when_empty or spec.always_written:  # its zero when absent or null
         del plan.dropped[key]
-        plan.written.append((key, zero_maker(spec)))
+        plan.written[key] = zero_maker(spec)
 
 
 @functools.cache
