@@ -53,6 +53,7 @@ Prune = Callable[[Obj], None]
 
 _SCALARS = {"string": str, "int32": int, "int64": int, "bool": bool, "bytes": str}
 _NONE = type(None)
+_UNKNOWN = object()
 _EMPTIED = (list, dict)
 # OpenAPI definition names spell the proto package root `k8s.io` as `io.k8s`.
 _OPENAPI_ROOT, _PROTO_ROOT = "io.k8s.", "k8s.io."
@@ -122,16 +123,23 @@ def message_pruner(message: str, view: View = View.STORED) -> Prune:
     return found if found is not None else _compile(message, view)
 
 
-def prune_typed(obj: Obj, group_of: Callable[[str], str], view: View = View.STORED) -> None:
-    """Prunes a built-in object found by its own apiVersion and kind (`group_of` spells its group as
-    upstream does); any other object is left alone."""
-    api_version, kind = obj.get("apiVersion"), obj.get("kind")
-    if type(api_version) is not str or type(kind) is not str:
-        return
-    group, _, version = api_version.rpartition("/")
-    prune = pruner(group_of(group) if group else "", version, kind, view)
-    if prune is not None:
-        prune(obj)
+def typed_pruner(group_of: Callable[[str], str], view: View = View.STORED) -> Prune:
+    """What prunes a built-in object found by its own apiVersion and kind (`group_of` spells its group
+    as upstream does); any other object is left alone. Each apiVersion and kind is looked up once."""
+    found: dict[tuple[str, str], Prune | None] = {}
+
+    def prune(obj: Obj) -> None:
+        api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        if type(api_version) is not str or type(kind) is not str:
+            return
+        chosen = found.get((api_version, kind), _UNKNOWN)
+        if chosen is _UNKNOWN:
+            group, _, version = api_version.rpartition("/")
+            chosen = found[api_version, kind] = pruner(group_of(group) if group else "", version, kind, view)
+        if chosen is not None:
+            chosen(obj)  # type: ignore[operator]
+
+    return prune
 
 
 def _compile(message: str, view: View) -> Prune:

@@ -8,10 +8,8 @@ or written before a field became always written) gets it from the write prune (o
 
 from __future__ import annotations
 
-import functools
-
 from svc.api.brand import Profile
-from svc.api.omit_empty import prune_typed
+from svc.api.omit_empty import typed_pruner
 from svc.storage.codec import JsonCodec, SniffingCodec, StorageCodec
 from svc.wire.formats import YAML
 from svc.wire.protobuf import MAGIC
@@ -41,5 +39,5 @@ def storage_codec(media_type: str, profile: Profile) -> StorageCodec:
         encode,
         readers,
         shaped=frozenset({MAGIC}),
-        read_back=functools.partial(prune_typed, group_of=profile.upstream_group),
+        read_back=typed_pruner(profile.upstream_group),
     )

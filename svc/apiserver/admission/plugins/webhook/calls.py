@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from svc.api.brand import Profile
-from svc.api.omit_empty import View, prune_typed
+from svc.api.omit_empty import View, typed_pruner
 from svc.apiserver.admission.matching import Matched, RequestMatcher
 from svc.apiserver.admission.metrics import CALLING_WEBHOOK_ERROR, INTERNAL_ERROR, NO_ERROR, AdmissionMetrics
 from svc.apiserver.admission.plugins.webhook.conditions import AsyncDecide, ConditionError, ConditionInput
@@ -71,6 +71,7 @@ class Caller:
         self._matcher = matcher
         self._client = client
         self._profile = profile
+        self._go_writes = {view: typed_pruner(profile.upstream_group, view) for view in (View.SENT, View.STORED)}
         self._authorize = authorize
         self._metrics = metrics
 
@@ -118,7 +119,7 @@ class Caller:
         if obj is None:
             return None
         copied: Obj = orjson.loads(orjson.dumps(obj))
-        prune_typed(copied, self._profile.upstream_group, view)
+        self._go_writes[view](copied)
         return copied
 
     async def invocation(self, hook: Hook, attributes: Attributes) -> Invocation | None:
