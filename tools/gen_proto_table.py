@@ -32,10 +32,17 @@ back from it has nil there: a Role created with `rules: []` (or without `rules`)
 The `items` of a list kind are not such a field: upstream builds every list it answers in memory,
 with a non-nil (possibly empty) slice, never from storage bytes.
 
+And they say which other fields Go's JSON always writes, zero or not (`always_written`): a non-pointer
+field not inlined and without `omitzero`, when it is a struct (encoding/json never omits a struct
+value, `omitempty` or not: an absent ResourceClaim `spec.devices` is written `{}`, a zero metav1.Time
+`null`) or a scalar without `omitempty` (a ReplicaSet's `status.replicas` is written 0). Such a field
+is in every object Go reads back, so also in any struct written as its zero value.
+
 Output layout (one message per line, so diffs stay readable):
   {"messages": {FQN: [[number, proto_name, label, type, json_name], ...]},
    "omitted_when_zero": {FQN: [number, ...]},
    "null_when_empty": {FQN: [number, ...]},
+   "always_written": {FQN: [number, ...]},
    "list_wrappers": [FQN, ...],
    "kinds": {"group/version" or "version": {Kind: FQN}},
    "every_version_kinds": {Kind: FQN}}
@@ -59,6 +66,7 @@ import re
 import subprocess
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -402,6 +410,19 @@ def null_when_empty(msg: Message, f: Field, wrappers: frozenset[str]) -> bool:
     return f.label == "optional" and f.type in wrappers and not go.pointer
 
 
+def always_written(f: Field, wrappers: frozenset[str]) -> bool:
+    """Whether upstream's JSON writes the (non-list) field whatever it holds: a non-pointer struct
+    (its zero is `{}`, or what its custom marshalling writes for zero) unless tagged `omitzero`, or
+    a non-pointer scalar without `omitempty` or `omitzero`. Not a struct inlined into its parent's
+    JSON object (its fields are the parent's), nor a named slice (`null_when_empty`)."""
+    go = f.go
+    if go is None or f.label != "optional" or go.pointer or f.json_name == "" or "omitzero" in go.json_options:
+        return False
+    if f.type in SCALARS:
+        return "omitempty" not in go.json_options
+    return f.type not in wrappers
+
+
 def list_wrappers(messages: dict[str, Message], definitions: dict) -> list[str]:
     """Named Go slices: one `repeated items = 1` field and no OpenAPI object of their own (a struct
     with an `items` field, such as DownwardAPIProjection, has one)."""
@@ -552,38 +573,29 @@ def field_row(f: Field) -> list:
     return row
 
 
+def _section(name: str, table: dict, last: bool = False) -> list[str]:
+    """One top-level member of the output, an entry a line."""
+    rows = [f"{json.dumps(key)}: {json.dumps(value)}" for key, value in table.items()]
+    return [f'"{name}": {{', ",\n".join(rows), "}" if last else "},"]
+
+
+def _numbers(ordered: list[Message], chosen: Callable[[Message, Field], bool]) -> dict[str, list[int]]:
+    """Per message with any, the numbers of its fields `chosen` picks."""
+    return {msg.fqn: numbers for msg in ordered if (numbers := sorted(f.number for f in msg.fields if chosen(msg, f)))}
+
+
 def render(messages: dict[str, Message], definitions: dict) -> str:
-    kinds = kind_table(messages, definitions)
-    every = {kind: f"{META}.{kind}" for kind in EVERY_VERSION_KINDS}
     ordered = sorted(messages.values(), key=lambda m: m.fqn)
-    omitted = {
-        msg.fqn: numbers for msg in ordered if (numbers := sorted(f.number for f in msg.fields if omitted_when_zero(f)))
-    }
     wrappers = frozenset(list_wrappers(messages, definitions))
-    nulls = {
-        msg.fqn: numbers
-        for msg in ordered
-        if (numbers := sorted(f.number for f in msg.fields if null_when_empty(msg, f, wrappers)))
-    }
-    lines = ['{"messages": {']
-    for i, msg in enumerate(ordered):
-        rows = json.dumps([field_row(f) for f in sorted(msg.fields, key=lambda f: f.number)])
-        lines.append(f"{json.dumps(msg.fqn)}: {rows}{',' if i < len(ordered) - 1 else ''}")
-    lines.append("},")
-    lines.append('"omitted_when_zero": {')
-    for i, (fqn, numbers) in enumerate(omitted.items()):
-        lines.append(f"{json.dumps(fqn)}: {json.dumps(numbers)}{',' if i < len(omitted) - 1 else ''}")
-    lines.append("},")
-    lines.append('"null_when_empty": {')
-    for i, (fqn, numbers) in enumerate(nulls.items()):
-        lines.append(f"{json.dumps(fqn)}: {json.dumps(numbers)}{',' if i < len(nulls) - 1 else ''}")
-    lines.append("},")
+    rows = {msg.fqn: [field_row(f) for f in sorted(msg.fields, key=lambda f: f.number)] for msg in ordered}
+    lines = ["{"]
+    lines += _section("messages", rows)
+    lines += _section("omitted_when_zero", _numbers(ordered, lambda _, f: omitted_when_zero(f)))
+    lines += _section("null_when_empty", _numbers(ordered, lambda msg, f: null_when_empty(msg, f, wrappers)))
+    lines += _section("always_written", _numbers(ordered, lambda _, f: always_written(f, wrappers)))
     lines.append(f'"list_wrappers": {json.dumps(sorted(wrappers))},')
-    lines.append('"kinds": {')
-    for i, (gv, table) in enumerate(kinds.items()):
-        lines.append(f"{json.dumps(gv)}: {json.dumps(table)}{',' if i < len(kinds) - 1 else ''}")
-    lines.append("},")
-    lines.append(f'"every_version_kinds": {json.dumps(every)}')
+    lines += _section("kinds", kind_table(messages, definitions))
+    lines += _section("every_version_kinds", {kind: f"{META}.{kind}" for kind in EVERY_VERSION_KINDS}, last=True)
     lines.append("}")
     return "\n".join(lines) + "\n"
 

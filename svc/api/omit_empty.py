@@ -24,13 +24,21 @@ null when empty or absent. Before that, upstream's field manager and admission s
 decoding leaves it, where such a field sent empty (`rules: []`) is an empty slice, not nil: the
 field manager records it (`f:rules`), while one absent or null is nil on both sides of the compare
 and recorded by nobody. `decoded_pruner` gives that view: such a field keeps an empty value and
-loses a null. Each message's plan is built once per view; pruning an object walks only the keys it
-has, and then the message's few such fields. Kinds without a message (custom resources, kept as
-given upstream) have no plan and are left alone.
+loses a null.
+
+The other side of the same rule: a field Go's JSON always writes (`always_written`: a non-pointer
+struct, which encoding/json never omits, or a scalar without `omitempty`) is in every object
+upstream reads back, so what is written has it, at its zero when absent or null (zeros.py: `{}` with
+the struct's own such fields, a zero Time null, a Quantity "0", a scalar "" / 0 / false). An
+admission webhook's `object` is the decoded request as Go writes it (`View.SENT`): the zeros, and a
+list sent empty kept empty. Each message's plan is built once per view; pruning an object walks only
+the keys it has, and then the message's few such fields. Kinds without a message (custom resources,
+kept as given upstream) have no plan and are left alone.
 """
 
 from __future__ import annotations
 
+import enum
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,15 +46,31 @@ from typing import Any
 
 from svc.wire.protobuf.forms import form_of
 from svc.wire.protobuf.schema import FieldSpec, schema
+from svc.wire.protobuf.zeros import Make, written, zero_maker
 
 Obj = dict[str, Any]
 Prune = Callable[[Obj], None]
 
 _SCALARS = {"string": str, "int32": int, "int64": int, "bool": bool, "bytes": str}
 _NONE = type(None)
+_UNKNOWN = object()
 _EMPTIED = (list, dict)
 # OpenAPI definition names spell the proto package root `k8s.io` as `io.k8s`.
 _OPENAPI_ROOT, _PROTO_ROOT = "io.k8s.", "k8s.io."
+
+
+class View(enum.Enum):
+    """Which of upstream's readings of an object a prune gives."""
+
+    STORED = "stored"
+    """As read back from storage, which every answer shows: lists and maps without `omitempty` null
+    when empty, and every field Go's JSON always writes present (zero when absent)."""
+    DECODED = "decoded"
+    """As upstream's field manager compares a decoded request: a list without `omitempty` sent empty
+    stays, a null one is absent; no zeros are added (the compare fills them itself)."""
+    SENT = "sent"
+    """As Go writes a decoded request (the `object` an admission webhook gets): every field Go's JSON
+    always writes present, a list without `omitempty` sent empty stays empty, an absent one is null."""
 
 
 @dataclass
@@ -59,39 +83,78 @@ class _Plan:
     objects: dict[str, Prune] = field(default_factory=dict)  # message or map-of-messages fields
     lists: dict[str, Prune] = field(default_factory=dict)  # repeated message fields: their items' prune
     nulls: list[str] = field(default_factory=list)  # list and map fields written as null when empty
-    filled: dict[str, Prune] = field(default_factory=dict)  # message fields whose `{}` gets such nulls
+    filled: dict[str, Prune] = field(default_factory=dict)  # message fields whose `{}` gets written fields
+    written: dict[str, Make] = field(default_factory=dict)  # fields made their zero when absent or null
 
 
-_pruners: dict[tuple[str, bool], Prune] = {}
+_pruners: dict[tuple[str, View], Prune] = {}
 
 
 @functools.cache
-def pruner(group: str, version: str, kind: str) -> Prune | None:
-    """What prunes objects of a kind as they are written (by its upstream group, "" for core); None:
-    nothing to prune."""
+def pruner(group: str, version: str, kind: str, view: View = View.STORED) -> Prune | None:
+    """What prunes objects of a kind (by its upstream group, "" for core) to a view, by default as they
+    are written; None: nothing to prune."""
     message = schema().message_for(f"{group}/{version}" if group else version, kind)
-    return None if message is None else _pruner(message, True)
+    return None if message is None else message_pruner(message, view)
 
 
 @functools.cache
+def member_pruner(group: str, version: str, kind: str, member: str) -> Prune | None:
+    """What prunes (and fills) one struct member of a kind's objects as they are written (a `status`);
+    None: the kind has no such member."""
+    message = schema().message_for(f"{group}/{version}" if group else version, kind)
+    if message is None:
+        return None
+    for spec in schema().messages[message]:
+        if spec.json_name == member and spec.label == "optional" and spec.type in schema().messages:
+            return message_pruner(spec.type)
+    return None
+
+
 def decoded_pruner(group: str, version: str, kind: str) -> Prune | None:
     """What prunes objects of a kind as decoding a request leaves them: lists and maps written as null
     keep an empty value and lose a null."""
-    message = schema().message_for(f"{group}/{version}" if group else version, kind)
-    return None if message is None else _pruner(message, False)
+    return pruner(group, version, kind, View.DECODED)
 
 
-def _pruner(message: str, stored: bool) -> Prune:
-    found = _pruners.get((message, stored))
-    return found if found is not None else _compile(message, stored)
+def message_pruner(message: str, view: View = View.STORED) -> Prune:
+    """The prune of one message's JSON objects (a kind's, or a part's such as a status)."""
+    found = _pruners.get((message, view))
+    return found if found is not None else _compile(message, view)
 
 
-def _compile(message: str, stored: bool) -> Prune:
-    plan = _Plan()
-    dropped, objects, lists, nulls, filled = plan.dropped, plan.objects, plan.lists, plan.nulls, plan.filled
+def typed_pruner(group_of: Callable[[str], str], view: View = View.STORED) -> Prune:
+    """What prunes a built-in object found by its own apiVersion and kind (`group_of` spells its group
+    as upstream does); any other object is left alone. Each apiVersion and kind is looked up once."""
+    found: dict[tuple[str, str], Prune | None] = {}
 
     def prune(obj: Obj) -> None:
-        gone = None
+        api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        if type(api_version) is not str or type(kind) is not str:
+            return
+        chosen = found.get((api_version, kind), _UNKNOWN)
+        if chosen is _UNKNOWN:
+            group, _, version = api_version.rpartition("/")
+            chosen = found[api_version, kind] = pruner(group_of(group) if group else "", version, kind, view)
+        if chosen is not None:
+            chosen(obj)  # type: ignore[operator]
+
+    return prune
+
+
+def _compile(message: str, view: View) -> Prune:
+    plan = _Plan()
+    dropped, objects, lists, nulls, filled, written = (
+        plan.dropped,
+        plan.objects,
+        plan.lists,
+        plan.nulls,
+        plan.filled,
+        plan.written,
+    )
+
+    def prune(obj: Obj) -> None:
+        gone = refilled = None
         for key, value in obj.items():
             if value:
                 kind = type(value)
@@ -117,6 +180,11 @@ def _compile(message: str, stored: bool) -> Prune:
                     gone = [key]
                 else:
                     gone.append(key)
+            elif value is None and key in written:
+                if refilled is None:
+                    refilled = [key]
+                else:
+                    refilled.append(key)
         if gone is not None:
             for key in gone:
                 del obj[key]
@@ -124,46 +192,61 @@ def _compile(message: str, stored: bool) -> Prune:
             value = obj.get(key)
             if value is None or (not value and type(value) in _EMPTIED):
                 obj[key] = None
+        if written:
+            if refilled is not None:
+                for key in refilled:
+                    obj[key] = written[key]()
+            if (only not in obj) if only is not None else not obj.keys() >= written_keys:  # usually all there
+                for key, zero in written.items():
+                    if key not in obj:
+                        obj[key] = zero()
 
-    _pruners[(message, stored)] = prune  # before the plan: messages may refer to themselves
-    _build(message, plan, stored)
+    _pruners[(message, view)] = prune  # before the plan: messages may refer to themselves
+    _build(message, plan, view)
+    written_keys = frozenset(written)
+    only = next(iter(written)) if len(written) == 1 else None
     return prune
 
 
-def _build(message: str, plan: _Plan, stored: bool) -> None:
+def _build(message: str, plan: _Plan, view: View) -> None:
     """Fill a message's plan; the fields of a struct inlined into its JSON object join the plan."""
     for spec in schema().messages[message]:
         if spec.inline:
-            _build(spec.type, plan, stored)
+            _build(spec.type, plan, view)
         else:
-            _add(spec, plan, stored)
+            _add(spec, plan, view)
 
 
-def _add(spec: FieldSpec, plan: _Plan, stored: bool) -> None:
+def _add(spec: FieldSpec, plan: _Plan, view: View) -> None:
     key = spec.json_name
     message = spec.type not in _SCALARS and form_of(spec.type) is None
     if spec.label == "repeated":
         plan.dropped[key] = (_NONE, list)
         if message:
-            plan.lists[key] = _pruner(spec.type, stored)
+            plan.lists[key] = message_pruner(spec.type, view)
     elif spec.label == "map":
         plan.dropped[key] = (_NONE, dict)
         if message:
-            plan.objects[key] = _each_value(_pruner(spec.type, stored))
+            plan.objects[key] = _each_value(message_pruner(spec.type, view))
     elif message:
         plan.dropped[key] = (_NONE,)
-        plan.objects[key] = _pruner(spec.type, stored)
-        if stored and _has_nulls(spec.type):
+        plan.objects[key] = message_pruner(spec.type, view)
+        if view is not View.DECODED and written(spec.type):
             plan.filled[key] = plan.objects[key]
     elif spec.omitted_when_zero and spec.type in _SCALARS:
         plan.dropped[key] = (_NONE, _SCALARS[spec.type])
     else:
         plan.dropped[key] = (_NONE,)
-    if spec.null_when_empty and stored:  # never dropped: null when empty or absent
+    if view is View.DECODED:
+        if spec.null_when_empty:  # an empty value stays, a null is nil like an absent one
+            plan.dropped[key] = (_NONE,)
+        return
+    if spec.null_when_empty and view is View.STORED:  # null when empty or absent
         del plan.dropped[key]
         plan.nulls.append(key)
-    elif spec.null_when_empty:  # as decoded: an empty value stays, a null is nil like an absent one
-        plan.dropped[key] = (_NONE,)
+    elif spec.null_when_empty or spec.always_written:  # its zero when absent or null
+        del plan.dropped[key]
+        plan.written[key] = zero_maker(spec)
 
 
 @functools.cache
@@ -184,11 +267,6 @@ def _nulls_of(message: str) -> list[str]:
         elif spec.null_when_empty:
             found.append(spec.json_name)
     return found
-
-
-def _has_nulls(message: str) -> bool:
-    """Whether an empty object of the message gets a null field (its own or an inlined struct's)."""
-    return bool(_nulls_of(message))
 
 
 def _each_value(prune: Prune) -> Prune:

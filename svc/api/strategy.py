@@ -15,10 +15,10 @@ from typing import Any
 
 from svc.api.brand import Profile
 from svc.api.defaults import apply_defaults
+from svc.api.omit_empty import member_pruner
 from svc.api.resources import Resource
 from svc.api.scale_paths import ScalePaths
 from svc.api.status_metadata import Kept, kept_for, status_metadata
-from svc.api.zero_values import fill_status
 from svc.machinery.field_errors import FieldError
 from svc.machinery.validation import name_is_dns_subdomain
 
@@ -115,7 +115,16 @@ class Strategy:
         and the status zero values Go writes back (a status written through its subresource)."""
         self.normalize(obj)
         apply_defaults(self.resource.upstream_group, self.resource.kind, obj, profile=self.profile)
-        fill_status(self.resource.definition, obj)
+        self.fill_status(obj)
+
+    def fill_status(self, obj: Obj) -> None:
+        """A status as its Go type holds it (`status.replicas: 0`, `loadBalancer: {}`), so admission and
+        the checks see the zeros the answer will show; a status not sent is left to the write."""
+        status = obj.get("status")
+        if type(status) is dict:
+            prune = member_pruner(self.resource.upstream_group, self.resource.version, self.resource.kind, "status")
+            if prune is not None:
+                prune(status)
 
     def create(self, obj: Obj) -> None:
         """Generic create preparation, then the type's own; the emptied status gets Go's zero values."""
@@ -126,7 +135,7 @@ class Strategy:
         else:
             obj["metadata"].pop("generation", None)
         self.prepare_for_create(obj)
-        fill_status(self.resource.definition, obj)
+        self.fill_status(obj)
 
     def update(self, new: Obj, old: Obj) -> None:
         """Generic update preparation (status/spec split, generation), then the type's own."""

@@ -548,10 +548,12 @@ class GenericStore:
             elif version != current_version:
                 raise status.stale_conflict(self.resource.group_resource, name)
             self.strategy.default(obj)
-            self.prune_served(obj)
             attributes = self._attributes(Operation.UPDATE, namespace, name, user, options)
             attributes.object, attributes.old_object = obj, current
+            # Mutating admission sees the request as decoded (a webhook gets `rules: []` as sent); the
+            # update's checks after it see empty values as absent, as Go's Semantic.DeepEqual does.
             await admission.admit(attributes)
+            self.prune_served(obj)
             # As upstream, mutating admission sees the request's object; the subresource's strategy then
             # takes from the admitted object only what the subresource may change (PrepareForUpdate).
             subresource_update = self.strategy.subresource_updates.get(subresource)

@@ -1,7 +1,9 @@
 """How objects are written into the backend.
 
 Values are JSON by default. Decoding recognises the format from the value itself, so data written
-under an earlier `--storage-media-type` stays readable after the flag changes.
+under an earlier `--storage-media-type` stays readable after the flag changes. An object read from
+JSON or YAML is handed to `read_back`, which gives it the shape the Protobuf reader gives (upstream's
+Go types read back: null lists, zero structs), so an answer does not depend on how it was stored.
 """
 
 from __future__ import annotations
@@ -54,10 +56,16 @@ class SniffingCodec:
         media_type: str,
         encode: Callable[[dict[str, Any]], bytes],
         readers: Mapping[bytes, Callable[[bytes], Any]],
+        *,
+        shaped: frozenset[bytes] = frozenset(),
+        read_back: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
+        """`shaped`: the prefixes of the `readers` whose objects need no `read_back`."""
         self.media_type = media_type
         self._encode = encode
         self._readers = readers
+        self._shaped = shaped
+        self._read_back = read_back
         self._json = JsonCodec()
 
     def encode(self, obj: dict[str, Any]) -> bytes:
@@ -68,7 +76,10 @@ class SniffingCodec:
 
     def decode(self, data: bytes) -> dict[str, Any]:
         if data[:1] == b"{":
-            return self._json.decode(data)
+            obj = self._json.decode(data)
+            if self._read_back is not None:
+                self._read_back(obj)
+            return obj
         for prefix, read in self._readers.items():
             if data.startswith(prefix):
                 try:
@@ -77,6 +88,8 @@ class SniffingCodec:
                     raise ValueError(f"invalid stored value: {error}") from error
                 if not isinstance(obj, dict):
                     raise ValueError("stored value is not an object")
+                if self._read_back is not None and prefix not in self._shaped:
+                    self._read_back(obj)
                 return obj
         raise ValueError("stored value is in no known format")
 

@@ -1,8 +1,15 @@
-"""The codec behind `--storage-media-type`: JSON, YAML or Protobuf, any of them readable later."""
+"""The codec behind `--storage-media-type`: JSON, YAML or Protobuf, any of them readable later.
+
+Whatever the format, a built-in object reads back as upstream reads it from Protobuf storage (its
+Go type's JSON: lists without `omitempty` null when empty, non-pointer structs `{}`, ...): the
+Protobuf decoder gives that shape itself; an object stored as JSON or YAML (under that media type,
+or written before a field became always written) gets it from the write prune (omit_empty.py).
+"""
 
 from __future__ import annotations
 
 from svc.api.brand import Profile
+from svc.api.omit_empty import typed_pruner
 from svc.storage.codec import JsonCodec, SniffingCodec, StorageCodec
 from svc.wire.formats import YAML
 from svc.wire.protobuf import MAGIC
@@ -19,10 +26,18 @@ def storage_codec(media_type: str, profile: Profile) -> StorageCodec:
     media_type = media_type or protobuf.media_type
     readers = {MAGIC: protobuf.decode, b"": YAML.decode}
     if media_type == JSON_MEDIA_TYPE:
-        return SniffingCodec(media_type, JsonCodec().encode, readers)
-    if media_type == YAML_MEDIA_TYPE:
-        return SniffingCodec(media_type, YAML.encode, readers)
-    if media_type == protobuf.media_type:
-        return SniffingCodec(media_type, protobuf.encode, readers)
-    supported = ", ".join((JSON_MEDIA_TYPE, YAML_MEDIA_TYPE, protobuf.media_type))
-    raise ValueError(f'invalid --storage-media-type "{media_type}": supported values: {supported}')
+        encode = JsonCodec().encode
+    elif media_type == YAML_MEDIA_TYPE:
+        encode = YAML.encode
+    elif media_type == protobuf.media_type:
+        encode = protobuf.encode
+    else:
+        supported = ", ".join((JSON_MEDIA_TYPE, YAML_MEDIA_TYPE, protobuf.media_type))
+        raise ValueError(f'invalid --storage-media-type "{media_type}": supported values: {supported}')
+    return SniffingCodec(
+        media_type,
+        encode,
+        readers,
+        shaped=frozenset({MAGIC}),
+        read_back=typed_pruner(profile.upstream_group),
+    )

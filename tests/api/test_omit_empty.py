@@ -91,4 +91,51 @@ def test_pointer_zero_is_kept_and_omitempty_zero_dropped() -> None:
     prune = pruner("apps", "v1", "Deployment")
     assert prune is not None
     prune(deployment)
-    assert deployment == {"spec": {"revisionHistoryLimit": 0, "template": {}}}
+    assert deployment["spec"]["revisionHistoryLimit"] == 0
+    assert "minReadySeconds" not in deployment["spec"] and "paused" not in deployment["spec"]
+
+
+def test_an_absent_struct_is_written_as_its_zero() -> None:
+    """encoding/json never omits a struct value: an absent `devices` is written with its own
+    always-written fields (`requests` has no omitempty: null)."""
+    claim = {"metadata": {"name": "c"}, "spec": {}}
+    prune = pruner("resource.k8s.io", "v1", "ResourceClaim")
+    assert prune is not None
+    prune(claim)
+    assert claim["spec"] == {"devices": {"requests": None}}
+    assert claim["status"] == {}
+
+
+def test_a_struct_zero_carries_its_scalars_and_sub_structs() -> None:
+    node = {"metadata": {"name": "n"}, "status": {}}
+    prune = pruner("", "v1", "Node")
+    assert prune is not None
+    prune(node)
+    assert node["status"]["daemonEndpoints"] == {"kubeletEndpoint": {"Port": 0}}
+    assert node["status"]["nodeInfo"]["kubeletVersion"] == ""
+
+
+def test_a_template_without_metadata_gets_an_empty_one() -> None:
+    """ObjectMeta.creationTimestamp is `omitzero` at release-1.36: not written as null."""
+    template = {"metadata": {"name": "t"}, "template": {"spec": {"containers": [{"name": "c"}]}}}
+    prune = pruner("", "v1", "PodTemplate")
+    assert prune is not None
+    prune(template)
+    assert template["template"]["metadata"] == {}
+
+
+def test_a_zero_time_that_is_not_omitzero_is_written_null() -> None:
+    pod = {"status": {"conditions": [{"type": "Ready", "status": "True"}]}}
+    prune = pruner("", "v1", "Pod")
+    assert prune is not None
+    prune(pod)
+    condition = pod["status"]["conditions"][0]
+    assert (condition["lastProbeTime"], condition["lastTransitionTime"]) == (None, None)
+
+
+def test_a_null_scalar_without_omitempty_is_written_zero() -> None:
+    replica_set = {"spec": {"selector": {}}, "status": {"replicas": None}}
+    prune = pruner("apps", "v1", "ReplicaSet")
+    assert prune is not None
+    prune(replica_set)
+    assert replica_set["status"]["replicas"] == 0

@@ -13,9 +13,11 @@ What comes out is upstream's JSON of the object. Upstream's protobuf writes ever
 zero or not, and its JSON leaves some of those out: a field on the wire is in the dict, even with a
 zero value ("", 0, false, {} for an empty message), unless the table marks it omitted when zero
 (Go `omitempty` on a non-pointer scalar, `omitzero` on a Time) and it holds that zero ("", 0,
-false, null). A pointer field keeps its zero (`replicas: 0`); a field not on the wire is absent.
+false, null). A pointer field keeps its zero (`replicas: 0`); a pointer field not on the wire is absent.
 Repeated fields are lists and maps are dicts in wire order; one the table marks null when empty
-(Go writes a nil slice or map without `omitempty` as null) is null when not on the wire. Unknown
+(Go writes a nil slice or map without `omitempty` as null) is null when not on the wire. A field Go's
+JSON always writes (a non-pointer struct, a scalar without `omitempty`) is its zero when not on the
+wire (zeros.py): Go's reader leaves it zero, and values written before we stored zeros lack it. Unknown
 field numbers are skipped, as protobuf requires; a known number with the wrong wire type is an
 error. Repeated integers are accepted packed or unpacked.
 """
@@ -38,6 +40,7 @@ from svc.wire.protobuf.wire import (
     skip_field,
     varint,
 )
+from svc.wire.protobuf.zeros import Make, written
 
 Decoder = Callable[[bytes, int, int], dict]
 # Reads a field whose value starts at pos (its message ends at end) into obj; returns the position after it.
@@ -152,9 +155,8 @@ def _build(message: str) -> Decoder:
         "    if pos != end:\n"
         "        raise ProtobufError(truncated)\n"
         + "".join(
-            f"    if {field.json_name!r} not in obj:\n        obj[{field.json_name!r}] = None\n"
-            for field in fields
-            if field.null_when_empty
+            f"    if {key!r} not in obj:\n        obj[{key!r}] = {_zero_source(index, make, names)}\n"
+            for index, (key, make) in enumerate(written(message))
         )
         + "    return obj\n"
     )
@@ -163,6 +165,15 @@ def _build(message: str) -> Decoder:
     for sub, make_sub in subs.items():
         names[sub] = make_sub()
     return found
+
+
+def _zero_source(index: int, make: Make, names: dict[str, object]) -> str:
+    """The expression of a field's zero in generated code: a literal, or a call of its (struct's) maker."""
+    value = make()
+    if not isinstance(value, dict):
+        return repr(value)
+    names[f"zero{index}"] = make
+    return f"zero{index}()"
 
 
 def _dispatch(branches: list[tuple[int, str]]) -> str:

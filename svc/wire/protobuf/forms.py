@@ -14,6 +14,10 @@ say how to map them:
 | meta.v1.FieldsV1 | JSON object | {Raw=1 bytes of that object's JSON} |
 | list wrappers (meta.v1.Verbs, ExtraValue) | array of strings | {items=1 repeated string} |
 
+Go writes a non-pointer field of these types even when zero, as its marshaller spells zero: null for
+Time, MicroTime, RawExtension, FieldsV1 and a nil named slice; "0" for a Quantity, 0 for an
+IntOrString, "0s" for a Duration (`Form.zero`).
+
 Upstream writes every field of Time, IntOrString and Duration even when zero; so do we, so these
 payloads are byte-identical to upstream's. No built-in message of release 1.36 has a Duration
 field; its text goes through svc.machinery.duration (float seconds: exact to the nanosecond for
@@ -67,6 +71,8 @@ Decode = Callable[[bytes, int, int], object]
 class Form:
     encode: Encode
     decode: Decode
+    zero: object = None
+    """What upstream's JSON writes for the Go zero value (a non-pointer field is written zero or not)."""
 
 
 def _put(cache: dict, key: object, value: object) -> None:
@@ -278,15 +284,15 @@ def _decode_string_list(buf: bytes, pos: int, end: int) -> list[str]:
 
 
 _TIMESTAMP = _cached_encoder(_encode_timestamp)
-_QUANTITY = Form(_cached_encoder(_encode_quantity), _decode_quantity)
+_QUANTITY = Form(_cached_encoder(_encode_quantity), _decode_quantity, "0")
 _JSON_BYTES = Form(_encode_json, _decode_json)
 
 FORMS: dict[str, Form] = {
     f"{META}.Time": Form(_TIMESTAMP, _timestamp_decoder(0)),
     f"{META}.MicroTime": Form(_TIMESTAMP, _timestamp_decoder(6)),
-    f"{META}.Duration": Form(_encode_duration, _decode_duration),
+    f"{META}.Duration": Form(_encode_duration, _decode_duration, "0s"),
     "k8s.io.apimachinery.pkg.util.intstr.IntOrString": Form(
-        _cached_encoder(_encode_int_or_string), _cached_decoder(_decode_int_or_string)
+        _cached_encoder(_encode_int_or_string), _cached_decoder(_decode_int_or_string), 0
     ),
     "k8s.io.apimachinery.pkg.api.resource.Quantity": _QUANTITY,
     "k8s.io.apimachinery.pkg.api.resource.QuantityValue": _QUANTITY,

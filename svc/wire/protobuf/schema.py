@@ -4,7 +4,8 @@ messages.json holds, per fully-qualified message name, rows `[number, proto_name
 plus a fifth element when the JSON name differs ("" for a struct embedded inline in its parent's
 JSON object); `omitted_when_zero` lists per message the field numbers whose zero value upstream's
 protobuf writes but upstream's JSON leaves out (Go `omitempty` on a non-pointer); `null_when_empty`
-the list and map fields upstream's JSON writes as `null` when empty (no `omitempty`); `kinds` maps
+the list and map fields upstream's JSON writes as `null` when empty (no `omitempty`); `always_written`
+the other fields it writes whatever they hold (non-pointer structs, scalars without `omitempty`); `kinds` maps
 "group/version" (upstream spelling; "v1" for core) to {kind: message}.
 """
 
@@ -27,6 +28,7 @@ class FieldSpec:
     json_name: str  # "" when the field's message is inlined into the parent's JSON object
     omitted_when_zero: bool = False  # upstream's JSON leaves the field out when it is "", 0, false, null
     null_when_empty: bool = False  # upstream's JSON writes the (list or map) field as null when it is empty
+    always_written: bool = False  # upstream's JSON writes the field even when it holds its zero value
 
     @property
     def inline(self) -> bool:
@@ -54,23 +56,23 @@ class Schema:
         )
 
 
-def _field(row: list, omitted: frozenset[int], nulls: frozenset[int]) -> FieldSpec:
+def _field(row: list, omitted: frozenset[int], nulls: frozenset[int], written: frozenset[int]) -> FieldSpec:
     number, name, label, type_ = row[:4]
     if label == "map":
         key_type, type_ = type_
         if key_type != "string":
             raise ValueError(f"map field {name} has key type {key_type}; only string keys are supported")
     json_name = row[4] if len(row) > 4 else name
-    return FieldSpec(number, name, label, type_, json_name, number in omitted, number in nulls)
+    return FieldSpec(number, name, label, type_, json_name, number in omitted, number in nulls, number in written)
 
 
 @cache
 def schema() -> Schema:
     raw = json.loads(_TABLE.read_text())
-    omitted, nulls = raw["omitted_when_zero"], raw["null_when_empty"]
+    sections = [raw["omitted_when_zero"], raw["null_when_empty"], raw["always_written"]]
     return Schema(
         messages={
-            fqn: tuple(_field(row, frozenset(omitted.get(fqn, ())), frozenset(nulls.get(fqn, ()))) for row in rows)
+            fqn: tuple(_field(row, *(frozenset(section.get(fqn, ())) for section in sections)) for row in rows)
             for fqn, rows in raw["messages"].items()
         },
         list_wrappers=frozenset(raw["list_wrappers"]),

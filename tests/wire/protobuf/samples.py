@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 
+from svc.api.omit_empty import pruner
+
 FIELDS_V1_APPLY = {
     "f:metadata": {"f:labels": {".": {}, "f:app": {}, "f:tier": {}}},
     "f:spec": {
@@ -276,3 +278,15 @@ NODE = {
         "nodeInfo": {"kubeletVersion": "v1.36.0", "architecture": "amd64", "operatingSystem": "linux"},
     },
 }
+
+
+def read_back(obj: dict) -> dict:
+    """The object as upstream reads it back from storage: Go's always-written fields present (an
+    absent struct `{}`, a zero time null, ...), empty values omitempty drops left out. The write prune
+    gives it (tests/api/test_omit_empty.py holds it to the decoder for every kind)."""
+    group, _, version = obj["apiVersion"].rpartition("/")
+    shaped = copy.deepcopy(obj)
+    prune = pruner(group, version, obj["kind"])
+    if prune is not None:
+        prune(shaped)
+    return shaped

@@ -155,6 +155,45 @@ def test_omitzero_on_a_struct_of_no_known_zero_is_an_error():
 
 
 @pytest.mark.parametrize(
+    ("proto_type", "go_type", "json_options", "written"),
+    [
+        ("k8s.io.api.core.v1.PodSpec", "PodSpec", {"omitempty"}, True),  # encoding/json never omits a struct
+        ("k8s.io.api.core.v1.PodSpec", "*PodSpec", {"omitempty"}, False),
+        ("k8s.io.apimachinery.pkg.apis.meta.v1.Time", "Time", {"omitempty"}, True),  # written null
+        ("k8s.io.apimachinery.pkg.apis.meta.v1.Time", "Time", {"omitempty", "omitzero"}, False),
+        ("string", "string", set(), True),
+        ("string", "string", {"omitempty"}, False),
+        ("int32", "*int32", set(), False),
+        ("k8s.io.apimachinery.pkg.apis.meta.v1.Verbs", "Verbs", set(), False),  # a named slice: null_when_empty
+    ],
+)
+def test_which_fields_upstream_json_always_writes(proto_type, go_type, json_options, written):
+    generator = load_generator()
+    f = generator.Field(1, "f", "optional", proto_type, go=generator.GoField(go_type, frozenset(json_options)))
+    wrappers = frozenset({"k8s.io.apimachinery.pkg.apis.meta.v1.Verbs"})
+    assert generator.always_written(f, wrappers) is written
+
+
+@pytest.mark.parametrize(
+    ("message", "proto_name", "written"),
+    [
+        ("k8s.io.api.resource.v1.ResourceClaimSpec", "devices", True),
+        ("k8s.io.api.core.v1.PodTemplateSpec", "metadata", True),
+        ("k8s.io.api.core.v1.ServiceStatus", "loadBalancer", True),
+        ("k8s.io.api.core.v1.PodCondition", "lastProbeTime", True),
+        ("k8s.io.api.apps.v1.ReplicaSetStatus", "replicas", True),
+        ("k8s.io.api.policy.v1.PodDisruptionBudgetStatus", "disruptionsAllowed", True),
+        ("k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "creationTimestamp", False),  # omitzero at 1.36
+        ("k8s.io.api.core.v1.PodSpec", "securityContext", False),  # a pointer
+        ("k8s.io.api.core.v1.Volume", "volumeSource", False),  # inline: its fields are the parent's
+        ("k8s.io.api.rbac.v1.Role", "rules", False),  # a list: null_when_empty
+    ],
+)
+def test_committed_table_marks_the_fields_always_written(message, proto_name, written):
+    assert field(message, proto_name).always_written is written
+
+
+@pytest.mark.parametrize(
     ("message", "proto_name", "omitted"),
     [
         ("k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "generateName", True),

@@ -15,7 +15,10 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from svc.api.brand import Profile
+from svc.api.omit_empty import View, typed_pruner
 from svc.apiserver.admission.matching import Matched, RequestMatcher
 from svc.apiserver.admission.metrics import CALLING_WEBHOOK_ERROR, INTERNAL_ERROR, NO_ERROR, AdmissionMetrics
 from svc.apiserver.admission.plugins.webhook.conditions import AsyncDecide, ConditionError, ConditionInput
@@ -68,6 +71,7 @@ class Caller:
         self._matcher = matcher
         self._client = client
         self._profile = profile
+        self._go_writes = {view: typed_pruner(profile.upstream_group, view) for view in (View.SENT, View.STORED)}
         self._authorize = authorize
         self._metrics = metrics
 
@@ -108,14 +112,24 @@ class Caller:
             return obj
         return convert(obj, attributes.resource, matched.resource, self._profile)
 
+    def as_go_writes(self, obj: Obj | None, view: View) -> Obj | None:
+        """A copy of `obj` as upstream's JSON of its Go object: the request's object as decoding left it
+        (`View.SENT`: a list sent `[]` stays, an absent one is null, an absent struct `{}`), the old
+        one as storage gives it (`View.STORED`)."""
+        if obj is None:
+            return None
+        copied: Obj = orjson.loads(orjson.dumps(obj))
+        self._go_writes[view](copied)
+        return copied
+
     async def invocation(self, hook: Hook, attributes: Attributes) -> Invocation | None:
         """The call to make, None when the webhook does not apply; raises StatusError when its
         namespace or object selector or its match conditions cannot be evaluated."""
         matched = await self._matcher.matches(hook.criteria, attributes)
         if matched is None:
             return None
-        obj = self.versioned(attributes, matched, attributes.object)
-        old = self.versioned(attributes, matched, attributes.old_object)
+        obj = self.as_go_writes(self.versioned(attributes, matched, attributes.object), View.SENT)
+        old = self.as_go_writes(self.versioned(attributes, matched, attributes.old_object), View.STORED)
         if hook.conditions:
             facts = ConditionInput(
                 object=obj,
