@@ -84,7 +84,8 @@ GENERIC_FINALIZERS: Final = frozenset({FINALIZER_ORPHAN, FINALIZER_FOREGROUND})
 
 
 def _size(value: str) -> int:
-    return len(value.encode("utf-8", "surrogatepass"))
+    """The UTF-8 length Go's len() sees; ASCII (nearly every name) needs no encoding."""
+    return len(value) if value.isascii() else len(value.encode("utf-8", "surrogatepass"))
 
 
 def regex_error(message: str, pattern: str, *examples: str) -> str:

@@ -17,6 +17,7 @@ from svc.api.validation.engine import (
     Range,
     Required,
     Table,
+    compile_table,
     go_struct,
     inclusive_range,
     integer,
@@ -180,6 +181,7 @@ _PROBE_COUNTERS: Final = (
     "successThreshold",
     "failureThreshold",
 )
+_PROBE_COUNTER_RULES: Final = compile_table(tuple(Range(counter) for counter in _PROBE_COUNTERS))
 
 
 def _port_num_or_name(port: Any, path: str) -> list[FieldError]:
@@ -221,7 +223,7 @@ def _probe(probe: Any, path: str, grace: Any, *, readiness: bool) -> list[FieldE
     if probe is None:
         return []
     errors = _handler(probe, path, _PROBE_HANDLERS, grace)
-    errors += run(tuple(Range(counter) for counter in _PROBE_COUNTERS), probe, path)
+    errors += _PROBE_COUNTER_RULES(probe, path)
     probe_grace = lookup(probe, "terminationGracePeriodSeconds")
     if isinstance(probe_grace, int) and probe_grace <= 0:
         errors.append(invalid(f"{path}.terminationGracePeriodSeconds", probe_grace, "must be greater than 0"))

@@ -27,6 +27,7 @@ from svc.api.validation.engine import (
     Range,
     Required,
     Table,
+    compile_table,
     inclusive_range,
     items,
     join,
@@ -108,13 +109,17 @@ _VOLUME_SOURCES: Final = (
     "ephemeral",
     "image",
 )
+_SOURCE_ORDER: Final = {key: index for index, key in enumerate(_VOLUME_SOURCES)}
 
 
 def _volume(volume: Any, path: str) -> list[FieldError]:
     if not isinstance(volume, Mapping):
         return []
     errors: list[FieldError] = []
-    sources = [key for key in _VOLUME_SOURCES if volume.get(key) is not None]
+    # The volume's own members, in the order of the sources list (not 30 lookups per volume).
+    sources = sorted(
+        (key for key, value in volume.items() if key in _SOURCE_ORDER and value is not None), key=_SOURCE_ORDER.get
+    )
     errors += [forbidden(f"{path}.{key}", "may not specify more than 1 volume type") for key in sources[1:]]
     if not sources:
         errors.append(required(path, "must specify a volume type"))
@@ -178,8 +183,11 @@ def _volume_mounts(container: Any, base: str, volumes: set[str]) -> list[FieldEr
     return errors
 
 
+_RUN_CONTAINER: Final = compile_table(CONTAINER)
+
+
 def _container_common(container: Any, path: str, volumes: set[str], spec: Any) -> list[FieldError]:
-    errors = run(CONTAINER, container, path) + _volume_mounts(container, path, volumes)
+    errors = _RUN_CONTAINER(container, path) + _volume_mounts(container, path, volumes)
     return errors + unmasked_proc_mount_errors(container, path, host_users=lookup(spec, "hostUsers") is not False)
 
 
