@@ -138,6 +138,22 @@ def is_dns1035_label(value: str) -> list[str]:
 
 def is_qualified_name(value: str) -> list[str]:
     """A label key: an optional DNS subdomain prefix and '/', then a name of at most 63 bytes."""
+    if value in _VALID_KEYS:
+        return []
+    errors = _qualified_name_errors(value)
+    if not errors:
+        if len(_VALID_KEYS) >= _VALID_LABELS_LIMIT:
+            _VALID_KEYS.clear()
+        _VALID_KEYS.add(value)
+    return errors
+
+
+# Qualified names (label, annotation, selector and toleration keys) found valid before: a pod names the
+# same few keys write after write, in several places each.
+_VALID_KEYS: set[str] = set()
+
+
+def _qualified_name_errors(value: str) -> list[str]:
     parts = value.split("/")
     errors: list[str] = []
     if len(parts) > 2:

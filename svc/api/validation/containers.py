@@ -24,7 +24,6 @@ from svc.api.validation.engine import (
     items,
     join,
     lookup,
-    run,
 )
 from svc.api.validation.env import env_from_errors, is_relaxed_env_var_name, value_from_errors
 from svc.api.validation.resources import requirements_errors
@@ -117,13 +116,16 @@ _SECURITY_CONTEXT_MEMBERS: Final = (
 )
 
 
+_RUN_AS_IDS: Final = compile_table(
+    (Range("runAsUser", 0, MAX_INT32, ID_RANGE), Range("runAsGroup", 0, MAX_INT32, ID_RANGE))
+)
+
+
 def _container_security_context(context: Any, path: str) -> list[FieldError]:
     """Upstream's `ValidateSecurityContext` (user and group ids, escalation against privilege)."""
     if type(context) is not dict:
         return []
-    errors = run(
-        (Range("runAsUser", 0, MAX_INT32, ID_RANGE), Range("runAsGroup", 0, MAX_INT32, ID_RANGE)), context, path
-    )
+    errors = _RUN_AS_IDS(context, path)
     errors += proc_mount_errors(context, path)
     errors += seccomp_profile_errors(context, path)
     if context.get("allowPrivilegeEscalation") is False:

@@ -48,7 +48,9 @@ def join(base: str, name: str) -> str:
 def lookup(node: Any, path: str) -> Any:
     """The value at a dotted path below `node`, or None when any step is absent or not an object."""
     if "." not in path:
-        return node.get(path) if type(node) is dict and path else (node if not path else None)
+        if type(node) is dict:
+            return node.get(path) if path else node
+        return None if path else node
     value = node
     for part in path.split("."):
         if type(value) is not dict:
