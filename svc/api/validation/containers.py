@@ -45,6 +45,7 @@ MAX_INT32: Final = 2147483647
 PROTOCOLS: Final = ("SCTP", "TCP", "UDP")
 
 _PORT_NAME_CHARS: Final = re.compile(r"[-a-z0-9]+")
+_LOWER_LETTER: Final = re.compile("[a-z]")
 
 
 def is_valid_port_name(name: str) -> list[str]:
@@ -52,7 +53,7 @@ def is_valid_port_name(name: str) -> list[str]:
     errors = ["must be no more than 15 characters"] if len(name) > 15 else []
     if not _PORT_NAME_CHARS.fullmatch(name):
         errors.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
-    if not re.search("[a-z]", name):
+    if not _LOWER_LETTER.search(name):
         errors.append("must contain at least one letter (a-z)")
     if "--" in name:
         errors.append("must not contain consecutive hyphens (--)")

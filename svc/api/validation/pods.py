@@ -37,6 +37,7 @@ from svc.api.validation.engine import (
     text,
 )
 from svc.api.validation.ephemeral_containers import ephemeral_only_errors
+from svc.api.validation.known_valid import KnownValid
 from svc.api.validation.pod_annotations import pod_annotation_errors
 from svc.api.validation.pod_claims import pod_claim_errors
 from svc.api.validation.pod_network import dns_config_errors, host_alias_errors, os_errors
@@ -112,9 +113,23 @@ _VOLUME_SOURCES: Final = (
 _SOURCE_ORDER: Final = {key: index for index, key in enumerate(_VOLUME_SOURCES)}
 
 
+_VALID_VOLUMES: Final = KnownValid()
+
+
 def _volume(volume: Any, path: str) -> list[FieldError]:
+    """One volume's source and name; a volume found valid before is not checked again (`KnownValid`)."""
     if not isinstance(volume, Mapping):
         return []
+    key = KnownValid.key(volume)
+    if key in _VALID_VOLUMES:
+        return []
+    errors = _volume_errors(volume, path)
+    if not errors:
+        _VALID_VOLUMES.remember(key)
+    return errors
+
+
+def _volume_errors(volume: Mapping[str, Any], path: str) -> list[FieldError]:
     errors: list[FieldError] = []
     # The volume's own members, in the order of the sources list (not 30 lookups per volume).
     sources = sorted(
