@@ -117,19 +117,24 @@ _VALID_VOLUMES: Final = KnownValid()
 
 
 def _volume(volume: Any, path: str) -> list[FieldError]:
-    """One volume's source and name; a volume found valid before is not checked again (`KnownValid`)."""
+    """One volume's source, then its name. A source found valid before is not checked again
+    (`KnownValid`): it is remembered without the volume's name, which differs from pod to pod where
+    admission adds the service account token volume."""
     if not isinstance(volume, Mapping):
         return []
-    key = KnownValid.key(volume)
-    if key in _VALID_VOLUMES:
-        return []
-    errors = _volume_errors(volume, path)
+    key = KnownValid.key({member: value for member, value in volume.items() if member != "name"})
+    errors = [] if key in _VALID_VOLUMES else _source_errors(volume, path)
     if not errors:
         _VALID_VOLUMES.remember(key)
+    name = volume.get("name")
+    if not name:
+        errors.append(required(f"{path}.name"))
+    elif isinstance(name, str):
+        errors += [invalid(f"{path}.name", name, message) for message in is_dns1123_label(name)]
     return errors
 
 
-def _volume_errors(volume: Mapping[str, Any], path: str) -> list[FieldError]:
+def _source_errors(volume: Mapping[str, Any], path: str) -> list[FieldError]:
     errors: list[FieldError] = []
     # The volume's own members, in the order of the sources list (not 30 lookups per volume).
     sources = sorted(
@@ -140,11 +145,6 @@ def _volume_errors(volume: Mapping[str, Any], path: str) -> list[FieldError]:
         errors.append(required(path, "must specify a volume type"))
     else:
         errors += run(_VOLUME_SOURCE_RULES.get(sources[0], ()), volume, path)
-    name = volume.get("name")
-    if not name:
-        errors.append(required(f"{path}.name"))
-    elif isinstance(name, str):
-        errors += [invalid(f"{path}.name", name, message) for message in is_dns1123_label(name)]
     return errors
 
 

@@ -53,3 +53,10 @@ def test_the_memory_is_bounded_and_keys_keep_json_types() -> None:
     assert KnownValid.key({"a": "3"}) not in memo
     assert KnownValid.key({"a": True}) != KnownValid.key({"a": 1})
     assert KnownValid.key({1j: 1}) not in memo
+
+
+def test_a_remembered_source_still_has_its_volume_name_checked() -> None:
+    assert _pod_causes(with_path(POD, "spec.volumes.1", CONFIG)) == []
+    renamed = {**CONFIG, "name": "Config_1"}
+    found = _pod_causes(with_path(POD, "spec.volumes.1", renamed))
+    assert [(field, reason) for field, reason, _ in found] == [("spec.volumes[1].name", "FieldValueInvalid")]
