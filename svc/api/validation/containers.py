@@ -26,6 +26,7 @@ from svc.api.validation.engine import (
     lookup,
 )
 from svc.api.validation.env import env_from_errors, is_relaxed_env_var_name, value_from_errors
+from svc.api.validation.known_valid import KnownValid
 from svc.api.validation.resources import requirements_errors
 from svc.api.validation.security import app_armor_profile_errors, proc_mount_errors, seccomp_profile_errors
 from svc.machinery.field_errors import (
@@ -239,8 +240,23 @@ def _probe(probe: Any, path: str, grace: Any, *, readiness: bool) -> list[FieldE
     return errors
 
 
+_PROBED: Final = ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe")
+_VALID_PROBES: Final = KnownValid()
+
+
 def lifecycle_and_probes(container: Any, path: str, grace: Any) -> list[FieldError]:
-    """Hooks and probes of containers that keep running (regular and restartable init containers)."""
+    """Hooks and probes of containers that keep running (regular and restartable init containers);
+    those found valid before with the same grace period are not checked again (`KnownValid`)."""
+    key = KnownValid.key((grace, *(lookup(container, member) for member in _PROBED)))
+    if key in _VALID_PROBES:
+        return []
+    errors = _lifecycle_and_probe_errors(container, path, grace)
+    if not errors:
+        _VALID_PROBES.remember(key)
+    return errors
+
+
+def _lifecycle_and_probe_errors(container: Any, path: str, grace: Any) -> list[FieldError]:
     errors: list[FieldError] = []
     for hook in ("postStart", "preStop"):
         handler = lookup(container, f"lifecycle.{hook}")

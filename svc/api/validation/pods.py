@@ -251,13 +251,16 @@ def _init_containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError
 
 
 def _ephemeral_containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError]:
+    ephemeral = items(lookup(spec, "ephemeralContainers"))
+    if not ephemeral:
+        return []
     path = join(base, "ephemeralContainers")
     others = {
         text(container, "name") for key in ("containers", "initContainers") for container in items(lookup(spec, key))
     }
     names = set(others)
     errors: list[FieldError] = []
-    for index, container in enumerate(items(lookup(spec, "ephemeralContainers"))):
+    for index, container in enumerate(ephemeral):
         where = f"{path}[{index}]"
         errors += _container_common(container, where, volumes, spec)
         name = text(container, "name")

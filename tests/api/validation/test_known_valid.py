@@ -60,3 +60,12 @@ def test_a_remembered_source_still_has_its_volume_name_checked() -> None:
     renamed = {**CONFIG, "name": "Config_1"}
     found = _pod_causes(with_path(POD, "spec.volumes.1", renamed))
     assert [(field, reason) for field, reason, _ in found] == [("spec.volumes[1].name", "FieldValueInvalid")]
+
+
+def test_probes_remembered_valid_are_checked_again_under_another_grace_period() -> None:
+    sleeper = with_path(POD, "spec.containers.0.lifecycle", {"preStop": {"sleep": {"seconds": 20}}})
+    assert _pod_causes(with_path(sleeper, "spec.terminationGracePeriodSeconds", 30)) == []
+    found = _pod_causes(with_path(sleeper, "spec.terminationGracePeriodSeconds", 10))
+    assert [(field, reason) for field, reason, _ in found] == [
+        ("spec.containers[0].lifecycle.preStop.sleep", "FieldValueInvalid")
+    ]
