@@ -8,6 +8,10 @@ here (`Required`, `Range`, `OneOf`, `Format`, `Each`, `Immutable`), and what is 
 come out in upstream's order. Paths are relative to the node the table runs on and use dots
 (`spec.template`); `Each` walks a list and runs an item table on every item.
 
+Every write runs the tables, so each rule compiles its check once, when the table is built: a
+closure over its path's steps and constants (`getter`, `compile_table`). Rules are therefore built
+at import, never inside a check.
+
 Objects arrive decoded and defaulted, and type errors were refused at decode time, so a rule reads
 plain values; a member of an unexpected type is treated as absent rather than raising.
 """
@@ -142,10 +146,7 @@ class Required:
         get, path, detail = getter(self.path), self.path, self.detail
 
         def run(node: Any, base: str) -> list[FieldError]:
-            value = get(node)
-            if value is None or value == "" or value == [] or value == {}:
-                return [required(join(base, path), detail)]
-            return []
+            return [required(join(base, path), detail)] if is_empty(get(node)) else []
 
         _compiled(self, run)
 
