@@ -43,6 +43,7 @@ from bench import (
     memory,
     patches,
     snapshots,
+    validation,
     watch,
     watch_memory,
     webhooks,
@@ -88,6 +89,7 @@ SCENARIOS = (
     "audit",
     "aggregator",
     "controllers",
+    "validation",
 )
 RESULTS = Path(__file__).resolve().parent / "results"
 # The bench's objects as the server returns them (its metadata included): the anchors' value sizes
@@ -205,6 +207,7 @@ async def _other_scenarios(workdir: Path, plan: Plan, only: list[str], sections:
         ("workloads", workloads),
         ("encryption", encryption),
         ("audit", audit),
+        ("validation", validation),
     ):
         if name in only:
             result = await _guarded(name, failed, module.run(workdir, plan))
@@ -289,6 +292,7 @@ async def run(plan: Plan, only: list[str]) -> str:
         "aggregator",
         "controllers",
         "controller queues",
+        "validation",
     )
     chosen = [sections[name] for name in order if name in sections]
     chosen += [ratios_section(facts), targets_section(facts)]

@@ -80,3 +80,21 @@ def pod(name: str) -> dict[str, Any]:
 
 def encode(obj: dict[str, Any]) -> bytes:
     return orjson.dumps(obj)
+
+
+def deployment(name: str) -> dict[str, Any]:
+    """A Deployment whose pod template is the bench Pod's spec, so its validation walks the same pod."""
+    template = pod(name)
+    labels = template["metadata"]["labels"]
+    del labels["pod-template-hash"]
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "labels": dict(labels)},
+        "spec": {
+            "replicas": 3,
+            "selector": {"matchLabels": dict(labels)},
+            "strategy": {"rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}},
+            "template": {"metadata": template["metadata"], "spec": template["spec"]},
+        },
+    }

@@ -39,6 +39,8 @@ class Plan:
     """Namespaces (each with 5 ConfigMaps) the controller manager holds at rest in the controllers scenario."""
     controller_load_seconds: float = 10.0
     """How long namespaces are created at 200/s while their default ServiceAccounts are timed."""
+    validation_iterations: int = 2_000
+    """Calls of a kind's `validate` per timed round in the validation scenario."""
 
 
 FULL = Plan(
@@ -79,4 +81,5 @@ QUICK = Plan(
     crd_installs=5,
     controller_namespaces=500,
     controller_load_seconds=3.0,
+    validation_iterations=300,
 )

@@ -323,6 +323,16 @@ TARGETS = (
         lambda v: v < 0.200,
         lambda v: "accounts missing" if math.isinf(v) else millis(v),
     ),
+    *(
+        Target(
+            f"{kind}'s validation, share of its create's server CPU (32 clients)",
+            "< 15%",
+            _fact(f"validation share {kind}/32"),
+            lambda v: v < 0.15,
+            lambda v: f"{v:.1%}",
+        )
+        for kind in ("ConfigMap", "Pod", "Deployment")
+    ),
 )
 
 

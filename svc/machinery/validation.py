@@ -84,7 +84,8 @@ GENERIC_FINALIZERS: Final = frozenset({FINALIZER_ORPHAN, FINALIZER_FOREGROUND})
 
 
 def _size(value: str) -> int:
-    return len(value.encode("utf-8", "surrogatepass"))
+    """The UTF-8 length Go's len() sees; ASCII (nearly every name) needs no encoding."""
+    return len(value) if value.isascii() else len(value.encode("utf-8", "surrogatepass"))
 
 
 def regex_error(message: str, pattern: str, *examples: str) -> str:
@@ -137,6 +138,22 @@ def is_dns1035_label(value: str) -> list[str]:
 
 def is_qualified_name(value: str) -> list[str]:
     """A label key: an optional DNS subdomain prefix and '/', then a name of at most 63 bytes."""
+    if value in _VALID_KEYS:
+        return []
+    errors = _qualified_name_errors(value)
+    if not errors:
+        if len(_VALID_KEYS) >= _VALID_LABELS_LIMIT:
+            _VALID_KEYS.clear()
+        _VALID_KEYS.add(value)
+    return errors
+
+
+# Qualified names (label, annotation, selector and toleration keys) found valid before: a pod names the
+# same few keys write after write, in several places each.
+_VALID_KEYS: set[str] = set()
+
+
+def _qualified_name_errors(value: str) -> list[str]:
     parts = value.split("/")
     errors: list[str] = []
     if len(parts) > 2:

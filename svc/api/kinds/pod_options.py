@@ -15,9 +15,10 @@ from svc.machinery.field_errors import FieldError
 def with_pod_options(base: Strategy, spec_path: str, gates: Gates) -> Strategy:
     """`base` whose validation runs with the write's pod validation options."""
     validate, validate_update = base.validate, base.validate_update
+    on_create = pod_options_for(gates, None)  # the server's gates are fixed, and a create has no stored spec
 
     def checked(obj: Obj) -> list[FieldError]:
-        with using(pod_options_for(gates, None)):
+        with using(on_create):
             return validate(obj)
 
     def checked_update(new: Obj, old: Obj) -> list[FieldError]:

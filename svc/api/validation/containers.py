@@ -17,15 +17,16 @@ from svc.api.validation.engine import (
     Range,
     Required,
     Table,
+    compile_table,
     go_struct,
     inclusive_range,
     integer,
     items,
     join,
     lookup,
-    run,
 )
 from svc.api.validation.env import env_from_errors, is_relaxed_env_var_name, value_from_errors
+from svc.api.validation.known_valid import KnownValid
 from svc.api.validation.resources import requirements_errors
 from svc.api.validation.security import app_armor_profile_errors, proc_mount_errors, seccomp_profile_errors
 from svc.machinery.field_errors import (
@@ -45,6 +46,7 @@ MAX_INT32: Final = 2147483647
 PROTOCOLS: Final = ("SCTP", "TCP", "UDP")
 
 _PORT_NAME_CHARS: Final = re.compile(r"[-a-z0-9]+")
+_LOWER_LETTER: Final = re.compile("[a-z]")
 
 
 def is_valid_port_name(name: str) -> list[str]:
@@ -52,7 +54,7 @@ def is_valid_port_name(name: str) -> list[str]:
     errors = ["must be no more than 15 characters"] if len(name) > 15 else []
     if not _PORT_NAME_CHARS.fullmatch(name):
         errors.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
-    if not re.search("[a-z]", name):
+    if not _LOWER_LETTER.search(name):
         errors.append("must contain at least one letter (a-z)")
     if "--" in name:
         errors.append("must not contain consecutive hyphens (--)")
@@ -116,13 +118,16 @@ _SECURITY_CONTEXT_MEMBERS: Final = (
 )
 
 
+_RUN_AS_IDS: Final = compile_table(
+    (Range("runAsUser", 0, MAX_INT32, ID_RANGE), Range("runAsGroup", 0, MAX_INT32, ID_RANGE))
+)
+
+
 def _container_security_context(context: Any, path: str) -> list[FieldError]:
     """Upstream's `ValidateSecurityContext` (user and group ids, escalation against privilege)."""
     if type(context) is not dict:
         return []
-    errors = run(
-        (Range("runAsUser", 0, MAX_INT32, ID_RANGE), Range("runAsGroup", 0, MAX_INT32, ID_RANGE)), context, path
-    )
+    errors = _RUN_AS_IDS(context, path)
     errors += proc_mount_errors(context, path)
     errors += seccomp_profile_errors(context, path)
     if context.get("allowPrivilegeEscalation") is False:
@@ -180,6 +185,7 @@ _PROBE_COUNTERS: Final = (
     "successThreshold",
     "failureThreshold",
 )
+_PROBE_COUNTER_RULES: Final = compile_table(tuple(Range(counter) for counter in _PROBE_COUNTERS))
 
 
 def _port_num_or_name(port: Any, path: str) -> list[FieldError]:
@@ -221,7 +227,7 @@ def _probe(probe: Any, path: str, grace: Any, *, readiness: bool) -> list[FieldE
     if probe is None:
         return []
     errors = _handler(probe, path, _PROBE_HANDLERS, grace)
-    errors += run(tuple(Range(counter) for counter in _PROBE_COUNTERS), probe, path)
+    errors += _PROBE_COUNTER_RULES(probe, path)
     probe_grace = lookup(probe, "terminationGracePeriodSeconds")
     if isinstance(probe_grace, int) and probe_grace <= 0:
         errors.append(invalid(f"{path}.terminationGracePeriodSeconds", probe_grace, "must be greater than 0"))
@@ -234,8 +240,23 @@ def _probe(probe: Any, path: str, grace: Any, *, readiness: bool) -> list[FieldE
     return errors
 
 
+_PROBED: Final = ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe")
+_VALID_PROBES: Final = KnownValid()
+
+
 def lifecycle_and_probes(container: Any, path: str, grace: Any) -> list[FieldError]:
-    """Hooks and probes of containers that keep running (regular and restartable init containers)."""
+    """Hooks and probes of containers that keep running (regular and restartable init containers);
+    those found valid before with the same grace period are not checked again (`KnownValid`)."""
+    key = KnownValid.key((grace, *(lookup(container, member) for member in _PROBED)))
+    if key in _VALID_PROBES:
+        return []
+    errors = _lifecycle_and_probe_errors(container, path, grace)
+    if not errors:
+        _VALID_PROBES.remember(key)
+    return errors
+
+
+def _lifecycle_and_probe_errors(container: Any, path: str, grace: Any) -> list[FieldError]:
     errors: list[FieldError] = []
     for hook in ("postStart", "preStop"):
         handler = lookup(container, f"lifecycle.{hook}")

@@ -205,6 +205,11 @@ def _service_port_json(port: Mapping[str, Any]) -> Rendered:
     return Rendered("{" + ",".join(f'"{key}":{json_marshal(value)}' for key, value in members) + "}")
 
 
+_SESSION_AFFINITY: Final = OneOf("sessionAffinity", ("ClientIP", "None"))
+_SERVICE_TYPE: Final = OneOf("type", SERVICE_TYPES)
+_TRAFFIC_POLICY: Final = OneOf("externalTrafficPolicy", ("Cluster", "Local"))
+
+
 def _service_rules(spec: Any, base: str) -> list[FieldError]:
     errors: list[FieldError] = []
     kind = lookup(spec, "type")
@@ -224,7 +229,7 @@ def _service_rules(spec: Any, base: str) -> list[FieldError]:
             errors.append(required(path))
     errors += _service_ports(spec, base)
     errors += validate_labels(string_map(spec, "selector"), join(base, "selector"))
-    errors += OneOf("sessionAffinity", ("ClientIP", "None")).run(spec, base)
+    errors += _SESSION_AFFINITY.run(spec, base)
     affinity = lookup(spec, "sessionAffinity")
     if affinity == "None" and lookup(spec, "sessionAffinityConfig") is not None:
         detail = "must not be set when session affinity is None"
@@ -234,7 +239,7 @@ def _service_rules(spec: Any, base: str) -> list[FieldError]:
         address, path = ip if isinstance(ip, str) else "", f"{join(base, 'externalIPs')}[{index}]"
         messages = ip_errors(address) or special_ip_errors(address)
         errors += [invalid(path, address, message) for message in messages]
-    errors += OneOf("type", SERVICE_TYPES).run(spec, base)
+    errors += _SERVICE_TYPE.run(spec, base)
     for index, port in enumerate(ports):
         if kind == "ClusterIP" and port.get("nodePort"):
             detail = "may not be used when `type` is 'ClusterIP'"
@@ -259,7 +264,7 @@ def _service_rules(spec: Any, base: str) -> list[FieldError]:
         detail = "may only be set for externally-accessible services"
         errors.append(invalid(join(base, "externalTrafficPolicy"), policy, detail))
     elif accessible:
-        errors += OneOf("externalTrafficPolicy", ("Cluster", "Local")).run(spec, base)
+        errors += _TRAFFIC_POLICY.run(spec, base)
     errors += _source_ranges(spec, base)
     internal = lookup(spec, "internalTrafficPolicy")
     if internal is None and kind in ("NodePort", "LoadBalancer", "ClusterIP"):

@@ -8,6 +8,10 @@ here (`Required`, `Range`, `OneOf`, `Format`, `Each`, `Immutable`), and what is 
 come out in upstream's order. Paths are relative to the node the table runs on and use dots
 (`spec.template`); `Each` walks a list and runs an item table on every item.
 
+Every write runs the tables, so each rule compiles its check once, when the table is built: a
+closure over its path's steps and constants (`getter`, `compile_table`). Rules are therefore built
+at import, never inside a check.
+
 Objects arrive decoded and defaulted, and type errors were refused at decode time, so a rule reads
 plain values; a member of an unexpected type is treated as absent rather than raising.
 """
@@ -15,7 +19,7 @@ plain values; a member of an unexpected type is treated as absent rather than ra
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from svc.machinery.field_errors import (
@@ -48,13 +52,33 @@ def join(base: str, name: str) -> str:
 def lookup(node: Any, path: str) -> Any:
     """The value at a dotted path below `node`, or None when any step is absent or not an object."""
     if "." not in path:
-        return node.get(path) if type(node) is dict and path else (node if not path else None)
+        if type(node) is dict:
+            return node.get(path) if path else node
+        return None if path else node
     value = node
     for part in path.split("."):
         if type(value) is not dict:
             return None
         value = value.get(part)
     return value
+
+
+def getter(path: str) -> Callable[[Any], Any]:
+    """`lookup` for one fixed path, its steps split once: rules read their paths on every write."""
+    if not path:
+        return lambda node: node
+    if "." not in path:
+        return lambda node: node.get(path) if type(node) is dict else None
+    parts = tuple(path.split("."))
+
+    def get(node: Any) -> Any:
+        for part in parts:
+            if type(node) is not dict:
+                return None
+            node = node.get(part)
+        return node
+
+    return get
 
 
 def is_empty(value: Any) -> bool:
@@ -104,15 +128,27 @@ def go_struct(value: Any, members: tuple[str, ...], zero: dict[str, Any] | None 
     return Rendered("{" + ",".join(shown) + "}")
 
 
+def _compiled(rule: Any, run: CheckFn) -> None:
+    """Give a frozen rule its compiled `run`: a closure over its path's steps and constants, built once
+    with the table, so a write pays no attribute reads, path splitting or method dispatch per rule."""
+    object.__setattr__(rule, "run", run)
+
+
 @dataclass(frozen=True)
 class Required:
     """The field must be set (a nil pointer, empty string, list or map is not)."""
 
     path: str
     detail: str = ""
+    run: CheckFn = field(init=False, repr=False, compare=False)
 
-    def run(self, node: Any, base: str) -> list[FieldError]:
-        return [required(join(base, self.path), self.detail)] if is_empty(lookup(node, self.path)) else []
+    def __post_init__(self) -> None:
+        get, path, detail = getter(self.path), self.path, self.detail
+
+        def run(node: Any, base: str) -> list[FieldError]:
+            return [required(join(base, path), detail)] if is_empty(get(node)) else []
+
+        _compiled(self, run)
 
 
 @dataclass(frozen=True)
@@ -122,16 +158,22 @@ class OneOf:
     path: str
     values: tuple[str, ...]
     optional: bool = False
+    run: CheckFn = field(init=False, repr=False, compare=False)
 
-    def run(self, node: Any, base: str) -> list[FieldError]:
-        value = lookup(node, self.path)
-        if value is None or value == "":
-            if self.optional and value is None:
-                return []
-            return [required(join(base, self.path))]
-        if value not in self.values:
-            return [not_supported(join(base, self.path), value, self.values)]
-        return []
+    def __post_init__(self) -> None:
+        get, path, values, optional = getter(self.path), self.path, self.values, self.optional
+
+        def run(node: Any, base: str) -> list[FieldError]:
+            value = get(node)
+            if value is None or value == "":
+                if optional and value is None:
+                    return []
+                return [required(join(base, path))]
+            if value not in values:
+                return [not_supported(join(base, path), value, values)]
+            return []
+
+        _compiled(self, run)
 
 
 @dataclass(frozen=True)
@@ -145,14 +187,20 @@ class Range:
     minimum: int | None = 0
     maximum: int | None = None
     detail: str = NEGATIVE
+    run: CheckFn = field(init=False, repr=False, compare=False)
 
-    def run(self, node: Any, base: str) -> list[FieldError]:
-        value = lookup(node, self.path)
-        if not isinstance(value, int) or isinstance(value, bool):
+    def __post_init__(self) -> None:
+        get, path, minimum, maximum, detail = getter(self.path), self.path, self.minimum, self.maximum, self.detail
+
+        def run(node: Any, base: str) -> list[FieldError]:
+            value = get(node)
+            if not isinstance(value, int) or isinstance(value, bool):
+                return []
+            if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+                return [invalid(join(base, path), value, detail)]
             return []
-        if (self.minimum is not None and value < self.minimum) or (self.maximum is not None and value > self.maximum):
-            return [invalid(join(base, self.path), value, self.detail)]
-        return []
+
+        _compiled(self, run)
 
 
 @dataclass(frozen=True)
@@ -165,13 +213,19 @@ class Format:
     path: str
     check: Callable[[str], list[str]]
     required: bool = False
+    run: CheckFn = field(init=False, repr=False, compare=False)
 
-    def run(self, node: Any, base: str) -> list[FieldError]:
-        value = lookup(node, self.path)
-        if not isinstance(value, str) or value == "":
-            return [required(join(base, self.path))] if self.required else []
-        messages = self.check(value)
-        return [invalid(join(base, self.path), value, message) for message in messages] if messages else []
+    def __post_init__(self) -> None:
+        get, path, check, is_required = getter(self.path), self.path, self.check, self.required
+
+        def run(node: Any, base: str) -> list[FieldError]:
+            value = get(node)
+            if not isinstance(value, str) or value == "":
+                return [required(join(base, path))] if is_required else []
+            messages = check(value)
+            return [invalid(join(base, path), value, message) for message in messages] if messages else []
+
+        _compiled(self, run)
 
 
 @dataclass(frozen=True)
@@ -181,23 +235,31 @@ class Each:
     path: str
     table: Table
     unique: str = ""
+    run: CheckFn = field(init=False, repr=False, compare=False)
 
-    def run(self, node: Any, base: str) -> list[FieldError]:
-        errors: list[FieldError] = []
-        seen: set[Any] = set()
-        values = items(lookup(node, self.path))
-        where = join(base, self.path) if values else ""
-        for index, item in enumerate(values):
-            item_path = f"{where}[{index}]"
-            errors += run(self.table, item, item_path)
-            if self.unique and type(item) is dict:
-                key = item.get(self.unique)
-                if not isinstance(key, str | int):
-                    continue
-                if key in seen:
-                    errors.append(duplicate(join(item_path, self.unique), key))
-                seen.add(key)
-        return errors
+    def __post_init__(self) -> None:
+        get, path, unique, run_item = getter(self.path), self.path, self.unique, compile_table(self.table)
+
+        def run(node: Any, base: str) -> list[FieldError]:
+            values = get(node)
+            if type(values) is not list or not values:
+                return []
+            errors: list[FieldError] = []
+            seen: set[Any] = set()
+            where = join(base, path)
+            for index, item in enumerate(values):
+                item_path = f"{where}[{index}]"
+                errors += run_item(item, item_path)
+                if unique and type(item) is dict:
+                    key = item.get(unique)
+                    if not isinstance(key, str | int):
+                        continue
+                    if key in seen:
+                        errors.append(duplicate(join(item_path, unique), key))
+                    seen.add(key)
+            return errors
+
+        _compiled(self, run)
 
 
 @dataclass(frozen=True)
@@ -211,14 +273,20 @@ class At:
     path: str
     table: Table
     optional: bool = False
+    run: CheckFn = field(init=False, repr=False, compare=False)
 
-    def run(self, node: Any, base: str) -> list[FieldError]:
-        value = lookup(node, self.path)
-        if type(value) is not dict:
-            if self.optional:
-                return []
-            value = {}
-        return run(self.table, value, join(base, self.path))
+    def __post_init__(self) -> None:
+        get, path, optional, run_inner = getter(self.path), self.path, self.optional, compile_table(self.table)
+
+        def run(node: Any, base: str) -> list[FieldError]:
+            value = get(node)
+            if type(value) is not dict:
+                if optional:
+                    return []
+                value = {}
+            return run_inner(value, join(base, path))
+
+        _compiled(self, run)
 
 
 @dataclass(frozen=True)
@@ -226,9 +294,10 @@ class Check:
     """Logic that no table shape expresses: `fn(node, path)` returns the errors."""
 
     fn: CheckFn
+    run: CheckFn = field(init=False, repr=False, compare=False)
 
-    def run(self, node: Any, base: str) -> list[FieldError]:
-        return self.fn(node, base)
+    def __post_init__(self) -> None:
+        _compiled(self, self.fn)
 
 
 Rule = Required | OneOf | Range | Format | Each | At | Check
@@ -240,6 +309,19 @@ def run(table: Iterable[Rule], node: Any, base: str = "") -> list[FieldError]:
     for rule in table:
         errors += rule.run(node, base)
     return errors
+
+
+def compile_table(table: Iterable[Rule]) -> CheckFn:
+    """`run` of one fixed table: its rules' compiled checks gathered once into a tuple."""
+    checks = tuple(rule.run for rule in table)
+
+    def run_table(node: Any, base: str) -> list[FieldError]:
+        errors: list[FieldError] = []
+        for check in checks:
+            errors += check(node, base)
+        return errors
+
+    return run_table
 
 
 @dataclass(frozen=True)
@@ -300,7 +382,7 @@ def _ratcheted(
     keyed = [key for key in rules.kept_values if any(key(error) is not None for error in errors)]
     if not hit and not keyed:
         return errors
-    previous = run(rules.create, old)
+    previous = rules.run_create(old, "")
     allowed = [ratchet for ratchet in hit if any(ratchet(error, old) for error in previous)]
     kept = {(index, key(error)) for index, key in enumerate(keyed) for error in previous if key(error) is not None}
     return [
@@ -332,12 +414,17 @@ class KindRules:
     """What a write through `/status` must satisfy (upstream's `ValidateXStatusUpdate`): the status rules,
     comparing with the stored object where upstream does; the spec is the stored one by then."""
 
+    run_create: CheckFn = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "run_create", compile_table(self.create))
+
     def validate(self, obj: Obj) -> list[FieldError]:
-        return run(self.create, obj)
+        return self.run_create(obj, "")
 
     def revalidate(self, new: Obj, old: Obj) -> list[FieldError]:
         """The new object validated in full, but for the invalid values of a class the old one holds."""
-        revalidated = run(self.create, new)
+        revalidated = self.run_create(new, "")
         if self.ratchets or self.kept_values:
             revalidated = _ratcheted(revalidated, self, new, old)
         return revalidated

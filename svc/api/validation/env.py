@@ -54,7 +54,7 @@ _VALUE_SOURCES: Final = ("fieldRef", "resourceFieldRef", "configMapKeyRef", "sec
 
 
 def is_relaxed_env_var_name(name: str) -> list[str]:
-    if any(char == "=" or not (" " <= char <= "~") for char in name):
+    if "=" in name or not (name.isascii() and name.isprintable()):
         return ["a valid environment variable name must consist only of printable ASCII characters other than '='"]
     return []
 

@@ -106,10 +106,12 @@ def pod_annotation_errors(node: Any, base: str) -> list[FieldError]:
     for key, value in sorted(annotations.items()):
         if key.startswith(SECCOMP_CONTAINER_PREFIX):
             errors += seccomp_profile_errors(value, join(base, key))
-    names = _container_names(spec)
+    names: set[str] | None = None  # gathered only for a pod that has AppArmor annotations
     for key, profile in sorted(annotations.items()):
         if not key.startswith(APPARMOR_PREFIX):
             continue
+        if names is None:
+            names = _container_names(spec)
         container = key.removeprefix(APPARMOR_PREFIX)
         if container not in names:
             errors.append(invalid(f"{base}[{key}]", container, "container not found"))

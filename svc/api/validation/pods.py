@@ -27,6 +27,7 @@ from svc.api.validation.engine import (
     Range,
     Required,
     Table,
+    compile_table,
     inclusive_range,
     items,
     join,
@@ -36,6 +37,7 @@ from svc.api.validation.engine import (
     text,
 )
 from svc.api.validation.ephemeral_containers import ephemeral_only_errors
+from svc.api.validation.known_valid import KnownValid
 from svc.api.validation.pod_annotations import pod_annotation_errors
 from svc.api.validation.pod_claims import pod_claim_errors
 from svc.api.validation.pod_network import dns_config_errors, host_alias_errors, os_errors
@@ -108,23 +110,41 @@ _VOLUME_SOURCES: Final = (
     "ephemeral",
     "image",
 )
+_SOURCE_ORDER: Final = {key: index for index, key in enumerate(_VOLUME_SOURCES)}
+
+
+_VALID_VOLUMES: Final = KnownValid()
 
 
 def _volume(volume: Any, path: str) -> list[FieldError]:
+    """One volume's source, then its name. A source found valid before is not checked again
+    (`KnownValid`): it is remembered without the volume's name, which differs from pod to pod where
+    admission adds the service account token volume."""
     if not isinstance(volume, Mapping):
         return []
-    errors: list[FieldError] = []
-    sources = [key for key in _VOLUME_SOURCES if volume.get(key) is not None]
-    errors += [forbidden(f"{path}.{key}", "may not specify more than 1 volume type") for key in sources[1:]]
-    if not sources:
-        errors.append(required(path, "must specify a volume type"))
-    else:
-        errors += run(_VOLUME_SOURCE_RULES.get(sources[0], ()), volume, path)
+    key = KnownValid.key({member: value for member, value in volume.items() if member != "name"})
+    errors = [] if key in _VALID_VOLUMES else _source_errors(volume, path)
+    if not errors:
+        _VALID_VOLUMES.remember(key)
     name = volume.get("name")
     if not name:
         errors.append(required(f"{path}.name"))
     elif isinstance(name, str):
         errors += [invalid(f"{path}.name", name, message) for message in is_dns1123_label(name)]
+    return errors
+
+
+def _source_errors(volume: Mapping[str, Any], path: str) -> list[FieldError]:
+    errors: list[FieldError] = []
+    # The volume's own members, in the order of the sources list (not 30 lookups per volume).
+    sources = sorted(
+        (key for key, value in volume.items() if key in _SOURCE_ORDER and value is not None), key=_SOURCE_ORDER.get
+    )
+    errors += [forbidden(f"{path}.{key}", "may not specify more than 1 volume type") for key in sources[1:]]
+    if not sources:
+        errors.append(required(path, "must specify a volume type"))
+    else:
+        errors += run(_VOLUME_SOURCE_RULES.get(sources[0], ()), volume, path)
     return errors
 
 
@@ -178,8 +198,11 @@ def _volume_mounts(container: Any, base: str, volumes: set[str]) -> list[FieldEr
     return errors
 
 
+_RUN_CONTAINER: Final = compile_table(CONTAINER)
+
+
 def _container_common(container: Any, path: str, volumes: set[str], spec: Any) -> list[FieldError]:
-    errors = run(CONTAINER, container, path) + _volume_mounts(container, path, volumes)
+    errors = _RUN_CONTAINER(container, path) + _volume_mounts(container, path, volumes)
     return errors + unmasked_proc_mount_errors(container, path, host_users=lookup(spec, "hostUsers") is not False)
 
 
@@ -228,13 +251,16 @@ def _init_containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError
 
 
 def _ephemeral_containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError]:
+    ephemeral = items(lookup(spec, "ephemeralContainers"))
+    if not ephemeral:
+        return []
     path = join(base, "ephemeralContainers")
     others = {
         text(container, "name") for key in ("containers", "initContainers") for container in items(lookup(spec, key))
     }
     names = set(others)
     errors: list[FieldError] = []
-    for index, container in enumerate(items(lookup(spec, "ephemeralContainers"))):
+    for index, container in enumerate(ephemeral):
         where = f"{path}[{index}]"
         errors += _container_common(container, where, volumes, spec)
         name = text(container, "name")

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from svc.api.validation.engine import NEGATIVE
+from svc.api.validation.known_valid import KnownValid
 from svc.machinery.field_errors import FieldError, forbidden, invalid, required
 from svc.machinery.quantity import Quantity, QuantityError, parse_quantity
 from svc.machinery.validation import is_qualified_name
@@ -133,6 +134,24 @@ def requirements_errors(
     pod's for pod-level resources)."""
     if not isinstance(resources, Mapping):
         return []
+    check = f"{names.__module__}.{names.__qualname__}"
+    key = KnownValid.key((check, resources.get("limits"), resources.get("requests")))
+    if key in _VALID_REQUIREMENTS:
+        return []
+    errors = _requirements_errors(resources, path, names)
+    if not errors:
+        _VALID_REQUIREMENTS.remember(key)
+    return errors
+
+
+# Requirements (by the name check they ran with) found valid before: every pod of a workload repeats its
+# containers' resources.
+_VALID_REQUIREMENTS: Final = KnownValid()
+
+
+def _requirements_errors(
+    resources: Mapping[str, Any], path: str, names: Callable[[str, str], list[FieldError]]
+) -> list[FieldError]:
     limits, requests = _resource_list(resources.get("limits")), _resource_list(resources.get("requests"))
     limits_path, requests_path = f"{path}.limits", f"{path}.requests"
     errors: list[FieldError] = []

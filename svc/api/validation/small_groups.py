@@ -176,8 +176,11 @@ def _peer(peer: Any, path: str) -> list[FieldError]:
     return errors
 
 
+_PROTOCOL: Final = OneOf("protocol", PROTOCOLS, optional=True)
+
+
 def _policy_port(port: Any, path: str) -> list[FieldError]:
-    errors = OneOf("protocol", PROTOCOLS, optional=True).run(port, path)
+    errors = _PROTOCOL.run(port, path)
     number = lookup(port, "port")
     if isinstance(number, int) and not 1 <= number <= 65535:
         errors.append(invalid(f"{path}.port", number, PORT_RANGE))

@@ -26,7 +26,6 @@ from svc.api.validation.engine import (
     join,
     lookup,
     mapping,
-    run,
     text,
 )
 from svc.api.validation.pods import POD_TEMPLATE_SPEC
@@ -34,7 +33,7 @@ from svc.api.validation.ratchets import POD_RATCHETS
 from svc.machinery import cron
 from svc.machinery.field_errors import FieldError, Rendered, forbidden, invalid, not_supported, required
 from svc.machinery.gotext import json_marshal, json_string
-from svc.machinery.labels import SelectorError, label_selector_from_dict, validate_label_selector
+from svc.machinery.labels import LabelSelector, SelectorError, label_selector_from_dict, validate_label_selector
 
 MATCH_ERROR: Final = "`selector` does not match template `labels`"
 
@@ -67,6 +66,11 @@ def _template_labels_match(spec: Any, base: str, selector: Any) -> list[FieldErr
         parsed = label_selector_from_dict(selector)
     except SelectorError:
         return [invalid(join(base, "selector"), selector_value(selector), "invalid label selector")]
+    return _template_labels_selected(spec, base, parsed)
+
+
+def _template_labels_selected(spec: Any, base: str, parsed: LabelSelector) -> list[FieldError]:
+    """The template's labels must be selected by the (parsed) selector, unless it is empty."""
     template = lookup(spec, "template")
     if not parsed.empty and not parsed.matches(_labels(template)):
         return [invalid(join(base, "template.metadata.labels"), _shown_labels(template), MATCH_ERROR)]
@@ -107,16 +111,31 @@ def _always_restart(kind: str, *, deadline_forbidden: bool) -> Check:
     return Check(check)
 
 
+# Rules the template checks below run on every write: built (and compiled) once.
+_TEMPLATE: Final = At("template", POD_TEMPLATE_SPEC)
+_REPLICAS: Final = Range("replicas")
+_PARTITION: Final = Range("rollingUpdate.partition")
+_RESTART: Final = {
+    kind: _always_restart(kind, deadline_forbidden=forbidden)
+    for kind, forbidden in (
+        ("ReplicaSet", False),
+        ("ReplicationController", True),
+        ("DaemonSet", False),
+        ("StatefulSet", True),
+    )
+}
+
+
 def _replica_set_template(spec: Any, base: str) -> list[FieldError]:
     """Upstream's `ValidatePodTemplateSpecForReplicaSet`, also used for Deployments."""
     selector = lookup(spec, "selector")
     try:
-        label_selector_from_dict(selector)
+        parsed = label_selector_from_dict(selector)
     except SelectorError:
         return [invalid(join(base, "selector"), selector_value(selector), "invalid label selector")]
-    errors = _template_labels_match(spec, base, selector)
-    errors += run((At("template", POD_TEMPLATE_SPEC),), spec, base)
-    return errors + run((_always_restart("ReplicaSet", deadline_forbidden=False),), spec, base)
+    errors = _template_labels_selected(spec, base, parsed)
+    errors += _TEMPLATE.run(spec, base)
+    return errors + _RESTART["ReplicaSet"].run(spec, base)
 
 
 # --- ReplicationController --------------------------------------------------------------------
@@ -125,15 +144,15 @@ def _replica_set_template(spec: Any, base: str) -> list[FieldError]:
 def _rc_selector_and_template(spec: Any, base: str) -> list[FieldError]:
     selector = lookup(spec, "selector")
     errors = [] if selector else [required(join(base, "selector"))]
-    errors += Range("replicas").run(spec, base)
+    errors += _REPLICAS.run(spec, base)
     template = lookup(spec, "template")
     if template is None:
         return [*errors, required(join(base, "template"))]
     labels = _labels(template)
     if isinstance(selector, Mapping) and selector and any(labels.get(k) != v for k, v in selector.items()):
         errors.append(invalid(join(base, "template.metadata.labels"), _shown_labels(template), MATCH_ERROR))
-    errors += run((At("template", POD_TEMPLATE_SPEC),), spec, base)
-    return errors + run((_always_restart("ReplicationController", deadline_forbidden=True),), spec, base)
+    errors += _TEMPLATE.run(spec, base)
+    return errors + _RESTART["ReplicationController"].run(spec, base)
 
 
 REPLICATION_CONTROLLER = KindRules(
@@ -230,8 +249,8 @@ def _daemon_set_template(spec: Any, base: str) -> list[FieldError]:
         errors.append(
             invalid(join(base, "selector"), selector_value(selector), "empty selector is invalid for daemonset")
         )
-    errors += run((At("template", POD_TEMPLATE_SPEC),), spec, base)
-    return errors + run((_always_restart("DaemonSet", deadline_forbidden=False),), spec, base)
+    errors += _TEMPLATE.run(spec, base)
+    return errors + _RESTART["DaemonSet"].run(spec, base)
 
 
 def _strategy_value(strategy: dict[str, Any]) -> Rendered:
@@ -289,7 +308,7 @@ def _stateful_set_policies(spec: Any, base: str) -> list[FieldError]:
         rolling = go_struct(strategy["rollingUpdate"], ("partition", "maxUnavailable"))
         errors.append(invalid(f"{path}.rollingUpdate", rolling, "only allowed for updateStrategy 'RollingUpdate'"))
     elif kind == "RollingUpdate":
-        errors += Range("rollingUpdate.partition").run(strategy, path)
+        errors += _PARTITION.run(strategy, path)
     elif kind != "OnDelete":
         errors.append(invalid(path, _strategy_value(strategy), "must be 'RollingUpdate' or 'OnDelete'"))
     return errors
@@ -298,12 +317,12 @@ def _stateful_set_policies(spec: Any, base: str) -> list[FieldError]:
 def _stateful_set_template(spec: Any, base: str) -> list[FieldError]:
     selector = lookup(spec, "selector")
     try:
-        label_selector_from_dict(selector)
+        parsed = label_selector_from_dict(selector)
     except SelectorError:
         return [invalid(join(base, "selector"), selector_value(selector), "")]
-    errors = _template_labels_match(spec, base, selector) if selector is not None else []
-    errors += run((At("template", POD_TEMPLATE_SPEC),), spec, base)
-    return errors + run((_always_restart("StatefulSet", deadline_forbidden=True),), spec, base)
+    errors = _template_labels_selected(spec, base, parsed) if selector is not None else []
+    errors += _TEMPLATE.run(spec, base)
+    return errors + _RESTART["StatefulSet"].run(spec, base)
 
 
 STATEFUL_SET_SPEC: Table = (
