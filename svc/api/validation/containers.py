@@ -247,13 +247,8 @@ _VALID_PROBES: Final = KnownValid()
 def lifecycle_and_probes(container: Any, path: str, grace: Any) -> list[FieldError]:
     """Hooks and probes of containers that keep running (regular and restartable init containers);
     those found valid before with the same grace period are not checked again (`KnownValid`)."""
-    key = KnownValid.key((grace, *(lookup(container, member) for member in _PROBED)))
-    if key in _VALID_PROBES:
-        return []
-    errors = _lifecycle_and_probe_errors(container, path, grace)
-    if not errors:
-        _VALID_PROBES.remember(key)
-    return errors
+    part = (grace, *(lookup(container, member) for member in _PROBED))
+    return _VALID_PROBES.errors(part, lambda: _lifecycle_and_probe_errors(container, path, grace))
 
 
 def _lifecycle_and_probe_errors(container: Any, path: str, grace: Any) -> list[FieldError]:

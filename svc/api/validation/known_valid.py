@@ -10,9 +10,12 @@ bounded: a full set is emptied.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 import orjson
+
+from svc.machinery.field_errors import FieldError
 
 _LIMIT: Final = 4096
 
@@ -41,3 +44,14 @@ class KnownValid:
         if len(self._seen) >= self._limit:
             self._seen.clear()
         self._seen.add(key)
+
+    def errors(self, part: Any, check: Callable[[], list[FieldError]]) -> list[FieldError]:
+        """`check()`'s errors about `part`, or none at once when the part was found valid before; a
+        part found valid now is remembered."""
+        key = self.key(part)
+        if key in self:
+            return []
+        found = check()
+        if not found:
+            self.remember(key)
+        return found

@@ -122,10 +122,8 @@ def _volume(volume: Any, path: str) -> list[FieldError]:
     admission adds the service account token volume."""
     if not isinstance(volume, Mapping):
         return []
-    key = KnownValid.key({member: value for member, value in volume.items() if member != "name"})
-    errors = [] if key in _VALID_VOLUMES else _source_errors(volume, path)
-    if not errors:
-        _VALID_VOLUMES.remember(key)
+    source = {member: value for member, value in volume.items() if member != "name"}
+    errors = _VALID_VOLUMES.errors(source, lambda: _source_errors(volume, path))
     name = volume.get("name")
     if not name:
         errors.append(required(f"{path}.name"))

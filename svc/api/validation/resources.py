@@ -135,13 +135,8 @@ def requirements_errors(
     if not isinstance(resources, Mapping):
         return []
     check = f"{names.__module__}.{names.__qualname__}"
-    key = KnownValid.key((check, resources.get("limits"), resources.get("requests")))
-    if key in _VALID_REQUIREMENTS:
-        return []
-    errors = _requirements_errors(resources, path, names)
-    if not errors:
-        _VALID_REQUIREMENTS.remember(key)
-    return errors
+    part = (check, resources.get("limits"), resources.get("requests"))
+    return _VALID_REQUIREMENTS.errors(part, lambda: _requirements_errors(resources, path, names))
 
 
 # Requirements (by the name check they ran with) found valid before: every pod of a workload repeats its
