@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from svc.api.resources import Resource
+from svc.api.sent_empty import NOTHING, Emptied
 
 
 class Operation(enum.Enum):
@@ -71,6 +72,8 @@ class Attributes:
     annotations: dict[str, str] = field(default_factory=_audit_annotations)
     """Audit annotations admission adds to the request's audit event."""
     reinvocation: Reinvocation = field(default_factory=Reinvocation)
+    sent_empty: Emptied = NOTHING
+    """The empty lists an update sent that its checks see as null (sent_empty.py): a webhook gets them."""
 
     @property
     def kind(self) -> str:

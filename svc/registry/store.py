@@ -21,6 +21,7 @@ import orjson
 from svc.api.conversion import Conversion, conversion_for, storage_version
 from svc.api.omit_empty import Prune, decoded_pruner, pruner
 from svc.api.resources import Resource
+from svc.api.sent_empty import Emptied, finder
 from svc.api.strategy import Strategy
 from svc.machinery import status
 from svc.machinery.field_errors import aggregate_message, invalid
@@ -128,6 +129,8 @@ class GenericStore:
     omit_empty_decoded: Prune | None = field(init=False)
     """The served version as decoding leaves it, which the field manager reads: a list written as null
     keeps an empty value (`rules: []` is recorded, an absent `rules` is not)."""
+    find_sent_empty: Callable[[Obj], Emptied] | None = field(init=False)
+    """Notes the empty lists an update sent that the served prune nulls, for validating webhooks."""
     on_storage_list: Callable[[int, int], None] | None = None
     """Told the objects read and returned by each list served from storage (metrics)."""
 
@@ -137,6 +140,7 @@ class GenericStore:
         served = (self.resource.upstream_group, self.resource.version, self.resource.kind)
         self.omit_empty_served = pruner(*served)
         self.omit_empty_decoded = decoded_pruner(*served)
+        self.find_sent_empty = finder(*served)
 
     @property
     def resource(self) -> Resource:
@@ -551,8 +555,11 @@ class GenericStore:
             attributes = self._attributes(Operation.UPDATE, namespace, name, user, options)
             attributes.object, attributes.old_object = obj, current
             # Mutating admission sees the request as decoded (a webhook gets `rules: []` as sent); the
-            # update's checks after it see empty values as absent, as Go's Semantic.DeepEqual does.
+            # update's checks after it see empty values as absent, as Go's Semantic.DeepEqual does, while
+            # validating webhooks get the empty lists back.
             await admission.admit(attributes)
+            if self.find_sent_empty is not None:
+                attributes.sent_empty = self.find_sent_empty(obj)
             self.prune_served(obj)
             # As upstream, mutating admission sees the request's object; the subresource's strategy then
             # takes from the admitted object only what the subresource may change (PrepareForUpdate).

@@ -77,3 +77,92 @@ def test_a_struct_left_out_reaches_the_webhook_as_its_zero(server: RunningServer
     (review,) = webhook.calls("w")
     assert review["request"]["object"]["spec"] == {"devices": {"requests": None}}
     assert review["request"]["object"]["status"] == {}
+
+
+PODS = "/api/v1/namespaces/default/pods"
+
+
+def _updated_role(server: RunningServer, webhook: Webhook) -> dict[str, Any]:
+    """A Role stored with `rules: []` (null once stored), a validating webhook watching its updates."""
+    created = server.client().request("POST", ROLES, body=_role(rules=[])).json()
+    _watch(server, webhook, "rbac.authorization.k8s.io", "roles", "UPDATE")
+    return created
+
+
+def test_a_validating_webhook_gets_a_put_list_as_sent(server: RunningServer, webhook: Webhook) -> None:
+    """The update's checks see the list as null; the validating webhook after them gets it `[]`."""
+    role = _updated_role(server, webhook)
+    role["metadata"]["labels"], role["rules"] = {"a": "b"}, []
+    answer = server.client().request("PUT", f"{ROLES}/r", body=role)
+    assert answer.status == 200, answer.body
+    (review,) = webhook.calls("w")
+    assert review["request"]["object"]["rules"] == []
+    assert review["request"]["oldObject"]["rules"] is None
+
+
+def test_a_validating_webhook_on_update_gets_a_list_left_out_null(server: RunningServer, webhook: Webhook) -> None:
+    role = _updated_role(server, webhook)
+    role["metadata"]["labels"] = {"a": "b"}
+    del role["rules"]
+    assert server.client().request("PUT", f"{ROLES}/r", body=role).status == 200
+    (review,) = webhook.calls("w")
+    assert "rules" in review["request"]["object"] and review["request"]["object"]["rules"] is None
+
+
+def test_a_validating_webhook_gets_a_merge_patched_list_as_sent(server: RunningServer, webhook: Webhook) -> None:
+    _updated_role(server, webhook)
+    patch = {"metadata": {"labels": {"a": "b"}}, "rules": []}
+    answer = server.client().request("PATCH", f"{ROLES}/r", body=patch, content_type="application/merge-patch+json")
+    assert answer.status == 200, answer.body
+    (review,) = webhook.calls("w")
+    assert review["request"]["object"]["rules"] == []
+    assert review["request"]["oldObject"]["rules"] is None
+
+
+def test_a_validating_webhook_gets_an_applied_list_as_sent(server: RunningServer, webhook: Webhook) -> None:
+    _updated_role(server, webhook)
+    applied = _role(rules=[])
+    applied["metadata"]["labels"] = {"a": "b"}
+    answer = server.client().request(
+        "PATCH",
+        f"{ROLES}/r?fieldManager=test&force=true",
+        body=applied,
+        content_type="application/apply-patch+yaml",
+    )
+    assert answer.status == 200, answer.body
+    (review,) = webhook.calls("w")
+    assert review["request"]["object"]["rules"] == []
+
+
+def test_the_update_answer_and_storage_keep_the_list_null(server: RunningServer, webhook: Webhook) -> None:
+    """Putting the list back for the webhook leaves what is written alone."""
+    role = _updated_role(server, webhook)
+    role["metadata"]["labels"], role["rules"] = {"a": "b"}, []
+    api = server.client()
+    assert api.request("PUT", f"{ROLES}/r", body=role).json()["rules"] is None
+    assert api.request("GET", f"{ROLES}/r").json()["rules"] is None
+
+
+def test_a_validating_webhook_gets_a_nested_list_of_a_pod_as_sent(server: RunningServer, webhook: Webhook) -> None:
+    """A list inside a list item: a projected volume's `sources` sent `[]` on a label update."""
+    volume = {"name": "v", "projected": {"sources": []}}
+    container = {"name": "c", "image": "busybox", "volumeMounts": [{"name": "v", "mountPath": "/v"}]}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {"containers": [container], "volumes": [volume]},
+    }
+    api = server.client()
+    created = api.request("POST", PODS, body=pod)
+    assert created.status == 201, created.body
+    _watch(server, webhook, "", "pods", "UPDATE")
+    updated = created.json()
+    assert updated["spec"]["volumes"][0]["projected"]["sources"] is None
+    updated["metadata"]["labels"] = {"a": "b"}
+    updated["spec"]["volumes"][0]["projected"]["sources"] = []
+    answer = api.request("PUT", f"{PODS}/p", body=updated)
+    assert answer.status == 200, answer.body
+    (review,) = webhook.calls("w")
+    assert review["request"]["object"]["spec"]["volumes"][0]["projected"]["sources"] == []
+    assert review["request"]["oldObject"]["spec"]["volumes"][0]["projected"]["sources"] is None

@@ -128,7 +128,8 @@ class Caller:
         matched = await self._matcher.matches(hook.criteria, attributes)
         if matched is None:
             return None
-        obj = self.as_go_writes(self.versioned(attributes, matched, attributes.object), View.SENT)
+        with attributes.sent_empty.put_back():  # the empty lists an update's checks saw as null
+            obj = self.as_go_writes(self.versioned(attributes, matched, attributes.object), View.SENT)
         old = self.as_go_writes(self.versioned(attributes, matched, attributes.old_object), View.STORED)
         if hook.conditions:
             facts = ConditionInput(
