@@ -29,6 +29,7 @@ from svc.api.validation.env import env_from_errors, is_relaxed_env_var_name, val
 from svc.api.validation.known_valid import KnownValid
 from svc.api.validation.resources import requirements_errors
 from svc.api.validation.security import app_armor_profile_errors, proc_mount_errors, seccomp_profile_errors
+from svc.api.validation.stop_signals import stop_signal_errors
 from svc.machinery.field_errors import (
     FieldError,
     duplicate,
@@ -244,19 +245,21 @@ _PROBED: Final = ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe"
 _VALID_PROBES: Final = KnownValid()
 
 
-def lifecycle_and_probes(container: Any, path: str, grace: Any) -> list[FieldError]:
-    """Hooks and probes of containers that keep running (regular and restartable init containers);
-    those found valid before with the same grace period are not checked again (`KnownValid`)."""
-    part = (grace, *(lookup(container, member) for member in _PROBED))
-    return _VALID_PROBES.errors(part, lambda: _lifecycle_and_probe_errors(container, path, grace))
+def lifecycle_and_probes(container: Any, path: str, grace: Any, pod_os: Any) -> list[FieldError]:
+    """Hooks, stop signal and probes of containers that keep running (regular and restartable init
+    containers); those found valid before with the same grace period and pod OS are not checked again
+    (`KnownValid`)."""
+    part = (grace, pod_os, *(lookup(container, member) for member in _PROBED))
+    return _VALID_PROBES.errors(part, lambda: _lifecycle_and_probe_errors(container, path, grace, pod_os))
 
 
-def _lifecycle_and_probe_errors(container: Any, path: str, grace: Any) -> list[FieldError]:
+def _lifecycle_and_probe_errors(container: Any, path: str, grace: Any, pod_os: Any) -> list[FieldError]:
     errors: list[FieldError] = []
     for hook in ("postStart", "preStop"):
         handler = lookup(container, f"lifecycle.{hook}")
         if handler is not None:
             errors += _handler(handler, f"{path}.lifecycle.{hook}", _LIFECYCLE_HANDLERS, grace)
+    errors += stop_signal_errors(container, path, pod_os)
     for key in ("livenessProbe", "readinessProbe", "startupProbe"):
         errors += _probe(lookup(container, key), f"{path}.{key}", grace, readiness=key == "readinessProbe")
     return errors

@@ -218,7 +218,9 @@ def _containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError]:
         if name in seen:
             errors.append(duplicate(f"{where}.name", name))
         seen.add(name)
-        errors += lifecycle_and_probes(container, where, lookup(spec, "terminationGracePeriodSeconds"))
+        errors += lifecycle_and_probes(
+            container, where, lookup(spec, "terminationGracePeriodSeconds"), lookup(spec, "os")
+        )
         errors += regular_container_errors(container, where)
     return errors
 
@@ -238,7 +240,9 @@ def _init_containers(spec: Any, base: str, volumes: set[str]) -> list[FieldError
         elif name:
             names.add(name)
         if policy == "Always":
-            errors += lifecycle_and_probes(container, where, lookup(spec, "terminationGracePeriodSeconds"))
+            errors += lifecycle_and_probes(
+                container, where, lookup(spec, "terminationGracePeriodSeconds"), lookup(spec, "os")
+            )
         else:
             errors += [
                 forbidden(f"{where}.{key}", "may not be set for init containers without restartPolicy=Always")
