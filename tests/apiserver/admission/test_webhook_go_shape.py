@@ -109,6 +109,17 @@ def test_a_validating_webhook_on_update_gets_a_list_left_out_null(server: Runnin
     assert "rules" in review["request"]["object"] and review["request"]["object"]["rules"] is None
 
 
+def test_a_validating_webhook_on_update_does_not_get_an_omitempty_list_sent_empty(
+    server: RunningServer, webhook: Webhook
+) -> None:
+    """Go leaves an empty slice tagged `omitempty` out of what it writes, whether sent `[]` or not."""
+    role = _updated_role(server, webhook)
+    role["metadata"]["labels"], role["metadata"]["finalizers"] = {"a": "b"}, []
+    assert server.client().request("PUT", f"{ROLES}/r", body=role).status == 200
+    (review,) = webhook.calls("w")
+    assert "finalizers" not in review["request"]["object"]["metadata"]
+
+
 def test_a_validating_webhook_gets_a_merge_patched_list_as_sent(server: RunningServer, webhook: Webhook) -> None:
     _updated_role(server, webhook)
     patch = {"metadata": {"labels": {"a": "b"}}, "rules": []}
