@@ -61,8 +61,8 @@ class RangeResult:
 
 class Backend(Protocol):
     progress_on_demand: bool
-    """Whether a `current_revision` call makes every progress-notifying watch report that revision as
-    soon as it has sent the events before it (a watch cache then serves consistent reads)."""
+    """Whether `request_progress` makes a progress-notifying watch report the current revision as soon
+    as it has sent the events before it (a watch cache then serves consistent reads)."""
 
     in_process: bool
     """Whether the store lives in this process, so its current revision costs no round trip: a watch
@@ -99,6 +99,11 @@ class Backend(Protocol):
         """Every change under `prefix` after `after_revision`, in revision order, then live changes;
         with `progress_notify`, also `Progress` marks as the global revision advances. Raises
         CompactedError (on first iteration) when that history is gone."""
+        ...
+
+    def request_progress(self, prefix: str, revision: int) -> None:
+        """Ask the progress-notifying watches of `prefix` that are behind `revision` to report the
+        current revision (a `Progress`); a reader of their cache waits for it."""
         ...
 
     async def compact(self, revision: int) -> None: ...

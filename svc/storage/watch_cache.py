@@ -444,13 +444,18 @@ class WatchCache:
 
     # -- reading -----------------------------------------------------------------------------
     async def wait_for(self, revision: int, limit: float) -> bool:
-        """Wait until the cache has applied `revision`; False on timeout."""
+        """Wait until the cache has applied `revision`; False on timeout. The backend's watch is asked to
+        say how current it is: a revision another resource's write produced reaches a quiet cache only so."""
         if self.revision >= revision:
             return True
         future = asyncio.get_running_loop().create_future()
         self._waiters.append((revision, future))
+        self.objects.backend.request_progress(self.prefix, revision)
         try:
-            await asyncio.wait_for(future, limit)
+            # not asyncio.wait_for: on Python 3.11 it swallows a cancellation that lands as the
+            # future settles, and the cancelled task (a loop being stopped) would go on
+            async with asyncio.timeout(limit):
+                await future
         except TimeoutError:
             return False
         return True

@@ -174,6 +174,7 @@ def test_a_quiet_watch_learns_the_current_revision_by_progress(open_backend: Ope
         elsewhere = await backend.create("/loud", b"1")
         current = await backend.current_revision()
         assert current >= elsewhere.mod_revision
+        backend.request_progress("/quiet/", current)
 
         async def progress_up_to_current() -> None:
             async for event in events:
@@ -182,6 +183,34 @@ def test_a_quiet_watch_learns_the_current_revision_by_progress(open_backend: Ope
                     return
 
         await asyncio.wait_for(progress_up_to_current(), 5)
+        await events.aclose()
+        await backend.close()
+
+    run(scenario())
+
+
+def test_progress_asked_for_a_revision_not_yet_written_comes_once_a_write_reaches_it(open_backend: Opener) -> None:
+    async def scenario() -> None:
+        backend = await open_backend()
+        backend.progress_on_demand = True
+        start = await backend.current_revision()
+        events = backend.watch("/waiting/", after_revision=start, progress_notify=True)
+        assert isinstance(await asyncio.wait_for(anext(events), 5), Progress)
+        wanted = start + 2
+        backend.request_progress("/waiting/", wanted)
+
+        async def progress_up_to_wanted() -> None:
+            async for event in events:
+                assert isinstance(event, Progress)
+                if event.revision >= wanted:
+                    return
+
+        reached = asyncio.create_task(progress_up_to_wanted())
+        await asyncio.sleep(0.3)
+        assert not reached.done()
+        for name in ("a", "b"):
+            await backend.create(f"/elsewhere/{name}", b"1")
+        await asyncio.wait_for(reached, 5)
         await events.aclose()
         await backend.close()
 
@@ -204,7 +233,7 @@ def test_progress_never_runs_ahead_of_replayed_history(open_backend: Opener) -> 
                 replayed.append(event.revision)
                 if len(replayed) == len(written):
                     return
-                await backend.current_revision()
+                backend.request_progress("/h/", await backend.current_revision())
 
         await asyncio.wait_for(until_current(), 5)
         assert replayed == written

@@ -190,3 +190,29 @@ def test_readers_at_one_revision_share_one_snapshot_in_key_order(tmp_path: Path)
         await _close(objects, cache)
 
     asyncio.run(scenario())
+
+
+def test_a_quiet_cache_reaches_a_revision_written_under_another_prefix(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        objects, cache = await _cache(tmp_path)
+        elsewhere = await objects.backend.create("/registry/secrets/default/s", b"{}")
+        assert await cache.wait_for(elsewhere.mod_revision, 5.0)
+        assert cache.revision >= elsewhere.mod_revision
+        await _close(objects, cache)
+
+    asyncio.run(scenario())
+
+
+def test_a_quiet_cache_waiting_for_a_revision_not_yet_written_reaches_it_when_written(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        objects, cache = await _cache(tmp_path)
+        future = await objects.backend.current_revision() + 2
+        waiting = asyncio.create_task(cache.wait_for(future, 5.0))
+        await asyncio.sleep(0.05)
+        for name in ("a", "b"):
+            await objects.backend.create(f"/registry/secrets/default/{name}", b"{}")
+        assert await waiting
+        assert cache.revision >= future
+        await _close(objects, cache)
+
+    asyncio.run(scenario())

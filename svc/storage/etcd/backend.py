@@ -9,9 +9,10 @@ layout is upstream's (`<prefix>/<resource>/<namespace>/<name>`) and tools readin
 cluster's etcd read ours.
 
 etcd sends progress notifications only every few minutes by itself; a watch cache asked for a
-consistent read must learn much sooner that a quiet prefix is current. So every `current_revision`
-asks the progress-notifying watches that are behind it for a progress report (etcd's
-`WatchProgressRequest`, answered once the stream has sent every event up to the header revision).
+consistent read, or for a revision another resource's write produced, must learn much sooner that a
+quiet prefix is current. So `request_progress` asks the prefix's progress-notifying watch for a
+progress report (etcd's `WatchProgressRequest`, answered once the stream has sent every event up to
+the header revision), as upstream's cacher does while a reader waits.
 
 Every gRPC failure that is not a refusal by etcd (unreachable, timed out, leader lost) surfaces as
 StoreUnreachableError (a BackendUnavailableError), which the API turns into 503s and readiness into a
@@ -192,9 +193,7 @@ class EtcdBackend:
     # -- reads -------------------------------------------------------------------------------
     async def current_revision(self) -> int:
         response = await self._call(self._kv.Range, rpc.RangeRequest(key=b"\x00", count_only=True))
-        revision = int(response.header.revision)
-        self._request_progress(revision)
-        return revision
+        return int(response.header.revision)
 
     async def compacted_revision(self) -> int:
         return self._compacted
@@ -313,7 +312,7 @@ class EtcdBackend:
             prev_kv=True,
             progress_notify=progress_notify,
         )
-        stream = _Stream(self._watch.Watch(), after_revision)
+        stream = _Stream(self._watch.Watch(), prefix, after_revision)
         self._streams.add(stream)
         last = after_revision
         try:
@@ -337,6 +336,7 @@ class EtcdBackend:
                 if not response.created or revision <= after_revision:
                     stream.seen = max(last, revision)
                     stream.progress = True
+                    stream.ask_again_if_behind()
                     yield Progress(stream.seen)
                 elif self.progress_on_demand:
                     stream.progress = True
@@ -345,15 +345,20 @@ class EtcdBackend:
             raise self._translate(error) from None
         finally:
             self._streams.discard(stream)
-            stream.call.cancel()
+            stream.end()
         raise errors.BackendUnavailableError("etcd closed the watch stream")
 
-    def _request_progress(self, revision: int) -> None:
+    def request_progress(self, prefix: str, revision: int) -> None:
         if not self.progress_on_demand:
             return
         for stream in self._streams:
-            if stream.progress and stream.seen < revision:
+            if stream.prefix == prefix and stream.progress and stream.seen < revision:
+                stream.wanted = max(stream.wanted, revision)
                 stream.ask()
+
+
+_ASK_AGAIN_SECONDS = 0.1
+"""How often a watch behind a waiting reader's revision is asked again (as upstream's progress requester)."""
 
 
 @dataclass(eq=False)
@@ -361,10 +366,31 @@ class _Stream:
     """One watch stream; `seen` is the revision it is known current up to."""
 
     call: Any
+    prefix: str
     seen: int
     progress: bool = False
     asked: bool = False
+    wanted: int = 0
+    """A revision a reader waits for; asked again, now and then, until the stream has reached it."""
     _pending: set[asyncio.Task[None]] = field(default_factory=set)
+    _again: asyncio.TimerHandle | None = None
+
+    def ask_again_if_behind(self) -> None:
+        """After a progress report short of the revision wanted (one no write had reached when it was
+        asked for): ask again shortly, as upstream's cacher keeps asking while a reader waits."""
+        if self.wanted <= self.seen:
+            self.wanted = 0
+        elif self._again is None:
+            self._again = asyncio.get_running_loop().call_later(_ASK_AGAIN_SECONDS, self._ask_again)
+
+    def _ask_again(self) -> None:
+        self._again = None
+        self.ask()
+
+    def end(self) -> None:
+        if self._again is not None:
+            self._again.cancel()
+        self.call.cancel()
 
     def ask(self) -> None:
         """Request a progress report, unless one is already on its way."""

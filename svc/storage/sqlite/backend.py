@@ -66,7 +66,7 @@ _Item = Event | Progress | _Restored | None
 class _Feed:
     """What one watch has yet to read, in order; filled by the backend and read by the watch on one loop.
     An asyncio.Queue would do, but it asks for the running loop at every wait (a getpid system call on
-    Python 3.11), and every commit wakes every watch of the server (its progress mark)."""
+    Python 3.11), and a server holds a watch per resource."""
 
     __slots__ = ("_items", "_loop", "_waiter")
 
@@ -97,6 +97,10 @@ class _Subscription:
     end: str
     progress: bool
     queue: _Feed
+    marked: int = 0
+    """The last revision a progress mark reported to this watch."""
+    wanted: int = 0
+    """A revision asked for that no commit had reached yet: marked once one does."""
 
 
 _RESTORED = _Restored()
@@ -161,6 +165,8 @@ class SqliteBackend:
         self._wakeup = asyncio.Event()
         self._writer_task: asyncio.Task[None] | None = None
         self._subscriptions: set[_Subscription] = set()
+        self._wanting: set[_Subscription] = set()
+        """Watches asked to report a revision not yet committed (`request_progress`)."""
         self._revision = 0
         self._published = 0
         self._compacted = 0
@@ -230,6 +236,24 @@ class SqliteBackend:
     # -- reads -------------------------------------------------------------------------------
     async def current_revision(self) -> int:
         return self._published
+
+    def request_progress(self, prefix: str, revision: int) -> None:
+        """Have the progress-notifying watches of `prefix` report the current revision once it reaches
+        `revision`. Marks go only where a reader waits, not to every watch on every commit: a server
+        holds a watch per resource, and waking them all cost every create a few percent of its CPU."""
+        for subscription in self._subscriptions:
+            if subscription.start != prefix or not subscription.progress:
+                continue
+            if revision <= self._published:
+                self._mark(subscription)
+            else:
+                subscription.wanted = max(subscription.wanted, revision)
+                self._wanting.add(subscription)
+
+    def _mark(self, subscription: _Subscription) -> None:
+        if subscription.marked < self._published:
+            subscription.marked = self._published
+            subscription.queue.put_nowait(Progress(self._published))
 
     async def compacted_revision(self) -> int:
         return self._compacted
@@ -401,11 +425,11 @@ class SqliteBackend:
                 if subscription.start <= key < subscription.end:
                     subscription.queue.put_nowait(event)
             self._published = max(self._published, event.revision)
-        if events:
-            mark = Progress(self._published)
-            for subscription in self._subscriptions:
-                if subscription.progress:
-                    subscription.queue.put_nowait(mark)
+        if self._wanting:
+            for subscription in [wanting for wanting in self._wanting if wanting.wanted <= self._published]:
+                self._wanting.discard(subscription)
+                subscription.wanted = 0
+                self._mark(subscription)
 
     # -- watch -------------------------------------------------------------------------------
     async def watch(
@@ -441,6 +465,7 @@ class SqliteBackend:
                     yield event
         finally:
             self._subscriptions.discard(subscription)
+            self._wanting.discard(subscription)
 
     # -- snapshots and inspection ----------------------------------------------------------------
     async def save_snapshot(self, path: Path) -> int:
