@@ -154,6 +154,9 @@ class JobController:
             return
         if int(job["metadata"].get("resourceVersion") or 0) < self._written.get(key, 0):
             return  # the watch brings our own write (and with it this Job back to the queue)
+        # Expectations before the pod cache, as upstream: a creation observed after this point is then
+        # in the cache read below, never counted as observed while missing from this sync's pods.
+        satisfied = self.expectations.satisfied(key)
         job = copy.deepcopy(job)
         before = copy.deepcopy((job.get("status") or {}).get("conditions") or [])
         namespace = job["metadata"]["namespace"]
@@ -200,7 +203,7 @@ class JobController:
                 active = []
                 if not terminating:
                     self._finish(job, ending, now)
-            elif self.expectations.satisfied(key):
+            elif satisfied:
                 active = await self._manage(key, job, pods, active, terminating, now)
         status["active"] = len(active)
         status["ready"] = sum(1 for pod in active if ready_since(pod) is not None)
