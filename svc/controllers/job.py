@@ -170,9 +170,10 @@ class JobController:
             self._pod_path,
         )
         status = job.setdefault("status", {})
-        await self._count_finished(job, pods)
         if _finished(job):
+            await self._release_leftovers(pods)
             return
+        await self._count_finished(job, pods)
         active = [
             p
             for p in pods
@@ -200,8 +201,9 @@ class JobController:
             ending = self._ending(job)
             if ending is not None:
                 await asyncio.gather(*(self._delete(key, job, pod) for pod in active))
+                terminating = [*terminating, *active]  # as upstream: the pods just deleted are terminating
                 active = []
-                if not terminating:
+                if not terminating and satisfied:  # a pod created but not yet seen could still be running
                     self._finish(job, ending, now)
             elif satisfied:
                 active = await self._manage(key, job, pods, active, terminating, now)
@@ -271,14 +273,19 @@ class JobController:
         status["uncountedTerminatedPods"] = {}
 
     def _counts(self, job: Obj, pod: Obj) -> bool:
-        """Apply a finished pod to the Job's indexes and failure policy; False when a pod failure
-        policy rule says to ignore it."""
+        """Apply a finished pod to the Job's indexes and failure policy; False when it is not counted:
+        a pod failure policy rule says to ignore it, or, in an Indexed Job, its index is missing, out of
+        range or (for a success) already completed, as upstream counts successes by index."""
         status, spec = job["status"], job["spec"]
         index = self._index(pod)
         completions = spec.get("completions") or 0
+        if spec.get("completionMode") == "Indexed" and (index is None or index >= completions):
+            return False
         if (pod.get("status") or {}).get("phase") == "Succeeded":
             if index is not None:
                 done = job_rules.parse_indexes(status.get("completedIndexes"), completions)
+                if index in done:
+                    return False
                 status["completedIndexes"] = job_rules.format_indexes(done | {index})
             return True
         match = job_rules.match_failure_policy(job, pod) if spec.get("podFailurePolicy") else None
@@ -297,6 +304,17 @@ class JobController:
     def _index_failures(self, pod: Obj) -> int:
         text = (pod["metadata"].get("annotations") or {}).get(self.failure_count_key, "0")
         return int(text) if text.isdigit() else 0
+
+    async def _release_leftovers(self, pods: list[Obj]) -> None:
+        """A finished Job counts nothing more: pods still holding its finalizer (one deleted as the Job
+        ended, say) lose it uncounted, as upstream's orphan-pod cleanup does for finished Jobs."""
+        held = [
+            pod
+            for pod in pods
+            if self.finalizer in (pod["metadata"].get("finalizers") or [])
+            and pod["metadata"]["uid"] not in self._released
+        ]
+        await asyncio.gather(*(self._release(pod) for pod in held))
 
     async def _release(self, pod: Obj) -> None:
         finalizers = [f for f in pod["metadata"].get("finalizers") or [] if f != self.finalizer]

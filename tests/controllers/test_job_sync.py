@@ -227,3 +227,42 @@ def test_a_creation_observed_during_a_sync_does_not_let_that_sync_create_its_ind
 
     client = asyncio.run(scenario())
     assert calls(client, "create") == []
+
+
+def conditions_of(client: Any) -> dict[str, Obj]:
+    return {c["type"]: c for c in last_status(client).get("conditions") or []}
+
+
+def test_a_job_whose_end_is_decided_counts_the_pods_it_deletes_as_terminating_before_completing():
+    client = run(met(job(), "SuccessCriteriaMet"), [pod("a", "Running")])
+    assert [path for path, _ in calls(client, "delete")] == ["/api/v1/namespaces/team/pods/a"]
+    assert "Complete" not in conditions_of(client)
+    assert last_status(client)["terminating"] == 1
+
+
+def test_a_job_whose_end_is_decided_does_not_complete_while_a_creation_is_unseen():
+    async def scenario() -> Any:
+        context, client = make_context()
+        controller = JobController(context)
+        controller.jobs.replace([met(job(), "SuccessCriteriaMet")])
+        controller.expectations.expect("team/work", adds=1)
+        await controller.sync("team/work")
+        return client
+
+    assert "Complete" not in conditions_of(asyncio.run(scenario()))
+
+
+def test_a_finished_jobs_pod_still_holding_the_finalizer_is_released_uncounted():
+    owner = met(job(), "Complete")
+    client = run(owner, [deleted(pod("a", "Succeeded"))])
+    assert [path for path, _ in calls(client, "patch:merge")] == ["/api/v1/namespaces/team/pods/a"]
+    assert calls(client, "update") == []
+
+
+def test_an_indexed_job_counts_a_second_success_of_an_index_once():
+    owner = job(completions=3, completionMode="Indexed")
+    owner["status"].update(completedIndexes="0", succeeded=1)
+    client = run(owner, [indexed("again", 0, "Succeeded"), indexed("b", 1, "Running")])
+    assert [path for path, _ in calls(client, "patch:merge")] == ["/api/v1/namespaces/team/pods/again"]
+    final = last_status(client)
+    assert (final["succeeded"], final["completedIndexes"]) == (1, "0")
