@@ -187,10 +187,11 @@ class JobController:
         now = self.context.clock.wall()
         spec = job["spec"]
         if spec.get("suspend"):
-            await asyncio.gather(*(self._delete(key, job, pod) for pod in active))
-            self._set(status, "Suspended", "True", "JobSuspended", "Job suspended", now)
-            status.pop("startTime", None)
-            active = []
+            if satisfied:  # as upstream, a suspension is enacted once the Job's pods are all seen
+                await self._remove(key, job, active)
+                self._set(status, "Suspended", "True", "JobSuspended", "Job suspended", now)
+                status.pop("startTime", None)
+                terminating, active = [*terminating, *active], []
         else:
             suspended = condition(status, "Suspended")
             if suspended is not None and suspended.get("status") == "True":
@@ -201,12 +202,12 @@ class JobController:
             ending = self._ending(job)
             if ending is not None:
                 await asyncio.gather(*(self._delete(key, job, pod) for pod in active))
-                terminating = [*terminating, *active]  # as upstream: the pods just deleted are terminating
-                active = []
+                terminating, active = [*terminating, *active], []  # as upstream, the pods just deleted
                 if not terminating and satisfied:  # a pod created but not yet seen could still be running
                     self._finish(job, ending, now)
             elif satisfied:
-                active = await self._manage(key, job, pods, active, terminating, now)
+                kept = await self._manage(key, job, pods, active, terminating, now)
+                terminating, active = [*terminating, *(pod for pod in active if pod not in kept)], kept
         status["active"] = len(active)
         status["ready"] = sum(1 for pod in active if ready_since(pod) is not None)
         status["terminating"] = len(terminating)
@@ -421,26 +422,25 @@ class JobController:
         parallelism = spec.get("parallelism", 1)
         completions = spec.get("completions")
         occupied = len(active) + (len(terminating) if job_rules.only_replaces_failed(job) else 0)
-        if spec.get("completionMode") == "Indexed":
-            total = completions or 0
-            done = job_rules.parse_indexes(status.get("completedIndexes"), total) | job_rules.parse_indexes(
-                status.get("failedIndexes"), total
-            )
+        indexed = spec.get("completionMode") == "Indexed"
+        total = completions or 0
+        completed = job_rules.parse_indexes(status.get("completedIndexes"), total)
+        if indexed:
+            target = max(min(parallelism, total - len(completed)), 0)
+        elif completions is not None:
+            target = max(min(parallelism, completions - (status.get("succeeded") or 0)), 0)
+        else:
+            target = 0 if status.get("succeeded") else parallelism
+        doomed = job_rules.surplus_pods(active, target, deletion_rank, self._index if indexed else None, total)
+        if doomed:
+            await self._remove(key, job, doomed)
+            return [pod for pod in active if pod not in doomed]
+        if indexed:
+            done = completed | job_rules.parse_indexes(status.get("failedIndexes"), total)
             running = {self._index(pod) for pod in active}
             pending = [index for index in range(total) if index not in done and index not in running]
             wanted: list[int | None] = list(pending[: max(parallelism - occupied, 0)])
         else:
-            succeeded = status.get("succeeded") or 0
-            target = (
-                min(parallelism, completions - succeeded)
-                if completions is not None
-                else (0 if succeeded else parallelism)
-            )
-            if len(active) > target:
-                doomed = sorted(active, key=deletion_rank)[: len(active) - target]
-                self.expectations.expect(key, deletes={key_of(pod) for pod in doomed})
-                await asyncio.gather(*(self._delete(key, job, pod) for pod in doomed))
-                return [pod for pod in active if pod not in doomed]
             wanted = [None] * max(target - occupied, 0)
         if not wanted:
             return active
@@ -517,6 +517,20 @@ class JobController:
                 return created, failures[0]
             batch *= 2
         return created, None
+
+    async def _remove(self, key: str, job: Obj, pods: list[Obj]) -> None:
+        """Upstream's `deleteJobPods`, for pods the Job no longer wants (surplus, duplicate indexes, a
+        suspended Job's): each loses the tracking finalizer first, so it is not counted as a failure,
+        then is deleted."""
+        if not pods:
+            return
+        self.expectations.expect(key, deletes={key_of(pod) for pod in pods})
+
+        async def remove(pod: Obj) -> None:
+            await self._release(pod)
+            await self._delete(key, job, pod)
+
+        await asyncio.gather(*(remove(pod) for pod in pods))
 
     async def _delete(self, key: str, job: Obj, pod: Obj) -> None:
         try:

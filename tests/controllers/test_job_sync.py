@@ -266,3 +266,25 @@ def test_an_indexed_job_counts_a_second_success_of_an_index_once():
     assert [path for path, _ in calls(client, "patch:merge")] == ["/api/v1/namespaces/team/pods/again"]
     final = last_status(client)
     assert (final["succeeded"], final["completedIndexes"]) == (1, "0")
+
+
+def test_an_indexed_job_deletes_all_but_one_active_pod_of_an_index_without_counting_them():
+    owner = job(completions=3, completionMode="Indexed")
+    scheduled = indexed("kept", 1, "Running")
+    scheduled["spec"] = {"nodeName": "node-0"}
+    client = run(owner, [indexed("spare", 1, "Pending"), scheduled])
+    assert [(verb, path) for verb, path, _ in client.calls if verb in ("patch:merge", "delete")] == [
+        ("patch:merge", "/api/v1/namespaces/team/pods/spare"),
+        ("delete", "/api/v1/namespaces/team/pods/spare"),
+    ]
+    assert calls(client, "create") == []
+    final = last_status(client)
+    assert (final["active"], final["terminating"], final.get("failed", 0)) == (1, 1, 0)
+
+
+def test_a_suspended_jobs_pods_lose_the_finalizer_before_deletion_so_they_are_not_failures():
+    client = run(job(suspend=True), [pod("a", "Running")])
+    assert [(verb, path) for verb, path, _ in client.calls if verb in ("patch:merge", "delete")] == [
+        ("patch:merge", "/api/v1/namespaces/team/pods/a"),
+        ("delete", "/api/v1/namespaces/team/pods/a"),
+    ]
