@@ -123,6 +123,7 @@ class JobController:
     def _gone(self, job: Obj) -> None:
         self.expectations.forget(key_of(job))
         self._written.pop(key_of(job), None)
+        self.queue.add(key_of(job))  # its pods still holding the finalizer are released by the sync
 
     # -- helpers ------------------------------------------------------------------------------
     def _job_path(self, job: Obj, subresource: str = "") -> str:
@@ -149,6 +150,7 @@ class JobController:
 
     async def _sync(self, key: str) -> None:
         job = self.jobs.get(key)
+        await self._release_orphans(key, job)
         if job is None:
             self.expectations.forget(key)
             return
@@ -305,6 +307,21 @@ class JobController:
     def _index_failures(self, pod: Obj) -> int:
         text = (pod["metadata"].get("annotations") or {}).get(self.failure_count_key, "0")
         return int(text) if text.isdigit() else 0
+
+    async def _release_orphans(self, key: str, job: Obj | None) -> None:
+        """Upstream's orphan-pod cleanup: pods whose controlling Job of this name is gone (or was
+        replaced by a new Job of the same name) lose the tracking finalizer, or they could never go."""
+        namespace, _, name = key.partition("/")
+        uid = job["metadata"].get("uid") if job is not None else None
+        orphans = [
+            pod
+            for pod in self.pods.by_index(NAMESPACE_INDEX, namespace)
+            if (ref := controller_of(pod)) is not None
+            and ref.get("kind") == "Job"
+            and ref.get("name") == name
+            and ref.get("uid") != uid
+        ]
+        await self._release_leftovers(orphans)
 
     async def _release_leftovers(self, pods: list[Obj]) -> None:
         """A finished Job counts nothing more: pods still holding its finalizer (one deleted as the Job

@@ -288,3 +288,23 @@ def test_a_suspended_jobs_pods_lose_the_finalizer_before_deletion_so_they_are_no
         ("patch:merge", "/api/v1/namespaces/team/pods/a"),
         ("delete", "/api/v1/namespaces/team/pods/a"),
     ]
+
+
+def test_the_pods_of_a_job_that_is_gone_lose_the_tracking_finalizer():
+    async def scenario() -> Any:
+        context, client = make_context()
+        controller = JobController(context)
+        controller.pods.replace([deleted(pod("a", "Running"))])
+        await controller.sync("team/work")
+        return client
+
+    client = asyncio.run(scenario())
+    assert [path for path, _ in calls(client, "patch:merge")] == ["/api/v1/namespaces/team/pods/a"]
+
+
+def test_the_pods_of_a_replaced_job_of_the_same_name_lose_the_tracking_finalizer_uncounted():
+    successor = job()
+    successor["metadata"]["uid"] = "new-uid"
+    client = run(successor, [pod("a", "Failed", code=1)])
+    assert ("patch:merge", "/api/v1/namespaces/team/pods/a") in [(verb, path) for verb, path, _ in client.calls]
+    assert last_status(client).get("failed", 0) == 0
