@@ -324,8 +324,8 @@ class JobController:
         await self._release_leftovers(orphans)
 
     async def _release_leftovers(self, pods: list[Obj]) -> None:
-        """A finished Job counts nothing more: pods still holding its finalizer (one deleted as the Job
-        ended, say) lose it uncounted, as upstream's orphan-pod cleanup does for finished Jobs."""
+        """Release, uncounted, the pods still holding the tracking finalizer that no Job will count: a
+        finished Job's (one deleted as the Job ended, say) or those of a Job that is gone."""
         held = [
             pod
             for pod in pods
