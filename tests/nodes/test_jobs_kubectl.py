@@ -97,6 +97,7 @@ def test_the_pods_of_a_deleted_job_go_away(slow_kubectl: Kubectl) -> None:
     """The garbage collector deletes the pods; the job controller releases their tracking finalizer
     though their Job is gone, so they do not stay terminating forever."""
     slow_kubectl.run("apply", "-f", "-", stdin=job("slow", completions=2))
+    slow_kubectl.run("wait", "--for=jsonpath={.status.active}=2", "job/slow", "--timeout=60s")
     slow_kubectl.run("wait", "--for=jsonpath={.status.phase}=Running", "pod", "-l", "job-name=slow", "--timeout=60s")
     slow_kubectl.run("delete", "job", "slow")
     slow_kubectl.run("wait", "--for=delete", "pod", "-l", "job-name=slow", "--timeout=60s")
