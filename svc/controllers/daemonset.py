@@ -181,6 +181,9 @@ class DaemonSetController:
         if daemon is None:
             self.expectations.forget(key)
             return
+        # Expectations before the pod cache, as upstream: a creation observed while this sync awaits
+        # (claiming, recording history) would otherwise count as seen though missing from its pods.
+        satisfied = self.expectations.satisfied(key)
         daemon = copy.deepcopy(daemon)
         namespace = daemon["metadata"]["namespace"]
         reference = owner_reference(daemon, f"{self.apps}/v1", "DaemonSet")
@@ -201,7 +204,7 @@ class DaemonSetController:
                 by_node.setdefault(self._node_of(pod), []).append(pod)
         nodes = {node["metadata"]["name"]: node for node in self.nodes.list()}
         wanted = {name for name, node in nodes.items() if self.should_run(daemon, node)}
-        if self.expectations.satisfied(key) and not daemon["metadata"].get("deletionTimestamp"):
+        if satisfied and not daemon["metadata"].get("deletionTimestamp"):
             await self._manage(key, daemon, by_node, wanted, current_hash)
         await self.history.truncate(
             daemon, revisions, {pod["metadata"].get("labels", {}).get(HASH_LABEL, "") for pod in pods} | {current_hash}

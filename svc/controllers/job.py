@@ -123,6 +123,7 @@ class JobController:
     def _gone(self, job: Obj) -> None:
         self.expectations.forget(key_of(job))
         self._written.pop(key_of(job), None)
+        self.queue.add(key_of(job))  # its pods still holding the finalizer are released by the sync
 
     # -- helpers ------------------------------------------------------------------------------
     def _job_path(self, job: Obj, subresource: str = "") -> str:
@@ -149,11 +150,15 @@ class JobController:
 
     async def _sync(self, key: str) -> None:
         job = self.jobs.get(key)
+        await self._release_orphans(key, job)
         if job is None:
             self.expectations.forget(key)
             return
         if int(job["metadata"].get("resourceVersion") or 0) < self._written.get(key, 0):
             return  # the watch brings our own write (and with it this Job back to the queue)
+        # Expectations before the pod cache, as upstream: a creation observed after this point is then
+        # in the cache read below, never counted as observed while missing from this sync's pods.
+        satisfied = self.expectations.satisfied(key)
         job = copy.deepcopy(job)
         before = copy.deepcopy((job.get("status") or {}).get("conditions") or [])
         namespace = job["metadata"]["namespace"]
@@ -167,9 +172,10 @@ class JobController:
             self._pod_path,
         )
         status = job.setdefault("status", {})
-        await self._count_finished(job, pods)
         if _finished(job):
+            await self._release_leftovers(pods)
             return
+        await self._count_finished(job, pods)
         active = [
             p
             for p in pods
@@ -183,10 +189,11 @@ class JobController:
         now = self.context.clock.wall()
         spec = job["spec"]
         if spec.get("suspend"):
-            await asyncio.gather(*(self._delete(key, job, pod) for pod in active))
-            self._set(status, "Suspended", "True", "JobSuspended", "Job suspended", now)
-            status.pop("startTime", None)
-            active = []
+            if satisfied:  # as upstream, a suspension is enacted once the Job's pods are all seen
+                await self._remove(key, job, active)
+                self._set(status, "Suspended", "True", "JobSuspended", "Job suspended", now)
+                status.pop("startTime", None)
+                terminating, active = [*terminating, *active], []
         else:
             suspended = condition(status, "Suspended")
             if suspended is not None and suspended.get("status") == "True":
@@ -197,11 +204,12 @@ class JobController:
             ending = self._ending(job)
             if ending is not None:
                 await asyncio.gather(*(self._delete(key, job, pod) for pod in active))
-                active = []
-                if not terminating:
+                terminating, active = [*terminating, *active], []  # as upstream, the pods just deleted
+                if not terminating and satisfied:  # a pod created but not yet seen could still be running
                     self._finish(job, ending, now)
-            elif self.expectations.satisfied(key):
-                active = await self._manage(key, job, pods, active, terminating, now)
+            elif satisfied:
+                kept = await self._manage(key, job, pods, active, terminating, now)
+                terminating, active = [*terminating, *(pod for pod in active if pod not in kept)], kept
         status["active"] = len(active)
         status["ready"] = sum(1 for pod in active if ready_since(pod) is not None)
         status["terminating"] = len(terminating)
@@ -268,14 +276,19 @@ class JobController:
         status["uncountedTerminatedPods"] = {}
 
     def _counts(self, job: Obj, pod: Obj) -> bool:
-        """Apply a finished pod to the Job's indexes and failure policy; False when a pod failure
-        policy rule says to ignore it."""
+        """Apply a finished pod to the Job's indexes and failure policy; False when it is not counted:
+        a pod failure policy rule says to ignore it, or, in an Indexed Job, its index is missing, out of
+        range or (for a success) already completed, as upstream counts successes by index."""
         status, spec = job["status"], job["spec"]
         index = self._index(pod)
         completions = spec.get("completions") or 0
+        if spec.get("completionMode") == "Indexed" and (index is None or index >= completions):
+            return False
         if (pod.get("status") or {}).get("phase") == "Succeeded":
             if index is not None:
                 done = job_rules.parse_indexes(status.get("completedIndexes"), completions)
+                if index in done:
+                    return False
                 status["completedIndexes"] = job_rules.format_indexes(done | {index})
             return True
         match = job_rules.match_failure_policy(job, pod) if spec.get("podFailurePolicy") else None
@@ -294,6 +307,32 @@ class JobController:
     def _index_failures(self, pod: Obj) -> int:
         text = (pod["metadata"].get("annotations") or {}).get(self.failure_count_key, "0")
         return int(text) if text.isdigit() else 0
+
+    async def _release_orphans(self, key: str, job: Obj | None) -> None:
+        """Upstream's orphan-pod cleanup: pods whose controlling Job of this name is gone (or was
+        replaced by a new Job of the same name) lose the tracking finalizer, or they could never go."""
+        namespace, _, name = key.partition("/")
+        uid = job["metadata"].get("uid") if job is not None else None
+        orphans = [
+            pod
+            for pod in self.pods.by_index(NAMESPACE_INDEX, namespace)
+            if (ref := controller_of(pod)) is not None
+            and ref.get("kind") == "Job"
+            and ref.get("name") == name
+            and ref.get("uid") != uid
+        ]
+        await self._release_leftovers(orphans)
+
+    async def _release_leftovers(self, pods: list[Obj]) -> None:
+        """Release, uncounted, the pods still holding the tracking finalizer that no Job will count: a
+        finished Job's (one deleted as the Job ended, say) or those of a Job that is gone."""
+        held = [
+            pod
+            for pod in pods
+            if self.finalizer in (pod["metadata"].get("finalizers") or [])
+            and pod["metadata"]["uid"] not in self._released
+        ]
+        await asyncio.gather(*(self._release(pod) for pod in held))
 
     async def _release(self, pod: Obj) -> None:
         finalizers = [f for f in pod["metadata"].get("finalizers") or [] if f != self.finalizer]
@@ -400,26 +439,25 @@ class JobController:
         parallelism = spec.get("parallelism", 1)
         completions = spec.get("completions")
         occupied = len(active) + (len(terminating) if job_rules.only_replaces_failed(job) else 0)
-        if spec.get("completionMode") == "Indexed":
-            total = completions or 0
-            done = job_rules.parse_indexes(status.get("completedIndexes"), total) | job_rules.parse_indexes(
-                status.get("failedIndexes"), total
-            )
+        indexed = spec.get("completionMode") == "Indexed"
+        total = completions or 0
+        completed = job_rules.parse_indexes(status.get("completedIndexes"), total)
+        if indexed:
+            target = max(min(parallelism, total - len(completed)), 0)
+        elif completions is not None:
+            target = max(min(parallelism, completions - (status.get("succeeded") or 0)), 0)
+        else:
+            target = 0 if status.get("succeeded") else parallelism
+        doomed = job_rules.surplus_pods(active, target, deletion_rank, self._index if indexed else None, total)
+        if doomed:
+            await self._remove(key, job, doomed)
+            return [pod for pod in active if pod not in doomed]
+        if indexed:
+            done = completed | job_rules.parse_indexes(status.get("failedIndexes"), total)
             running = {self._index(pod) for pod in active}
             pending = [index for index in range(total) if index not in done and index not in running]
             wanted: list[int | None] = list(pending[: max(parallelism - occupied, 0)])
         else:
-            succeeded = status.get("succeeded") or 0
-            target = (
-                min(parallelism, completions - succeeded)
-                if completions is not None
-                else (0 if succeeded else parallelism)
-            )
-            if len(active) > target:
-                doomed = sorted(active, key=deletion_rank)[: len(active) - target]
-                self.expectations.expect(key, deletes={key_of(pod) for pod in doomed})
-                await asyncio.gather(*(self._delete(key, job, pod) for pod in doomed))
-                return [pod for pod in active if pod not in doomed]
             wanted = [None] * max(target - occupied, 0)
         if not wanted:
             return active
@@ -496,6 +534,20 @@ class JobController:
                 return created, failures[0]
             batch *= 2
         return created, None
+
+    async def _remove(self, key: str, job: Obj, pods: list[Obj]) -> None:
+        """Upstream's `deleteJobPods`, for pods the Job no longer wants (surplus, duplicate indexes, a
+        suspended Job's): each loses the tracking finalizer first, so it is not counted as a failure,
+        then is deleted."""
+        if not pods:
+            return
+        self.expectations.expect(key, deletes={key_of(pod) for pod in pods})
+
+        async def remove(pod: Obj) -> None:
+            await self._release(pod)
+            await self._delete(key, job, pod)
+
+        await asyncio.gather(*(remove(pod) for pod in pods))
 
     async def _delete(self, key: str, job: Obj, pod: Obj) -> None:
         try:

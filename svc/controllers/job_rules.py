@@ -6,7 +6,7 @@ Pure functions over plain objects, tested one rule at a time.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +38,38 @@ def backoff_delay(failures: int) -> float:
     if failures <= 0:
         return 0.0
     return min(BACKOFF_BASE * 2 ** (failures - 1), BACKOFF_MAX)
+
+
+def surplus_pods(
+    active: list[Obj],
+    want: int,
+    rank: Callable[[Obj], Any],
+    index_of: Callable[[Obj], int | None] | None = None,
+    completions: int = 0,
+) -> list[Obj]:
+    """Upstream's `activePodsForRemoval`: the active pods to delete. With `index_of` (an Indexed Job),
+    every pod without an index below `completions` and, per index, all but its last pod in `rank`
+    order (the pods to delete first sort first); then, while more than `want` would be left, the
+    remaining pods that sort first."""
+    doomed: list[Obj] = []
+    left = active
+    if index_of is not None:
+        by_index: dict[int, list[Obj]] = {}
+        for pod in active:
+            index = index_of(pod)
+            if index is None or index >= completions:
+                doomed.append(pod)
+            else:
+                by_index.setdefault(index, []).append(pod)
+        left = []
+        for pods in by_index.values():
+            ranked = sorted(pods, key=rank)
+            doomed += ranked[:-1]
+            left.append(ranked[-1])
+    extra = len(active) - want - len(doomed)
+    if extra > 0:
+        doomed += sorted(left, key=rank)[:extra]
+    return doomed
 
 
 def format_indexes(indexes: Iterable[int]) -> str:

@@ -209,11 +209,14 @@ class ReplicaSetController:
         if owner is None:
             self.expectations.forget(key)
             return
+        # Expectations before the pod cache, as upstream: a creation observed while claiming awaits
+        # would otherwise count as seen though missing from `candidates`.
+        satisfied = self.expectations.satisfied(key)
         namespace = owner["metadata"]["namespace"]
         candidates = [pod for pod in self.pods.by_index(NAMESPACE_INDEX, namespace) if is_active(pod)]
         reference = owner_reference(owner, self.api_version, self.kind.kind)
         pods = await claim(self.context.client, owner, candidates, self.kind.selector(owner), reference, self._pod_path)
-        if self.expectations.satisfied(key) and not owner["metadata"].get("deletionTimestamp"):
+        if satisfied and not owner["metadata"].get("deletionTimestamp"):
             await self._manage(key, owner, pods, reference)
         await self._update_status(owner, pods)
 

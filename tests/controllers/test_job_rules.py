@@ -54,3 +54,20 @@ def test_success_policy_by_indexes_and_by_count():
     assert job_rules.success_policy_met(job, {0, 1}) == 0
     assert job_rules.success_policy_met(job, {2, 3, 4}) == 1
     assert job_rules.success_policy_met(job, {2, 3}) is None
+
+
+def test_surplus_pods_are_strays_duplicates_then_the_first_ranked_beyond_the_wanted_count():
+    def pod(name: str, index: int | None, rank: int) -> dict:
+        return {"name": name, "index": index, "rank": rank}
+
+    def index_of(p: dict) -> int | None:
+        return p["index"]
+
+    def rank(p: dict) -> int:
+        return p["rank"]
+
+    active = [pod("a", 0, 2), pod("b", 0, 1), pod("c", None, 5), pod("d", 7, 5), pod("e", 1, 3)]
+    doomed = job_rules.surplus_pods(active, 3, rank, index_of, completions=3)
+    assert [p["name"] for p in doomed] == ["c", "d", "b"]
+    assert [p["name"] for p in job_rules.surplus_pods(active, 1, rank, index_of, 3)] == ["c", "d", "b", "a"]
+    assert [p["name"] for p in job_rules.surplus_pods(active, 3, rank)] == ["b", "a"]

@@ -147,3 +147,30 @@ def test_creations_and_deletions_are_recorded_as_upstreams_events() -> None:
     assert deleted[0]["source"] == {"component": "replicaset-controller"}
     client, _ = run(replica_set(1), [])
     assert [body["reason"] for verb, _, body in client.events if verb == "create"] == ["SuccessfulCreate"]
+
+
+def test_a_creation_observed_while_adopting_does_not_let_that_sync_create_again():
+    """The sync reads its pods, then awaits an adoption; the add of a pod created earlier arrives
+    meanwhile and meets the expectation. The sync must keep to the expectations it found at its start
+    (upstream checks them before reading the cache), or it creates that pod a second time."""
+
+    async def scenario() -> Any:
+        context, client = make_context()
+        controller = ReplicaSetController(context)
+        controller.owners.replace([replica_set(3)])
+        seen = [pod("web-a"), pod("orphan", owned=False)]
+        controller.pods.replace(seen)
+        controller.expectations.expect("team/web", adds=1)
+        patched = client.patch
+
+        async def patch(path: str, body: Obj, *, patch_type: str = "merge") -> Obj:
+            controller.pods.replace([*seen, pod("web-b")])  # the watch brings the pod created earlier
+            return await patched(path, body, patch_type=patch_type)
+
+        client.patch = patch
+        await controller.sync("team/web")
+        return client
+
+    client = asyncio.run(scenario())
+    assert [path for path, _ in calls(client, "patch:merge")] == ["/api/v1/namespaces/team/pods/orphan"]
+    assert calls(client, "create") == []

@@ -105,3 +105,43 @@ def test_a_daemon_pod_goes_to_every_node_whose_taints_it_tolerates() -> None:
         for pod in created
     )
     assert pinned == ["n1", "n2"]
+
+
+def test_a_daemon_pod_observed_while_the_sync_records_history_is_not_created_again() -> None:
+    """The sync reads its pods, then awaits the ControllerRevision it records; the add of the pod for
+    n2, created earlier, arrives meanwhile and meets the expectation. The sync must keep to the
+    expectations it found at its start (as upstream), or it creates n2's pod a second time."""
+    daemon = {
+        "metadata": {"name": "agent", "namespace": "team", "uid": "ds-uid", "generation": 1},
+        "spec": {"selector": {"matchLabels": {"app": "db"}}, "template": TEMPLATE},
+        "status": {},
+    }
+
+    def daemon_pod(name: str, node_name: str) -> Obj:
+        reference = {"kind": "DaemonSet", "name": "agent", "uid": "ds-uid", "controller": True}
+        metadata = {"name": name, "namespace": "team", "uid": f"{name}-uid", "labels": {"app": "db"}}
+        return {
+            "metadata": {**metadata, "ownerReferences": [reference]},
+            "spec": {"nodeName": node_name},
+            "status": {"phase": "Running"},
+        }
+
+    async def scenario() -> list[Obj]:
+        context, client = make_context()
+        controller = DaemonSetController(context)
+        controller.sets.replace([daemon])
+        controller.nodes.replace([node("n1"), node("n2")])
+        controller.pods.replace([daemon_pod("agent-a", "n1")])
+        controller.expectations.expect("team/agent", adds=1)
+        created = client.create
+
+        async def create(path: str, body: Obj) -> Obj:
+            if path.endswith("/controllerrevisions"):  # the watch brings n2's pod meanwhile
+                controller.pods.replace([daemon_pod("agent-a", "n1"), daemon_pod("agent-b", "n2")])
+            return await created(path, body)
+
+        client.create = create
+        await controller.sync("team/agent")
+        return [body for verb, path, body in client.calls if verb == "create" and path.endswith("/pods")]
+
+    assert asyncio.run(scenario()) == []

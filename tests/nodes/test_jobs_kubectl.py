@@ -38,6 +38,15 @@ def kubectl(svc_server_factory, svc_controller_manager, svc_nodes, kubectl_binar
     return Kubectl(kubectl_binary, server.kubeconfig)
 
 
+@pytest.fixture
+def slow_kubectl(svc_server_factory, svc_controller_manager, svc_nodes, kubectl_binary) -> Kubectl:
+    """Pods that run for a minute, so a Job can be deleted while they run."""
+    server = svc_server_factory("--brand-profile=kubernetes")
+    svc_controller_manager(server, "--brand-profile=kubernetes", "--controllers=job,garbagecollector")
+    svc_nodes(server, "--brand-profile=kubernetes", "--run-time=60s", count=2)
+    return Kubectl(kubectl_binary, server.kubeconfig)
+
+
 def job(name: str, *, completions: int = 3, backoff: int = 6, mode: str = "NonIndexed", annotations: str = "{}") -> str:
     return JOB.format(name=name, completions=completions, backoff=backoff, mode=mode, annotations=annotations)
 
@@ -82,3 +91,13 @@ def test_a_cronjob_creates_a_job_that_completes(kubectl: Kubectl) -> None:
     kubectl.run("wait", "--for=condition=Complete", f"job/{name}", "--timeout=60s")
     last = kubectl.run("get", "cronjob", "tick", "-o", "jsonpath={.status.lastScheduleTime}").stdout
     assert last.endswith("Z")
+
+
+def test_the_pods_of_a_deleted_job_go_away(slow_kubectl: Kubectl) -> None:
+    """The garbage collector deletes the pods; the job controller releases their tracking finalizer
+    though their Job is gone, so they do not stay terminating forever."""
+    slow_kubectl.run("apply", "-f", "-", stdin=job("slow", completions=2))
+    slow_kubectl.run("wait", "--for=jsonpath={.status.active}=2", "job/slow", "--timeout=60s")
+    slow_kubectl.run("wait", "--for=jsonpath={.status.phase}=Running", "pod", "-l", "job-name=slow", "--timeout=60s")
+    slow_kubectl.run("delete", "job", "slow")
+    slow_kubectl.run("wait", "--for=delete", "pod", "-l", "job-name=slow", "--timeout=60s")
