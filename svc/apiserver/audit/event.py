@@ -9,14 +9,16 @@ import time
 from typing import Any, NamedTuple
 
 from aiohttp import web
+from multidict import istr
 
 from svc.apiserver.audit.policy import Level
 from svc.apiserver.request_info import RequestInfo
 from svc.machinery import wallclock
 from svc.registry.admission import UserInfo
 
-_second: tuple[int, bytes] = (0, b"1970-01-01T00:00:00.")
-"""The last whole second formatted (through its dot): every event of that second reuses it."""
+_second: tuple[float, bytes] = (0.0, b"1970-01-01T00:00:00.")
+"""The last whole second (as a float: the subtraction stays in floats) formatted through its dot:
+every event of that second reuses it."""
 _MILLIS = [b"%03d" % number for number in range(1000)]
 _MICROS = [b"%03dZ" % number for number in range(1000)]
 """The fraction's digits by thousands: two lookups format the microseconds cheaper than a format spec."""
@@ -26,15 +28,31 @@ def stamp(seconds: float) -> bytes:
     """Upstream's MicroTime as JSON text holds it: RFC 3339 with microseconds, in UTC, of `seconds`
     since the epoch."""
     global _second
-    second = _second  # read once: the batch worker thread and the event loop both stamp
-    micros = round((seconds - second[0]) * 1_000_000)  # exact difference within the second: one rounding
+    whole, prefix = _second  # read once: the batch worker thread and the event loop both stamp
+    micros = round((seconds - whole) * 1_000_000)  # exact difference within the second: one rounding
     if not 0 <= micros < 1_000_000:
         whole = int(seconds)
         micros = round((seconds - whole) * 1_000_000)
         if micros == 1_000_000:
             whole, micros = whole + 1, 0
-        second = _second = (whole, time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(whole)).encode())
-    return second[1] + _MILLIS[micros // 1000] + _MICROS[micros % 1000]
+        prefix = time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(whole)).encode()
+        _second = (float(whole), prefix)
+    return prefix + _MILLIS[micros // 1000] + _MICROS[micros % 1000]
+
+
+def stamps(first: float, then: float) -> tuple[bytes, bytes]:
+    """`stamp` of two moments, with one call for the usual case of both in the last second stamped
+    (a request's RequestReceived and ResponseComplete)."""
+    whole, prefix = _second
+    early, late = round((first - whole) * 1_000_000), round((then - whole) * 1_000_000)
+    if 0 <= early < 1_000_000 and 0 <= late < 1_000_000:
+        millis = _MILLIS
+        micros = _MICROS
+        return (
+            prefix + millis[early // 1000] + micros[early % 1000],
+            prefix + millis[late // 1000] + micros[late % 1000],
+        )
+    return stamp(first), stamp(then)
 
 
 def timestamp(seconds: float) -> str:
@@ -60,6 +78,17 @@ def source_ips(forwarded_for: str, real_ip: str, remote: str) -> list[str]:
         if ip and ip not in ips:
             ips.append(ip)
     return ips
+
+
+FORWARDED_FOR, REAL_IP, USER_AGENT = istr("X-Forwarded-For"), istr("X-Real-Ip"), istr("User-Agent")
+"""The headers an event reads, as multidict's case-insensitive keys: folded once, not per lookup."""
+
+
+def path_ref(info: RequestInfo) -> tuple[str, ...] | None:
+    """The objectRef's parts the request's path names (`object_ref` makes the object)."""
+    if not info.is_resource_request:
+        return None
+    return (info.resource, info.namespace, info.name, info.api_group, info.api_version, info.subresource)
 
 
 _REF_KEYS = ("resource", "namespace", "name", "apiGroup", "apiVersion", "subresource")
@@ -156,15 +185,11 @@ class PendingEvent:
         self.verb = info.verb
         self.user = user
         """None for a request that failed authentication (its event names no user)."""
-        self.forwarded_for = headers.get("X-Forwarded-For", "")
-        self.real_ip = headers.get("X-Real-Ip", "")
+        self.forwarded_for = headers.get(FORWARDED_FOR, "")
+        self.real_ip = headers.get(REAL_IP, "")
         self.remote = request.remote or ""
-        self.user_agent = headers.get("User-Agent", "")
-        self.ref = (
-            (info.resource, info.namespace, info.name, info.api_group, info.api_version, info.subresource)
-            if info.is_resource_request
-            else None
-        )
+        self.user_agent = headers.get(USER_AGENT, "")
+        self.ref = path_ref(info)
         self.received = wallclock.now() if received is None else received
         self.status: tuple[int, dict[str, Any] | None] | None = None
         """The answer's code and Status body, once known."""

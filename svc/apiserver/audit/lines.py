@@ -28,9 +28,11 @@ from svc.apiserver.audit.event import (
     object_ref,
     source_ips,
     stamp,
+    stamps,
     user_info,
 )
 from svc.apiserver.audit.policy import Level
+from svc.registry.admission import UserInfo
 
 _CACHED_SHAPES = 4096
 """Shapes kept before the cache starts over (clients, users and objects seen recently)."""
@@ -72,47 +74,75 @@ def _status(code: int) -> bytes:
     return fragment
 
 
-def _encode_fragment(pending: PendingEvent) -> bytes:
-    user = pending.user
-    fields: dict[str, Any] = {"verb": pending.verb, "user": user_info(user) if user is not None else {}}
-    fields["sourceIPs"] = source_ips(pending.forwarded_for, pending.real_ip, pending.remote)
-    if pending.user_agent:
-        fields["userAgent"] = pending.user_agent
-    if (ref := object_ref(pending.ref)) is not None:
-        fields["objectRef"] = ref
+def _encode_fragment(
+    verb: str,
+    user: UserInfo | None,
+    forwarded_for: str,
+    real_ip: str,
+    remote: str,
+    user_agent: str,
+    ref: tuple[str, ...] | None,
+) -> bytes:
+    fields: dict[str, Any] = {"verb": verb, "user": user_info(user) if user is not None else {}}
+    fields["sourceIPs"] = source_ips(forwarded_for, real_ip, remote)
+    if user_agent:
+        fields["userAgent"] = user_agent
+    if (path_ref := object_ref(ref)) is not None:
+        fields["objectRef"] = path_ref
     return b"," + orjson.dumps(fields)[1:-1]
 
 
-def hold(pending: PendingEvent) -> Held | None:
+def hold(
+    level: Level,
+    audit_id: str,
+    uri: str,
+    received: float,
+    verb: str,
+    user: UserInfo | None,
+    forwarded_for: str,
+    real_ip: str,
+    remote: str,
+    user_agent: str,
+    ref: tuple[str, ...] | None,
+) -> Held | None:
     """What every line of the request's events holds, encoded once: the head through the Audit-ID,
     the URI and the shape's fragment (the verb through the objectRef, encoded once per shape), and
     the time it came. None for text orjson refuses (lone surrogates): the built Event's way then."""
-    user = pending.user
     try:
         if user is not None and user.extra:  # unhashable, and rare: not worth a key of its own
-            fragment = _encode_fragment(pending)
+            fragment = _encode_fragment(verb, user, forwarded_for, real_ip, remote, user_agent, ref)
         else:
-            key = (
-                pending.verb,
-                (user.name, user.uid, user.groups) if user is not None else None,
-                pending.forwarded_for,
-                pending.real_ip,
-                pending.remote,
-                pending.user_agent,
-                pending.ref,
-            )
+            user_key = (user.name, user.uid, user.groups) if user is not None else None
+            key = (verb, user_key, forwarded_for, real_ip, remote, user_agent, ref)
             fragment = _shapes.get(key)  # type: ignore[assignment]
             if fragment is None:
                 if len(_shapes) >= _CACHED_SHAPES:
                     _shapes.clear()
-                fragment = _shapes[key] = _encode_fragment(pending)
-        return (
-            _HEADS[pending.level] + orjson.dumps(pending.audit_id),
-            orjson.dumps(pending.uri) + fragment,
-            pending.received,
-        )
+                fragment = _encode_fragment(verb, user, forwarded_for, real_ip, remote, user_agent, ref)
+                _shapes[key] = fragment
+        return (_HEADS[level] + orjson.dumps(audit_id), orjson.dumps(uri) + fragment, received)
     except TypeError:
         return None
+
+
+def held_event(pending: PendingEvent) -> Held | None:
+    """`hold` for a request's PendingEvent, kept on it for its later stages."""
+    held = pending.line_parts
+    if held is None:
+        held = pending.line_parts = hold(
+            pending.level,
+            pending.audit_id,
+            pending.uri,
+            pending.received,
+            pending.verb,
+            pending.user,
+            pending.forwarded_for,
+            pending.real_ip,
+            pending.remote,
+            pending.user_agent,
+            pending.ref,
+        )
+    return held
 
 
 def _valid_text(value: Any) -> Any:
@@ -155,10 +185,8 @@ def quick_line(
     built Event's way then."""
     if later is not None or (status is not None and status[1] is not None):
         return None
-    held = pending.line_parts
-    if held is None and (held := hold(pending)) is None:
+    if (held := held_event(pending)) is None:
         return None
-    pending.line_parts = held
     try:
         end = _ANNOTATIONS + orjson.dumps(annotations) + b"}\n" if annotations else _END
     except TypeError:
@@ -186,14 +214,14 @@ def received_and_completed(
     except TypeError:
         return None
     head, middle, received = held
-    got = stamp(received)
+    got, done = stamps(received, completed)
     status = _statuses.get(code) or _status(code)
     if not received_too:
-        return b"".join((head, _COMPLETE_STAGE, middle, status, _RECEIVED, got, _STAGE_STAMP, stamp(completed), end))
+        return b"".join((head, _COMPLETE_STAGE, middle, status, _RECEIVED, got, _STAGE_STAMP, done, end))
     return b"".join(
         (
             head, _RECEIVED_STAGE, middle, _RECEIVED, got, _STAGE_STAMP, got, _END,
-            head, _COMPLETE_STAGE, middle, status, _RECEIVED, got, _STAGE_STAMP, stamp(completed), end,
+            head, _COMPLETE_STAGE, middle, status, _RECEIVED, got, _STAGE_STAMP, done, end,
         )
     )  # fmt: skip
 

@@ -12,6 +12,7 @@ from collections.abc import Awaitable
 from typing import Any
 
 from aiohttp import web
+from multidict import istr
 
 from svc.apiserver.audit import event as events
 from svc.apiserver.audit.auditor import Auditor
@@ -24,7 +25,7 @@ from svc.machinery import status
 from svc.registry.admission import request_audit_annotations
 from svc.storage.errors import StorageError, StoreUnreachableError
 
-AUDIT_ID_HEADER = "Audit-ID"
+AUDIT_ID_HEADER = istr("Audit-ID")
 _OBJECT_VERBS = frozenset({"create", "update"})
 _STATUS_VERBS = frozenset({"delete", "deletecollection"})
 _BODY_VERBS = _OBJECT_VERBS | _STATUS_VERBS
@@ -149,10 +150,23 @@ async def _audited_inline(
     request, info, user = ctx.request, ctx.info, ctx.user
     assert info is not None
     clock = ctx.server.clock
-    event = events.PendingEvent(decision.level, audit_id, request, info, user, time.time() if clock is None else None)
-    held = hold(event)
+    received = time.time() if clock is None else clock.now()
+    headers = request.headers  # what a PendingEvent reads, read straight (only a rare ending builds one)
+    held = hold(
+        decision.level,
+        audit_id,
+        request.raw_path,
+        received,
+        info.verb,
+        user,
+        headers.get(events.FORWARDED_FOR, ""),
+        headers.get(events.REAL_IP, ""),
+        request.remote or "",
+        headers.get(events.USER_AGENT, ""),
+        events.path_ref(info),
+    )
     if held is None:  # text orjson refuses: the built Event's way
-        return await _audited(ctx, next_handler, auditor, decision, audit_id, event)
+        return await _audited(ctx, next_handler, auditor, decision, audit_id, received)
     log = auditor.inline
     assert log is not None
     log.hold(held)
@@ -163,6 +177,7 @@ async def _audited_inline(
     try:
         response = await next_handler(ctx)
     except BaseException as error:
+        event = events.PendingEvent(decision.level, audit_id, request, info, user, received)
         if (stage := _failed(ctx, event, decision, error)) is not None:
             auditor.emit(event, stage, annotations)
         raise
@@ -173,6 +188,7 @@ async def _audited_inline(
             sent.value += 1
             return response
     _set_header(response, audit_id)
+    event = events.PendingEvent(decision.level, audit_id, request, info, user, received)
     _complete(ctx, event, decision, code, None, response)
     auditor.emit(event, "ResponseComplete", annotations)
     return response
@@ -184,11 +200,10 @@ async def _audited(
     auditor: Auditor,
     decision: Decision,
     audit_id: str,
-    event: events.PendingEvent | None = None,
+    received: float | None = None,
 ) -> web.StreamResponse:
     assert ctx.info is not None and ctx.user is not None
-    if event is None:
-        event = events.PendingEvent(decision.level, audit_id, ctx.request, ctx.info, ctx.user)
+    event = events.PendingEvent(decision.level, audit_id, ctx.request, ctx.info, ctx.user, received)
     annotations: dict[str, str] = {}
     ctx.audit_annotations = annotations
     token = request_audit_annotations.set(annotations)  # for admission, which has no context
