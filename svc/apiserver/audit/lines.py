@@ -114,12 +114,12 @@ def hold(
         else:
             user_key = (user.name, user.uid, user.groups) if user is not None else None
             key = (verb, user_key, forwarded_for, real_ip, remote, user_agent, ref)
-            fragment = _shapes.get(key)  # type: ignore[assignment]
-            if fragment is None:
+            cached = _shapes.get(key)
+            if cached is None:
                 if len(_shapes) >= _CACHED_SHAPES:
                     _shapes.clear()
-                fragment = _encode_fragment(verb, user, forwarded_for, real_ip, remote, user_agent, ref)
-                _shapes[key] = fragment
+                cached = _shapes[key] = _encode_fragment(verb, user, forwarded_for, real_ip, remote, user_agent, ref)
+            fragment = cached
         return (_HEADS[level] + orjson.dumps(audit_id), orjson.dumps(uri) + fragment, received)
     except TypeError:
         return None

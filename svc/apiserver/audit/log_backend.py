@@ -18,7 +18,9 @@ than `max_age` days are removed (0 keeps them). An event that cannot be written 
 (`apiserver_audit_error_total{plugin="log"}`) and the writer goes on.
 
 Each event is encoded where it happens (`lines.py`: a few joined fragments for the usual JSON line),
-so only bytes wait in the buffer."""
+so only bytes wait in the buffer, or a request's RequestReceived the audit filter holds (`hold`):
+encoded when written, with its ResponseComplete in one join and one write (`complete`) when the
+request completes in the loop turn it came in."""
 
 from __future__ import annotations
 
