@@ -25,6 +25,9 @@ class RequestContext:
     warnings: list[str] = field(default_factory=list)
     started_hooks: list[Callable[[web.StreamResponse], None]] = field(default_factory=list)
     """Called by a long-running handler just before it sends its headers (audit's ResponseStarted)."""
+    audit_annotations: dict[str, str] | None = None
+    """The audited request's event annotations (set by the audit filter), where authorization records
+    its decision; admission, which has no context, finds them through `request_audit_annotations`."""
 
     def __post_init__(self) -> None:
         # The request's task serves this context only, so admission's warnings land in this list.

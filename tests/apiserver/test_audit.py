@@ -105,6 +105,23 @@ def test_stages_and_error_status_of_a_failed_request(svc_server_factory, tmp_pat
     assert events[1]["responseStatus"]["code"] == 404
 
 
+def test_a_read_at_metadata_level_writes_both_stages_with_the_authorization_decision(
+    svc_server_factory, tmp_path
+) -> None:
+    server, log = _audited_server(svc_server_factory, tmp_path, POLICY.replace("omitStages: [RequestReceived]", ""))
+    client = server.client()
+    body = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "stringData": {"k": "v"}}
+    assert client.request("POST", SECRETS, body=body).status == 201
+    answer = client.request("GET", f"{SECRETS}/s")
+    assert answer.status == 200
+    events = _events(log, answer.headers["Audit-ID"], 2)
+    assert [event["stage"] for event in events] == ["RequestReceived", "ResponseComplete"]
+    assert events[0]["requestReceivedTimestamp"] == events[1]["requestReceivedTimestamp"]
+    assert events[1]["responseStatus"] == {"metadata": {}, "code": 200}
+    assert events[1]["annotations"]["authorization.k8s.io/decision"] == "allow"
+    assert "annotations" not in events[0]
+
+
 def test_an_answer_comes_after_its_events_are_written(svc_server_factory, tmp_path) -> None:
     server, log = _audited_server(svc_server_factory, tmp_path, POLICY.replace("omitStages: [RequestReceived]", ""))
     answer = server.client().request("GET", f"{SECRETS}/missing")

@@ -9,8 +9,8 @@ import orjson
 import pytest
 from aiohttp.test_utils import make_mocked_request
 
-from svc.apiserver.audit.event import PendingEvent, stage
-from svc.apiserver.audit.lines import json_line
+from svc.apiserver.audit.event import PendingEvent, StagedEvent, stage
+from svc.apiserver.audit.lines import held_event, json_line, received_and_completed, received_line
 from svc.apiserver.audit.policy import Level
 from svc.apiserver.request_info import RequestInfo
 from svc.registry.admission import UserInfo
@@ -55,6 +55,28 @@ def test_every_stage_is_the_built_events_encoding(pending: PendingEvent) -> None
     pending.status = (200, None)
     complete = stage(pending, "ResponseComplete", annotations)
     assert json_line(complete) == _expected(complete)
+
+
+@pytest.mark.parametrize(
+    "pending",
+    [
+        _pending(),
+        _pending(info=_HEALTH, headers={"User-Agent": "kubectl/v1.35"}),
+        _pending(user=UserInfo("bob", uid="u-1", groups=(), extra={"scopes": ("a", "b")})),
+        _pending(headers={"User-Agent": 'quote " and \\ and \u00e9 and \x01'}, audit_id='client "id"'),
+    ],
+    ids=["resource", "non-resource", "user-extra", "escaped"],
+)
+def test_a_held_requests_two_lines_are_the_built_events_encoding(pending: PendingEvent) -> None:
+    held = held_event(pending)
+    assert held is not None
+    annotations = {"authorization.k8s.io/decision": "allow", "authorization.k8s.io/reason": "é"}
+    received = stage(pending, "RequestReceived", {})
+    complete = StagedEvent(pending, "ResponseComplete", pending.received + 0.000123, annotations, (200, None), None)
+    assert received_line(held) == _expected(received)
+    both = received_and_completed(held, True, 200, complete.stamp, annotations)
+    assert both == _expected(received) + _expected(complete)
+    assert received_and_completed(held, False, 200, complete.stamp, annotations) == _expected(complete)
 
 
 def test_a_stage_the_answer_added_to_is_the_built_events_encoding() -> None:

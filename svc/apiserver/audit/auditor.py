@@ -4,7 +4,9 @@ webhook, or both, as upstream's union backend), and upstream's audit counters.""
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from prometheus_client import CollectorRegistry
 
 from svc.apiserver.audit import event as events
 from svc.apiserver.audit.event import PendingEvent
@@ -20,7 +22,13 @@ class Auditor:
     policy: Policy
     log: LogBackend | None = None
     webhook: WebhookBackend | None = None
-    metrics: AuditMetrics | None = None
+    metrics: AuditMetrics = field(default_factory=lambda: AuditMetrics(CollectorRegistry()))
+    inline: LogBackend | None = field(init=False)
+    """The log when it is the only backend and takes a request's events from the filter itself
+    (`LogBackend.hold`, `complete`): the usual production setup, served by one short path."""
+
+    def __post_init__(self) -> None:
+        self.inline = self.log if self.webhook is None and self.log is not None and self.log.inline else None
 
     @property
     def strict(self) -> bool:
@@ -30,8 +38,7 @@ class Auditor:
     def emit(self, pending: PendingEvent, stage: str, annotations: dict[str, str]) -> Awaitable[bool] | None:
         """`process` the request's event at `stage`: the log encodes its line from the request as it
         stands, the webhook takes the staged event (it sends later)."""
-        if self.metrics is not None:
-            self.metrics.events_sent.value += 1
+        self.metrics.events_sent.value += 1
         if self.log is not None:
             self.log.process_stage(pending, stage, annotations)
         return self.webhook.process(events.stage(pending, stage, annotations)) if self.webhook is not None else None
@@ -48,7 +55,9 @@ def build_audit(options: AuditOptions, metrics: AuditMetrics | None = None) -> A
     if not options.enabled:
         return None
     assert options.policy is not None
-    error = metrics.error if metrics is not None else lambda plugin, count: None
+    if metrics is None:
+        metrics = AuditMetrics(CollectorRegistry())
+    error = metrics.error
     log = None
     if options.log_path:
         log = LogBackend(

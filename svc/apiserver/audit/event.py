@@ -9,30 +9,55 @@ import time
 from typing import Any, NamedTuple
 
 from aiohttp import web
+from multidict import istr
 
 from svc.apiserver.audit.policy import Level
 from svc.apiserver.request_info import RequestInfo
 from svc.machinery import wallclock
 from svc.registry.admission import UserInfo
 
-_second: tuple[int, str] = (0, "1970-01-01T00:00:00.")
-"""The last whole second formatted (through its dot): every event of that second reuses it."""
-_DIGITS = [f"{number:03d}" for number in range(1000)]
-"""Three digits of the fraction: two lookups format the microseconds cheaper than a format spec."""
+_second: tuple[float, bytes] = (0.0, b"1970-01-01T00:00:00.")
+"""The last whole second (as a float: the subtraction stays in floats) formatted through its dot:
+every event of that second reuses it."""
+_MILLIS = [b"%03d" % number for number in range(1000)]
+_MICROS = [b"%03dZ" % number for number in range(1000)]
+"""The fraction's digits by thousands: two lookups format the microseconds cheaper than a format spec."""
+
+
+def stamp(seconds: float) -> bytes:
+    """Upstream's MicroTime as JSON text holds it: RFC 3339 with microseconds, in UTC, of `seconds`
+    since the epoch."""
+    global _second
+    whole, prefix = _second  # read once: the batch worker thread and the event loop both stamp
+    micros = round((seconds - whole) * 1_000_000)  # exact difference within the second: one rounding
+    if not 0 <= micros < 1_000_000:
+        whole = int(seconds)
+        micros = round((seconds - whole) * 1_000_000)
+        if micros == 1_000_000:
+            whole, micros = whole + 1, 0
+        prefix = time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(whole)).encode()
+        _second = (float(whole), prefix)
+    return prefix + _MILLIS[micros // 1000] + _MICROS[micros % 1000]
+
+
+def stamps(first: float, then: float) -> tuple[bytes, bytes]:
+    """`stamp` of two moments, with one call for the usual case of both in the last second stamped
+    (a request's RequestReceived and ResponseComplete)."""
+    whole, prefix = _second
+    early, late = round((first - whole) * 1_000_000), round((then - whole) * 1_000_000)
+    if 0 <= early < 1_000_000 and 0 <= late < 1_000_000:
+        millis = _MILLIS
+        micros = _MICROS
+        return (
+            prefix + millis[early // 1000] + micros[early % 1000],
+            prefix + millis[late // 1000] + micros[late % 1000],
+        )
+    return stamp(first), stamp(then)
 
 
 def timestamp(seconds: float) -> str:
-    """Upstream's MicroTime: RFC 3339 with microseconds, in UTC, of `seconds` since the epoch."""
-    global _second
-    whole = int(seconds)
-    micros = round((seconds - whole) * 1_000_000)  # the difference is exact: no rounding but this one
-    second = _second  # read once: the batch worker thread and the event loop both stamp
-    if second[0] != whole or micros == 1_000_000:
-        if micros == 1_000_000:
-            whole, micros = whole + 1, 0
-        second = _second = (whole, time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(whole)))
-    millis, micros = divmod(micros, 1000)
-    return f"{second[1]}{_DIGITS[millis]}{_DIGITS[micros]}Z"
+    """`stamp` as text, for the built Event."""
+    return stamp(seconds).decode()
 
 
 def user_info(user: UserInfo) -> dict[str, Any]:
@@ -53,6 +78,17 @@ def source_ips(forwarded_for: str, real_ip: str, remote: str) -> list[str]:
         if ip and ip not in ips:
             ips.append(ip)
     return ips
+
+
+FORWARDED_FOR, REAL_IP, USER_AGENT = istr("X-Forwarded-For"), istr("X-Real-Ip"), istr("User-Agent")
+"""The headers an event reads, as multidict's case-insensitive keys: folded once, not per lookup."""
+
+
+def path_ref(info: RequestInfo) -> tuple[str, ...] | None:
+    """The objectRef's parts the request's path names (`object_ref` makes the object)."""
+    if not info.is_resource_request:
+        return None
+    return (info.resource, info.namespace, info.name, info.api_group, info.api_version, info.subresource)
 
 
 _REF_KEYS = ("resource", "namespace", "name", "apiGroup", "apiVersion", "subresource")
@@ -134,7 +170,13 @@ class PendingEvent:
     )
 
     def __init__(
-        self, level: Level, audit_id: str, request: web.BaseRequest, info: RequestInfo, user: UserInfo | None
+        self,
+        level: Level,
+        audit_id: str,
+        request: web.BaseRequest,
+        info: RequestInfo,
+        user: UserInfo | None,
+        received: float | None = None,
     ) -> None:
         headers = request.headers
         self.level = level
@@ -143,25 +185,20 @@ class PendingEvent:
         self.verb = info.verb
         self.user = user
         """None for a request that failed authentication (its event names no user)."""
-        self.forwarded_for = headers.get("X-Forwarded-For", "")
-        self.real_ip = headers.get("X-Real-Ip", "")
+        self.forwarded_for = headers.get(FORWARDED_FOR, "")
+        self.real_ip = headers.get(REAL_IP, "")
         self.remote = request.remote or ""
-        self.user_agent = headers.get("User-Agent", "")
-        self.ref = (
-            (info.resource, info.namespace, info.name, info.api_group, info.api_version, info.subresource)
-            if info.is_resource_request
-            else None
-        )
-        self.received = wallclock.now()
+        self.user_agent = headers.get(USER_AGENT, "")
+        self.ref = path_ref(info)
+        self.received = wallclock.now() if received is None else received
         self.status: tuple[int, dict[str, Any] | None] | None = None
         """The answer's code and Status body, once known."""
         self.later: dict[str, Any] | None = None
         """Fields known once the answer is (impersonatedUser, a completed objectRef, the objects);
         replaced, never changed in place, so a stage already emitted keeps what it saw."""
         self._shared: tuple[dict[str, Any], list[str], dict[str, Any] | None, str] | None = None
-        self.line_parts: tuple[bytes, bytes, bytes, bytes] | None = None
-        """The JSON line's fragments every stage shares (`lines.py`): through the Audit-ID, from the
-        URI through the objectRef, and the received stamp; encoded by the first stage."""
+        self.line_parts: tuple[bytes, bytes, float] | None = None
+        """What the JSON line of every stage holds (`lines.hold`), encoded by the first stage."""
 
     def shared(self) -> tuple[dict[str, Any], list[str], dict[str, Any] | None, str]:
         """The user, source IPs, objectRef and received stamp every stage's event holds, built once

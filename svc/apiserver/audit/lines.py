@@ -27,10 +27,12 @@ from svc.apiserver.audit.event import (
     materialize,
     object_ref,
     source_ips,
-    timestamp,
+    stamp,
+    stamps,
     user_info,
 )
 from svc.apiserver.audit.policy import Level
+from svc.registry.admission import UserInfo
 
 _CACHED_SHAPES = 4096
 """Shapes kept before the cache starts over (clients, users and objects seen recently)."""
@@ -51,6 +53,16 @@ _STAGES = {
     for stage in (RECEIVED, "ResponseStarted", "ResponseComplete", "Panic")
 }
 
+Held = tuple[bytes, bytes, float]
+"""What every line of a request's events holds (`hold`): the head through the Audit-ID, the URI
+through the objectRef, and the time the request came. The filter hands it to the log as the
+request's RequestReceived, encoded when written: with its ResponseComplete, in one join, when the
+request completes in the loop turn it came in (`received_and_completed`)."""
+
+_RECEIVED_STAGE = _STAGES[RECEIVED]
+_COMPLETE_STAGE = _STAGES["ResponseComplete"]
+
+
 _shapes: dict[tuple[Any, ...], bytes] = {}
 _statuses: dict[int, bytes] = {}
 
@@ -62,38 +74,75 @@ def _status(code: int) -> bytes:
     return fragment
 
 
-def _encode_shape(pending: PendingEvent) -> bytes:
-    """From the verb through the objectRef: what the requests of one shape share."""
-    user = user_info(pending.user) if pending.user is not None else {}
-    fields: dict[str, Any] = {"verb": pending.verb, "user": user}
-    fields["sourceIPs"] = source_ips(pending.forwarded_for, pending.real_ip, pending.remote)
-    if pending.user_agent:
-        fields["userAgent"] = pending.user_agent
-    ref = object_ref(pending.ref)
-    if ref is not None:
-        fields["objectRef"] = ref
+def _encode_fragment(
+    verb: str,
+    user: UserInfo | None,
+    forwarded_for: str,
+    real_ip: str,
+    remote: str,
+    user_agent: str,
+    ref: tuple[str, ...] | None,
+) -> bytes:
+    fields: dict[str, Any] = {"verb": verb, "user": user_info(user) if user is not None else {}}
+    fields["sourceIPs"] = source_ips(forwarded_for, real_ip, remote)
+    if user_agent:
+        fields["userAgent"] = user_agent
+    if (path_ref := object_ref(ref)) is not None:
+        fields["objectRef"] = path_ref
     return b"," + orjson.dumps(fields)[1:-1]
 
 
-def _shape(pending: PendingEvent) -> bytes:
-    user = pending.user
-    if user is not None and user.extra:  # unhashable, and rare: not worth a key of its own
-        return _encode_shape(pending)
-    key = (
-        pending.verb,
-        (user.name, user.uid, user.groups) if user is not None else None,
-        pending.forwarded_for,
-        pending.real_ip,
-        pending.remote,
-        pending.user_agent,
-        pending.ref,
-    )
-    fragment = _shapes.get(key)
-    if fragment is None:
-        if len(_shapes) >= _CACHED_SHAPES:
-            _shapes.clear()
-        fragment = _shapes[key] = _encode_shape(pending)
-    return fragment
+def hold(
+    level: Level,
+    audit_id: str,
+    uri: str,
+    received: float,
+    verb: str,
+    user: UserInfo | None,
+    forwarded_for: str,
+    real_ip: str,
+    remote: str,
+    user_agent: str,
+    ref: tuple[str, ...] | None,
+) -> Held | None:
+    """What every line of the request's events holds, encoded once: the head through the Audit-ID,
+    the URI and the shape's fragment (the verb through the objectRef, encoded once per shape), and
+    the time it came. None for text orjson refuses (lone surrogates): the built Event's way then."""
+    try:
+        if user is not None and user.extra:  # unhashable, and rare: not worth a key of its own
+            fragment = _encode_fragment(verb, user, forwarded_for, real_ip, remote, user_agent, ref)
+        else:
+            user_key = (user.name, user.uid, user.groups) if user is not None else None
+            key = (verb, user_key, forwarded_for, real_ip, remote, user_agent, ref)
+            cached = _shapes.get(key)
+            if cached is None:
+                if len(_shapes) >= _CACHED_SHAPES:
+                    _shapes.clear()
+                cached = _shapes[key] = _encode_fragment(verb, user, forwarded_for, real_ip, remote, user_agent, ref)
+            fragment = cached
+        return (_HEADS[level] + orjson.dumps(audit_id), orjson.dumps(uri) + fragment, received)
+    except TypeError:
+        return None
+
+
+def held_event(pending: PendingEvent) -> Held | None:
+    """`hold` for a request's PendingEvent, kept on it for its later stages."""
+    held = pending.line_parts
+    if held is None:
+        held = pending.line_parts = hold(
+            pending.level,
+            pending.audit_id,
+            pending.uri,
+            pending.received,
+            pending.verb,
+            pending.user,
+            pending.forwarded_for,
+            pending.real_ip,
+            pending.remote,
+            pending.user_agent,
+            pending.ref,
+        )
+    return held
 
 
 def _valid_text(value: Any) -> Any:
@@ -115,8 +164,8 @@ def json_line(item: AuditItem) -> bytes:
     """The event as one JSON line (newline included), the same bytes as encoding the built Event."""
     if isinstance(item, StagedEvent):
         pending = item.pending
-        stamp = None if item.stamp == pending.received else item.stamp
-        line = quick_line(pending, item.stage, stamp, item.status, item.later, item.annotations)
+        stage_stamp = None if item.stamp == pending.received else item.stamp
+        line = quick_line(pending, item.stage, stage_stamp, item.status, item.later, item.annotations)
         if line is not None:
             return line
     return _whole_line(item)
@@ -125,35 +174,56 @@ def json_line(item: AuditItem) -> bytes:
 def quick_line(
     pending: PendingEvent,
     stage: str,
-    stamp: float | None,
+    stage_stamp: float | None,
     status: tuple[int, dict[str, Any] | None] | None,
     later: dict[str, Any] | None,
     annotations: dict[str, str] | None,
 ) -> bytes | None:
-    """The line of the event at `stage` from fragments: the request's (encoded by its first stage),
-    the stage's and the status code's; `stamp` None for the time the request came. None when the
+    """The line of the event at `stage` from fragments: the request's (`hold`, by its first stage),
+    the stage's and the status code's; `stage_stamp` None for the time the request came. None when the
     answer added to the event (`later`, a Status) or for text orjson refuses (lone surrogates): the
     built Event's way then."""
     if later is not None or (status is not None and status[1] is not None):
         return None
-    parts = pending.line_parts
+    if (held := held_event(pending)) is None:
+        return None
     try:
-        if parts is None:
-            received = timestamp(pending.received).encode()
-            parts = pending.line_parts = (
-                _HEADS[pending.level] + orjson.dumps(pending.audit_id),
-                orjson.dumps(pending.uri) + _shape(pending),
-                _RECEIVED + received + _STAGE_STAMP,
-                received,
-            )
         end = _ANNOTATIONS + orjson.dumps(annotations) + b"}\n" if annotations else _END
     except TypeError:
         return None
-    head, middle, received_tail, received = parts
-    stamped = received if stamp is None else timestamp(stamp).encode()
-    if status is None:
-        return b"".join((head, _STAGES[stage], middle, received_tail, stamped, end))
-    return b"".join((head, _STAGES[stage], middle, _status(status[0]), received_tail, stamped, end))
+    head, middle, received = held
+    got = stamp(received)
+    stamped = got if stage_stamp is None else stamp(stage_stamp)
+    code = b"" if status is None else _statuses.get(status[0]) or _status(status[0])
+    return b"".join((head, _STAGES[stage], middle, code, _RECEIVED, got, _STAGE_STAMP, stamped, end))
+
+
+def received_line(held: Held) -> bytes:
+    head, middle, received = held
+    got = stamp(received)
+    return b"".join((head, _RECEIVED_STAGE, middle, _RECEIVED, got, _STAGE_STAMP, got, _END))
+
+
+def received_and_completed(
+    held: Held, received_too: bool, code: int, completed: float, annotations: dict[str, str]
+) -> bytes | None:
+    """The ResponseComplete line of a request the answer added nothing to but its code, after its
+    RequestReceived line when `received_too`; None for annotations orjson refuses."""
+    try:
+        end = _ANNOTATIONS + orjson.dumps(annotations) + b"}\n" if annotations else _END
+    except TypeError:
+        return None
+    head, middle, received = held
+    got, done = stamps(received, completed)
+    status = _statuses.get(code) or _status(code)
+    if not received_too:
+        return b"".join((head, _COMPLETE_STAGE, middle, status, _RECEIVED, got, _STAGE_STAMP, done, end))
+    return b"".join(
+        (
+            head, _RECEIVED_STAGE, middle, _RECEIVED, got, _STAGE_STAMP, got, _END,
+            head, _COMPLETE_STAGE, middle, status, _RECEIVED, got, _STAGE_STAMP, done, end,
+        )
+    )  # fmt: skip
 
 
 def _whole_line(item: AuditItem) -> bytes:

@@ -18,7 +18,9 @@ than `max_age` days are removed (0 keeps them). An event that cannot be written 
 (`apiserver_audit_error_total{plugin="log"}`) and the writer goes on.
 
 Each event is encoded where it happens (`lines.py`: a few joined fragments for the usual JSON line),
-so only bytes wait in the buffer."""
+so only bytes wait in the buffer, or a request's RequestReceived the audit filter holds (`hold`):
+encoded when written, with its ResponseComplete in one join and one write (`complete`) when the
+request completes in the loop turn it came in."""
 
 from __future__ import annotations
 
@@ -41,7 +43,7 @@ import orjson
 from svc.apiserver.audit import event as events
 from svc.apiserver.audit.batching import BatchBuffer
 from svc.apiserver.audit.event import AuditItem, PendingEvent, StagedEvent, materialize
-from svc.apiserver.audit.lines import RECEIVED, json_line, quick_line
+from svc.apiserver.audit.lines import RECEIVED, Held, json_line, quick_line, received_and_completed, received_line
 from svc.apiserver.audit.options import BatchOptions, TruncateOptions
 from svc.apiserver.audit.truncate import truncate_event
 from svc.machinery import wallclock
@@ -95,8 +97,8 @@ def legacy_line(event: dict[str, Any]) -> str:
 class _Stdout:
     """`--audit-log-path=-`: the lines go to standard output (never rotated, never closed)."""
 
-    def write(self, lines: list[bytes]) -> None:
-        sys.stdout.write(b"".join(lines).decode())
+    def write(self, data: bytes) -> None:
+        sys.stdout.write(data.decode())
         sys.stdout.flush()
 
     def close(self) -> None:
@@ -116,15 +118,18 @@ class _RotatingFile:
         self._mill: ThreadPoolExecutor | None = None
         """Compresses and prunes backups after a rotation (lumberjack's mill), off the writer's way."""
 
-    def write(self, lines: list[bytes]) -> None:
-        """Write the lines, as few system calls as rotation allows (one when no rotation falls between)."""
-        data = b"".join(lines)
-        if not self.max_bytes or self.size + len(data) <= self.max_bytes:
-            self._write_all(data)
+    def write(self, data: bytes) -> None:
+        """Write whole lines, as few system calls as rotation allows (one when no rotation falls between)."""
+        size = self.size + len(data)
+        if not self.max_bytes or size <= self.max_bytes:
+            written = self.file.write(data)
+            if written != len(data):
+                self._write_rest(data, written)
+            self.size = size
             return
         chunk: list[bytes] = []
         chunk_size = 0
-        for line in lines:
+        for line in data.splitlines(keepends=True):
             if self.size + chunk_size and self.size + chunk_size + len(line) > self.max_bytes:
                 self._write_all(b"".join(chunk))
                 chunk, chunk_size = [], 0
@@ -135,14 +140,18 @@ class _RotatingFile:
 
     def _write_all(self, data: bytes) -> None:
         written = self.file.write(data)
-        if written != len(data):  # a short write: the rest, piece by piece
-            view = memoryview(data)[written or 0 :]
-            while view:
-                written = self.file.write(view)
-                if not written:
-                    raise OSError(f"{self.path}: nothing written")
-                view = view[written:]
+        if written != len(data):
+            self._write_rest(data, written)
         self.size += len(data)
+
+    def _write_rest(self, data: bytes, written: int | None) -> None:
+        """After a short write: the rest, piece by piece."""
+        view = memoryview(data)[written or 0 :]
+        while view:
+            written = self.file.write(view)
+            if not written:
+                raise OSError(f"{self.path}: nothing written")
+            view = view[written:]
 
     def close(self) -> None:
         """Close the file once the backups in the making are done."""
@@ -183,6 +192,10 @@ class _RotatingFile:
                 backup.unlink(missing_ok=True)
 
 
+def _encoded(item: bytes | Held) -> bytes:
+    return item if isinstance(item, bytes) else received_line(item)
+
+
 class LogBackend:
     name = "log"
 
@@ -207,10 +220,14 @@ class LogBackend:
         )
         self.truncate = truncate if truncate is not None and truncate.enabled else None
         self.batches = BatchBuffer(batch, self._send, on_drop) if batch is not None else None
-        self.pending: list[bytes] = []
-        """Lines of the blocking modes not yet written, in the order the requests produced them."""
+        self.pending: list[bytes | Held] = []
+        """Lines of the blocking modes not yet written, in the order the requests produced them (a
+        held RequestReceived is encoded when written)."""
         self.quick = fmt == "json" and batch is None
         """Whether `process_stage` may encode a line straight from the request."""
+        self.inline = self.quick and self.truncate is None
+        """Whether the audit filter may hand over a request's events as `hold` and `complete`: lines
+        that are never truncated."""
         self.max_line = self.truncate.max_event_size + 1 if self.truncate is not None else sys.maxsize
         """The longest line written whole (the newline included); a longer event is truncated."""
         self._flush_scheduled = False
@@ -246,15 +263,45 @@ class LogBackend:
         if now:
             self.flush()
         elif not self._flush_scheduled:
-            loop = self._loop
-            if loop is None or not loop.is_running():
-                try:
-                    loop = self._loop = asyncio.get_running_loop()
-                except RuntimeError:  # no event loop (a caller outside the server): write now
-                    self.flush()
-                    return
-            self._flush_scheduled = True
-            loop.call_soon(self._turn_ended)
+            self._flush_at_turn_end()
+
+    def hold(self, held: Held) -> None:
+        """A request's RequestReceived (the inline way): encoded with its ResponseComplete when the
+        request completes in this loop turn, else written once the turn ends."""
+        self.pending.append(held)
+        if not self._flush_scheduled:
+            self._flush_at_turn_end()
+
+    def complete(self, held: Held, code: int, completed: float, annotations: dict[str, str]) -> bool:
+        """Write the ResponseComplete of a held request the answer added nothing to but its code, with
+        what is pending before it (its RequestReceived, when held still) in one system call; False
+        when its line cannot be encoded this way (it then goes the built Event's way)."""
+        pending = self.pending
+        alone = len(pending) == 1 and pending[0] is held
+        data = received_and_completed(held, alone, code, completed, annotations)
+        if data is None:
+            return False
+        if alone:
+            pending.clear()
+        elif pending:
+            self.pending = []
+            data = b"".join([*map(_encoded, pending), data])
+        try:
+            self.out.write(data)
+        except OSError as error:
+            self._failed(error, 2 if alone else len(pending) + 1)
+        return True
+
+    def _flush_at_turn_end(self) -> None:
+        loop = self._loop
+        if loop is None or not loop.is_running():
+            try:
+                loop = self._loop = asyncio.get_running_loop()
+            except RuntimeError:  # no event loop (a caller outside the server): write now
+                self.flush()
+                return
+        self._flush_scheduled = True
+        loop.call_soon(self._turn_ended)
 
     def _turn_ended(self) -> None:
         """Write what the loop turn left (a RequestReceived whose request goes on); one call a turn."""
@@ -264,8 +311,8 @@ class LogBackend:
     def flush(self) -> None:
         """Write the buffered lines with one system call (the blocking modes)."""
         if self.pending:
-            lines, self.pending = self.pending, []
-            self._guarded(lines)
+            pending, self.pending = self.pending, []
+            self._guarded(b"".join(map(_encoded, pending)), len(pending))
 
     async def _send(self, events: list[AuditItem]) -> None:
         await asyncio.to_thread(self._write_events, events)
@@ -274,7 +321,7 @@ class LogBackend:
         """Encode a batch and write it in one call (batch mode's worker)."""
         lines = [line for item in items if (line := self._line(item)) is not None]
         if lines:
-            self._guarded(lines)
+            self._guarded(b"".join(lines), len(lines))
 
     def _line(self, item: AuditItem) -> bytes | None:
         """The event's line, cut down when over the truncation limit; None when dropped even so."""
@@ -291,14 +338,18 @@ class LogBackend:
             return legacy_line(event).encode() + b"\n"
         return orjson.dumps(event, option=orjson.OPT_APPEND_NEWLINE)
 
-    def _guarded(self, lines: list[bytes]) -> None:
+    def _guarded(self, data: bytes, count: int) -> None:
+        """Write `count` events' lines; a failure is logged and counted per event."""
         try:
-            self.out.write(lines)
+            self.out.write(data)
         except OSError as error:
-            log.error("failed to write %d audit events: %s", len(lines), error)
-            if self.on_error is not None:
-                for _ in lines:
-                    self.on_error()
+            self._failed(error, count)
+
+    def _failed(self, error: OSError, count: int) -> None:
+        log.error("failed to write %d audit events: %s", count, error)
+        if self.on_error is not None:
+            for _ in range(count):
+                self.on_error()
 
     async def close(self) -> None:
         """Write what is buffered or queued, then stop (the server calls this when it stops)."""

@@ -32,17 +32,15 @@ class AuditMetrics:
         )
         self.events_sent = DeferredCount(self.events)
         """Moved per event as a plain integer, added to the counter by a scrape (`deferred_counts`)."""
-        self._levels = {level: DeferredCount(self.levels.labels(level.wire)) for level in Level}
+        self.levels_seen = [DeferredCount(self.levels.labels(level.wire)) for level in Level]
+        """By level (a Level is its index): the request path adds to `value`."""
         self.log_errors = self.errors.labels("log")
 
     def error(self, plugin: str, count: int) -> None:
         """`count` events the backend `plugin` (log, webhook, buffered) failed to deliver."""
         self.errors.labels(plugin).inc(count)
 
-    def level(self, level: Level) -> None:
-        self._levels[level].value += 1
-
     def _flush(self) -> None:
         self.events_sent.flush()
-        for count in self._levels.values():
+        for count in self.levels_seen:
             count.flush()

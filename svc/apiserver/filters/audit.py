@@ -7,14 +7,16 @@ authorization, as upstream places it; those two, and admission, add to the event
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Awaitable
 from typing import Any
 
 from aiohttp import web
+from multidict import istr
 
 from svc.apiserver.audit import event as events
 from svc.apiserver.audit.auditor import Auditor
-from svc.apiserver.audit.lines import RECEIVED
+from svc.apiserver.audit.lines import RECEIVED, hold
 from svc.apiserver.audit.policy import Decision, Level
 from svc.apiserver.context import RequestContext
 from svc.apiserver.filters import Handler
@@ -23,13 +25,16 @@ from svc.machinery import status
 from svc.registry.admission import request_audit_annotations
 from svc.storage.errors import StorageError, StoreUnreachableError
 
-AUDIT_ID_HEADER = "Audit-ID"
+AUDIT_ID_HEADER = istr("Audit-ID")
 _OBJECT_VERBS = frozenset({"create", "update"})
 _STATUS_VERBS = frozenset({"delete", "deletecollection"})
 _BODY_VERBS = _OBJECT_VERBS | _STATUS_VERBS
 """Verbs whose event a body completes even at Metadata level (the objectRef, the Status)."""
-_NONE, _REQUEST, _REQUEST_RESPONSE = Level.NONE, Level.REQUEST, Level.REQUEST_RESPONSE
+_NONE, _METADATA, _REQUEST, _REQUEST_RESPONSE = Level.NONE, Level.METADATA, Level.REQUEST, Level.REQUEST_RESPONSE
 """The levels the request path compares with, read once (an enum member is a class attribute lookup)."""
+_INLINE_VERBS = frozenset({"get", "list"})
+"""Reads of a resource or a path without subresource: no admission annotates them and their answer
+is never streamed with a ResponseStarted (watches and logs are), so `_audited_inline` serves them."""
 
 
 _IDS_PER_DRAW = 256
@@ -63,10 +68,16 @@ def audit(ctx: RequestContext, next_handler: Handler) -> Awaitable[web.StreamRes
     audit_id = ctx.request.headers.get(AUDIT_ID_HEADER) or new_audit_id()
     auditor: Auditor | None = ctx.server.audit
     if auditor is not None:
-        assert ctx.info is not None
-        decision = auditor.policy.decide_for(ctx.info, ctx.user)
-        ctx.server.metrics.audit.level(decision.level)
-        if decision.level is not _NONE:
+        info = ctx.info
+        assert info is not None
+        decision = auditor.policy.decide_for(info, ctx.user)
+        level = decision.level
+        auditor.metrics.levels_seen[level].value += 1
+        if level is _METADATA and auditor.inline is not None and info.verb in _INLINE_VERBS:
+            if not (info.subresource or decision.omit_stages):
+                return _audited_inline(ctx, next_handler, auditor, decision, audit_id)
+            return _audited(ctx, next_handler, auditor, decision, audit_id)
+        if level is not _NONE:
             return _audited(ctx, next_handler, auditor, decision, audit_id)
     return _unaudited(ctx, next_handler, audit_id)
 
@@ -128,13 +139,74 @@ async def audit_failed_authentication(ctx: RequestContext, error: status.StatusE
         await delivery
 
 
-async def _audited(
+async def _audited_inline(
     ctx: RequestContext, next_handler: Handler, auditor: Auditor, decision: Decision, audit_id: str
 ) -> web.StreamResponse:
-    assert ctx.info is not None and ctx.user is not None
-    event = events.PendingEvent(decision.level, audit_id, ctx.request, ctx.info, ctx.user)
+    """The usual audited request as one short path: a read (`_INLINE_VERBS`) at Metadata level with
+    every stage written, the log its only backend (`Auditor.inline`). Its RequestReceived is held
+    by the log and encoded with its ResponseComplete, one join and one write, when it completes in
+    the loop turn it came in and its answer added nothing but the code; any other ending builds
+    the event as `_audited` does."""
+    request, info, user = ctx.request, ctx.info, ctx.user
+    assert info is not None
+    clock = ctx.server.clock
+    received = time.time() if clock is None else clock.now()
+    headers = request.headers  # what a PendingEvent reads, read straight (only a rare ending builds one)
+    held = hold(
+        decision.level,
+        audit_id,
+        request.raw_path,
+        received,
+        info.verb,
+        user,
+        headers.get(events.FORWARDED_FOR, ""),
+        headers.get(events.REAL_IP, ""),
+        request.remote or "",
+        headers.get(events.USER_AGENT, ""),
+        events.path_ref(info),
+    )
+    if held is None:  # text orjson refuses: the built Event's way
+        return await _audited(ctx, next_handler, auditor, decision, audit_id, received)
+    log = auditor.inline
+    assert log is not None
+    log.hold(held)
+    sent = auditor.metrics.events_sent
+    sent.value += 1
     annotations: dict[str, str] = {}
-    token = request_audit_annotations.set(annotations)
+    ctx.audit_annotations = annotations  # no admission on a read: no context variable to set
+    try:
+        response = await next_handler(ctx)
+    except BaseException as error:
+        event = events.PendingEvent(decision.level, audit_id, request, info, user, received)
+        if (stage := _failed(ctx, event, decision, error)) is not None:
+            auditor.emit(event, stage, annotations)
+        raise
+    code = response.status
+    if code < 300 and type(response) is web.Response and ctx.user is ctx.authenticated_user:
+        response.headers[AUDIT_ID_HEADER] = audit_id
+        if log.complete(held, code, time.time() if clock is None else clock.now(), annotations):
+            sent.value += 1
+            return response
+    _set_header(response, audit_id)
+    event = events.PendingEvent(decision.level, audit_id, request, info, user, received)
+    _complete(ctx, event, decision, code, None, response)
+    auditor.emit(event, "ResponseComplete", annotations)
+    return response
+
+
+async def _audited(
+    ctx: RequestContext,
+    next_handler: Handler,
+    auditor: Auditor,
+    decision: Decision,
+    audit_id: str,
+    received: float | None = None,
+) -> web.StreamResponse:
+    assert ctx.info is not None and ctx.user is not None
+    event = events.PendingEvent(decision.level, audit_id, ctx.request, ctx.info, ctx.user, received)
+    annotations: dict[str, str] = {}
+    ctx.audit_annotations = annotations
+    token = request_audit_annotations.set(annotations)  # for admission, which has no context
     omitted = decision.omit_stages
     delivery = auditor.emit(event, RECEIVED, annotations) if RECEIVED not in omitted else None
     if delivery is not None and not await delivery and auditor.strict:
@@ -153,24 +225,8 @@ async def _audited(
     stage: str | None = "ResponseComplete"  # or Panic; None when the request is cancelled
     try:
         response = await next_handler(ctx)
-    except status.StatusError as error:
-        error.headers[AUDIT_ID_HEADER] = audit_id
-        _complete(ctx, event, decision, error.code, error.status(), None)
-        raise
-    except web.HTTPException as error:
-        _complete(ctx, event, decision, error.status, None, None)
-        raise
-    except StorageError as error:
-        # Answered by the recovery filter (503 when the store is unreachable, else 500): not a panic.
-        code = 503 if isinstance(error, StoreUnreachableError) else 500
-        _complete(ctx, event, decision, code, {"status": "Failure", "message": str(error)}, None)
-        raise
-    except Exception as error:
-        stage = "Panic"
-        event.status = (500, {"status": "Failure", "reason": "InternalError", "message": f"APIServer panic'd: {error}"})
-        raise
-    except BaseException:
-        stage = None
+    except BaseException as error:
+        stage = _failed(ctx, event, decision, error)
         raise
     else:
         _set_header(response, audit_id)
@@ -182,6 +238,26 @@ async def _audited(
             delivery = auditor.emit(event, stage, annotations)
             if delivery is not None:
                 await delivery
+
+
+def _failed(ctx: RequestContext, event: events.PendingEvent, decision: Decision, error: BaseException) -> str | None:
+    """Complete the event for what the handler raised; the stage it ends with (Panic for an
+    unexpected failure, None when the request was cancelled)."""
+    if isinstance(error, status.StatusError):
+        error.headers[AUDIT_ID_HEADER] = event.audit_id
+        _complete(ctx, event, decision, error.code, error.status(), None)
+    elif isinstance(error, web.HTTPException):
+        _complete(ctx, event, decision, error.status, None, None)
+    elif isinstance(error, StorageError):
+        # Answered by the recovery filter (503 when the store is unreachable, else 500): not a panic.
+        code = 503 if isinstance(error, StoreUnreachableError) else 500
+        _complete(ctx, event, decision, code, {"status": "Failure", "message": str(error)}, None)
+    elif isinstance(error, Exception):
+        event.status = (500, {"status": "Failure", "reason": "InternalError", "message": f"APIServer panic'd: {error}"})
+        return "Panic"
+    else:
+        return None
+    return "ResponseComplete"
 
 
 def _complete(

@@ -18,7 +18,6 @@ from svc.machinery import status
 from svc.machinery.fields import FieldRequirement, parse_field_selector
 from svc.machinery.labels import Requirement, SelectorError, parse_label_selector
 from svc.machinery.status import GroupResource
-from svc.registry.admission import request_audit_annotations
 from svc.storage.writer import bind_writer, unbind_writer
 
 log = logging.getLogger(__name__)
@@ -95,7 +94,7 @@ async def authorize(ctx: RequestContext, next_handler: Handler) -> web.StreamRes
     attributes = attributes_of(ctx)
     verdict = await ctx.server.authorizer.decide(attributes)
     decision, reason, error = verdict.decision, verdict.reason, verdict.error  # not astuple: it deep-copies
-    annotations = request_audit_annotations.get()
+    annotations = ctx.audit_annotations
     if error and decision is not Decision.ALLOW:
         if annotations is not None:
             annotations[REASON_ANNOTATION] = "internal error"
