@@ -28,6 +28,7 @@ from aiohttp.http_parser import RawRequestMessage
 from aiohttp.streams import StreamReader
 from aiohttp.web_protocol import RequestHandler, _ErrInfo
 
+from svc.apiserver.audit.answer_gate import AnswerGate
 from svc.apiserver.pending_connections import PendingConnections
 from svc.apiserver.protocol_errors import headers_too_large, protocol_error, raw_response
 from svc.apiserver.serving_limits import ServingLimits
@@ -48,9 +49,17 @@ def header_size(message: RawRequestMessage) -> int:
 
 
 class ApiRequestHandler(RequestHandler):
-    __slots__ = ("_header_bytes", "_header_deadline", "_last_body", "_limits", "_pending")
+    __slots__ = ("_answer_gate", "_header_bytes", "_header_deadline", "_last_body", "_limits", "_pending")
 
-    def __init__(self, manager: Any, *, limits: ServingLimits, pending: PendingConnections, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        manager: Any,
+        *,
+        limits: ServingLimits,
+        pending: PendingConnections,
+        answer_gate: AnswerGate | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(
             manager,
             keepalive_timeout=limits.idle_timeout,
@@ -61,6 +70,8 @@ class ApiRequestHandler(RequestHandler):
         )
         self._limits = limits
         self._pending = pending
+        self._answer_gate = answer_gate
+        """Set while the audit log writes once a loop turn: this connection's answers wait for it."""
         self._header_bytes = 0
         self._header_deadline: asyncio.TimerHandle | None = None
         self._last_body: StreamReader | None = None
@@ -68,6 +79,8 @@ class ApiRequestHandler(RequestHandler):
     # -- the header phase ----------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
+        if self._answer_gate is not None:
+            self.transport = self._answer_gate.wrap(transport)  # type: ignore[assignment]
         self._await_headers()
 
     def connection_lost(self, exc: BaseException | None) -> None:

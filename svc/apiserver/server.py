@@ -481,6 +481,7 @@ class Server:
             self.serving_limits,
             on_lost=self.watches.connection_lost,
             http2_streams=0 if serving.disable_http2 else serving.http2_streams,
+            answer_gate=self.audit.inline.gate if self.audit is not None and self.audit.inline is not None else None,
         )
         self._listener, port = await listen(
             self.http_server,

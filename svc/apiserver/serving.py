@@ -18,6 +18,7 @@ from typing import Any
 from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
 
+from svc.apiserver.audit.answer_gate import AnswerGate
 from svc.apiserver.http2_connection import Http2Connection
 from svc.apiserver.http2_stream import Http2Stream
 from svc.apiserver.http_protocol import ApiRequestHandler
@@ -40,6 +41,7 @@ class ApiHttpServer(web.Server):
         *,
         on_lost: Callable[[Any], None],
         http2_streams: int = 0,
+        answer_gate: AnswerGate | None = None,
     ) -> None:
         # A request body is read as sent, as upstream's Go server reads it: Content-Encoding is not
         # undone, so a compressed body fails to decode as any format (a 400 Status, not a payload error).
@@ -48,6 +50,7 @@ class ApiHttpServer(web.Server):
         self.pending = PendingConnections(limits.max_pending_connections)
         self._on_lost = on_lost
         self.http2_streams = http2_streams
+        self.answer_gate = answer_gate
         self.http2_connections: set[Http2Connection] = set()
         self.http2_requests = 0
 
@@ -55,7 +58,14 @@ class ApiHttpServer(web.Server):
         return _AlpnChoice(self)
 
     def http1(self) -> ApiRequestHandler:
-        return ApiRequestHandler(self, loop=self._loop, limits=self.limits, pending=self.pending, **self._kwargs)
+        return ApiRequestHandler(
+            self,
+            loop=self._loop,
+            limits=self.limits,
+            pending=self.pending,
+            answer_gate=self.answer_gate,
+            **self._kwargs,
+        )
 
     def connection_lost(self, handler: RequestHandler, exc: BaseException | None = None) -> None:
         super().connection_lost(handler, exc)

@@ -130,8 +130,8 @@ def test_a_read_that_succeeds_takes_the_inline_path_and_one_write(tmp_path: Path
     completed: list[bool] = []
     complete = LogBackend.complete
 
-    def spied(backend: LogBackend, *args: Any) -> bool:
-        completed.append(complete(backend, *args))
+    def spied(backend: LogBackend, *args: Any, **options: Any) -> bool:
+        completed.append(complete(backend, *args, **options))
         return completed[-1]
 
     writes: list[bytes] = []

@@ -3,7 +3,8 @@
 In the `blocking` modes (the default) the event loop writes, as upstream's request goroutine writes
 its event itself: lines gather in a buffer and go out with one system call when an event that an
 answer follows (any stage but RequestReceived) is emitted, so no answer is sent before its events
-are written; a RequestReceived alone is written when the loop turn ends. No event is dropped. (A
+are written; a RequestReceived alone is written when the loop turn ends. The usual read over HTTP/1.1
+instead has its answer held until the turn's one write (`answer_gate.py`). No event is dropped. (A
 writer thread costs far more: every hand-over of the interpreter lock between it and a saturated
 event loop is a pair of context switches.) Compressing and pruning backups after a rotation runs
 in a thread of its own, as lumberjack's mill does. In `batch` mode events go through
@@ -41,6 +42,7 @@ from typing import IO, Any
 import orjson
 
 from svc.apiserver.audit import event as events
+from svc.apiserver.audit.answer_gate import AnswerGate
 from svc.apiserver.audit.batching import BatchBuffer
 from svc.apiserver.audit.event import AuditItem, PendingEvent, StagedEvent, materialize
 from svc.apiserver.audit.lines import RECEIVED, Held, json_line, quick_line, received_and_completed, received_line
@@ -228,6 +230,8 @@ class LogBackend:
         self.inline = self.quick and self.truncate is None
         """Whether the audit filter may hand over a request's events as `hold` and `complete`: lines
         that are never truncated."""
+        self.gate = AnswerGate(self._waiting, self.flush) if self.inline else None
+        """Holds HTTP/1.1 answers while lines wait for the turn's write (`answer_gate.py`)."""
         self.max_line = self.truncate.max_event_size + 1 if self.truncate is not None else sys.maxsize
         """The longest line written whole (the newline included); a longer event is truncated."""
         self._flush_scheduled = False
@@ -272,15 +276,26 @@ class LogBackend:
         if not self._flush_scheduled:
             self._flush_at_turn_end()
 
-    def complete(self, held: Held, code: int, completed: float, annotations: dict[str, str]) -> bool:
-        """Write the ResponseComplete of a held request the answer added nothing to but its code, with
-        what is pending before it (its RequestReceived, when held still) in one system call; False
-        when its line cannot be encoded this way (it then goes the built Event's way)."""
+    def complete(
+        self, held: Held, code: int, completed: float, annotations: dict[str, str], *, gated: bool = False
+    ) -> bool:
+        """The ResponseComplete of a held request the answer added nothing to but its code; False when
+        its line cannot be encoded this way (it then goes the built Event's way). A `gated` answer
+        (`answer_gate.py`) waits for the turn's write, so the line joins it; any other is preceded by
+        a write of this line and what is pending before it (its RequestReceived, when held still)."""
         pending = self.pending
         alone = len(pending) == 1 and pending[0] is held
         data = received_and_completed(held, alone, code, completed, annotations)
         if data is None:
             return False
+        if gated:
+            if alone:
+                pending[0] = data
+            else:
+                pending.append(data)
+            if not self._flush_scheduled:
+                self._flush_at_turn_end()
+            return True
         if alone:
             pending.clear()
         elif pending:
@@ -290,7 +305,12 @@ class LogBackend:
             self.out.write(data)
         except OSError as error:
             self._failed(error, 2 if alone else len(pending) + 1)
+        if self.gate is not None and self.gate.held:
+            self.gate.release()
         return True
+
+    def _waiting(self) -> bool:
+        return bool(self.pending)
 
     def _flush_at_turn_end(self) -> None:
         loop = self._loop
@@ -309,10 +329,13 @@ class LogBackend:
         self.flush()
 
     def flush(self) -> None:
-        """Write the buffered lines with one system call (the blocking modes)."""
+        """Write the buffered lines with one system call (the blocking modes), then send the answers
+        held for them."""
         if self.pending:
             pending, self.pending = self.pending, []
             self._guarded(b"".join(map(_encoded, pending)), len(pending))
+        if self.gate is not None and self.gate.held:
+            self.gate.release()
 
     async def _send(self, events: list[AuditItem]) -> None:
         await asyncio.to_thread(self._write_events, events)

@@ -15,6 +15,7 @@ from aiohttp import web
 from multidict import istr
 
 from svc.apiserver.audit import event as events
+from svc.apiserver.audit.answer_gate import GatedTransport
 from svc.apiserver.audit.auditor import Auditor
 from svc.apiserver.audit.lines import RECEIVED, hold
 from svc.apiserver.audit.policy import Decision, Level
@@ -184,7 +185,8 @@ async def _audited_inline(
     code = response.status
     if code < 300 and type(response) is web.Response and ctx.user is ctx.authenticated_user:
         response.headers[AUDIT_ID_HEADER] = audit_id
-        if log.complete(held, code, time.time() if clock is None else clock.now(), annotations):
+        gated = type(request.transport) is GatedTransport
+        if log.complete(held, code, time.time() if clock is None else clock.now(), annotations, gated=gated):
             sent.value += 1
             return response
     _set_header(response, audit_id)
