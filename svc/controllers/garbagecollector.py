@@ -12,6 +12,12 @@ excluded) feeds the graph (gc_graph.py); two queues of uids carry the decisions:
 An owner's existence is always checked by a live read (its uid must match), never from the caches,
 so a dependent listed before its owner is not collected by mistake. Deletes carry uid and
 resourceVersion preconditions, so an object replaced under the same name is not touched.
+
+Owner references that cannot be valid are reported, as upstream does: a reference to an owner the
+graph has seen in another namespace gets an `OwnerRefInvalidNamespace` Warning Event on the
+dependent (the owner is then looked up in the dependent's namespace, found absent, and the
+dependent collected); a cluster-scoped object naming a namespaced kind as owner is never collected
+and not retried, since no retry can resolve it.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from typing import Any
 
 from svc.client.aio import ApiError, resource_path
 from svc.client.discovery import ApiResource, server_resources
+from svc.client.events import WARNING
 from svc.client.informer import Handler, Informer
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
@@ -36,12 +43,17 @@ IGNORED = frozenset({("", "events"), ("events.k8s.io", "events")})
 Obj = dict[str, Any]
 
 
+class NamespacedOwnerOfClusterScopedObject(Exception):
+    """Upstream's `namespacedOwnerOfClusterScopedObjectErr`: the dependent is left alone for good."""
+
+
 class GarbageCollector:
     def __init__(self, context: ControllerContext, *, workers: int = 20) -> None:
         self.context = context
         self.client = context.client
         self.workers = workers
         self.graph = Graph()
+        self.events = context.recorder(NAME)
         self.attempt_to_delete: RateLimitingQueue[str] = RateLimitingQueue(
             "garbage_collector_attempt_to_delete", clock=context.clock
         )
@@ -145,7 +157,7 @@ class GarbageCollector:
                 f"cannot resolve owner kind {reference.get('kind')!r} of apiVersion {reference.get('apiVersion')!r}"
             )
         if resource.namespaced and not dependent.identity.namespace:
-            return "dangling"
+            raise NamespacedOwnerOfClusterScopedObject("cluster-scoped objects cannot refer to namespaced owners")
         namespace = dependent.identity.namespace if resource.namespaced else ""
         identity = Identity(resource.group, resource.version, resource.resource, namespace, str(reference.get("name")))
         owner = await self._live(identity, str(reference.get("uid", "")))
@@ -211,7 +223,12 @@ class GarbageCollector:
         references = live["metadata"].get("ownerReferences") or []
         if not references:
             return
-        states = {str(ref.get("uid")): await self._owner_state(node, ref) for ref in references}
+        await self._report_owners_in_other_namespaces(node, live, references)
+        try:
+            states = {str(ref.get("uid")): await self._owner_state(node, ref) for ref in references}
+        except NamespacedOwnerOfClusterScopedObject as error:
+            log.info("%s: %s/%s: %s", NAME, node.identity.resource, node.identity.name, error)
+            return
         solid = {owner for owner, state in states.items() if state == "solid"}
         if solid:
             stale = {owner for owner, state in states.items() if state != "solid"}
@@ -229,6 +246,29 @@ class GarbageCollector:
         else:
             policy = "Background"
         await self._delete(node, live, policy)
+
+    async def _report_owners_in_other_namespaces(self, node: Node, live: Obj, references: list[Obj]) -> None:
+        """Upstream's `reportInvalidNamespaceOwnerRef`, for owners the graph has seen elsewhere."""
+        namespace = node.identity.namespace
+        for reference in references:
+            owner = self.graph.nodes.get(str(reference.get("uid", "")))
+            if owner is None or not owner.identity.namespace or owner.identity.namespace == namespace:
+                continue
+            coordinates = (
+                f"[{reference.get('apiVersion')}/{reference.get('kind')}, namespace: {namespace}, "
+                f"name: {reference.get('name')}, uid: {reference.get('uid')}]"
+            )
+            message = f'ownerRef {coordinates} does not exist in namespace "{namespace}"'
+            kind, api_version = self._kind_of(node.identity)
+            await self.events.event(live, kind, api_version, WARNING, "OwnerRefInvalidNamespace", message)
+
+    def _kind_of(self, identity: Identity) -> tuple[str, str]:
+        """The dependent's kind and apiVersion, as its event's `involvedObject` names them."""
+        served = (identity.group, identity.version, identity.resource)
+        for (api_version, kind), resource in self._kinds.items():
+            if (resource.group, resource.version, resource.resource) == served:
+                return kind, api_version
+        return "", ""
 
     async def _process_deleting_dependents(self, node: Node) -> None:
         blocking = self.graph.blocking_dependents(node.uid)

@@ -3,7 +3,8 @@
 Built from informer events only (no I/O), as upstream's `GraphBuilder`: the workers read it to find
 an owner's dependents, and each change returns which uids need a decision, so the rules of what to
 look at again live in one place:
-- an object whose owner the graph has not seen (an owner deleted long ago, or not listed yet): check it;
+- an object whose owner the graph has not seen (an owner deleted long ago, or not listed yet), or has
+  seen in another namespace (a reference that cannot resolve): check it;
 - an owner deleting its dependents first (`foregroundDeletion`): each dependent, and the owner itself;
 - an owner orphaning its dependents (`orphan`): the owner, on the orphan queue;
 - a deleted object: its dependents, and any owner that waits for its dependents to go.
@@ -100,7 +101,7 @@ class Graph:
         for owner in node.owner_uids():
             self._dependents[owner].add(uid)
         self.nodes[uid] = node
-        if any(owner not in self.nodes for owner in node.owner_uids()) or (
+        if any(self._unresolved(owner, identity) for owner in node.owner_uids()) or (
             old is not None and old.owner_uids() != node.owner_uids()
         ):
             work.delete.add(uid)
@@ -110,6 +111,10 @@ class Graph:
             work.delete.add(uid)
             work.delete.update(d.uid for d in self.dependents(uid))
         return work
+
+    def _unresolved(self, owner_uid: str, identity: Identity) -> bool:
+        owner = self.nodes.get(owner_uid)
+        return owner is None or (bool(owner.identity.namespace) and owner.identity.namespace != identity.namespace)
 
     def forget(self, obj: Obj) -> Work:
         uid = str((obj.get("metadata") or {}).get("uid", ""))

@@ -42,6 +42,12 @@ class RecordingClient:
             raise ApiError(404, {"kind": "Status", "code": 404, "reason": "NotFound"})
         return self.objects[path]
 
+    async def request(self, method: str, path: str, *, body: Any = None, **_options: Any) -> Obj:
+        """A GET answers from `objects` as `get` does (discovery documents, lists); other verbs are recorded."""
+        if method == "GET":
+            return await self.get(path)
+        return await self._record(method.lower(), path, body)
+
     async def create(self, path: str, body: Obj) -> Obj:
         return await self._record("create", path, body)
 

@@ -95,3 +95,18 @@ def test_a_dependent_listed_before_its_owner_is_not_collected(api) -> None:
     assert not _eventually(lambda: _gone(api, "dependent"), seconds=1.0)
     api.request("DELETE", "/api/v1/namespaces/default/secrets/o")
     assert _eventually(lambda: _gone(api, "dependent"))
+
+
+def test_a_cluster_scoped_object_naming_a_namespaced_owner_is_kept_and_reported(api) -> None:
+    owner = api.request("POST", PATH, body={"metadata": {"name": "owner"}}).json()
+    reference = {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": owner["metadata"]["uid"]}
+    roles = "/apis/rbac.authorization.svc/v1/clusterroles"
+    role = {"metadata": {"name": "stray", "ownerReferences": [reference]}}
+    assert api.request("POST", roles, body=role).status == 201
+
+    def reported() -> bool:
+        events = api.request("GET", "/api/v1/namespaces/default/events").json()["items"]
+        return any(e["reason"] == "OwnerRefInvalidNamespace" and e["involvedObject"]["name"] == "stray" for e in events)
+
+    assert _eventually(reported)
+    assert api.request("GET", f"{roles}/stray").status == 200

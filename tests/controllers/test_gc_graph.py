@@ -50,3 +50,10 @@ def test_an_orphaning_owner_goes_to_the_orphan_queue() -> None:
     graph = Graph()
     graph.observe(at("o"), obj("o"))
     assert graph.observe(at("o"), obj("o", finalizers=("orphan",), deleting=True)).orphan == {"o"}
+
+
+def test_a_dependent_of_an_owner_seen_in_another_namespace_is_checked() -> None:
+    graph = Graph()
+    graph.observe(Identity("", "v1", "configmaps", "elsewhere", "o"), obj("o"))
+    assert graph.observe(at("d"), obj("d", "o")).delete == {"d"}
+    assert graph.observe(Identity("", "v1", "persistentvolumes", "", "pv"), obj("pv", "o")).delete == {"pv"}
