@@ -39,6 +39,13 @@ def found(read: Callable[[], object]) -> Callable[[], object]:
     return attempt
 
 
+def official_client(server: RunningServer, directory: Path) -> k8s.ApiClient:
+    """The official client on the server's kubeconfig; it writes the inline credentials to files in `directory`."""
+    configuration = k8s.Configuration()
+    config.load_kube_config(str(server.kubeconfig), client_configuration=configuration, temp_file_path=str(directory))
+    return k8s.ApiClient(configuration)
+
+
 def get_health(daemon: RunningControllerManager, path: str) -> tuple[int, str]:
     context = ssl.create_default_context()
     context.check_hostname = False
@@ -59,10 +66,7 @@ def test_a_new_namespace_gets_its_default_service_account_and_root_ca(
 ) -> None:
     server = svc_server_factory("--brand-profile=kubernetes")
     svc_controller_manager(server, "--controllers=serviceaccount,root-ca-cert-publisher")
-    configuration = k8s.Configuration()
-    # The client writes the kubeconfig's inline credentials to files; keep them in the test's directory.
-    config.load_kube_config(str(server.kubeconfig), client_configuration=configuration, temp_file_path=str(tmp_path))
-    api_client = k8s.ApiClient(configuration)
+    api_client = official_client(server, tmp_path)
     api = k8s.CoreV1Api(api_client)
     api.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(name="team")))
     # The issue's one-second target is measured, not asserted here (a loaded machine must not fail it).

@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from kubernetes import client as k8s
-from kubernetes import config
 
 from svc.testing.harness import RunningControllerManager, RunningServer
-from tests.controllers.test_daemon import wait_for
+from tests.controllers.test_daemon import official_client, wait_for
 
 SLICES = "/apis/discovery.svc/v1/namespaces/default/endpointslices?labelSelector=svc.io%2Fservice-name%3Dweb"
 MERGE = "application/merge-patch+json"
@@ -75,9 +74,7 @@ def test_the_official_client_sees_an_endpoint_slice_follow_a_services_pods(
 ) -> None:
     server = svc_server_factory("--brand-profile=kubernetes")
     svc_controller_manager(server, "--controllers=endpointslice")
-    configuration = k8s.Configuration()
-    config.load_kube_config(str(server.kubeconfig), client_configuration=configuration, temp_file_path=str(tmp_path))
-    api_client = k8s.ApiClient(configuration)
+    api_client = official_client(server, tmp_path)
     core, discovery = k8s.CoreV1Api(api_client), k8s.DiscoveryV1Api(api_client)
     port = k8s.V1ServicePort(name="http", port=80, target_port="web")
     core.create_namespaced_service(

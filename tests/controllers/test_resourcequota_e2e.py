@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
+
+from kubernetes import client as k8s
 
 from svc.testing.harness import RunningControllerManager, RunningServer
-from tests.controllers.test_daemon import wait_for
+from tests.controllers.test_daemon import official_client, wait_for
 
 QUOTA = "/api/v1/namespaces/default/resourcequotas/q"
 
@@ -31,3 +34,30 @@ def test_quota_status_counts_objects_and_pod_requests_and_follows_deletions(
     assert status["used"]["count/deployments.apps"] == "0"
     assert rest.request("DELETE", "/api/v1/namespaces/default/pods/p?gracePeriodSeconds=0").status == 200
     assert wait_for(lambda: used().get("pods") == "0" and used().get("requests.cpu") == "0", timeout=10), used()
+
+
+def test_the_official_client_reads_the_counts_in_a_quotas_status(
+    svc_server_factory: Callable[..., RunningServer],
+    svc_controller_manager: Callable[..., RunningControllerManager],
+    tmp_path: Path,
+) -> None:
+    server = svc_server_factory("--brand-profile=kubernetes")
+    svc_controller_manager(server, "--controllers=resourcequota")
+    with official_client(server, tmp_path) as api_client:
+        core = k8s.CoreV1Api(api_client)
+        hard = {"pods": "5", "configmaps": "10", "requests.memory": "1Gi"}
+        quota = k8s.V1ResourceQuota(metadata=k8s.V1ObjectMeta(name="q"), spec=k8s.V1ResourceQuotaSpec(hard=hard))
+        core.create_namespaced_resource_quota("default", quota)
+        core.create_namespaced_config_map("default", k8s.V1ConfigMap(metadata=k8s.V1ObjectMeta(name="settings")))
+        resources = k8s.V1ResourceRequirements(requests={"memory": "64Mi"})
+        container = k8s.V1Container(name="c", image="nginx", resources=resources)
+        core.create_namespaced_pod(
+            "default", k8s.V1Pod(metadata=k8s.V1ObjectMeta(name="p"), spec=k8s.V1PodSpec(containers=[container]))
+        )
+
+        def used() -> dict[str, str]:
+            return core.read_namespaced_resource_quota_status("q", "default").status.used or {}
+
+        expected = {"pods": "1", "configmaps": "1", "requests.memory": "64Mi"}
+        assert wait_for(lambda: used() == expected, timeout=10), used()
+        assert core.read_namespaced_resource_quota("q", "default").status.hard == hard
