@@ -37,6 +37,13 @@ def make_ca(directory: Path) -> tuple[Path, Path, x509.Certificate]:
 
 def make_request(common_name: str, organizations: tuple[str, ...] = (), dns: tuple[str, ...] = ()) -> str:
     """A base64 PEM CSR, as `spec.request` carries it."""
+    return make_key_and_request(common_name, organizations, dns)[1]
+
+
+def make_key_and_request(
+    common_name: str, organizations: tuple[str, ...] = (), dns: tuple[str, ...] = ()
+) -> tuple[ec.EllipticCurvePrivateKey, str]:
+    """A private key and a base64 PEM CSR for it, for tests that use the certificate they get."""
     key = ec.generate_private_key(ec.SECP256R1())
     attributes = [x509.NameAttribute(NameOID.ORGANIZATION_NAME, org) for org in organizations]
     attributes.append(x509.NameAttribute(NameOID.COMMON_NAME, common_name))
@@ -44,4 +51,4 @@ def make_request(common_name: str, organizations: tuple[str, ...] = (), dns: tup
     if dns:
         builder = builder.add_extension(x509.SubjectAlternativeName([x509.DNSName(d) for d in dns]), critical=False)
     pem = builder.sign(key, hashes.SHA256()).public_bytes(serialization.Encoding.PEM)
-    return base64.b64encode(pem).decode()
+    return key, base64.b64encode(pem).decode()

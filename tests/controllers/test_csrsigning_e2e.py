@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Callable
 from pathlib import Path
 
+import yaml
 from cryptography import x509
+from cryptography.hazmat.primitives import serialization
 
 from svc.testing.harness import RunningControllerManager, RunningServer
-from tests.controllers.csr_fixtures import make_ca, make_request
+from tests.controllers.csr_fixtures import make_ca, make_key_and_request, make_request
 from tests.controllers.test_daemon import wait_for
+from tests.e2e.kubectl_runner import Kubectl
 
 CSRS = "/apis/certificates.svc/v1/certificatesigningrequests"
 
@@ -76,3 +80,49 @@ def test_a_kubelet_client_request_is_auto_approved_and_signed(
     assert (approved["type"], approved["reason"]) == ("Approved", "AutoApproved")
     certificate = x509.load_pem_x509_certificate(base64.b64decode(status()["certificate"]))
     certificate.verify_directly_issued_by(ca)
+
+
+def test_a_request_approved_by_kubectl_gets_a_certificate_of_the_cluster_ca_that_the_server_accepts(
+    tmp_path: Path,
+    svc_server_factory: Callable[..., RunningServer],
+    svc_controller_manager: Callable[..., RunningControllerManager],
+    kubectl_binary: str,
+) -> None:
+    server = svc_server_factory("--brand-profile=kubernetes")
+    pki = server.data_dir / "pki"
+    svc_controller_manager(
+        server,
+        "--controllers=csrsigning",
+        f"--cluster-signing-cert-file={pki / 'client-ca.crt'}",
+        f"--cluster-signing-key-file={pki / 'client-ca.key'}",
+    )
+    kubectl = Kubectl(kubectl_binary, server.kubeconfig)
+    key, request = make_key_and_request("alice", ("dev",))
+    spec = {"request": request, "signerName": "kubernetes.io/kube-apiserver-client", "usages": ["client auth"]}
+    manifest = {"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest", "spec": spec}
+    kubectl.run("create", "-f", "-", stdin=json.dumps({**manifest, "metadata": {"name": "alice"}}))
+    kubectl.run("certificate", "approve", "alice")
+
+    def issued() -> str:
+        return kubectl.run("get", "csr", "alice", "-o", "jsonpath={.status.certificate}").stdout
+
+    assert wait_for(issued, timeout=10)
+    reasons = kubectl.run("get", "csr", "alice", "-o", "jsonpath={.status.conditions[*].reason}").stdout
+    assert reasons == "KubectlApprove"
+    pem = base64.b64decode(issued())
+    certificate = x509.load_pem_x509_certificate(pem)
+    certificate.verify_directly_issued_by(x509.load_pem_x509_certificate((pki / "client-ca.crt").read_bytes()))
+    # The API server takes the certificate as alice's credential.
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    kubeconfig = yaml.safe_load(server.kubeconfig.read_text())
+    kubeconfig["users"][0]["user"] = {
+        "client-certificate-data": base64.b64encode(pem).decode(),
+        "client-key-data": base64.b64encode(key_pem).decode(),
+    }
+    as_alice = tmp_path / "alice.kubeconfig"
+    as_alice.write_text(yaml.safe_dump(kubeconfig))
+    whoami = Kubectl(kubectl_binary, as_alice).run("auth", "whoami", "-o", "json").stdout
+    user = json.loads(whoami)["status"]["userInfo"]
+    assert (user["username"], "dev" in user["groups"]) == ("alice", True)
