@@ -85,3 +85,16 @@ def namespace(name: str, phase: str = "Active") -> Obj:
 def status_error(code: int, reason: str, causes: list[str] = ()) -> ApiError:  # type: ignore[assignment]
     details = {"causes": [{"type": cause} for cause in causes]}
     return ApiError(code, {"kind": "Status", "code": code, "reason": reason, "details": details})
+
+
+def served(resource: str, kind: str, *, namespaced: bool = True, verbs: tuple[str, ...] = ()) -> Obj:
+    """One resource of an aggregated discovery document (every verb unless `verbs` are given)."""
+    verbs = verbs or ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
+    scope = "Namespaced" if namespaced else "Cluster"
+    return {"resource": resource, "responseKind": {"kind": kind}, "scope": scope, "verbs": list(verbs)}
+
+
+def seed_core_discovery(client: RecordingClient, *resources: Obj) -> None:
+    """Make discovery (`/api` and `/apis`) find `resources` in the core group, version v1, and no other group."""
+    core = {"metadata": {"name": ""}, "versions": [{"version": "v1", "resources": list(resources)}]}
+    client.objects |= {"/api": {"items": [core]}, "/apis": {"items": []}}

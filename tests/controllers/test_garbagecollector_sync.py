@@ -8,32 +8,9 @@ from typing import Any
 from svc.client.aio import resource_path
 from svc.controllers.garbagecollector import NAME, GarbageCollector
 from svc.controllers.workers import process_next
-from tests.controllers.fakes import RecordingClient, make_context
+from tests.controllers.fakes import RecordingClient, make_context, seed_core_discovery, served
 
 Obj = dict[str, Any]
-VERBS = ["delete", "get", "list", "patch", "watch"]
-
-
-def _resource(resource: str, kind: str, scope: str) -> Obj:
-    return {"resource": resource, "responseKind": {"kind": kind}, "scope": scope, "verbs": VERBS}
-
-
-CORE_DISCOVERY = {
-    "items": [
-        {
-            "metadata": {"name": ""},
-            "versions": [
-                {
-                    "version": "v1",
-                    "resources": [
-                        _resource("configmaps", "ConfigMap", "Namespaced"),
-                        _resource("persistentvolumes", "PersistentVolume", "Cluster"),
-                    ],
-                }
-            ],
-        }
-    ]
-}
 
 
 def configmap(name: str, *owners: str, namespace: str = "ns", finalizers: tuple[str, ...] = (), **meta: Any) -> Obj:
@@ -57,7 +34,9 @@ async def collector(*configmaps: Obj, volumes: tuple[Obj, ...] = ()) -> tuple[Ga
     """A collector that has discovered the core group and whose monitors list `configmaps` and
     `volumes`; each object is also what a live read returns."""
     context, client = make_context()
-    client.objects |= {"/api": CORE_DISCOVERY, "/apis": {"items": []}}
+    seed_core_discovery(
+        client, served("configmaps", "ConfigMap"), served("persistentvolumes", "PersistentVolume", namespaced=False)
+    )
     gc = GarbageCollector(context)
     for resource in await gc._discover():
         gc._monitor(resource)
