@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import Handler, key_of
@@ -21,13 +22,16 @@ NAME = "token-cleaner-controller"
 
 
 def expiration(secret: dict) -> float | None:
+    """When a bootstrap token expires: None for never; an expiration that does not parse counts as
+    long past (upstream's `GetExpiration` "treating as expired"), so such a token signs nothing and is
+    cleaned up."""
     encoded = (secret.get("data") or {}).get("expiration")
     if not encoded:
         return None
     try:
         return parse_time(base64.b64decode(encoded).decode())
     except (binascii.Error, ValueError, UnicodeDecodeError):
-        return None
+        return -math.inf
 
 
 class TokenCleaner:

@@ -71,3 +71,20 @@ def test_signatures_already_right_are_not_rewritten() -> None:
         assert client.calls == []
 
     asyncio.run(scenario())
+
+
+def test_tokens_that_cannot_sign_are_skipped_without_failing_the_sync() -> None:
+    async def scenario() -> None:
+        context, client = make_context()
+        signer = BootstrapSigner(context)
+        unparsable_expiry = token("badexp", expires="next tuesday")
+        wrong_name = token("abcdef")
+        wrong_name["metadata"]["name"] = "bootstrap-token-other0"
+        not_base64 = token("nob64x")
+        not_base64["data"]["token-secret"] = "%%%"
+        signer.secrets.replace([unparsable_expiry, wrong_name, not_base64])
+        signer.configmaps.replace([cluster_info()])
+        await signer.sync(signer.key)
+        assert client.calls == []
+
+    asyncio.run(scenario())

@@ -45,3 +45,16 @@ def test_a_live_token_is_looked_at_again_when_it_expires_and_other_secrets_are_i
         assert client.calls == []
 
     asyncio.run(scenario())
+
+
+def test_a_token_whose_expiration_does_not_parse_counts_as_expired() -> None:
+    async def scenario() -> None:
+        context, client = make_context()
+        cleaner = TokenCleaner(context)
+        unparsable = token(0)
+        unparsable["data"]["expiration"] = base64.b64encode(b"next tuesday").decode()
+        cleaner.secrets.replace([unparsable])
+        await cleaner.sync("svc-system/bootstrap-token-abcdef")
+        assert [verb for verb, _path, _body in client.calls] == ["delete"]
+
+    asyncio.run(scenario())
