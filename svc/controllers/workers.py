@@ -63,7 +63,16 @@ async def run_workers(queue: RateLimitingQueue[str], sync: Sync, *, workers: int
 
 
 async def every(clock: Clock, period: float, step: Callable[[], Awaitable[None]]) -> None:
-    """upstream's `wait.Until`: run `step` now and then every `period` after it ends, until cancelled."""
+    """upstream's `wait.Until`: run `step` now and then every `period` after it ends, until cancelled.
+
+    A step that fails (the server refused a write, the connection dropped) is logged, as upstream's
+    periodic controllers hand their errors to `HandleError`, and the next one runs on time: one bad
+    pass must not stop the controller, and with it the whole daemon."""
     while True:
-        await step()
+        try:
+            await step()
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            log.warning("%s failed: %s", getattr(step, "__qualname__", step), error)
         await clock.sleep(period)

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from svc.controllers.podgc import PodGarbageCollector
-from tests.controllers.fakes import make_context
+from tests.controllers.fakes import make_context, status_error
 
 Obj = dict[str, Any]
 FORCE = {"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0}
@@ -107,5 +107,25 @@ def test_a_terminating_pod_never_scheduled_is_force_deleted() -> None:
         assert [verb for verb, _, _ in client.calls] == ["patch:strategic", "delete"]
         assert client.calls[0][2] == {"status": {"phase": "Failed"}}
         assert deleted(client) == ["stuck"]
+
+    asyncio.run(scenario())
+
+
+def test_a_pass_the_server_fails_is_logged_and_the_next_pass_runs_on_time() -> None:
+    async def scenario() -> None:
+        context, client = make_context()
+        controller = PodGarbageCollector(context, terminated_threshold=1)
+        controller.pods.replace(
+            [pod("old", phase="Failed"), pod("new", phase="Failed", created="2026-01-02T00:00:00Z")]
+        )
+        client.failures["delete"] = status_error(500, "InternalError")
+        running = asyncio.create_task(controller.run())
+        await context.clock.advance(0)  # type: ignore[attr-defined]
+        assert deleted(client) == ["old"]
+        assert not running.done()
+        client.failures.clear()
+        await context.clock.advance(20)  # type: ignore[attr-defined]
+        assert deleted(client) == ["old", "old"]
+        running.cancel()
 
     asyncio.run(scenario())
