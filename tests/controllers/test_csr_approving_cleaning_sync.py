@@ -148,3 +148,20 @@ def test_a_vanished_request_is_not_an_error_for_the_cleaner() -> None:
         assert len(client.calls) == 1
 
     asyncio.run(scenario())
+
+
+def test_a_certificate_that_does_not_parse_leaves_the_cleaner_to_the_approval_time() -> None:
+    async def scenario() -> None:
+        context, client = make_context()
+        controller = CSRCleanerController(context)
+        now = context.clock.wall()
+
+        def approved(name: str, seconds_ago: float) -> Obj:
+            condition = {"type": "Approved", "status": "True", "lastUpdateTime": rfc3339(now - seconds_ago)}
+            return csr_at(name, now - seconds_ago, conditions=[condition], certificate="bm90IGEgY2VydGlmaWNhdGU=")
+
+        controller.requests.replace([approved("recent", 100), approved("old", 3700)])
+        await controller.clean()
+        assert [(verb, path.rsplit("/", 1)[-1]) for verb, path, _body in client.calls] == [("delete", "old")]
+
+    asyncio.run(scenario())

@@ -6,6 +6,7 @@ import base64
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import yaml
 from cryptography import x509
@@ -19,6 +20,16 @@ from tests.e2e.kubectl_runner import Kubectl
 CSRS = "/apis/certificates.svc/v1/certificatesigningrequests"
 
 
+def approved_client_request(rest: Any, name: str, usages: list[str]) -> None:
+    """An apiserver-client request for `name` (organization dev), approved through the REST client."""
+    spec = {"request": make_request(name, ("dev",)), "signerName": "svc.io/svc-apiserver-client", "usages": usages}
+    assert rest.request("POST", CSRS, body={"metadata": {"name": name}, "spec": spec}).status == 201
+    current = rest.request("GET", f"{CSRS}/{name}").json()
+    approved = {"type": "Approved", "status": "True", "reason": "ByTest", "message": "approved by the test"}
+    current["status"] = {"conditions": [approved]}
+    assert rest.request("PUT", f"{CSRS}/{name}/approval", body=current).status == 200
+
+
 def test_an_approved_request_gets_a_certificate_signed_by_the_cluster_ca(
     tmp_path: Path, svc_server: RunningServer, svc_controller_manager: Callable[..., RunningControllerManager]
 ) -> None:
@@ -30,16 +41,7 @@ def test_an_approved_request_gets_a_certificate_signed_by_the_cluster_ca(
         f"--cluster-signing-key-file={key_file}",
     )
     rest = svc_server.client()
-    spec = {
-        "request": make_request("alice", ("dev",)),
-        "signerName": "svc.io/svc-apiserver-client",
-        "usages": ["client auth"],
-    }
-    assert rest.request("POST", CSRS, body={"metadata": {"name": "alice"}, "spec": spec}).status == 201
-    current = rest.request("GET", f"{CSRS}/alice").json()
-    approved = {"type": "Approved", "status": "True", "reason": "ByTest", "message": "approved by the test"}
-    current["status"] = {"conditions": [approved]}
-    assert rest.request("PUT", f"{CSRS}/alice/approval", body=current).status == 200
+    approved_client_request(rest, "alice", ["client auth"])
 
     def issued() -> str:
         return (rest.request("GET", f"{CSRS}/alice").json().get("status") or {}).get("certificate") or ""
@@ -49,6 +51,30 @@ def test_an_approved_request_gets_a_certificate_signed_by_the_cluster_ca(
     assert certificate.issuer == ca.subject
     assert certificate.subject.rfc4514_string() == "CN=alice,O=dev"
     certificate.verify_directly_issued_by(ca)
+
+
+def test_an_approved_request_the_signer_refuses_gets_upstreams_failed_condition_and_no_certificate(
+    tmp_path: Path, svc_server: RunningServer, svc_controller_manager: Callable[..., RunningControllerManager]
+) -> None:
+    cert_file, key_file, _ca = make_ca(tmp_path)
+    svc_controller_manager(
+        svc_server,
+        "--controllers=csrsigning",
+        f"--cluster-signing-cert-file={cert_file}",
+        f"--cluster-signing-key-file={key_file}",
+    )
+    rest = svc_server.client()
+    approved_client_request(rest, "server", ["server auth"])
+
+    def conditions() -> dict[str, dict]:
+        status = rest.request("GET", f"{CSRS}/server").json().get("status") or {}
+        return {c["type"]: c for c in status.get("conditions") or []}
+
+    assert wait_for(lambda: "Failed" in conditions(), timeout=10)
+    failed = conditions()["Failed"]
+    assert (failed["status"], failed["reason"]) == ("True", "SignerValidationFailure")
+    assert failed["message"] == "invalid usage for client certificate: server auth"
+    assert "certificate" not in rest.request("GET", f"{CSRS}/server").json()["status"]
 
 
 def test_a_kubelet_client_request_is_auto_approved_and_signed(

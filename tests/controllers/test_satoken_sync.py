@@ -180,3 +180,12 @@ def test_a_mounted_token_or_too_short_tracking_keeps_it() -> None:
         assert len(client.calls) == 1
 
     asyncio.run(scenario())
+
+
+def test_a_tracking_date_that_does_not_parse_cleans_nothing() -> None:
+    async def scenario() -> None:
+        tokens, client = cleaner([old_token("unused")], since="last spring")
+        await tokens.evaluate()
+        assert [verb for verb, _path, _body in client.calls] == ["get"]
+
+    asyncio.run(scenario())
