@@ -98,4 +98,6 @@ def test_the_official_client_sees_an_endpoint_slice_follow_a_services_pods(
     assert wait_for(lambda: endpoints() == [("10.2.0.1", 8080)], timeout=10)
     [endpoint_slice] = discovery.list_namespaced_endpoint_slice("default").items
     assert endpoint_slice.metadata.labels["endpointslice.kubernetes.io/managed-by"] == "endpointslice-controller.k8s.io"
+    core.delete_namespaced_pod("a", "default", grace_period_seconds=0)
+    assert wait_for(lambda: endpoints() == [], timeout=10)
     api_client.close()
