@@ -127,3 +127,19 @@ def test_lists_served_from_storage_count_the_objects_read_and_returned(svc_serve
     assert _value(samples, "apiserver_storage_list_fetched_objects_total", **configmaps) == 3
     assert _value(samples, "apiserver_storage_list_evaluated_objects_total", **configmaps) == 3
     assert _value(samples, "apiserver_storage_list_returned_objects_total", **configmaps) == 2
+
+
+def test_a_watch_the_client_ends_counts_the_status_it_sent(svc_server) -> None:
+    watcher = svc_server.client(timeout=30.0)
+    stream = watcher.stream(PATH, params={"watch": "true"})
+    api = svc_server.client()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and not _value(_samples(api), "apiserver_longrunning_requests", verb="WATCH"):
+        time.sleep(0.02)
+    stream.close()
+    watched = {"verb": "WATCH", "resource": "configmaps"}
+    counted = 0.0
+    while time.monotonic() < deadline and not counted:
+        counted = sum(_value(_samples(api), "apiserver_request_total", code=code, **watched) for code in ("200", "500"))
+    assert _value(_samples(api), "apiserver_request_total", code="200", **watched) == 1
+    assert _value(_samples(api), "apiserver_request_total", code="500", **watched) == 0

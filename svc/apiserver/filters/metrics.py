@@ -5,6 +5,7 @@ resource API)."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from aiohttp import web
@@ -45,6 +46,11 @@ async def measure(ctx: RequestContext, next_handler: Handler) -> web.StreamRespo
         running.inc()
     started = time.perf_counter()
     code = 500
+    sent: list[int] = []
+    if long_running:
+        # A watch or stream the client ends is cancelled after its headers went out: the status it
+        # sent is its code, as upstream's response writer records, not the 500 of a failed handler.
+        ctx.started_hooks.append(lambda response: sent.append(response.status))
     try:
         response = await next_handler(ctx)
         code = response.status
@@ -55,6 +61,9 @@ async def measure(ctx: RequestContext, next_handler: Handler) -> web.StreamRespo
         return response
     except status.StatusError as error:
         code = error.code
+        raise
+    except asyncio.CancelledError:
+        code = sent[0] if sent else code
         raise
     finally:
         inflight.dec()
