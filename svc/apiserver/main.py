@@ -13,6 +13,7 @@ from svc.apiserver.logs import LogSettings, configure_logging
 from svc.apiserver.options import parse_options
 from svc.apiserver.server import Server
 from svc.apiserver.shutdown import shut_down
+from svc.machinery.collector import freeze_after_long_collections
 from svc.storage.errors import StorageError
 
 YOUNG_COLLECTION_THRESHOLD = 20_000
@@ -38,6 +39,7 @@ async def _run(server: Server) -> None:
     # first generation lets request-sized garbage die young without triggering them.
     gc.freeze()
     gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])
+    freeze_after_long_collections()
     print(serving_line(server.bound_url, server.url), flush=True)
     print(f"admin kubeconfig: {server.kubeconfig_path}", flush=True)
     stop = asyncio.Event()

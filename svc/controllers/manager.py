@@ -18,6 +18,7 @@ from svc.apiserver.health import HealthCheck
 from svc.controllers import catalog, unavailable
 from svc.controllers.context import ControllerContext
 from svc.controllers.credentials import Credentials
+from svc.machinery.collector import freeze_after_long_collections
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +90,7 @@ class ControllerManager:
             # What start-up loaded (modules, the listed caches) lives as long as the process: out of the
             # collector's generations, full collections stop rescanning it (a pause every controller feels)
             gc.freeze()
+            freeze_after_long_collections()
             for name, controller in self.controllers.items():
                 log.info("starting controller %s", name)
                 self.tasks[name] = asyncio.create_task(controller.run(), name=name)
