@@ -10,8 +10,9 @@ controller's `scale` subresource. A healthy pod is Ready, not being deleted, and
 the `DisruptionAllowed` condition and `observedGeneration` follow. Upstream's Events (source
 `controllermanager`) say what the budget cannot see: `NoPods` when its selector matches nothing,
 `UnmanagedPods` when a percentage or `maxUnavailable` meets pods without a controller (they are left
-out of the expected count), and `CalculateExpectedPodCountFailed` when a pod's controller has no
-scale to read, in which case the budget fails safe: no disruptions, reason `SyncFailed`.
+out of the expected count), and `CalculateExpectedPodCountFailed` when a pod's controller cannot be
+found, is of a kind the server does not serve, or has no `scale` subresource, in which case the
+budget fails safe: no disruptions, reason `SyncFailed`, the message saying which.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ DELETION_TIMEOUT = 120.0
 Obj = dict[str, Any]
 
 
-class NoController(Exception):
-    """A selected pod whose controller's scale cannot be found."""
+class CountFailed(Exception):
+    """Why the pods a budget expects cannot be counted, in upstream's words."""
 
 
 def is_ready(pod: Obj) -> bool:
@@ -161,7 +162,7 @@ class DisruptionController:
             await self._event(budget, NORMAL, "NoPods", "No matching pods found")
         try:
             expected, desired, unmanaged = await self._expected(budget, pods)
-        except NoController as error:
+        except CountFailed as error:
             message = f"Failed to calculate the number of expected pods: {error}"
             await self._event(budget, WARNING, "CalculateExpectedPodCountFailed", message)
             await self._fail_safe(budget, str(error), wall)
@@ -200,7 +201,7 @@ class DisruptionController:
                 continue
             owner = await self._scaled_owner(pod["metadata"].get("namespace", ""), ref)
             if owner is None:
-                raise NoController(f'found no controllers for pod "{pod["metadata"]["name"]}"')
+                raise CountFailed(f'found no controllers for pod "{pod["metadata"]["name"]}"')
             scales.setdefault(owner[0], owner[1])
         return sum(scales.values()), unmanaged
 
@@ -219,29 +220,32 @@ class DisruptionController:
             if parent is not None and parent.get("kind") == "Deployment":
                 ref = parent
         group, _, version = str(ref.get("apiVersion", "")).rpartition("/")
-        resource = await self._resource_of(group, version, ref.get("kind", ""))
+        kind = ref.get("kind", "")
+        resource = await self._resource_of(group, version, kind)
         if resource is None:
-            return None
+            raise CountFailed(f'no matches for kind "{kind}" in version "{ref.get("apiVersion", "")}"')
         path = resource_path(
-            group, version, resource, namespace=namespace, name=ref.get("name", ""), subresource="scale"
+            group, version, resource.resource, namespace=namespace, name=ref.get("name", ""), subresource="scale"
         )
         try:
             scale = await self.context.client.get(path)
         except ApiError as error:
-            if error.reason == "NotFound":
-                return None
-            raise
+            if error.reason != "NotFound":
+                raise
+            if "scale" not in resource.subresources:
+                raise CountFailed(f"{resource.group_resource} does not implement the scale subresource") from None
+            return None
         if scale["metadata"].get("uid") != ref.get("uid"):
             return None
         return ref["uid"], (scale.get("spec") or {}).get("replicas") or 0
 
-    async def _resource_of(self, group: str, version: str, kind: str) -> str | None:
+    async def _resource_of(self, group: str, version: str, kind: str) -> ApiResource | None:
         for attempt in range(2):
             if self._resources is None or attempt:
                 self._resources = await server_resources(self.context.client, self.context.profile.discovery_group)
             for found in self._resources:
                 if (found.group, found.version, found.kind) == (group, version, kind) and found.namespaced:
-                    return found.resource
+                    return found
         return None
 
     async def _update(

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from svc.client.discovery import ApiResource
+from svc.controllers import disruption
 from svc.controllers.deployment_math import rfc3339
 from svc.controllers.disruption import DisruptionController
 from svc.controllers.workers import RequeueAfter
@@ -33,9 +34,11 @@ def pod(name: str, *, ready: bool = True, owner: str = "rs-uid", **metadata: Any
 def setup(budgets: list[Obj], pods: list[Obj]) -> tuple[DisruptionController, Any]:
     context, client = make_context()
     controller = DisruptionController(context)
+    scale = frozenset({"scale", "status"})
     controller._resources = [
-        ApiResource("apps", "v1", "replicasets", "ReplicaSet", True, frozenset(), True),
-        ApiResource("apps", "v1", "deployments", "Deployment", True, frozenset(), True),
+        ApiResource("apps", "v1", "replicasets", "ReplicaSet", True, frozenset(), True, scale),
+        ApiResource("apps", "v1", "deployments", "Deployment", True, frozenset(), True, scale),
+        ApiResource("", "v1", "configmaps", "ConfigMap", True, frozenset(), True),
     ]
     controller.pods.replace(pods)
     controller.budgets.replace(budgets)
@@ -118,6 +121,34 @@ def test_a_pod_without_a_scalable_controller_fails_safe_with_an_event() -> None:
         assert condition["message"] == 'found no controllers for pod "a"'
         message = 'Failed to calculate the number of expected pods: found no controllers for pod "a"'
         assert events(client) == [("PodDisruptionBudget", "Warning", "CalculateExpectedPodCountFailed", message)]
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("api_version", "kind", "why"),
+    [
+        ("v1", "ConfigMap", "configmaps does not implement the scale subresource"),
+        ("example.com/v1", "Widget", 'no matches for kind "Widget" in version "example.com/v1"'),
+    ],
+)
+def test_a_pod_controlled_by_what_has_no_scale_fails_safe_saying_why(
+    api_version: str, kind: str, why: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def scenario() -> None:
+        owned = pod("a")
+        owned["metadata"]["ownerReferences"] = [
+            {"apiVersion": api_version, "kind": kind, "name": "x", "uid": "x-uid", "controller": True}
+        ]
+        controller, client = setup([budget({"maxUnavailable": 1})], [owned])
+
+        async def rediscovered(_client: Any, _group: str) -> list[ApiResource]:
+            return controller._resources or []
+
+        monkeypatch.setattr(disruption, "server_resources", rediscovered)
+        await controller.sync("team/pdb")
+        assert written(client)["conditions"][0]["message"] == why
+        assert events(client)[0][3] == f"Failed to calculate the number of expected pods: {why}"
 
     asyncio.run(scenario())
 
