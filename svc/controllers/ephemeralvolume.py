@@ -55,11 +55,13 @@ class EphemeralVolumeController:
         self.queue: RateLimitingQueue[str] = RateLimitingQueue(NAME, clock=context.clock)
         self.pods = context.informers.informer("", "v1", "pods")
         self.claims = context.informers.informer("", "v1", "persistentvolumeclaims")
-        self.pods.add_handler(Handler(on_add=self._pod_changed, on_update=lambda _old, pod: self._pod_changed(pod)))
+        # A pod's volumes never change, so only a new pod is looked at (as upstream): a pod that failed
+        # comes back through the queue's backoff, not on each status update.
+        self.pods.add_handler(Handler(on_add=self._pod_added))
         self.claims.add_handler(Handler(on_delete=self._claim_deleted))
 
-    def _pod_changed(self, pod: Obj) -> None:
-        if ephemeral_volumes(pod):
+    def _pod_added(self, pod: Obj) -> None:
+        if ephemeral_volumes(pod) and not pod["metadata"].get("deletionTimestamp"):
             self.queue.add(key_of(pod))
 
     def _claim_deleted(self, claim: Obj) -> None:

@@ -153,6 +153,19 @@ async def settle() -> None:
         await asyncio.sleep(0)
 
 
+def test_a_new_pod_is_queued_and_its_status_updates_are_not() -> None:
+    async def scenario() -> None:
+        context, _ = make_context()
+        controller = EphemeralVolumeController(context)
+        controller.pods.replace([pod()])
+        assert await controller.queue.get() == "team/web"
+        controller.queue.done("team/web")
+        controller.pods.replace([{**pod(), "status": {"phase": "Running"}}])
+        assert len(controller.queue) == 0
+
+    asyncio.run(scenario())
+
+
 def test_deleting_an_ephemeral_claim_queues_its_pod() -> None:
     async def scenario() -> None:
         context, _ = make_context()
