@@ -41,6 +41,11 @@ class ApiError(Exception):
     def reason(self) -> str:
         return str(self.status.get("reason", ""))
 
+    @property
+    def message(self) -> str:
+        """The Status message alone, which is how upstream's API errors print themselves."""
+        return str(self.status.get("message", "")) or str(self)
+
 
 def resource_path(
     group: str, version: str, resource: str, *, namespace: str = "", name: str = "", subresource: str = ""

@@ -21,6 +21,7 @@ class ApiResource:
     namespaced: bool
     verbs: frozenset[str]
     preferred: bool
+    subresources: frozenset[str] = frozenset()
 
     @property
     def api_version(self) -> str:
@@ -36,7 +37,7 @@ class ApiResource:
 
 
 async def server_resources(client: AsyncRestClient, discovery_group: str) -> list[ApiResource]:
-    """Every top-level resource (no subresources) of every served group version."""
+    """Every top-level resource of every served group version, with the names of its subresources."""
     accept = f"application/json;g={discovery_group};v=v2;as=APIGroupDiscoveryList"
     found: list[ApiResource] = []
     for path in ("/api", "/apis"):
@@ -54,6 +55,9 @@ async def server_resources(client: AsyncRestClient, discovery_group: str) -> lis
                             namespaced=resource.get("scope") == "Namespaced",
                             verbs=frozenset(resource.get("verbs") or ()),
                             preferred=index == 0,
+                            subresources=frozenset(
+                                sub.get("subresource", "") for sub in resource.get("subresources") or []
+                            ),
                         )
                     )
     return found

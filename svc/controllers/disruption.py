@@ -7,16 +7,22 @@ the pods' controllers (a ReplicaSet's owning Deployment counts instead of it), r
 controller's `scale` subresource. A healthy pod is Ready, not being deleted, and not recently evicted
 (the eviction subresource records it under `disruptedPods`, trusted for two minutes).
 `disruptionsAllowed` is healthy minus desired, never negative and zero while no pod is expected;
-the `DisruptionAllowed` condition and `observedGeneration` follow. When the count cannot be made
-(a pod without a scalable controller), the budget fails safe: no disruptions, reason `SyncFailed`.
+the `DisruptionAllowed` condition and `observedGeneration` follow. Upstream's Events (source
+`controllermanager`) say what the budget cannot see: `NoPods` when its selector matches nothing,
+`UnmanagedPods` when a percentage or `maxUnavailable` meets pods without a controller (they are left
+out of the expected count), and `CalculateExpectedPodCountFailed` when a pod's controller cannot be
+found, is of a kind the server does not serve, or has no `scale` subresource, in which case the
+budget fails safe: no disruptions, reason `SyncFailed`, the message saying which.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from svc.api.columns.selectors import selector_struct_string
 from svc.client.aio import ApiError, resource_path
 from svc.client.discovery import ApiResource, server_resources
+from svc.client.events import NORMAL, WARNING
 from svc.client.informer import NAMESPACE_INDEX, Handler, key_of
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
@@ -27,13 +33,14 @@ from svc.controllers.workers import RequeueAfter, run_workers
 from svc.machinery.labels import SelectorError, label_selector_from_dict
 
 NAME = "disruption-controller"
+COMPONENT = "controllermanager"
 DELETION_TIMEOUT = 120.0
 
 Obj = dict[str, Any]
 
 
-class NoController(Exception):
-    """A selected pod whose controller's scale cannot be found."""
+class CountFailed(Exception):
+    """Why the pods a budget expects cannot be counted, in upstream's words."""
 
 
 def is_ready(pod: Obj) -> bool:
@@ -102,10 +109,21 @@ def allowed_condition(previous: list[Obj], allowed: int, generation: int, wall: 
     return [c for c in previous if c.get("type") != "DisruptionAllowed"] + [condition]
 
 
+def unmanaged_message(budget: Obj) -> str:
+    selector = (budget.get("spec") or {}).get("selector") or {}
+    return (
+        f"Pods selected by this PodDisruptionBudget (selector: {selector_struct_string(selector)}) were found "
+        "to be unmanaged. As a result, the status of the PDB cannot be calculated correctly, which may result in "
+        'undefined behavior. To account for these pods please set ".spec.minAvailable" field of the PDB to an '
+        "integer value."
+    )
+
+
 class DisruptionController:
     def __init__(self, context: ControllerContext, *, workers: int = 1) -> None:
         self.context = context
         self.workers = workers
+        self.events = context.recorder(COMPONENT)
         self.queue: RateLimitingQueue[str] = RateLimitingQueue(NAME, clock=context.clock)
         self.budgets = context.informers.informer("policy", "v1", "poddisruptionbudgets")
         self.pods = context.informers.informer("", "v1", "pods")
@@ -140,41 +158,52 @@ class DisruptionController:
         namespace = budget["metadata"].get("namespace", "")
         pods = selected_pods(budget, self.pods.by_index(NAMESPACE_INDEX, namespace))
         wall = self.context.clock.wall()
+        if not pods:
+            await self._event(budget, NORMAL, "NoPods", "No matching pods found")
         try:
-            expected, desired = await self._expected(budget, pods)
-        except NoController as error:
+            expected, desired, unmanaged = await self._expected(budget, pods)
+        except CountFailed as error:
+            message = f"Failed to calculate the number of expected pods: {error}"
+            await self._event(budget, WARNING, "CalculateExpectedPodCountFailed", message)
             await self._fail_safe(budget, str(error), wall)
             return
+        if unmanaged:
+            await self._event(budget, WARNING, "UnmanagedPods", unmanaged_message(budget))
         disrupted, recheck = disrupted_pods(budget, pods, wall)
         await self._update(budget, count_healthy(pods, disrupted), desired, expected, disrupted, wall)
         if recheck is not None:
             raise RequeueAfter(max(0.0, recheck - wall), "awaiting evicted pods")
 
-    async def _expected(self, budget: Obj, pods: list[Obj]) -> tuple[int, int]:
-        """(expected pods, desired healthy pods), upstream's `getExpectedPodCount`."""
+    async def _expected(self, budget: Obj, pods: list[Obj]) -> tuple[int, int, list[str]]:
+        """(expected pods, desired healthy pods, pods without a controller), upstream's
+        `getExpectedPodCount`."""
         spec = budget.get("spec") or {}
         if spec.get("maxUnavailable") is not None:
-            expected = await self._expected_scale(pods)
-            return expected, max(0, expected - scaled_value(spec["maxUnavailable"], expected, True))
+            expected, unmanaged = await self._expected_scale(pods)
+            return expected, max(0, expected - scaled_value(spec["maxUnavailable"], expected, True)), unmanaged
         minimum = spec.get("minAvailable")
         if isinstance(minimum, int):
-            return len(pods), minimum
+            return len(pods), minimum, []
         if minimum is not None:
-            expected = await self._expected_scale(pods)
-            return expected, scaled_value(minimum, expected, True)
-        return 0, 0
+            expected, unmanaged = await self._expected_scale(pods)
+            return expected, scaled_value(minimum, expected, True), unmanaged
+        return 0, 0, []
 
-    async def _expected_scale(self, pods: list[Obj]) -> int:
+    async def _expected_scale(self, pods: list[Obj]) -> tuple[int, list[str]]:
         scales: dict[str, int] = {}
+        unmanaged: list[str] = []
         for pod in pods:
             ref = controller_of(pod)
-            if ref is None or ref.get("uid") in scales:
+            if ref is None:
+                unmanaged.append(pod["metadata"]["name"])
+                continue
+            if ref.get("uid") in scales:
                 continue
             owner = await self._scaled_owner(pod["metadata"].get("namespace", ""), ref)
             if owner is None:
-                raise NoController(f'found no controllers for pod "{pod["metadata"]["name"]}"')
+                raise CountFailed(f'found no controllers for pod "{pod["metadata"]["name"]}"')
             scales.setdefault(owner[0], owner[1])
-        return sum(scales.values())
+        return sum(scales.values()), unmanaged
 
     async def _scaled_owner(self, namespace: str, ref: Obj) -> tuple[str, int] | None:
         """(uid, replicas) of the controller whose scale governs pods of `ref`'s controller."""
@@ -191,29 +220,32 @@ class DisruptionController:
             if parent is not None and parent.get("kind") == "Deployment":
                 ref = parent
         group, _, version = str(ref.get("apiVersion", "")).rpartition("/")
-        resource = await self._resource_of(group, version, ref.get("kind", ""))
+        kind = ref.get("kind", "")
+        resource = await self._resource_of(group, version, kind)
         if resource is None:
-            return None
+            raise CountFailed(f'no matches for kind "{kind}" in version "{ref.get("apiVersion", "")}"')
         path = resource_path(
-            group, version, resource, namespace=namespace, name=ref.get("name", ""), subresource="scale"
+            group, version, resource.resource, namespace=namespace, name=ref.get("name", ""), subresource="scale"
         )
         try:
             scale = await self.context.client.get(path)
         except ApiError as error:
-            if error.reason == "NotFound":
-                return None
-            raise
+            if error.reason != "NotFound":
+                raise
+            if "scale" not in resource.subresources:
+                raise CountFailed(f"{resource.group_resource} does not implement the scale subresource") from None
+            return None
         if scale["metadata"].get("uid") != ref.get("uid"):
             return None
         return ref["uid"], (scale.get("spec") or {}).get("replicas") or 0
 
-    async def _resource_of(self, group: str, version: str, kind: str) -> str | None:
+    async def _resource_of(self, group: str, version: str, kind: str) -> ApiResource | None:
         for attempt in range(2):
             if self._resources is None or attempt:
                 self._resources = await server_resources(self.context.client, self.context.profile.discovery_group)
             for found in self._resources:
                 if (found.group, found.version, found.kind) == (group, version, kind) and found.namespaced:
-                    return found.resource
+                    return found
         return None
 
     async def _update(
@@ -255,6 +287,9 @@ class DisruptionController:
         old["disruptionsAllowed"] = 0
         old["conditions"] = allowed_condition(old.get("conditions") or [], 0, generation, wall, message)
         await self._write(budget, old)
+
+    async def _event(self, budget: Obj, event_type: str, reason: str, message: str) -> None:
+        await self.events.event(budget, "PodDisruptionBudget", "policy/v1", event_type, reason, message)
 
     async def _write(self, budget: Obj, status: Obj) -> None:
         metadata = budget["metadata"]

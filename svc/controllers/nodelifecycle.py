@@ -8,7 +8,9 @@ pods marked not ready. The next pass queues it for the NoExecute taint of its Re
 (`unreachable` or `not-ready`), applied per zone at `--node-eviction-rate`; a zone mostly down slows
 to `--secondary-node-eviction-rate` (none in small clusters), and when every zone is down nothing is
 tainted and existing NoExecute taints are lifted, since the fault is likely the control plane's.
-The condition-derived NoSchedule taints follow every node change.
+The condition-derived NoSchedule taints follow every node change. Each node gets upstream's Normal
+events (source `node-controller`): `RegisteredNode` the first pass that sees it, `RemovingNode` the
+first that misses it, and `NodeNotReady` when a pass finds it no longer Ready.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from svc.client.aio import ApiError, resource_path
+from svc.client.events import NORMAL
 from svc.client.informer import Handler
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers import node_health as rules
@@ -27,6 +30,7 @@ from svc.controllers.deployment_math import condition, rfc3339
 from svc.controllers.workers import run_workers
 
 NAME = "node-lifecycle-controller"
+COMPONENT = "node-controller"
 TAINT_PASS_PERIOD = 0.1
 log = logging.getLogger(__name__)
 
@@ -98,6 +102,7 @@ class NodeLifecycleController:
         self.large_cluster_threshold = large_cluster_threshold
         self.unhealthy_zone_threshold = unhealthy_zone_threshold
         self.lease_namespace = context.profile.node_lease_namespace
+        self.events = context.recorder(COMPONENT)
         self.nodes = context.informers.informer("", "v1", "nodes")
         self.leases = context.informers.informer("coordination.k8s.io", "v1", "leases")
         self.pods = context.informers.informer("", "v1", "pods")
@@ -109,6 +114,7 @@ class NodeLifecycleController:
             )
         )
         self.health: dict[str, NodeHealth] = {}
+        self.known: dict[str, str] = {}
         self.tainters: dict[str, ZoneTainter] = {}
         self.zone_states: dict[str, str] = {}
 
@@ -140,8 +146,7 @@ class NodeLifecycleController:
     async def monitor(self) -> None:
         """One pass over every node: health, NoExecute tainting, then the zones' disruption states."""
         nodes = self.nodes.list()
-        for gone in set(self.health) - {node["metadata"]["name"] for node in nodes}:
-            del self.health[gone]
+        await self._classify(nodes)
         zone_statuses: dict[str, list[str | None]] = {}
         for node in nodes:
             zone = rules.zone_of(node)
@@ -154,10 +159,30 @@ class NodeLifecycleController:
                     zone_statuses.setdefault(zone, []).append(current)
                 await self._taint_for(node, observed)
                 if current != "True" and observed == "True":
-                    await self._mark_pods_not_ready(node["metadata"]["name"])
+                    name = node["metadata"]["name"]
+                    await self._event(node["metadata"], "NodeNotReady", f"Node {name} status is now: NodeNotReady")
+                    await self._mark_pods_not_ready(name)
             except ApiError as error:
                 log.warning("%s: node %s: %s", NAME, node["metadata"]["name"], error)
         await self._handle_disruption(zone_statuses, nodes)
+
+    async def _classify(self, nodes: list[Obj]) -> None:
+        """Upstream's `classifyNodes`: nodes new to this controller are registered, nodes gone removed."""
+        present = {node["metadata"]["name"]: node["metadata"] for node in nodes}
+        for name in set(self.known) - set(present):
+            self.health.pop(name, None)
+            metadata = {"name": name, "uid": self.known.pop(name)}
+            await self._event(metadata, "RemovingNode", f"Node {name} event: Removing Node {name} from Controller")
+        for name, metadata in present.items():
+            if name not in self.known:
+                self.known[name] = metadata.get("uid", "")
+                await self._event(
+                    metadata, "RegisteredNode", f"Node {name} event: Registered Node {name} in Controller"
+                )
+
+    async def _event(self, metadata: Obj, reason: str, message: str) -> None:
+        ref = {"metadata": {"name": metadata.get("name"), "uid": metadata.get("uid")}}
+        await self.events.event(ref, "Node", "v1", NORMAL, reason, message)
 
     async def _update_health(self, node: Obj) -> tuple[str, str | None]:
         """The Ready status seen before this pass and after it, marking the node Unknown when overdue."""

@@ -7,6 +7,9 @@ a controller reference to the pod), and the pod's `status.resourceClaimStatuses`
 serves which entry; a claim already made for the entry (found by owner and annotation) is reused. A
 claim's `status.reservedFor` loses pods that are gone or done, and a generated claim no longer
 reserved whose pod is done (or replaced) is deleted, rather than waiting for the pod's deletion.
+An entry whose template is missing, or whose claim the API server refuses, gives the pod upstream's
+`FailedResourceClaimCreation` Warning event; the sync fails and is retried with backoff (a template
+created later queues the pod at once).
 """
 
 from __future__ import annotations
@@ -14,12 +17,14 @@ from __future__ import annotations
 from typing import Any
 
 from svc.client.aio import ApiError, resource_path
+from svc.client.events import WARNING
 from svc.client.informer import NAMESPACE_INDEX, Handler, key_of
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
 from svc.controllers.workers import run_workers
 
 NAME = "resourceclaim-controller"
+COMPONENT = "resource_claim"
 GROUP = "resource.k8s.io"
 MAX_BASE_LENGTH = 57
 Obj = dict[str, Any]
@@ -51,10 +56,15 @@ def _owning_pod(claim: Obj) -> tuple[str, str]:
     return "", ""
 
 
+class ClaimError(Exception):
+    """Why a pod's claim entry has no claim, in upstream's words."""
+
+
 class ResourceClaimController:
     def __init__(self, context: ControllerContext, *, workers: int = 50) -> None:
         self.context = context
         self.workers = workers
+        self.events = context.recorder(COMPONENT)
         self.group = context.profile.group(GROUP)
         self.pod_claim_key = context.profile.label("resource.kubernetes.io/pod-claim-name")
         self.queue: RateLimitingQueue[str] = RateLimitingQueue(NAME, clock=context.clock)
@@ -113,7 +123,12 @@ class ResourceClaimController:
             template_name = entry.get("resourceClaimTemplateName")
             if not template_name or entry.get("name") in recorded:
                 continue
-            claim = self._existing(pod, entry["name"]) or await self._create(pod, entry["name"], template_name)
+            try:
+                claim = self._existing(pod, entry["name"]) or await self._create(pod, entry["name"], template_name)
+            except ClaimError as error:
+                message = f"PodResourceClaim {entry['name']}: {error}"
+                await self.events.event(pod, "Pod", "v1", WARNING, "FailedResourceClaimCreation", message)
+                raise
             new[entry["name"]] = claim["metadata"]["name"]
         if new:
             statuses = [*((pod.get("status") or {}).get("resourceClaimStatuses") or [])]
@@ -138,7 +153,7 @@ class ResourceClaimController:
         template = self.templates.get(f"{namespace}/{template_name}")
         if template is None:
             missing = f'resourceclaimtemplate.{self.group} "{template_name}" not found'
-            raise RuntimeError(f'resource claim template "{template_name}": {missing}')
+            raise ClaimError(f'resource claim template "{template_name}": {missing}')
         template_metadata = (template.get("spec") or {}).get("metadata") or {}
         body = {
             "apiVersion": f"{self.group}/v1",
@@ -160,9 +175,13 @@ class ResourceClaimController:
             },
             "spec": (template.get("spec") or {}).get("spec") or {},
         }
-        return await self.context.client.create(
-            resource_path(self.group, "v1", "resourceclaims", namespace=namespace), body
-        )
+        try:
+            return await self.context.client.create(
+                resource_path(self.group, "v1", "resourceclaims", namespace=namespace), body
+            )
+        except ApiError as error:
+            # upstream names the claim before the server has named it: the name is blank
+            raise ClaimError(f"create ResourceClaim : {error.message}") from error
 
     # -- claims ---------------------------------------------------------------------------------
 

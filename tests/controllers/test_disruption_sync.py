@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from svc.client.discovery import ApiResource
+from svc.controllers import disruption
 from svc.controllers.deployment_math import rfc3339
 from svc.controllers.disruption import DisruptionController
 from svc.controllers.workers import RequeueAfter
@@ -33,9 +34,11 @@ def pod(name: str, *, ready: bool = True, owner: str = "rs-uid", **metadata: Any
 def setup(budgets: list[Obj], pods: list[Obj]) -> tuple[DisruptionController, Any]:
     context, client = make_context()
     controller = DisruptionController(context)
+    scale = frozenset({"scale", "status"})
     controller._resources = [
-        ApiResource("apps", "v1", "replicasets", "ReplicaSet", True, frozenset(), True),
-        ApiResource("apps", "v1", "deployments", "Deployment", True, frozenset(), True),
+        ApiResource("apps", "v1", "replicasets", "ReplicaSet", True, frozenset(), True, scale),
+        ApiResource("apps", "v1", "deployments", "Deployment", True, frozenset(), True, scale),
+        ApiResource("", "v1", "configmaps", "ConfigMap", True, frozenset(), True),
     ]
     controller.pods.replace(pods)
     controller.budgets.replace(budgets)
@@ -99,7 +102,15 @@ def test_max_unavailable_is_taken_of_the_owning_deployments_scale() -> None:
     asyncio.run(scenario())
 
 
-def test_a_pod_without_a_scalable_controller_fails_safe() -> None:
+def events(client: Any) -> list[tuple[str, str, str, str]]:
+    return [
+        (body["involvedObject"]["kind"], body["type"], body["reason"], body["message"])
+        for _, _, body in client.events
+        if body["source"] == {"component": "controllermanager"}
+    ]
+
+
+def test_a_pod_without_a_scalable_controller_fails_safe_with_an_event() -> None:
     async def scenario() -> None:
         controller, client = setup([budget({"maxUnavailable": 1}, {"disruptionsAllowed": 3})], [pod("a")])
         await controller.sync("team/pdb")
@@ -108,6 +119,78 @@ def test_a_pod_without_a_scalable_controller_fails_safe() -> None:
         condition = status["conditions"][0]
         assert (condition["status"], condition["reason"]) == ("False", "SyncFailed")
         assert condition["message"] == 'found no controllers for pod "a"'
+        message = 'Failed to calculate the number of expected pods: found no controllers for pod "a"'
+        assert events(client) == [("PodDisruptionBudget", "Warning", "CalculateExpectedPodCountFailed", message)]
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("api_version", "kind", "why"),
+    [
+        ("v1", "ConfigMap", "configmaps does not implement the scale subresource"),
+        ("example.com/v1", "Widget", 'no matches for kind "Widget" in version "example.com/v1"'),
+    ],
+)
+def test_a_pod_controlled_by_what_has_no_scale_fails_safe_saying_why(
+    api_version: str, kind: str, why: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def scenario() -> None:
+        owned = pod("a")
+        owned["metadata"]["ownerReferences"] = [
+            {"apiVersion": api_version, "kind": kind, "name": "x", "uid": "x-uid", "controller": True}
+        ]
+        controller, client = setup([budget({"maxUnavailable": 1})], [owned])
+
+        async def rediscovered(_client: Any, _group: str) -> list[ApiResource]:
+            return controller._resources or []
+
+        monkeypatch.setattr(disruption, "server_resources", rediscovered)
+        await controller.sync("team/pdb")
+        assert written(client)["conditions"][0]["message"] == why
+        assert events(client)[0][3] == f"Failed to calculate the number of expected pods: {why}"
+
+    asyncio.run(scenario())
+
+
+def test_pods_without_a_controller_are_left_out_of_a_percentage_with_an_unmanaged_pods_event() -> None:
+    async def scenario() -> None:
+        selector = {
+            "matchLabels": {"app": "web"},
+            "matchExpressions": [{"key": "app", "operator": "In", "values": ["web", "api"]}],
+        }
+        bare = pod("bare")
+        bare["metadata"]["ownerReferences"] = []
+        controller, client = setup([budget({"minAvailable": "50%", "selector": selector})], [pod("a"), bare])
+        client.objects["/apis/apps/v1/namespaces/team/replicasets/web-rs"] = {"metadata": {}}
+        client.objects["/apis/apps/v1/namespaces/team/replicasets/web-rs/scale"] = {
+            "metadata": {"uid": "rs-uid"},
+            "spec": {"replicas": 4},
+        }
+        await controller.sync("team/pdb")
+        status = written(client)
+        assert (status["expectedPods"], status["desiredHealthy"], status["currentHealthy"]) == (4, 2, 2)
+        shown = (
+            "&LabelSelector{MatchLabels:map[string]string{app: web,},"
+            "MatchExpressions:[]LabelSelectorRequirement{"
+            "LabelSelectorRequirement{Key:app,Operator:In,Values:[web api],},},}"
+        )
+        message = (
+            f"Pods selected by this PodDisruptionBudget (selector: {shown}) were found to be unmanaged. As a result, "
+            "the status of the PDB cannot be calculated correctly, which may result in undefined behavior. "
+            'To account for these pods please set ".spec.minAvailable" field of the PDB to an integer value.'
+        )
+        assert events(client) == [("PodDisruptionBudget", "Warning", "UnmanagedPods", message)]
+
+    asyncio.run(scenario())
+
+
+def test_a_budget_matching_no_pods_says_so_in_a_normal_event() -> None:
+    async def scenario() -> None:
+        controller, client = setup([budget({"minAvailable": 1})], [])
+        await controller.sync("team/pdb")
+        assert events(client) == [("PodDisruptionBudget", "Normal", "NoPods", "No matching pods found")]
+        assert written(client)["disruptionsAllowed"] == 0
 
     asyncio.run(scenario())
 

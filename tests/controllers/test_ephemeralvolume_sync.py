@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import pytest
 
-from svc.controllers.ephemeralvolume import EphemeralVolumeController, NotForPod
-from tests.controllers.fakes import make_context
+from svc.client.aio import ApiError
+from svc.controllers.ephemeralvolume import EphemeralVolumeController, NotForPod, VolumeError
+from tests.controllers.fakes import RecordingClient, make_context
 
 TEMPLATE = {
     "metadata": {"labels": {"app": "web"}},
@@ -72,17 +74,94 @@ def test_an_owned_claim_or_a_pod_being_deleted_creates_nothing() -> None:
     asyncio.run(scenario())
 
 
-def test_a_claim_of_that_name_the_pod_does_not_own_fails_the_sync_with_upstreams_message() -> None:
+def failed_binding(client: RecordingClient) -> list[tuple[str, str, str, str]]:
+    return [
+        (body["involvedObject"]["name"], body["type"], body["reason"], body["message"])
+        for _, _, body in client.events
+        if body is not None
+    ]
+
+
+def test_a_claim_of_that_name_the_pod_does_not_own_fails_the_sync_with_an_event_on_the_pod() -> None:
     async def scenario() -> None:
         context, client = make_context()
         controller = EphemeralVolumeController(context)
         controller.claims.replace([{"metadata": {"name": "web-scratch", "namespace": "team"}}])
         controller.pods.replace([pod()])
-        with pytest.raises(
-            NotForPod, match=r"PVC team/web-scratch was not created for pod team/web \(pod is not owner\)"
-        ):
+        not_owner = "PVC team/web-scratch was not created for pod team/web (pod is not owner)"
+        with pytest.raises(NotForPod, match=re.escape(not_owner)):
             await controller.sync("team/web")
         assert client.calls == []
+        assert failed_binding(client) == [("web", "Warning", "FailedBinding", f"ephemeral volume scratch: {not_owner}")]
+        assert client.events[0][2]["source"] == {"component": "ephemeral_volume"}
+
+    asyncio.run(scenario())
+
+
+def test_a_claim_the_api_server_refuses_fails_the_sync_with_an_event_on_the_pod() -> None:
+    async def scenario() -> None:
+        context, client = make_context()
+        controller = EphemeralVolumeController(context)
+        refusal = 'PersistentVolumeClaim "web-scratch" is invalid: spec.accessModes: Required value'
+        client.failures["create"] = ApiError(422, {"kind": "Status", "reason": "Invalid", "message": refusal})
+        controller.pods.replace([pod()])
+        with pytest.raises(VolumeError):
+            await controller.sync("team/web")
+        message = f"ephemeral volume scratch: create PVC web-scratch: {refusal}"
+        assert failed_binding(client) == [("web", "Warning", "FailedBinding", message)]
+
+    asyncio.run(scenario())
+
+
+def test_a_pod_whose_claim_name_is_taken_backs_off_while_other_pods_get_their_claims() -> None:
+    async def scenario() -> None:
+        context, client = make_context()
+        controller = EphemeralVolumeController(context)
+        controller.claims.replace([{"metadata": {"name": "web-scratch", "namespace": "team"}}])
+        controller.pods.replace([pod(), pod(name="db", uid="u2")])
+        attempts: list[str] = []
+        sync = controller.sync
+
+        async def counted(key: str) -> None:
+            attempts.append(key)
+            await sync(key)
+
+        controller.sync = counted  # type: ignore[method-assign]
+        task = asyncio.create_task(controller.run())
+        try:
+            await settle()
+            assert [body["metadata"]["name"] for verb, _, body in client.calls if verb == "create"] == ["db-scratch"]
+            assert attempts.count("team/web") == 1
+            # The failed pod comes back after the rate limiter's delays (5 ms, then 10 ms), not at once.
+            for delay, tries in ((0.005, 2), (0.01, 3)):
+                await context.clock.advance(delay - 0.001)
+                await settle()
+                assert attempts.count("team/web") == tries - 1
+                await context.clock.advance(0.001)
+                await settle()
+                assert attempts.count("team/web") == tries
+            assert not task.done()
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    asyncio.run(scenario())
+
+
+async def settle() -> None:
+    for _ in range(20):
+        await asyncio.sleep(0)
+
+
+def test_a_new_pod_is_queued_and_its_status_updates_are_not() -> None:
+    async def scenario() -> None:
+        context, _ = make_context()
+        controller = EphemeralVolumeController(context)
+        controller.pods.replace([pod()])
+        assert await controller.queue.get() == "team/web"
+        controller.queue.done("team/web")
+        controller.pods.replace([{**pod(), "status": {"phase": "Running"}}])
+        assert len(controller.queue) == 0
 
     asyncio.run(scenario())
 

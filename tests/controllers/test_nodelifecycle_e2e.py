@@ -45,3 +45,8 @@ def test_a_node_whose_lease_stops_goes_unknown_and_is_tainted_while_a_live_node_
     assert condition["message"] == "Kubelet stopped posting node status."
     assert ready("node-0")["status"] == "True"
     assert taints("node-0") == set()
+    events = rest.request("GET", "/api/v1/namespaces/default/events").json()["items"]
+    seen = {
+        (e["involvedObject"]["name"], e["reason"]) for e in events if e["source"].get("component") == "node-controller"
+    }
+    assert seen == {("node-0", "RegisteredNode"), ("gone-0", "RegisteredNode"), ("gone-0", "NodeNotReady")}

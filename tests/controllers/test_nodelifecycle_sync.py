@@ -80,6 +80,35 @@ def test_a_silent_node_goes_unknown_with_upstreams_reasons_after_the_grace_perio
     asyncio.run(scenario())
 
 
+def node_events(client: Any) -> list[tuple[str, str, str, str]]:
+    return [
+        (body["involvedObject"]["name"], body["type"], body["reason"], body["message"])
+        for _, _, body in client.events
+        if body["source"] == {"component": "node-controller"}
+    ]
+
+
+def test_nodes_are_registered_said_not_ready_and_removed_in_events() -> None:
+    async def scenario() -> None:
+        controller, client = setup("n1", "n2")
+        await controller.monitor()
+        assert node_events(client) == [
+            (name, "Normal", "RegisteredNode", f"Node {name} event: Registered Node {name} in Controller")
+            for name in ("n1", "n2")
+        ]
+        await controller.context.clock.advance(51)
+        controller.leases.replace([lease("n1", START + 51), lease("n2", START)])
+        await controller.monitor()
+        assert node_events(client)[2:] == [("n2", "Normal", "NodeNotReady", "Node n2 status is now: NodeNotReady")]
+        controller.nodes.replace([node("n1")])
+        await controller.monitor()
+        assert node_events(client)[3:] == [
+            ("n2", "Normal", "RemovingNode", "Node n2 event: Removing Node n2 from Controller")
+        ]
+
+    asyncio.run(scenario())
+
+
 def test_the_next_pass_taints_an_unknown_node_unreachable_noexecute_at_the_zone_rate() -> None:
     async def scenario() -> None:
         controller, client = setup("n1", "n2", "n3", eviction_rate=0.1)

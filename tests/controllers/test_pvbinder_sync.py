@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from svc.controllers.pvbinder import PersistentVolumeBinder
 from svc.controllers.volume_matching import best_match
 from tests.controllers.fakes import make_context
@@ -164,13 +166,21 @@ def test_an_external_provisioner_is_asked_through_the_claim_annotations() -> Non
     asyncio.run(scenario())
 
 
-def test_a_claim_naming_a_volume_too_small_gets_a_mismatch_event() -> None:
+@pytest.mark.parametrize(
+    ("volume", "problem"),
+    [
+        (pv("v1", "1Gi"), "requested PV is too small"),
+        (pv("v1", "5Gi", storageClassName="slow"), "storageClassName does not match"),
+    ],
+)
+def test_a_claim_naming_a_volume_that_cannot_serve_it_gets_a_mismatch_event_and_is_not_bound(
+    volume: Obj, problem: str
+) -> None:
     async def scenario() -> None:
-        controller, client = binder([pv("v1", "1Gi")], [pvc("c", "5Gi", volumeName="v1", storageClassName="")])
+        controller, client = binder([volume], [pvc("c", "5Gi", volumeName="v1", storageClassName="")])
         await controller.sync_claim("ns/c")
-        assert events(client) == [
-            ("Warning", "VolumeMismatch", 'Cannot bind to requested volume "v1": requested PV is too small')
-        ]
+        assert events(client) == [("Warning", "VolumeMismatch", f'Cannot bind to requested volume "v1": {problem}')]
+        assert writes(client) == []
 
     asyncio.run(scenario())
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from svc.controllers.resourceclaim import ResourceClaimController, generate_name
+import pytest
+
+from svc.client.aio import ApiError
+from svc.controllers.resourceclaim import ClaimError, ResourceClaimController, generate_name
 from tests.controllers.fakes import make_context
 
 Obj = dict[str, Any]
@@ -58,6 +61,39 @@ def test_a_templated_entry_gets_a_claim_owned_by_the_pod_and_recorded_in_its_sta
 async def _created(client: Any, path: str, body: Obj) -> Obj:
     client.calls.append(("create", path, body))
     return {**body, "metadata": {**body["metadata"], "name": body["metadata"]["generateName"] + "x1"}}
+
+
+def failed_creations(client: Any) -> list[tuple[str, str, str]]:
+    return [
+        (body["involvedObject"]["name"], body["type"], body["message"])
+        for _, _, body in client.events
+        if body["reason"] == "FailedResourceClaimCreation" and body["source"] == {"component": "resource_claim"}
+    ]
+
+
+def test_an_entry_whose_template_is_missing_fails_the_sync_with_an_event_on_the_pod() -> None:
+    async def scenario() -> None:
+        rcc, client = controller([pod()], templates=())
+        with pytest.raises(ClaimError):
+            await rcc.sync("pod:ns/trainer")
+        missing = 'resource claim template "one-gpu": resourceclaimtemplate.resource.svc "one-gpu" not found'
+        assert failed_creations(client) == [("trainer", "Warning", f"PodResourceClaim gpu: {missing}")]
+        assert client.calls == []
+
+    asyncio.run(scenario())
+
+
+def test_a_claim_the_api_server_refuses_fails_the_sync_with_an_event_on_the_pod() -> None:
+    async def scenario() -> None:
+        rcc, client = controller([pod()])
+        refusal = 'ResourceClaim.resource.svc "trainer-gpu-" is invalid: spec.devices.requests[0]: Required value'
+        client.failures["create"] = ApiError(422, {"kind": "Status", "reason": "Invalid", "message": refusal})
+        with pytest.raises(ClaimError):
+            await rcc.sync("pod:ns/trainer")
+        message = f"PodResourceClaim gpu: create ResourceClaim : {refusal}"
+        assert failed_creations(client) == [("trainer", "Warning", message)]
+
+    asyncio.run(scenario())
 
 
 def test_a_recorded_entry_or_a_done_pod_creates_nothing() -> None:

@@ -39,3 +39,6 @@ def test_pods_leave_a_noexecute_tainted_node_as_their_tolerations_say(
     assert wait_for(lambda: phase("plain") == "Gone", timeout=15)
     assert wait_for(lambda: phase("brief") == "Gone", timeout=15)
     assert phase("forever") == "Running"
+    events = rest.request("GET", "/api/v1/namespaces/default/events").json()["items"]
+    marked = {e["involvedObject"]["name"]: e["message"] for e in events if e["reason"] == "TaintManagerEviction"}
+    assert marked == {name: f"Marking for deletion Pod default/{name}" for name in ("plain", "brief")}

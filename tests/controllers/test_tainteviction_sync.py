@@ -85,6 +85,62 @@ def test_an_untolerated_taint_deletes_at_once_and_a_lifted_taint_cancels() -> No
     asyncio.run(scenario())
 
 
+def evictions(client: Any) -> list[tuple[str, str, str]]:
+    return [
+        (body["involvedObject"]["name"], body["type"], body["message"])
+        for _, _, body in client.events
+        if body["reason"] == "TaintManagerEviction" and body["source"] == {"component": "taint-eviction-controller"}
+    ]
+
+
+def test_a_cancelled_deletion_and_a_carried_out_one_are_events_on_the_pod() -> None:
+    async def scenario() -> None:
+        context, client = make_context()
+        controller = TaintEvictionController(context)
+        controller.pods.replace([pod([tolerate(30)])])
+        controller.nodes.replace([node([UNREACHABLE])])
+        controller.nodes.replace([node([])])
+        await controller.sync(await controller.queue.get())
+        assert evictions(client) == [("p", "Normal", "Cancelling deletion of Pod team/p")]
+        controller.nodes.replace([node([UNREACHABLE])])
+        await context.clock.advance(30)
+        await controller.sync("team/p")
+        assert evictions(client)[1:] == [("p", "Normal", "Marking for deletion Pod team/p")]
+        assert [verb for verb, _path, _body in client.calls] == ["update", "delete"]
+
+    asyncio.run(scenario())
+
+
+def test_updates_that_leave_taints_tolerations_and_node_alone_do_not_touch_a_scheduled_deletion() -> None:
+    async def scenario() -> None:
+        context, client = make_context()
+        controller = TaintEvictionController(context)
+        controller.pods.replace([pod([])])
+        controller.nodes.replace([node([UNREACHABLE])])
+        heartbeat = {**node([UNREACHABLE]), "status": {"conditions": [{"type": "Ready", "status": "True"}]}}
+        controller.nodes.replace([heartbeat])
+        controller.pods.replace([{**pod([]), "status": {"phase": "Running", "podIP": "10.0.0.9"}}])
+        await controller.sync(await controller.queue.get())
+        assert evictions(client) == [("p", "Normal", "Marking for deletion Pod team/p")]
+
+    asyncio.run(scenario())
+
+
+def test_a_deleted_node_keeps_the_deletions_it_scheduled() -> None:
+    async def scenario() -> None:
+        context, client = make_context()
+        controller = TaintEvictionController(context)
+        controller.pods.replace([pod([tolerate(30)])])
+        controller.nodes.replace([node([UNREACHABLE])])
+        controller.nodes.replace([])
+        controller.pods.replace([pod([tolerate(60)])])
+        await context.clock.advance(30)
+        await controller.sync("team/p")
+        assert evictions(client) == [("p", "Normal", "Marking for deletion Pod team/p")]
+
+    asyncio.run(scenario())
+
+
 def test_a_pod_tolerating_forever_is_kept() -> None:
     async def scenario() -> None:
         context, client = make_context()

@@ -55,18 +55,41 @@ def test_a_bound_volume_outlives_its_deletion_until_it_is_released(
     assert wait_for(lambda: rest.request("GET", f"{VOLUMES}/pv1").status == 404, timeout=10)
 
 
+def ephemeral_pod(name: str) -> dict:
+    template = {"metadata": {"labels": {"app": "web"}}, "spec": CLAIM_SPEC}
+    volumes = [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": template}}]
+    return {"metadata": {"name": name}, "spec": {"containers": [{"name": "c", "image": "busybox"}], "volumes": volumes}}
+
+
 def test_a_generic_ephemeral_volume_gets_its_claim_owned_by_the_pod(
     svc_server: RunningServer, svc_controller_manager: Callable[..., RunningControllerManager]
 ) -> None:
     svc_controller_manager(svc_server, "--controllers=ephemeral-volume")
     rest = svc_server.client()
-    template = {"metadata": {"labels": {"app": "web"}}, "spec": CLAIM_SPEC}
-    volumes = [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": template}}]
-    spec = {"containers": [{"name": "c", "image": "busybox"}], "volumes": volumes}
-    created = rest.request("POST", PODS, body={"metadata": {"name": "web"}, "spec": spec})
+    created = rest.request("POST", PODS, body=ephemeral_pod("web"))
     assert created.status == 201
     assert wait_for(lambda: rest.request("GET", f"{CLAIMS}/web-scratch").status == 200, timeout=10)
     claim = rest.request("GET", f"{CLAIMS}/web-scratch").json()
     assert claim["metadata"]["labels"] == {"app": "web"}
     assert claim["metadata"]["ownerReferences"][0]["uid"] == created.json()["metadata"]["uid"]
     assert claim["spec"]["resources"] == CLAIM_SPEC["resources"]
+
+
+def test_a_pod_whose_ephemeral_claim_name_is_taken_gets_an_event_and_other_pods_are_served(
+    svc_server: RunningServer, svc_controller_manager: Callable[..., RunningControllerManager]
+) -> None:
+    rest = svc_server.client()
+    taken = {"metadata": {"name": "web-scratch"}, "spec": CLAIM_SPEC}
+    assert rest.request("POST", CLAIMS, body=taken).status == 201
+    assert rest.request("POST", PODS, body=ephemeral_pod("web")).status == 201
+    svc_controller_manager(svc_server, "--controllers=ephemeral-volume")
+
+    def failures() -> list[tuple[str, str, str]]:
+        items = rest.request("GET", "/api/v1/namespaces/default/events").json()["items"]
+        return [(e["involvedObject"]["name"], e["type"], e["message"]) for e in items if e["reason"] == "FailedBinding"]
+
+    message = "ephemeral volume scratch: PVC default/web-scratch was not created for pod default/web (pod is not owner)"
+    assert wait_for(lambda: failures() == [("web", "Warning", message)], timeout=10), failures()
+    assert rest.request("POST", PODS, body=ephemeral_pod("db")).status == 201
+    assert wait_for(lambda: rest.request("GET", f"{CLAIMS}/db-scratch").status == 200, timeout=10)
+    assert "ownerReferences" not in rest.request("GET", f"{CLAIMS}/web-scratch").json()["metadata"]
