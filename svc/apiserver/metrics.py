@@ -26,6 +26,7 @@ from prometheus_client.process_collector import ProcessCollector
 from svc.apiserver.admission.metrics import AdmissionMetrics, PolicyMetrics
 from svc.apiserver.audit.metrics import AuditMetrics
 from svc.apiserver.authn.metrics import JWTMetrics
+from svc.apiserver.deferred_counts import Deferred
 from svc.apiserver.metrics_exposition import Exposition
 from svc.apiserver.metrics_options import MetricsOptions
 from svc.apiserver.metrics_slis import HealthcheckSlis
@@ -114,6 +115,7 @@ class AuthenticationMetrics:
     recorded by the authentication filter for every request, as upstream's."""
 
     def __init__(self, registry: CollectorRegistry) -> None:
+        deferred = Deferred(registry)
         self.attempts = Counter(
             "authentication_attempts", "[ALPHA] Counter of authenticated attempts.", ["result"], registry=registry
         )
@@ -131,8 +133,8 @@ class AuthenticationMetrics:
             registry=registry,
         )
         results = ("success", "failure", "error")
-        self._attempts = {result: self.attempts.labels(result) for result in results}
-        self._durations = {result: self.duration.labels(result) for result in results}
+        self._attempts = {result: deferred.count(self.attempts.labels(result)) for result in results}
+        self._durations = {result: deferred.histogram(self.duration.labels(result)) for result in results}
 
     def record(self, result: str, seconds: float, user: str | None) -> None:
         self._attempts[result].inc()
@@ -153,6 +155,7 @@ class Metrics:
         self, object_counts: Callable[[], dict[tuple[str, str], int]], options: MetricsOptions | None = None
     ) -> None:
         self.registry = registry = CollectorRegistry()
+        self.deferred = Deferred(registry)
         self.options = options = options or MetricsOptions()
         self._exposition = Exposition(
             registry, options, current_minor=CURRENT_MINOR, deprecated=DEPRECATED, exact=frozenset(EXACT_COUNTERS)
@@ -216,10 +219,17 @@ class Metrics:
         self._children: dict[tuple[str, Labels], Any] = {}
 
     def child(self, metric: Any, labels: Labels) -> Any:
+        """The series of `metric` with these label values; a counter's or histogram's is deferred
+        (`deferred_counts`), as these are moved on every request."""
         key = (metric._name, labels)
         found = self._children.get(key)
         if found is None:
-            found = self._children[key] = metric.labels(*labels)
+            found = metric.labels(*labels)
+            if isinstance(metric, Counter):
+                found = self.deferred.count(found)
+            elif isinstance(metric, Histogram):
+                found = self.deferred.histogram(found)
+            self._children[key] = found
         return found
 
     def render(self) -> bytes:

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
+from svc.apiserver.deferred_counts import Deferred
 from svc.storage import errors
 from svc.storage.backend import Backend, Event, KeyValue, RangeResult
 
@@ -34,6 +35,7 @@ T = TypeVar("T")
 
 class StorageMetrics:
     def __init__(self, registry: CollectorRegistry, buckets: tuple[float, ...]) -> None:
+        self._deferred = Deferred(registry)
         labels = ["operation", "group", "resource"]
         self.durations = Histogram(
             "etcd_request_duration_seconds",
@@ -98,7 +100,10 @@ class StorageMetrics:
         key = (operation, *group_resource)
         children = self._children.get(key)
         if children is None:
-            children = self._children[key] = (self.durations.labels(*key), self.requests.labels(*key))
+            children = self._children[key] = (
+                self._deferred.histogram(self.durations.labels(*key)),
+                self._deferred.count(self.requests.labels(*key)),
+            )
         children[0].observe(seconds)
         children[1].inc()
         if failed:

@@ -11,6 +11,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
+from svc.apiserver.deferred_counts import Deferred
 from svc.registry.admission import Operation
 
 STEP_BUCKETS = (0.005, 0.025, 0.1, 0.5, 1.0, 2.5)
@@ -32,6 +33,7 @@ def _truth(value: bool) -> str:
 
 class AdmissionMetrics:
     def __init__(self, registry: CollectorRegistry) -> None:
+        self._deferred = Deferred(registry)
         self.steps = Histogram(
             "apiserver_admission_step_admission_duration_seconds",
             f"[STABLE] Admission sub-step latency histogram in seconds, {_PER_RESOURCE} step type (validate or admit).",
@@ -90,14 +92,18 @@ class AdmissionMetrics:
         key = (None, kind, operation, rejected)
         child = self._children.get(key)
         if child is None:
-            child = self._children[key] = self.steps.labels(kind, operation.value, _truth(rejected))
+            child = self._children[key] = self._deferred.histogram(
+                self.steps.labels(kind, operation.value, _truth(rejected))
+            )
         child.observe(seconds)
 
     def controller(self, name: str, kind: str, operation: Operation, rejected: bool, seconds: float) -> None:
         key = (name, kind, operation, rejected)
         child = self._children.get(key)
         if child is None:
-            child = self._children[key] = self.controllers.labels(name, kind, operation.value, _truth(rejected))
+            child = self._children[key] = self._deferred.histogram(
+                self.controllers.labels(name, kind, operation.value, _truth(rejected))
+            )
         child.observe(seconds)
 
     def webhook(self, name: str, kind: str, operation: Operation, code: int, rejected: bool, seconds: float) -> None:
