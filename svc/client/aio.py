@@ -47,6 +47,11 @@ class ApiError(Exception):
         return str(self.status.get("message", "")) or str(self)
 
 
+def error_message(error: Exception) -> str:
+    """How upstream's controllers print an error: an API error's Status message, else the error."""
+    return error.message if isinstance(error, ApiError) else str(error)
+
+
 def resource_path(
     group: str, version: str, resource: str, *, namespace: str = "", name: str = "", subresource: str = ""
 ) -> str:

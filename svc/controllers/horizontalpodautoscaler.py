@@ -24,7 +24,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from svc.client.aio import ApiError, resource_path
+from svc.client.aio import ApiError, error_message, resource_path
 from svc.client.events import NORMAL, WARNING
 from svc.client.informer import NAMESPACE_INDEX, Handler, Informer, key_of
 from svc.client.workqueue import RateLimitingQueue
@@ -131,7 +131,7 @@ class HorizontalPodAutoscalerController:
         try:
             listed = await self.context.client.get(path, labelSelector=selector)
         except (ApiError, ConnectionError) as error:
-            message = error.status.get("message", str(error)) if isinstance(error, ApiError) else str(error)
+            message = error_message(error)
             raise replicas.ReplicaCalculationError(
                 f"unable to get metrics for resource {resource}: unable to fetch metrics from resource metrics API: "
                 f"{message}"
@@ -319,7 +319,7 @@ class HorizontalPodAutoscalerController:
             scale_path = await self._scale_path(namespace, ref)
             scale = await self.context.client.get(scale_path)
         except (ApiError, ConnectionError) as error:
-            message = error.status.get("message", str(error)) if isinstance(error, ApiError) else str(error)
+            message = error_message(error)
             text = f"the HPA controller was unable to get the target's current scale: {message}"
             await self._event(hpa, WARNING, "FailedGetScale", message)
             _set_condition(status, "AbleToScale", "False", "FailedGetScale", text, clock.wall())
@@ -381,7 +381,7 @@ class HorizontalPodAutoscalerController:
             try:
                 await self.context.client.update(scale_path, updated)
             except (ApiError, ConnectionError) as error:
-                message = error.status.get("message", str(error)) if isinstance(error, ApiError) else str(error)
+                message = error_message(error)
                 text = f"the HPA controller was unable to update the target scale: {message}"
                 await self._event(
                     hpa, WARNING, "FailedRescale", f"New size: {desired}; reason: {reason}; error: {message}"
@@ -459,7 +459,7 @@ class HorizontalPodAutoscalerController:
                 if error.reason != "Conflict" or not await self._written_over_stale_cache(path, hpa, status):
                     raise
         except (ApiError, ConnectionError) as error:
-            message = error.status.get("message", str(error)) if isinstance(error, ApiError) else str(error)
+            message = error_message(error)
             await self._event(hpa, WARNING, "FailedUpdateStatus", message)
             raise
 

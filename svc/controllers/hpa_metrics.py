@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 from svc.api.brand import Profile
 from svc.api.columns.selectors import selector_struct_string
-from svc.client.aio import ApiError, resource_path
+from svc.client.aio import ApiError, error_message, resource_path
 from svc.controllers import hpa_replicas as replicas
 from svc.machinery.labels import SelectorError, label_selector_from_dict
 
@@ -69,10 +69,6 @@ class Target:
     now: float
 
 
-def _error_text(error: Exception) -> str:
-    return error.status.get("message", str(error)) if isinstance(error, ApiError) else str(error)
-
-
 async def resource_for_kind(client: Client, api_version: str, kind: str) -> tuple[str, str, str]:
     """(group, version, resource) of `kind` in `api_version`, from discovery (so CRDs are found)."""
     group, _, version = (api_version or "v1").rpartition("/")
@@ -113,7 +109,7 @@ class MetricsReader:
         try:
             return await self.client.get(path, **params)
         except (ApiError, ConnectionError) as error:
-            message = _error_text(error)
+            message = error_message(error)
             if isinstance(error, ApiError) and error.code == 404 and not await self._custom_served():
                 message = f"no custom metrics API ({self.custom_group}) registered"
             raise replicas.ReplicaCalculationError(
@@ -160,7 +156,7 @@ class MetricsReader:
                 group_kind = f"{kind}.{group}" if group else kind
                 raise replicas.ReplicaCalculationError(
                     f"unable to fetch metrics from custom metrics API: unable to map kind {group_kind} to resource: "
-                    f"{_error_text(error)}"
+                    f"{error_message(error)}"
                 ) from None
             qualified = f"{resource}.{found_group}" if found_group else resource
             path = resource_path(
@@ -183,7 +179,7 @@ class MetricsReader:
             listed = await self.client.get(path, **({"labelSelector": metric_selector} if metric_selector else {}))
         except (ApiError, ConnectionError) as error:
             raise replicas.ReplicaCalculationError(
-                f"unable to fetch metrics from external metrics API: {_error_text(error)}"
+                f"unable to fetch metrics from external metrics API: {error_message(error)}"
             ) from None
         items = listed.get("items") or []
         if not items:
