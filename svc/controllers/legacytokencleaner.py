@@ -19,6 +19,7 @@ from typing import Any
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import NAMESPACE_INDEX
 from svc.controllers.context import ControllerContext
+from svc.controllers.workers import every
 
 NAME = "legacy-serviceaccount-token-cleaner-controller"
 SYNC_INTERVAL = 24 * 3600.0
@@ -83,12 +84,7 @@ class LegacyTokenCleaner:
         self.pods = context.informers.informer("", "v1", "pods")
 
     async def run(self) -> None:
-        while True:
-            try:
-                await self.evaluate()
-            except (ApiError, ConnectionError) as error:
-                log.warning("%s: evaluating legacy tokens failed: %s", NAME, error)
-            await self.context.clock.sleep(SYNC_INTERVAL)
+        await every(self.context.clock, SYNC_INTERVAL, self.evaluate)
 
     async def _tracked_since(self) -> datetime.datetime | None:
         path = resource_path(
