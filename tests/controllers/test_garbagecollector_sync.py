@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from svc.client.aio import resource_path
-from svc.controllers.garbagecollector import NAME, RESYNC_MONITORS, GarbageCollector
+from svc.controllers.garbagecollector import NAME, GarbageCollector
 from svc.controllers.workers import process_next
 from tests.controllers.fakes import RecordingClient, make_context, seed_core_discovery, served
 
@@ -202,44 +202,5 @@ def test_a_cluster_scoped_object_naming_a_namespaced_owner_is_reported_and_never
         assert event["involvedObject"]["kind"] == "PersistentVolume"
         assert writes(client) == []
         assert gc.attempt_to_delete.retries("uid-pv") == 0
-
-    asyncio.run(scenario())
-
-
-def test_discovery_failing_at_start_is_retried_a_period_later_and_the_collector_keeps_running() -> None:
-    async def scenario() -> None:
-        context, client = make_context()
-        seed_core_discovery(client, served("configmaps", "ConfigMap"))
-        context.informers.start = lambda: None  # type: ignore[method-assign]
-        client.failures["get"] = ConnectionError("GET /api: connection refused")
-        gc = GarbageCollector(context)
-        running = asyncio.create_task(gc.run())
-        await context.clock.advance(0)  # type: ignore[attr-defined]
-        assert not running.done()
-        assert not gc.monitors
-        client.failures.clear()
-        await context.clock.advance(RESYNC_MONITORS)  # type: ignore[attr-defined]
-        await context.clock.advance(RESYNC_MONITORS)  # type: ignore[attr-defined]
-        assert list(gc.monitors) == [("", "v1", "configmaps")]
-        assert not running.done()
-        running.cancel()
-
-    asyncio.run(scenario())
-
-
-def test_a_monitor_that_never_lists_holds_the_workers_back_one_period_only() -> None:
-    async def scenario() -> None:
-        context, client = make_context()
-        seed_core_discovery(client, served("configmaps", "ConfigMap"))
-        context.informers.start = lambda: None  # type: ignore[method-assign]
-        gc = GarbageCollector(context)
-        running = asyncio.create_task(gc.run())
-        gc.attempt_to_delete.add("uid-unknown")
-        await context.clock.advance(0)  # type: ignore[attr-defined]
-        assert len(gc.attempt_to_delete) == 1
-        await context.clock.advance(RESYNC_MONITORS)  # type: ignore[attr-defined]
-        await context.clock.advance(0)  # type: ignore[attr-defined]
-        assert len(gc.attempt_to_delete) == 0
-        running.cancel()
 
     asyncio.run(scenario())
