@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from svc.client.aio import ApiError, resource_path
@@ -24,7 +23,7 @@ from svc.client.workqueue import RateLimitingQueue
 from svc.controllers import node_health as rules
 from svc.controllers.context import ControllerContext
 from svc.controllers.deployment_math import condition, rfc3339
-from svc.controllers.workers import run_workers
+from svc.controllers.workers import every, run_workers
 
 NAME = "node-lifecycle-controller"
 TAINT_PASS_PERIOD = 0.1
@@ -115,17 +114,9 @@ class NodeLifecycleController:
     async def run(self) -> None:
         await asyncio.gather(
             run_workers(self.queue, self.sync_no_schedule, workers=8, name=NAME),
-            self._every(self.monitor_period, self.monitor),
-            self._every(TAINT_PASS_PERIOD, self.taint_pass),
+            every(self.context.clock, self.monitor_period, self.monitor),
+            every(self.context.clock, TAINT_PASS_PERIOD, self.taint_pass),
         )
-
-    async def _every(self, period: float, step: Callable[[], Awaitable[None]]) -> None:
-        while True:
-            try:
-                await step()
-            except (ApiError, ConnectionError) as error:
-                log.warning("%s: %s", NAME, error)
-            await self.context.clock.sleep(period)
 
     # -- NoSchedule taints from conditions ----------------------------------------------------
     async def sync_no_schedule(self, name: str) -> None:

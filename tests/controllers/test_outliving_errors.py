@@ -9,6 +9,7 @@ import asyncio
 from svc.controllers.garbagecollector import RESYNC_MONITORS, GarbageCollector
 from svc.controllers.legacytokencleaner import SYNC_INTERVAL, LegacyTokenCleaner
 from tests.controllers.fakes import make_context, seed_core_discovery, served
+from tests.controllers.test_nodelifecycle_sync import setup, writes
 
 
 def test_discovery_failing_at_start_is_retried_a_period_later_and_the_collector_keeps_running() -> None:
@@ -60,6 +61,24 @@ def test_a_pass_that_times_out_is_logged_and_the_next_day_runs_again() -> None:
         assert not running.done()
         await context.clock.advance(SYNC_INTERVAL)  # type: ignore[attr-defined]
         assert [verb for verb, *_ in client.calls] == ["get", "get"]
+        running.cancel()
+
+    asyncio.run(scenario())
+
+
+def test_a_node_monitor_pass_that_times_out_is_logged_and_the_next_one_runs() -> None:
+    async def scenario() -> None:
+        controller, client = setup("n1")
+        client.failures["update"] = TimeoutError()
+        running = asyncio.create_task(controller.run())
+        await controller.context.clock.advance(0)  # type: ignore[attr-defined]
+        await controller.context.clock.advance(60)  # type: ignore[attr-defined]
+        assert writes(client, "/status")
+        assert not running.done()
+        client.failures.clear()
+        client.calls.clear()
+        await controller.context.clock.advance(controller.monitor_period)  # type: ignore[attr-defined]
+        assert writes(client, "/status")
         running.cancel()
 
     asyncio.run(scenario())
