@@ -162,13 +162,13 @@ class LegacyTokenCleaner:
         patch = {"metadata": {"uid": secret["metadata"].get("uid"), "labels": {self.invalid_since: today}}}
         try:
             await self.context.client.patch(self._path(secret), patch)
-        except ApiError as error:
+        except (ApiError, OSError) as error:
             log.warning("%s: labelling %s failed: %s", NAME, secret["metadata"]["name"], error)
 
     async def _delete(self, secret: Obj) -> None:
         body = {"preconditions": {"resourceVersion": secret["metadata"].get("resourceVersion")}}
         try:
             await self.context.client.delete(self._path(secret), body)
-        except ApiError as error:
-            if error.reason not in ("NotFound", "Conflict"):
+        except (ApiError, OSError) as error:
+            if not isinstance(error, ApiError) or error.reason not in ("NotFound", "Conflict"):
                 log.warning("%s: deleting %s failed: %s", NAME, secret["metadata"]["name"], error)

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import asyncio
 
+from svc.client.aio import resource_path
 from svc.controllers.garbagecollector import RESYNC_MONITORS, GarbageCollector
 from svc.controllers.legacytokencleaner import SYNC_INTERVAL, LegacyTokenCleaner
 from tests.controllers.fakes import make_context, seed_core_discovery, served
 from tests.controllers.test_nodelifecycle_sync import setup, writes
+
+DAY = 24 * 3600.0
 
 
 def test_discovery_failing_at_start_is_retried_a_period_later_and_the_collector_keeps_running() -> None:
@@ -80,5 +83,38 @@ def test_a_node_monitor_pass_that_times_out_is_logged_and_the_next_one_runs() ->
         await controller.context.clock.advance(controller.monitor_period)  # type: ignore[attr-defined]
         assert writes(client, "/status")
         running.cancel()
+
+    asyncio.run(scenario())
+
+
+def test_a_legacy_token_whose_label_write_times_out_does_not_stop_the_pass_over_the_others() -> None:
+    async def scenario() -> None:
+        context, client = make_context()
+        cleaner = LegacyTokenCleaner(context, clean_up_period=DAY)
+        tracking = resource_path("", "v1", "configmaps", namespace=context.profile.system_namespace)
+        client.objects[f"{tracking}/{cleaner.tracking}"] = {"data": {"since": "1970-01-01"}}
+        names = ("first", "second")
+        cleaner.accounts.replace(
+            [{"metadata": {"name": "bot", "namespace": "ns"}, "secrets": [{"name": n} for n in names]}]
+        )
+        cleaner.secrets.replace(
+            [
+                {
+                    "metadata": {
+                        "name": name,
+                        "namespace": "ns",
+                        "creationTimestamp": "1970-01-01T00:00:00Z",
+                        "annotations": {cleaner.name_key: "bot"},
+                    },
+                    "type": cleaner.token_type,
+                }
+                for name in names
+            ]
+        )
+        client.failures["patch:merge"] = TimeoutError("timed out")
+        await context.clock.advance(10 * DAY)  # type: ignore[attr-defined]
+        await cleaner.evaluate()
+        patched = [path.rsplit("/", 1)[1] for verb, path, _ in client.calls if verb == "patch:merge"]
+        assert patched == ["first", "second"]
 
     asyncio.run(scenario())
