@@ -9,8 +9,10 @@ import asyncio
 from svc.client.aio import resource_path
 from svc.controllers.garbagecollector import RESYNC_MONITORS, GarbageCollector
 from svc.controllers.legacytokencleaner import SYNC_INTERVAL, LegacyTokenCleaner
-from tests.controllers.fakes import make_context, seed_core_discovery, served
+from svc.controllers.podgc import QUARANTINE, PodGarbageCollector
+from tests.controllers.fakes import make_context, seed_core_discovery, served, status_error
 from tests.controllers.test_nodelifecycle_sync import setup, writes
+from tests.controllers.test_podgc_sync import deleted, pod
 
 DAY = 24 * 3600.0
 
@@ -116,5 +118,33 @@ def test_a_legacy_token_whose_label_write_times_out_does_not_stop_the_pass_over_
         await cleaner.evaluate()
         patched = [path.rsplit("/", 1)[1] for verb, path, _ in client.calls if verb == "patch:merge"]
         assert patched == ["first", "second"]
+
+    asyncio.run(scenario())
+
+
+def test_a_pod_the_server_fails_to_delete_does_not_stop_the_pass_over_the_others() -> None:
+    async def scenario() -> None:
+        context, client = make_context()
+        controller = PodGarbageCollector(context)
+        stamp = "2026-01-01T00:00:00Z"
+        controller.pods.replace([pod(name, phase="Pending", deletionTimestamp=stamp) for name in ("a", "b")])
+        client.failures["delete"] = status_error(500, "InternalError")
+        await controller.gc()
+        assert deleted(client) == ["a", "b"]
+
+    asyncio.run(scenario())
+
+
+def test_a_node_lookup_that_times_out_keeps_the_pods_bound_to_it() -> None:
+    async def scenario() -> None:
+        context, client = make_context()
+        controller = PodGarbageCollector(context)
+        controller.pods.replace([pod("bound", node="gone")])
+        client.failures["get"] = TimeoutError("timed out")
+        await controller.gc()
+        await context.clock.advance(QUARANTINE)  # type: ignore[attr-defined]
+        await controller.gc()
+        assert deleted(client) == []
+        assert set(controller.missing_since) == {"gone"}
 
     asyncio.run(scenario())
