@@ -7,10 +7,12 @@ from __future__ import annotations
 import asyncio
 
 from svc.client.aio import resource_path
+from svc.controllers.csrcleaner import CSRCleanerController
 from svc.controllers.garbagecollector import RESYNC_MONITORS, GarbageCollector
 from svc.controllers.legacytokencleaner import SYNC_INTERVAL, LegacyTokenCleaner
 from svc.controllers.podgc import QUARANTINE, PodGarbageCollector
 from tests.controllers.fakes import make_context, seed_core_discovery, served, status_error
+from tests.controllers.test_csr_approving_cleaning_sync import csr_at
 from tests.controllers.test_nodelifecycle_sync import setup, writes
 from tests.controllers.test_podgc_sync import deleted, pod
 
@@ -146,5 +148,17 @@ def test_a_node_lookup_that_times_out_keeps_the_pods_bound_to_it() -> None:
         await controller.gc()
         assert deleted(client) == []
         assert set(controller.missing_since) == {"gone"}
+
+    asyncio.run(scenario())
+
+
+def test_a_request_whose_delete_times_out_does_not_stop_the_csr_cleaner_pass() -> None:
+    async def scenario() -> None:
+        context, client = make_context()
+        controller = CSRCleanerController(context)
+        controller.requests.replace([csr_at(name, context.clock.wall() - 30 * 3600) for name in ("a", "b")])
+        client.failures["delete"] = TimeoutError("timed out")
+        await controller.clean()
+        assert [path.rsplit("/", 1)[1] for verb, path, _ in client.calls if verb == "delete"] == ["a", "b"]
 
     asyncio.run(scenario())
