@@ -146,7 +146,7 @@ class NodeLifecycleController:
                 await self._taint_for(node, observed)
                 if current != "True" and observed == "True":
                     await self._mark_pods_not_ready(node["metadata"]["name"])
-            except ApiError as error:
+            except (ApiError, OSError) as error:
                 log.warning("%s: node %s: %s", NAME, node["metadata"]["name"], error)
         await self._handle_disruption(zone_statuses, nodes)
 
@@ -246,7 +246,7 @@ class NodeLifecycleController:
                 )
                 try:
                     await self._swap(node, add, [remove])
-                except ApiError as error:
+                except (ApiError, OSError) as error:
                     log.warning("%s: tainting node %s: %s", NAME, name, error)
                     tainter.queue.append(name)
 

@@ -13,7 +13,7 @@ from svc.controllers.legacytokencleaner import SYNC_INTERVAL, LegacyTokenCleaner
 from svc.controllers.podgc import QUARANTINE, PodGarbageCollector
 from tests.controllers.fakes import make_context, seed_core_discovery, served, status_error
 from tests.controllers.test_csr_approving_cleaning_sync import csr_at
-from tests.controllers.test_nodelifecycle_sync import setup, writes
+from tests.controllers.test_nodelifecycle_sync import node, setup, writes
 from tests.controllers.test_podgc_sync import deleted, pod
 
 DAY = 24 * 3600.0
@@ -160,5 +160,34 @@ def test_a_request_whose_delete_times_out_does_not_stop_the_csr_cleaner_pass() -
         client.failures["delete"] = TimeoutError("timed out")
         await controller.clean()
         assert [path.rsplit("/", 1)[1] for verb, path, _ in client.calls if verb == "delete"] == ["a", "b"]
+
+    asyncio.run(scenario())
+
+
+def test_a_node_status_write_that_times_out_does_not_stop_the_monitor_pass_over_the_others() -> None:
+    async def scenario() -> None:
+        controller, client = setup("n1", "n2")
+        await controller.monitor()
+        await controller.context.clock.advance(60)  # type: ignore[attr-defined]
+        client.failures["update"] = TimeoutError("timed out")
+        await controller.monitor()
+        assert writes(client, "/nodes/n1/status") and writes(client, "/nodes/n2/status")
+
+    asyncio.run(scenario())
+
+
+def test_a_taint_write_that_times_out_is_queued_again() -> None:
+    async def scenario() -> None:
+        controller, client = setup("n1", "n2", eviction_rate=0.1)
+        await controller.monitor()
+        controller.nodes.replace([node("n1"), node("n2", "Unknown")])
+        await controller.monitor()
+        client.failures["update"] = TimeoutError("timed out")
+        await controller.taint_pass()
+        client.failures.clear()
+        client.calls.clear()
+        await controller.context.clock.advance(10)  # type: ignore[attr-defined]
+        await controller.taint_pass()
+        assert len(writes(client, "/nodes/n2")) == 1
 
     asyncio.run(scenario())
