@@ -113,7 +113,7 @@ class GarbageCollector:
         already running stay, and the next pass, a period later, tries again."""
         try:
             resources = await self._discover()
-        except (TimeoutError, ApiError, OSError) as error:
+        except (ApiError, OSError) as error:
             log.warning("garbage collector: discovery failed, skipping garbage collector sync: %s", error)
             return
         for resource in resources:
