@@ -67,7 +67,7 @@ class EventRecorder:
             return
         try:
             written = await self._write(correlated)
-        except (ApiError, ConnectionError) as error:
+        except (ApiError, OSError) as error:
             log.warning("%s: event %s on %s/%s dropped: %s", self.component, reason, namespace, ref.get("name"), error)
             return
         self.correlator.update_state(written)

@@ -139,9 +139,8 @@ class Informer:
     def add_handler(self, handler: Handler) -> None:
         """Register `handler`; objects already cached are announced to it as adds, as client-go does."""
         self._handlers.append(handler)
-        if handler.on_add is not None:
-            for obj in self._items.values():
-                handler.on_add(obj)
+        for obj in list(self._items.values()):
+            self._notify(handler.on_add, obj)
 
     def _put(self, obj: Obj) -> Obj | None:
         key = key_of(obj)
@@ -171,20 +170,27 @@ class Informer:
 
     # --- notifications ---------------------------------------------------------------------------
 
+    def _notify(self, callback: Callable[..., None] | None, *objects: Obj) -> None:
+        """Call one handler; an exception it raises (an object it cannot handle) is logged and does
+        not reach the reflector, which would otherwise stop and leave every other handler deaf."""
+        if callback is None:
+            return
+        try:
+            callback(*objects)
+        except Exception:
+            log.exception("informer: an event handler failed on %s", key_of(objects[-1]))
+
     def _added(self, obj: Obj) -> None:
         for handler in self._handlers:
-            if handler.on_add is not None:
-                handler.on_add(obj)
+            self._notify(handler.on_add, obj)
 
     def _updated(self, old: Obj, new: Obj) -> None:
         for handler in self._handlers:
-            if handler.on_update is not None:
-                handler.on_update(old, new)
+            self._notify(handler.on_update, old, new)
 
     def _deleted(self, obj: Obj) -> None:
         for handler in self._handlers:
-            if handler.on_delete is not None:
-                handler.on_delete(obj)
+            self._notify(handler.on_delete, obj)
 
     def _apply(self, event_type: str, obj: Obj) -> None:
         if event_type == "DELETED":

@@ -25,7 +25,8 @@ from svc.controllers.context import ControllerContext
 from svc.controllers.controller_ref import controller_of, owner_reference
 from svc.controllers.deployment_math import condition
 from svc.controllers.workers import run_workers
-from svc.machinery.cron import CronError, Schedule, parse_schedule
+from svc.machinery.cron import CronError, Schedule, parse_schedule, zone_exists
+from svc.machinery.gotext import quote
 
 NAME = "cronjob-controller"
 Obj = dict[str, Any]
@@ -112,7 +113,11 @@ class CronJobController:
         now = datetime.datetime.fromtimestamp(self.context.clock.wall(), datetime.UTC)
         spec = cronjob["spec"]
         wait: float | None = None
-        if not cronjob["metadata"].get("deletionTimestamp") and not spec.get("suspend"):
+        if (
+            not cronjob["metadata"].get("deletionTimestamp")
+            and await self._zone_loads(cronjob)
+            and not spec.get("suspend")
+        ):
             wait = await self._run_due(cronjob, jobs, now)
         await self._clean_history(cronjob, jobs)
         if status != before:
@@ -159,7 +164,10 @@ class CronJobController:
         try:
             schedule = parse_schedule(spec.get("schedule", ""), spec.get("timeZone") or "")
         except CronError as error:
+            # a user error in the spec: nothing is scheduled until the object changes, as upstream
             log.warning("cronjob %s: unparseable schedule %r: %s", key_of(cronjob), spec.get("schedule"), error)
+            message = f"unparseable schedule: {quote(spec.get('schedule', ''))} : {error}"
+            await self._event(cronjob, "Warning", "UnparseableSchedule", message)
             return None
         following = schedule.next_after(now)
         wait = (following - now).total_seconds() if following is not None else None
@@ -184,6 +192,16 @@ class CronJobController:
             jobs.append(created)
             self._refresh(status, jobs)
         return wait
+
+    async def _zone_loads(self, cronjob: Obj) -> bool:
+        """Upstream's first check: a `spec.timeZone` this process cannot load (its zone data lacks
+        it) gets an `UnknownTimeZone` Warning and no run until the object changes."""
+        zone = cronjob["spec"].get("timeZone")
+        if zone is None or zone_exists(zone):
+            return True
+        message = f"invalid timeZone: {quote(zone)}: unknown time zone {zone}"
+        await self._event(cronjob, "Warning", "UnknownTimeZone", message)
+        return False
 
     async def _create(self, cronjob: Obj, name: str, scheduled: datetime.datetime) -> Obj | None:
         template = cronjob["spec"].get("jobTemplate") or {}

@@ -76,6 +76,6 @@ class CSRCleanerController:
                 continue
             try:
                 await self.context.client.delete(csr_path(self.context, csr["metadata"]["name"]))
-            except ApiError as error:
-                if error.reason != "NotFound":
+            except (ApiError, OSError) as error:
+                if not isinstance(error, ApiError) or error.reason != "NotFound":
                     log.warning("%s: deleting %s: %s", NAME, csr["metadata"]["name"], error)

@@ -105,22 +105,43 @@ class GarbageCollector:
         for uid in work.orphan:
             self.attempt_to_orphan.add(uid)
 
+    async def _sync_monitors(self) -> None:
+        """One pass of upstream's `Sync`: a monitor for every deletable resource discovery reports.
+
+        Discovery that fails (the server is down, an aggregated API times out) skips the pass, as
+        upstream's "no resources reported by discovery, skipping garbage collector sync": the monitors
+        already running stay, and the next pass, a period later, tries again."""
+        try:
+            resources = await self._discover()
+        except (ApiError, OSError) as error:
+            log.warning("garbage collector: discovery failed, skipping garbage collector sync: %s", error)
+            return
+        for resource in resources:
+            self._monitor(resource)
+        self.context.informers.start()
+
     async def _resync_monitors(self) -> None:
         while True:
             await self.context.clock.sleep(RESYNC_MONITORS)
-            try:
-                for resource in await self._discover():
-                    self._monitor(resource)
-                self.context.informers.start()
-            except (TimeoutError, ApiError, OSError) as error:
-                log.warning("garbage collector: discovery failed: %s", error)
+            await self._sync_monitors()
+
+    async def _wait_for_monitors(self) -> None:
+        """Until every monitor has listed, at most one resync period: upstream's workers then start
+        anyway ("not all resource monitors could be synced, proceeding anyways"), so a resource that
+        cannot be listed, or discovery that is down, does not hold back collection of the others."""
+        synced = asyncio.ensure_future(asyncio.gather(*(informer.synced.wait() for informer in self.monitors.values())))
+        timeout = asyncio.ensure_future(self.context.clock.sleep(RESYNC_MONITORS))
+        await asyncio.wait({synced, timeout}, return_when=asyncio.FIRST_COMPLETED)
+        if not self.monitors or not synced.done():
+            log.info("garbage collector: not all resource monitors could be synced, proceeding anyways")
+        for waiter in (synced, timeout):
+            waiter.cancel()
+        await asyncio.gather(synced, timeout, return_exceptions=True)
 
     async def run(self) -> None:
         try:
-            for resource in await self._discover():
-                self._monitor(resource)
-            self.context.informers.start()
-            await asyncio.gather(*(informer.synced.wait() for informer in self.monitors.values()))
+            await self._sync_monitors()
+            await self._wait_for_monitors()
             self._tasks.append(asyncio.create_task(self._resync_monitors()))
             await asyncio.gather(
                 run_workers(self.attempt_to_delete, self.attempt_to_delete_item, workers=self.workers, name=NAME),

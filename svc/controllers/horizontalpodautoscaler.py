@@ -128,41 +128,40 @@ class HorizontalPodAutoscalerController:
         self, namespace: str, selector: str, resource: str, container: str
     ) -> dict[str, replicas.PodMetric]:
         path = resource_path(self.metrics_group, "v1beta1", "pods", namespace=namespace)
+        failure = f"unable to get metrics for resource {resource}: unable to fetch metrics from resource metrics API"
         try:
             listed = await self.context.client.get(path, labelSelector=selector)
-        except (ApiError, ConnectionError) as error:
+        except (ApiError, OSError) as error:
             message = error_message(error)
-            raise replicas.ReplicaCalculationError(
-                f"unable to get metrics for resource {resource}: unable to fetch metrics from resource metrics API: "
-                f"{message}"
-            ) from None
+            raise replicas.ReplicaCalculationError(f"{failure}: {message}") from None
         items = listed.get("items") or []
         if not items:
             raise replicas.ReplicaCalculationError(
                 f"unable to get metrics for resource {resource}: no metrics returned from resource metrics API"
             )
         samples = {}
-        for item in items:
-            total, complete = 0, True
-            containers = item.get("containers") or []
-            if container:
-                containers = [c for c in containers if c.get("name") == container]
-                if not containers:
-                    meta = item["metadata"]
-                    raise replicas.ReplicaCalculationError(
-                        f"failed to get container metrics: container {container} not present in metrics for pod "
-                        f"{meta.get('namespace')}/{meta['name']}"
-                    )
-            for entry in containers:
-                usage = (entry.get("usage") or {}).get(resource)
-                if usage is None:
-                    complete = False
-                    break
-                total += replicas.milli_value(usage)
-            if complete:
-                window = parse_duration(item.get("window") or "0s")
-                stamp = replicas.parse_time(item.get("timestamp")) or 0.0
-                samples[item["metadata"]["name"]] = replicas.PodMetric(total, stamp, window)
+        with metrics.decoding(failure):
+            for item in items:
+                total, complete = 0, True
+                containers = item.get("containers") or []
+                if container:
+                    containers = [c for c in containers if c.get("name") == container]
+                    if not containers:
+                        meta = item["metadata"]
+                        raise replicas.ReplicaCalculationError(
+                            f"failed to get container metrics: container {container} not present in metrics for pod "
+                            f"{meta.get('namespace')}/{meta['name']}"
+                        )
+                for entry in containers:
+                    usage = (entry.get("usage") or {}).get(resource)
+                    if usage is None:
+                        complete = False
+                        break
+                    total += replicas.milli_value(usage)
+                if complete:
+                    window = parse_duration(item.get("window") or "0s")
+                    stamp = replicas.parse_time(item.get("timestamp")) or 0.0
+                    samples[item["metadata"]["name"]] = replicas.PodMetric(total, stamp, window)
         return samples
 
     async def _resource_proposal(self, spec: Obj, source_type: str, scale_target: metrics.Target) -> metrics.Proposal:
@@ -318,7 +317,7 @@ class HorizontalPodAutoscalerController:
         try:
             scale_path = await self._scale_path(namespace, ref)
             scale = await self.context.client.get(scale_path)
-        except (ApiError, ConnectionError) as error:
+        except (ApiError, OSError) as error:
             message = error_message(error)
             text = f"the HPA controller was unable to get the target's current scale: {message}"
             await self._event(hpa, WARNING, "FailedGetScale", message)
@@ -380,7 +379,7 @@ class HorizontalPodAutoscalerController:
             updated.setdefault("spec", {})["replicas"] = desired
             try:
                 await self.context.client.update(scale_path, updated)
-            except (ApiError, ConnectionError) as error:
+            except (ApiError, OSError) as error:
                 message = error_message(error)
                 text = f"the HPA controller was unable to update the target scale: {message}"
                 await self._event(
@@ -458,7 +457,7 @@ class HorizontalPodAutoscalerController:
             except ApiError as error:
                 if error.reason != "Conflict" or not await self._written_over_stale_cache(path, hpa, status):
                     raise
-        except (ApiError, ConnectionError) as error:
+        except (ApiError, OSError) as error:
             message = error_message(error)
             await self._event(hpa, WARNING, "FailedUpdateStatus", message)
             raise

@@ -16,7 +16,8 @@ Object average-value metric "external metric").
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import quote
@@ -69,6 +70,17 @@ class Target:
     now: float
 
 
+@contextmanager
+def decoding(failure: str) -> Iterator[None]:
+    """Reading a metrics API's answer: a value that is no quantity or a timestamp that does not parse
+    fails the fetch as `failure: <why>`, as upstream's client fails on a response it cannot decode,
+    so the HPA reports it (Event, ScalingActive condition) instead of failing its sync."""
+    try:
+        yield
+    except (ValueError, TypeError) as error:
+        raise replicas.ReplicaCalculationError(f"{failure}: {error}") from None
+
+
 async def resource_for_kind(client: Client, api_version: str, kind: str) -> tuple[str, str, str]:
     """(group, version, resource) of `kind` in `api_version`, from discovery (so CRDs are found)."""
     group, _, version = (api_version or "v1").rpartition("/")
@@ -108,7 +120,7 @@ class MetricsReader:
     async def _custom(self, path: str, params: Mapping[str, str]) -> Obj:
         try:
             return await self.client.get(path, **params)
-        except (ApiError, ConnectionError) as error:
+        except (ApiError, OSError) as error:
             message = error_message(error)
             if isinstance(error, ApiError) and error.code == 404 and not await self._custom_served():
                 message = f"no custom metrics API ({self.custom_group}) registered"
@@ -119,7 +131,7 @@ class MetricsReader:
     async def _custom_served(self) -> bool:
         try:
             await self.client.get(f"/apis/{self.custom_group}")
-        except (ApiError, ConnectionError):
+        except (ApiError, OSError):
             return False
         return True
 
@@ -134,13 +146,14 @@ class MetricsReader:
         if not items:
             raise replicas.ReplicaCalculationError("no metrics returned from custom metrics API")
         values = {}
-        for item in items:
-            window = item.get("windowSeconds")
-            values[(item.get("describedObject") or {}).get("name") or ""] = replicas.PodMetric(
-                replicas.milli_value(item.get("value") or "0"),
-                replicas.parse_time(item.get("timestamp")) or 0.0,
-                float(window) if window is not None else _DEFAULT_WINDOW,
-            )
+        with decoding("unable to fetch metrics from custom metrics API"):
+            for item in items:
+                window = item.get("windowSeconds")
+                values[(item.get("describedObject") or {}).get("name") or ""] = replicas.PodMetric(
+                    replicas.milli_value(item.get("value") or "0"),
+                    replicas.parse_time(item.get("timestamp")) or 0.0,
+                    float(window) if window is not None else _DEFAULT_WINDOW,
+                )
         return values
 
     async def object_value(self, namespace: str, metric: str, described: Obj, metric_selector: str) -> int:
@@ -152,7 +165,7 @@ class MetricsReader:
         else:
             try:
                 found_group, _, resource = await resource_for_kind(self.client, api_version, kind)
-            except (ApiError, ConnectionError) as error:
+            except (ApiError, OSError) as error:
                 group_kind = f"{kind}.{group}" if group else kind
                 raise replicas.ReplicaCalculationError(
                     f"unable to fetch metrics from custom metrics API: unable to map kind {group_kind} to resource: "
@@ -170,21 +183,23 @@ class MetricsReader:
                 "unable to fetch metrics from custom metrics API: the custom metrics API server returned "
                 f"{len(items)} results when we asked for exactly one"
             )
-        return replicas.milli_value(items[0].get("value") or "0")
+        with decoding("unable to fetch metrics from custom metrics API"):
+            return replicas.milli_value(items[0].get("value") or "0")
 
     async def external_values(self, namespace: str, metric: str, metric_selector: str) -> list[int]:
         """Upstream's `GetExternalMetric`: every value of `metric` the selector picks, in milli-units."""
         path = resource_path(self.external_group, EXTERNAL_VERSION, metric, namespace=namespace)
         try:
             listed = await self.client.get(path, **({"labelSelector": metric_selector} if metric_selector else {}))
-        except (ApiError, ConnectionError) as error:
+        except (ApiError, OSError) as error:
             raise replicas.ReplicaCalculationError(
                 f"unable to fetch metrics from external metrics API: {error_message(error)}"
             ) from None
         items = listed.get("items") or []
         if not items:
             raise replicas.ReplicaCalculationError("no metrics returned from external metrics API")
-        return [replicas.milli_value(item.get("value") or "0") for item in items]
+        with decoding("unable to fetch metrics from external metrics API"):
+            return [replicas.milli_value(item.get("value") or "0") for item in items]
 
 
 async def pods_proposal(reader: MetricsReader, source: Obj, target: Target) -> Proposal:

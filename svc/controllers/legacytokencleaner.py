@@ -19,6 +19,7 @@ from typing import Any
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import NAMESPACE_INDEX
 from svc.controllers.context import ControllerContext
+from svc.controllers.workers import every
 
 NAME = "legacy-serviceaccount-token-cleaner-controller"
 SYNC_INTERVAL = 24 * 3600.0
@@ -83,12 +84,7 @@ class LegacyTokenCleaner:
         self.pods = context.informers.informer("", "v1", "pods")
 
     async def run(self) -> None:
-        while True:
-            try:
-                await self.evaluate()
-            except (ApiError, ConnectionError) as error:
-                log.warning("%s: evaluating legacy tokens failed: %s", NAME, error)
-            await self.context.clock.sleep(SYNC_INTERVAL)
+        await every(self.context.clock, SYNC_INTERVAL, self.evaluate)
 
     async def _tracked_since(self) -> datetime.datetime | None:
         path = resource_path(
@@ -166,13 +162,13 @@ class LegacyTokenCleaner:
         patch = {"metadata": {"uid": secret["metadata"].get("uid"), "labels": {self.invalid_since: today}}}
         try:
             await self.context.client.patch(self._path(secret), patch)
-        except ApiError as error:
+        except (ApiError, OSError) as error:
             log.warning("%s: labelling %s failed: %s", NAME, secret["metadata"]["name"], error)
 
     async def _delete(self, secret: Obj) -> None:
         body = {"preconditions": {"resourceVersion": secret["metadata"].get("resourceVersion")}}
         try:
             await self.context.client.delete(self._path(secret), body)
-        except ApiError as error:
-            if error.reason not in ("NotFound", "Conflict"):
+        except (ApiError, OSError) as error:
+            if not isinstance(error, ApiError) or error.reason not in ("NotFound", "Conflict"):
                 log.warning("%s: deleting %s failed: %s", NAME, secret["metadata"]["name"], error)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from svc.client.aio import ApiError, resource_path
@@ -27,7 +26,7 @@ from svc.client.workqueue import RateLimitingQueue
 from svc.controllers import node_health as rules
 from svc.controllers.context import ControllerContext
 from svc.controllers.deployment_math import condition, rfc3339
-from svc.controllers.workers import run_workers
+from svc.controllers.workers import every, run_workers
 
 NAME = "node-lifecycle-controller"
 COMPONENT = "node-controller"
@@ -121,17 +120,9 @@ class NodeLifecycleController:
     async def run(self) -> None:
         await asyncio.gather(
             run_workers(self.queue, self.sync_no_schedule, workers=8, name=NAME),
-            self._every(self.monitor_period, self.monitor),
-            self._every(TAINT_PASS_PERIOD, self.taint_pass),
+            every(self.context.clock, self.monitor_period, self.monitor),
+            every(self.context.clock, TAINT_PASS_PERIOD, self.taint_pass),
         )
-
-    async def _every(self, period: float, step: Callable[[], Awaitable[None]]) -> None:
-        while True:
-            try:
-                await step()
-            except (ApiError, ConnectionError) as error:
-                log.warning("%s: %s", NAME, error)
-            await self.context.clock.sleep(period)
 
     # -- NoSchedule taints from conditions ----------------------------------------------------
     async def sync_no_schedule(self, name: str) -> None:
@@ -162,7 +153,7 @@ class NodeLifecycleController:
                     name = node["metadata"]["name"]
                     await self._event(node["metadata"], "NodeNotReady", f"Node {name} status is now: NodeNotReady")
                     await self._mark_pods_not_ready(name)
-            except ApiError as error:
+            except (ApiError, OSError) as error:
                 log.warning("%s: node %s: %s", NAME, node["metadata"]["name"], error)
         await self._handle_disruption(zone_statuses, nodes)
 
@@ -280,7 +271,7 @@ class NodeLifecycleController:
                 )
                 try:
                     await self._swap(node, add, [remove])
-                except ApiError as error:
+                except (ApiError, OSError) as error:
                     log.warning("%s: tainting node %s: %s", NAME, name, error)
                     tainter.queue.append(name)
 

@@ -13,6 +13,7 @@ Deletions are forced (grace period 0), as upstream.
 from __future__ import annotations
 
 import asyncio
+import logging
 from datetime import UTC, datetime
 from typing import Any
 
@@ -21,6 +22,7 @@ from svc.controllers.context import ControllerContext
 from svc.controllers.workers import every
 
 NAME = "pod-garbage-collector-controller"
+log = logging.getLogger(__name__)
 CHECK_PERIOD = 20.0
 QUARANTINE = 40.0
 Obj = dict[str, Any]
@@ -78,16 +80,19 @@ class PodGarbageCollector:
                 await self._fail_and_delete(pod, condition)
 
     async def _node_exists(self, name: str) -> bool:
+        """False only when the server says the node is gone; a failed read is logged and the node
+        looked up again on the next pass, as upstream's `discoverDeletedNodes`."""
         try:
             await self.context.client.get(resource_path("", "v1", "nodes", name=name))
-        except ApiError as error:
-            if error.reason == "NotFound":
+        except (ApiError, OSError) as error:
+            if isinstance(error, ApiError) and error.reason == "NotFound":
                 return False
-            raise
+            log.warning("%s: error while getting node %s: %s", NAME, name, error)
         return True
 
     async def _fail_and_delete(self, pod: Obj, condition: Obj | None = None) -> None:
-        """Mark a still-running pod Failed (with `condition`), then force-delete it."""
+        """Mark a still-running pod Failed (with `condition`), then force-delete it. A failure is
+        logged and the pass goes on to the next pod (upstream hands it to `HandleError`)."""
         metadata = pod["metadata"]
         path = resource_path("", "v1", "pods", namespace=metadata.get("namespace", ""), name=metadata["name"])
         try:
@@ -100,6 +105,8 @@ class PodGarbageCollector:
             await self.context.client.delete(
                 path, {"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0}
             )
-        except ApiError as error:
-            if error.reason != "NotFound":
-                raise
+        except (ApiError, OSError) as error:
+            if not isinstance(error, ApiError) or error.reason != "NotFound":
+                log.warning(
+                    "%s: deleting pod %s/%s failed: %s", NAME, metadata.get("namespace"), metadata["name"], error
+                )

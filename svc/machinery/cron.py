@@ -157,7 +157,7 @@ def parse_schedule(spec: str, zone: str = "") -> Schedule:
     if spec.startswith(("TZ=", "CRON_TZ=")):
         space = spec.find(" ")
         zone = spec[spec.index("=") + 1 : space if space >= 0 else len(spec) - 1]
-        if not _zone_exists(zone):
+        if not zone_exists(zone):
             raise CronError(f"provided bad location {zone}: unknown time zone {zone}")
         spec = spec[space:].strip() if space >= 0 else ""
     if spec.startswith("@"):
@@ -198,7 +198,8 @@ def schedule_errors(schedule: str) -> list[str]:
     return []
 
 
-def _zone_exists(zone: str) -> bool:
+def zone_exists(zone: str) -> bool:
+    """Whether Go's `time.LoadLocation` would load `zone` ("" is UTC)."""
     if zone in ("", "UTC", "Local"):
         return True
     try:
@@ -218,6 +219,6 @@ def time_zone_errors(zone: str) -> list[str]:
     errors = []
     if zone.lower() == "local":
         errors.append("timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones")
-    if not _zone_exists(zone):
+    if not zone_exists(zone):
         errors.append(f"unknown time zone {zone}")
     return errors

@@ -82,3 +82,12 @@ def test_a_dropped_repeat_still_counts() -> None:
     asyncio.run(clock.advance(300))
     record(events, "boom")
     assert client.events[-1][2]["count"] == 3
+
+
+def test_an_event_write_that_times_out_is_dropped_and_the_caller_goes_on() -> None:
+    class TimingOut(RecordingClient):
+        async def create(self, path: str, body: dict) -> dict:
+            raise TimeoutError("timed out")
+
+    events = EventRecorder(TimingOut(), "test-controller", clock=FakeClock())
+    record(events, "boom")

@@ -133,6 +133,25 @@ def test_handlers_hear_adds_updates_and_deletes_and_the_namespace_index_follows(
     asyncio.run(scenario())
 
 
+def test_a_handler_that_raises_neither_stops_the_informer_nor_silences_the_other_handlers() -> None:
+    async def scenario() -> None:
+        events = [{"type": "ADDED", "object": {"metadata": {"name": "bad", "namespace": "ns"}}}]
+        events.append({"type": "ADDED", "object": pod("b", "8")})
+        script = Script([listed(pod("a", "5"), version="7")], [events])
+        informer = Informer(script, clock=FakeClock())
+        heard: list[str] = []
+        informer.add_handler(Handler(on_add=lambda obj: heard.append(obj["metadata"]["resourceVersion"])))
+        informer.add_handler(Handler(on_add=lambda obj: heard.append(f"add {key(obj)}")))
+        task = asyncio.create_task(informer.run())
+        await settle()
+        assert heard == ["5", "add a", "add bad", "8", "add b"]
+        assert not task.done()
+        assert script.list_calls == 1
+        task.cancel()
+
+    asyncio.run(scenario())
+
+
 def test_every_resync_period_handlers_hear_each_cached_object_again() -> None:
     async def scenario() -> None:
         clock = FakeClock()

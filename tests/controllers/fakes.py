@@ -21,7 +21,7 @@ class RecordingClient:
     def __init__(self) -> None:
         self.calls: list[tuple[str, str, Obj | None]] = []
         self.events: list[tuple[str, str, Obj | None]] = []
-        self.failures: dict[str, ApiError] = {}
+        self.failures: dict[str, Exception] = {}
         self.objects: dict[str, Obj] = {}
         self.watch_events: list[Obj] = []
         self.content = ContentConfig()

@@ -90,3 +90,27 @@ def test_old_successful_jobs_beyond_the_history_limit_are_deleted():
     client = run(cronjob(successfulJobsHistoryLimit=1), [*jobs, job("tick-15")])
     deleted = sorted(path.rsplit("/", 1)[1] for path, _ in calls(client, "delete"))
     assert deleted == ["tick-0", "tick-5"]
+
+
+def warnings(client: Any) -> list[tuple[str, str, str]]:
+    return [(body["type"], body["reason"], body["message"]) for _, _, body in client.events]
+
+
+def test_a_time_zone_this_process_cannot_load_gets_a_warning_and_no_run():
+    client = run(cronjob(timeZone="Mars/Olympus"), [])
+    assert warnings(client) == [
+        ("Warning", "UnknownTimeZone", 'invalid timeZone: "Mars/Olympus": unknown time zone Mars/Olympus')
+    ]
+    assert calls(client, "create") == []
+
+
+def test_an_unparseable_schedule_gets_a_warning_and_no_run():
+    client = run(cronjob(schedule="*/5 * *"), [])
+    assert warnings(client) == [
+        (
+            "Warning",
+            "UnparseableSchedule",
+            'unparseable schedule: "*/5 * *" : expected exactly 5 fields, found 3: [*/5 * *]',
+        )
+    ]
+    assert calls(client, "create") == []

@@ -167,6 +167,19 @@ def test_an_empty_custom_metrics_answer_is_an_error() -> None:
     )
 
 
+def test_a_custom_metric_value_that_is_no_quantity_fails_the_fetch_with_upstreams_reason() -> None:
+    served = {f"{CUSTOM}/pods/%2A/requests": {"items": [custom_value("Pod", "a", "lots")]}}
+    client = run(hpa(pods_metric()), [pod("a")], served)
+    assert condition(client, "ScalingActive") == (
+        "False",
+        "FailedGetPodsMetric",
+        "the HPA was unable to compute the replica count: unable to get metric requests: unable to fetch metrics "
+        "from custom metrics API: quantities must match the regular expression "
+        "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    )
+    assert scaled_to(client) is None
+
+
 def object_metric(target: Obj, described: Obj | None = None) -> Obj:
     described = described or {"apiVersion": "v1", "kind": "Service", "name": "front"}
     return {"type": "Object", "object": {"describedObject": described, "metric": {"name": "rps"}, "target": target}}
@@ -370,3 +383,28 @@ def test_a_conflicting_status_is_not_rewritten_when_the_spec_changed() -> None:
     assert [reason for _, _, event in client.events if (reason := (event or {}).get("reason"))][-1] == (
         "FailedUpdateStatus"
     )
+
+
+def test_a_scale_read_that_times_out_is_reported_as_failed_get_scale() -> None:
+    class TimingOut(MetricsClient):
+        async def get(self, path: str, **params: str) -> Obj:
+            if path == SCALE:
+                raise TimeoutError("timed out")
+            return await super().get(path, **params)
+
+    async def scenario() -> TimingOut:
+        context, _ = make_context("kubernetes")
+        client = TimingOut()
+        context.client = client
+        controller = HorizontalPodAutoscalerController(context)
+        client.objects["/apis/apps/v1"] = {"resources": [{"name": "deployments", "kind": "Deployment"}]}
+        await controller.reconcile("team/web", hpa(pods_metric()))
+        return client
+
+    client = asyncio.run(scenario())
+    assert condition(client, "AbleToScale") == (
+        "False",
+        "FailedGetScale",
+        "the HPA controller was unable to get the target's current scale: timed out",
+    )
+    assert [(body["reason"], body["message"]) for _, _, body in client.events] == [("FailedGetScale", "timed out")]
