@@ -31,6 +31,8 @@ Obj = dict
 
 
 NAME = "{apiserver}-serving-clustertrustbundle-publisher-controller"
+DISCOVERY_RETRY = (1.0, 30.0)
+"""First and longest wait before asking discovery again after it failed (seconds)."""
 
 
 def bundle_name(signer: str, bundle: bytes) -> str:
@@ -75,8 +77,20 @@ class ClusterTrustBundlePublisher:
     def _again(self, *_objects: Obj) -> None:
         self.queue.add("")
 
+    async def discovered_version(self) -> str:
+        """`served_version`, asked again with a doubling wait while discovery fails. Upstream fails the
+        controller's start, and with it the daemon's; waiting here keeps the other controllers up."""
+        delay, longest = DISCOVERY_RETRY
+        while True:
+            try:
+                return await self.served_version()
+            except (ApiError, OSError) as error:
+                log.warning("%s: discovery failed for ClusterTrustBundle: %s; again in %.0f s", self.name, error, delay)
+                await self.context.clock.sleep(delay)
+                delay = min(delay * 2, longest)
+
     async def run(self) -> None:
-        version = await self.served_version()
+        version = await self.discovered_version()
         if not version:
             log.info("no known scheme version was found for clustertrustbundles, cannot start %s", self.name)
             await asyncio.Event().wait()  # upstream leaves the controller unstarted

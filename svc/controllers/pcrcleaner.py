@@ -43,6 +43,6 @@ class PCRCleanerController:
             )
             try:
                 await self.context.client.delete(path, {"preconditions": {"uid": metadata["uid"]}})
-            except ApiError as error:
-                if error.reason != "NotFound":
+            except (ApiError, OSError) as error:
+                if not isinstance(error, ApiError) or error.reason != "NotFound":
                     log.warning("%s: deleting %s/%s: %s", NAME, metadata["namespace"], metadata["name"], error)

@@ -405,7 +405,14 @@ class PersistentVolumeBinder:
 
     async def recycle_operation(self, name: str, plugin: Plugin) -> None:
         """upstream's `recycleVolumeOperation`: on a fresh copy of a volume still released, the pod,
-        then the volume Available again or Failed."""
+        then the volume Available again or Failed. A request that fails is logged, as upstream's
+        operation executor does, and the volume's next sync starts the operation again."""
+        try:
+            await self._recycle_released(name, plugin)
+        except (ApiError, OSError) as error:
+            log.warning("%s: recycling volume %s: %s", NAME, name, error)
+
+    async def _recycle_released(self, name: str, plugin: Plugin) -> None:
         try:
             volume = await self.context.client.get(resource_path("", "v1", "persistentvolumes", name=name))
         except ApiError as error:

@@ -8,13 +8,17 @@ import asyncio
 
 from svc.client.aio import resource_path
 from svc.controllers.csrcleaner import CSRCleanerController
+from svc.controllers.ctbpublisher import ClusterTrustBundlePublisher
 from svc.controllers.garbagecollector import RESYNC_MONITORS, GarbageCollector
 from svc.controllers.legacytokencleaner import SYNC_INTERVAL, LegacyTokenCleaner
+from svc.controllers.pcrcleaner import PCRCleanerController
 from svc.controllers.podgc import QUARANTINE, PodGarbageCollector
 from tests.controllers.fakes import make_context, seed_core_discovery, served, status_error
 from tests.controllers.test_csr_approving_cleaning_sync import csr_at
 from tests.controllers.test_nodelifecycle_sync import node, setup, writes
+from tests.controllers.test_pcrcleaner_sync import request as pcr_request
 from tests.controllers.test_podgc_sync import deleted, pod
+from tests.controllers.test_pvrecycler_sync import binder
 
 DAY = 24 * 3600.0
 
@@ -189,5 +193,42 @@ def test_a_taint_write_that_times_out_is_queued_again() -> None:
         await controller.context.clock.advance(10)  # type: ignore[attr-defined]
         await controller.taint_pass()
         assert len(writes(client, "/nodes/n2")) == 1
+
+    asyncio.run(scenario())
+
+
+def test_a_pod_certificate_request_whose_delete_times_out_does_not_stop_the_pass() -> None:
+    async def scenario() -> None:
+        context, client = make_context()
+        controller = PCRCleanerController(context)
+        old = context.clock.wall() - 3600
+        controller.requests.replace([pcr_request("a", old), pcr_request("b", old)])
+        client.failures["delete"] = TimeoutError("timed out")
+        await controller.clean()
+        assert [path.rsplit("/", 1)[1] for verb, path, _ in client.calls if verb == "delete"] == ["a", "b"]
+
+    asyncio.run(scenario())
+
+
+def test_a_recycle_whose_volume_read_times_out_is_logged_not_raised() -> None:
+    controller, client = binder([])
+    client.failures["get"] = TimeoutError("timed out")
+    asyncio.run(controller.recycle_operation("pv1", controller.recycler.plugins[1]))
+    assert [verb for verb, _, _ in client.calls] == ["get"]
+
+
+def test_discovery_of_trust_bundles_failing_is_asked_again_after_a_wait() -> None:
+    async def scenario() -> None:
+        context, client = make_context()
+        controller = ClusterTrustBundlePublisher(context)
+        client.failures["get"] = ConnectionError("connection refused")
+        found = asyncio.create_task(controller.discovered_version())
+        for _ in range(10):
+            await asyncio.sleep(0)
+        assert not found.done()
+        client.failures.clear()
+        client.objects["/apis/certificates.svc/v1beta1"] = {"resources": [{"name": "clustertrustbundles"}]}
+        await context.clock.advance(1.0)
+        assert await asyncio.wait_for(found, 5) == "v1beta1"
 
     asyncio.run(scenario())
