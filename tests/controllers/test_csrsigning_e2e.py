@@ -30,16 +30,24 @@ def approved_client_request(rest: Any, name: str, usages: list[str]) -> None:
     assert rest.request("PUT", f"{CSRS}/{name}/approval", body=current).status == 200
 
 
-def test_an_approved_request_gets_a_certificate_signed_by_the_cluster_ca(
-    tmp_path: Path, svc_server: RunningServer, svc_controller_manager: Callable[..., RunningControllerManager]
-) -> None:
+def signing_with_a_new_ca(
+    tmp_path: Path, server: RunningServer, svc_controller_manager: Callable[..., RunningControllerManager]
+) -> x509.Certificate:
+    """The csrsigning controller beside `server`, signing with a CA made for the test (returned)."""
     cert_file, key_file, ca = make_ca(tmp_path)
     svc_controller_manager(
-        svc_server,
+        server,
         "--controllers=csrsigning",
         f"--cluster-signing-cert-file={cert_file}",
         f"--cluster-signing-key-file={key_file}",
     )
+    return ca
+
+
+def test_an_approved_request_gets_a_certificate_signed_by_the_cluster_ca(
+    tmp_path: Path, svc_server: RunningServer, svc_controller_manager: Callable[..., RunningControllerManager]
+) -> None:
+    ca = signing_with_a_new_ca(tmp_path, svc_server, svc_controller_manager)
     rest = svc_server.client()
     approved_client_request(rest, "alice", ["client auth"])
 
@@ -56,13 +64,7 @@ def test_an_approved_request_gets_a_certificate_signed_by_the_cluster_ca(
 def test_an_approved_request_the_signer_refuses_gets_upstreams_failed_condition_and_no_certificate(
     tmp_path: Path, svc_server: RunningServer, svc_controller_manager: Callable[..., RunningControllerManager]
 ) -> None:
-    cert_file, key_file, _ca = make_ca(tmp_path)
-    svc_controller_manager(
-        svc_server,
-        "--controllers=csrsigning",
-        f"--cluster-signing-cert-file={cert_file}",
-        f"--cluster-signing-key-file={key_file}",
-    )
+    signing_with_a_new_ca(tmp_path, svc_server, svc_controller_manager)
     rest = svc_server.client()
     approved_client_request(rest, "server", ["server auth"])
 
