@@ -5,26 +5,26 @@ key is a quota; it is queued when the quota appears or its spec or status change
 its namespace appears, changes or goes, and every `sync_period` for a full recalculation. A sync
 measures only what the quota limits: object counts (`pods`, `services`, `configmaps`, `secrets`,
 `persistentvolumeclaims`, `replicationcontrollers`, `resourcequotas`, `count/<resource>[.<group>]`),
-the requests and limits of any container resource of pods that still run (not terminal, not past
-their deletion grace period), load-balancer and node-port services and claimed storage; then writes
-the status subresource if it changed. Quota scopes (`scopes`, `scopeSelector`) are not applied.
+the requests and limits of pods that still run (not terminal, not past their deletion grace period),
+load-balancer and node-port services and claimed storage (also per storage class), each object as the
+API server's quota admission counts it (`svc/api/quota_usage.py`), pods only where the quota's scopes
+select them; then writes the status subresource if it changed.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
-from datetime import datetime
-from decimal import Decimal
+from collections.abc import Callable
 from typing import Any
 
+from svc.api import quota_usage
 from svc.client.aio import resource_path
 from svc.client.discovery import ApiResource, server_resources
 from svc.client.informer import NAMESPACE_INDEX, Handler, Informer, key_of
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
 from svc.controllers.workers import run_workers
-from svc.machinery.quantity import Quantity, QuantityError, parse_quantity
+from svc.machinery.quantity import Quantity
 
 NAME = "resourcequota-controller"
 Obj = dict[str, Any]
@@ -39,9 +39,6 @@ CACHED = (
     "replicationcontrollers",
     "resourcequotas",
 )
-# Compute quota names meaning requests; `requests.<name>` and `limits.<name>` name any container
-# resource (cpu, memory, hugepages, extended resources) except `requests.storage`, a claim's.
-BARE_REQUESTS = ("cpu", "memory", "ephemeral-storage")
 
 
 class ResourceQuotaController:
@@ -95,8 +92,8 @@ class ResourceQuotaController:
             return
         namespace = quota["metadata"].get("namespace", "")
         hard: dict[str, str] = dict((quota.get("spec") or {}).get("hard") or {})
-        used = {name: await self.usage(name, namespace) for name in hard}
         status = quota.get("status") or {}
+        used = await self.used(quota, namespace, hard, status.get("used") or {})
         if status.get("hard") == hard and status.get("used") == used:
             return
         path = resource_path(
@@ -104,53 +101,49 @@ class ResourceQuotaController:
         )
         await self.context.client.update(path, {**quota, "status": {"hard": hard, "used": used}})
 
-    async def usage(self, name: str, namespace: str) -> str:
-        """What `namespace` uses of the quota resource `name`, in quantity text."""
-        resource = name.removeprefix("count/")
-        if resource in CACHED:
-            return str(len(self._objects(resource, namespace)))
-        kind, _, compute = name.partition(".")
-        if name in BARE_REQUESTS:
-            kind, compute = "requests", name
-        if kind in ("requests", "limits") and compute and name != "requests.storage":
-            return _total(pod_amount(pod, kind, compute) for pod in self._objects("pods", namespace))
-        services = self._objects("services", namespace)
-        if name == "services.loadbalancers":
-            return str(sum(1 for s in services if (s.get("spec") or {}).get("type") == "LoadBalancer"))
-        if name == "services.nodeports":
-            node_port_types = ("NodePort", "LoadBalancer")
-            return str(
-                sum(
-                    len(s["spec"].get("ports") or [])
-                    for s in services
-                    if (s.get("spec") or {}).get("type") in node_port_types
-                )
-            )
-        if name == "requests.storage":
-            claims = self._objects("persistentvolumeclaims", namespace)
-            return _total(
-                _parse((((c.get("spec") or {}).get("resources") or {}).get("requests") or {}).get("storage"))
-                for c in claims
-            )
-        if name.startswith("count/"):
-            return str(await self._count(resource, namespace))
-        return "0"
+    async def used(self, quota: Obj, namespace: str, hard: dict[str, str], before: dict[str, str]) -> dict[str, str]:
+        """Upstream's `CalculateUsage` masked to the hard limits: what the namespace's objects the quota's
+        scopes select use of each tracked resource; one no evaluator tracks keeps its earlier value, if any."""
+        totals: dict[str, Quantity | None] = {name: None for name in hard if quota_usage.tracks(name)}
+        for resource in CACHED:
+            for obj in self._objects(resource, namespace):
+                if not quota_usage.matches_scopes(quota, "", resource, obj):
+                    continue
+                for name, amount in quota_usage.usage("", resource, obj).items():
+                    if name in totals:
+                        totals[name] = quota_usage.add_all((totals[name], amount))
+        used: dict[str, str] = {}
+        for name in hard:
+            resource = name.removeprefix("count/")
+            if name.startswith("count/") and resource not in CACHED:
+                count = await self._count(resource, namespace) if not _scoped(quota) else 0
+                if count is not None:
+                    used[name] = str(count)
+                elif name in before:
+                    used[name] = before[name]
+            elif name in totals:
+                total = totals[name]
+                used[name] = total.canonical() if total is not None else "0"
+            elif name in before:
+                used[name] = before[name]
+        return used
 
     def _objects(self, resource: str, namespace: str) -> list[Obj]:
         objects = self.counted[resource].by_index(NAMESPACE_INDEX, namespace)
         if resource == "pods":
-            return [pod for pod in objects if counts_as_running(pod, self.context.clock.wall())]
+            return [pod for pod in objects if quota_usage.counts_as_running(pod, self.context.clock.wall())]
         return objects
 
-    async def _count(self, group_resource: str, namespace: str) -> int:
-        """Objects of a resource no informer here caches, by listing it (`deployments.apps`)."""
+    async def _count(self, group_resource: str, namespace: str) -> int | None:
+        """Objects of a resource no informer here caches, by listing it (`deployments.apps`); None when
+        the server does not serve it (no evaluator tracks it)."""
         resource, _, group = group_resource.partition(".")
         served = self.context.profile.group(group)
         match = await self._find(
             lambda r: r.resource == resource and r.group == served and r.preferred and r.namespaced
         )
         if match is None:
-            return 0
+            return None
         listed = await self.context.client.get(resource_path(match.group, match.version, resource, namespace=namespace))
         return len(listed.get("items") or [])
 
@@ -164,50 +157,6 @@ class ResourceQuotaController:
         return None
 
 
-def counts_as_running(pod: Obj, now: float) -> bool:
-    """Upstream's `QuotaV1Pod`: terminal pods and pods past deletion plus grace no longer count."""
-    if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
-        return False
-    metadata = pod.get("metadata") or {}
-    deleted, grace = metadata.get("deletionTimestamp"), metadata.get("deletionGracePeriodSeconds")
-    if deleted and grace is not None:
-        deadline = datetime.fromisoformat(deleted.replace("Z", "+00:00")).timestamp() + grace
-        return now <= deadline
-    return True
-
-
-def pod_amount(pod: Obj, kind: str, resource: str) -> Quantity | None:
-    """A pod's effective request or limit: the larger of its containers' sum and any one init
-    container's, plus its overhead (upstream's `PodRequests`/`PodLimits`)."""
-    spec = pod.get("spec") or {}
-
-    def amount(container: Obj) -> Quantity | None:
-        return _parse(((container.get("resources") or {}).get(kind) or {}).get(resource))
-
-    total = _sum(amount(c) for c in spec.get("containers") or [])
-    for container in spec.get("initContainers") or []:
-        init = amount(container)
-        if init is not None and (total is None or init > total):
-            total = init
-    return _sum((total, _parse((spec.get("overhead") or {}).get(resource))))
-
-
-def _parse(text: object) -> Quantity | None:
-    if text is None:
-        return None
-    try:
-        return parse_quantity(str(text))
-    except QuantityError:
-        return None
-
-
-def _sum(amounts: Iterable[Quantity | None]) -> Quantity | None:
-    present = [amount for amount in amounts if amount is not None]
-    if not present:
-        return None
-    return Quantity(sum((amount.value for amount in present), Decimal(0)), present[0].format)
-
-
-def _total(amounts: Iterable[Quantity | None]) -> str:
-    summed = _sum(amounts)
-    return summed.canonical() if summed is not None else "0"
+def _scoped(quota: Obj) -> bool:
+    spec = quota.get("spec") or {}
+    return bool(spec.get("scopes") or (spec.get("scopeSelector") or {}).get("matchExpressions"))

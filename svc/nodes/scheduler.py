@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from svc.controllers.resourcequota import pod_amount
+from svc.api.quota_usage import pod_amount
 from svc.machinery.node_affinity import node_affinity_matches, tolerates
 from svc.machinery.quantity import QuantityError, parse_quantity
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -61,3 +62,30 @@ def test_the_official_client_reads_the_counts_in_a_quotas_status(
         expected = {"pods": "1", "configmaps": "1", "requests.memory": "64Mi"}
         assert wait_for(lambda: used() == expected, timeout=10), used()
         assert core.read_namespaced_resource_quota("q", "default").status.hard == hard
+
+
+def test_a_best_effort_quota_counts_and_limits_only_best_effort_pods(
+    svc_server: RunningServer, svc_controller_manager: Callable[..., RunningControllerManager]
+) -> None:
+    svc_controller_manager(svc_server, "--controllers=resourcequota")
+    rest = svc_server.client()
+    body = {"metadata": {"name": "q"}, "spec": {"hard": {"pods": "1"}, "scopes": ["BestEffort"]}}
+    assert rest.request("POST", "/api/v1/namespaces/default/resourcequotas", body=body).status == 201
+
+    def used() -> dict:
+        return (rest.request("GET", QUOTA).json().get("status") or {}).get("used") or {}
+
+    assert wait_for(lambda: used().get("pods") == "0", timeout=10), used()
+    sized = {"requests": {"cpu": "100m"}}
+    guaranteed = {
+        "metadata": {"name": "sized"},
+        "spec": {"containers": [{"name": "c", "image": "i", "resources": sized}]},
+    }
+    assert rest.request("POST", "/api/v1/namespaces/default/pods", body=guaranteed).status == 201
+    plain = {"metadata": {"name": "plain"}, "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    assert rest.request("POST", "/api/v1/namespaces/default/pods", body=plain).status == 201
+    assert wait_for(lambda: used().get("pods") == "1", timeout=10), used()
+    time.sleep(0.5)  # a later sync must not count the pod with requests
+    assert used().get("pods") == "1"
+    second = {"metadata": {"name": "plain-2"}, "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    assert rest.request("POST", "/api/v1/namespaces/default/pods", body=second).status == 403

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from svc.controllers.resourcequota import ResourceQuotaController
-from tests.controllers.fakes import make_context
+from tests.controllers.fakes import make_context, seed_core_discovery
 
 Obj = dict[str, Any]
 STATUS_PATH = "/api/v1/namespaces/team/resourcequotas/q/status"
@@ -20,6 +20,12 @@ def pod(name: str, cpu: str = "100m", memory: str = "64Mi", **extra: Any) -> Obj
     resources = {"requests": {"cpu": cpu, "memory": memory}, "limits": {"cpu": "1", "memory": "128Mi"}}
     metadata = {"name": name, "namespace": "team", **extra.pop("metadata", {})}
     return {"metadata": metadata, "spec": {"containers": [{"name": "c", "resources": resources}]}, **extra}
+
+
+async def used_of(controller: ResourceQuotaController, name: str, **spec: Any) -> str | None:
+    """What the controller finds the namespace `team` uses of `name`, for a quota limiting only it."""
+    hard = {name: "1000"}
+    return (await controller.used(quota(hard) | {"spec": {"hard": hard, **spec}}, "team", hard, {})).get(name)
 
 
 def written_status(client: Any) -> Obj:
@@ -74,9 +80,9 @@ def test_extended_resources_are_summed_and_claims_count_storage() -> None:
             "spec": {"resources": {"requests": {"storage": "1Gi"}}},
         }
         controller.counted["persistentvolumeclaims"].replace([claim])
-        assert await controller.usage("requests.example.com/gpu", "team") == "2"
-        assert await controller.usage("requests.storage", "team") == "1Gi"
-        assert await controller.usage("cpu", "team") == "200m"
+        assert await used_of(controller, "requests.example.com/gpu") == "2"
+        assert await used_of(controller, "requests.storage") == "1Gi"
+        assert await used_of(controller, "cpu") == "200m"
 
     asyncio.run(scenario())
 
@@ -90,9 +96,9 @@ def test_a_pod_past_its_deletion_grace_period_stops_counting_as_the_clock_moves(
         controller.counted["pods"].replace(
             [pod("a", metadata={"deletionTimestamp": deleted_at, "deletionGracePeriodSeconds": 30})]
         )
-        assert await controller.usage("pods", "team") == "1"
+        assert await used_of(controller, "pods") == "1"
         await context.clock.advance(31)  # type: ignore[attr-defined]
-        assert await controller.usage("pods", "team") == "0"
+        assert await used_of(controller, "pods") == "0"
 
     asyncio.run(scenario())
 
@@ -148,5 +154,62 @@ def test_a_status_change_in_the_cache_queues_the_quota_again() -> None:
         controller.queue.done("team/q")
         controller.quotas.replace([quota({"pods": "1"}, {"hard": {"pods": "1"}, "used": {"pods": "1"}})])
         assert await asyncio.wait_for(controller.queue.get(), 5) == "team/q"
+
+    asyncio.run(scenario())
+
+
+def test_a_scoped_quota_counts_only_the_pods_its_scopes_select() -> None:
+    async def scenario() -> None:
+        context, _client = make_context()
+        controller = ResourceQuotaController(context)
+        best_effort = {"metadata": {"name": "b", "namespace": "team"}, "spec": {"containers": [{"name": "c"}]}}
+        controller.counted["pods"].replace([pod("a"), best_effort])
+        assert await used_of(controller, "pods", scopes=["BestEffort"]) == "1"
+        assert await used_of(controller, "pods", scopes=["NotBestEffort"]) == "1"
+        assert await used_of(controller, "requests.cpu", scopes=["NotBestEffort"]) == "100m"
+        assert await used_of(controller, "pods") == "2"
+
+    asyncio.run(scenario())
+
+
+def test_a_priority_class_scope_selector_counts_the_pods_of_those_classes() -> None:
+    async def scenario() -> None:
+        context, _client = make_context()
+        controller = ResourceQuotaController(context)
+        high = pod("h")
+        high["spec"]["priorityClassName"] = "high"
+        controller.counted["pods"].replace([pod("a"), high])
+        selector = {"matchExpressions": [{"scopeName": "PriorityClass", "operator": "In", "values": ["high"]}]}
+        assert await used_of(controller, "pods", scopeSelector=selector) == "1"
+
+    asyncio.run(scenario())
+
+
+def test_storage_is_also_counted_per_storage_class() -> None:
+    async def scenario() -> None:
+        context, _client = make_context()
+        controller = ResourceQuotaController(context)
+
+        def claim(name: str, size: str, class_name: str) -> Obj:
+            spec = {"resources": {"requests": {"storage": size}}, "storageClassName": class_name}
+            return {"metadata": {"name": name, "namespace": "team"}, "spec": spec}
+
+        controller.counted["persistentvolumeclaims"].replace([claim("a", "1Gi", "gold"), claim("b", "2Gi", "silver")])
+        assert await used_of(controller, "gold.storageclass.storage.k8s.io/requests.storage") == "1Gi"
+        assert await used_of(controller, "silver.storageclass.storage.k8s.io/persistentvolumeclaims") == "1"
+        assert await used_of(controller, "requests.storage") == "3Gi"
+
+    asyncio.run(scenario())
+
+
+def test_a_resource_no_evaluator_tracks_is_left_out_of_used_or_keeps_its_earlier_value() -> None:
+    async def scenario() -> None:
+        context, client = make_context()
+        seed_core_discovery(client)
+        controller = ResourceQuotaController(context)
+        hard = {"pods": "5", "count/widgets.example.com": "3", "limits.example.com/gpu": "2"}
+        assert await controller.used(quota(hard), "team", hard, {}) == {"pods": "0"}
+        before = {"limits.example.com/gpu": "1"}
+        assert await controller.used(quota(hard), "team", hard, before) == {"pods": "0", **before}
 
     asyncio.run(scenario())

@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from svc.api.quota_usage import pod_amount
 from svc.apiserver.admission.errors import forbidden
 from svc.apiserver.admission.quantities import quantity
 from svc.apiserver.admission.registry import PluginContext
-from svc.controllers.resourcequota import pod_amount
 from svc.machinery import status
 from svc.registry.admission import Attributes, Operation
 

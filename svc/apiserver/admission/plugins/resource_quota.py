@@ -14,13 +14,13 @@ import asyncio
 from collections import defaultdict
 from typing import Any
 
-from svc.apiserver.admission import quota_usage
+from svc.api import quota_usage
 from svc.apiserver.admission.errors import forbidden
 from svc.apiserver.admission.quantities import resource_list
 from svc.apiserver.admission.registry import PluginContext
 from svc.machinery import status
 from svc.machinery.quantity import Quantity
-from svc.registry.admission import Attributes, NoAdmission, UserInfo
+from svc.registry.admission import Attributes, NoAdmission, Operation, UserInfo
 from svc.registry.options import ListOptions, WriteOptions
 
 Obj = dict[str, Any]
@@ -37,6 +37,25 @@ class _Conflict(Exception):
     pass
 
 
+def _evaluates(attributes: Attributes) -> bool:
+    """Whether quota looks at this request: any create of a namespaced resource, updates of services
+    and claims (their usage can change), nothing on subresources."""
+    if attributes.subresource or not attributes.namespace or not isinstance(attributes.object, dict):
+        return False
+    if attributes.operation is Operation.CREATE:
+        return True
+    resource = attributes.resource
+    return (
+        attributes.operation is Operation.UPDATE
+        and resource.upstream_group == ""
+        and resource.name in ("services", "persistentvolumeclaims")
+    )
+
+
+def _usage(attributes: Attributes, obj: Obj) -> Usage:
+    return quota_usage.usage(attributes.resource.upstream_group, attributes.resource.name, obj)
+
+
 def _pretty(values: Usage) -> str:
     return ",".join(f"{name}={values[name]}" for name in sorted(values))
 
@@ -48,7 +67,7 @@ class ResourceQuota:
         self._user = UserInfo(context.profile.apiserver_name, groups=("system:masters",))
 
     async def validate(self, attributes: Attributes) -> None:
-        if not quota_usage.evaluates(attributes):
+        if not _evaluates(attributes):
             return
         if not self._context.list("", "resourcequotas", attributes.namespace):
             return  # the common case, answered from the cache without a lock
@@ -68,10 +87,10 @@ class ResourceQuota:
 
     def _delta(self, attributes: Attributes) -> Usage:
         """What the request adds: the object's usage, less the old object's on an update."""
-        new = quota_usage.usage(attributes, attributes.object or {})
+        new = _usage(attributes, attributes.object or {})
         if attributes.old_object is None:
             return {name: value for name, value in new.items() if value.value > 0}
-        old = quota_usage.usage(attributes, attributes.old_object)
+        old = _usage(attributes, attributes.old_object)
         delta: Usage = {}
         for name, value in new.items():
             before = old.get(name)
@@ -89,7 +108,7 @@ class ResourceQuota:
         obj = attributes.object or {}
         charged: list[tuple[Obj, Usage]] = []
         for quota in quotas:
-            if not quota_usage.matches_scopes(quota, attributes, obj):
+            if not quota_usage.matches_scopes(quota, attributes.resource.upstream_group, attributes.resource.name, obj):
                 continue
             name = quota["metadata"]["name"]
             quota_status = quota.get("status") or {}

@@ -1,5 +1,7 @@
 """What one object adds to the resources a ResourceQuota can limit, and whether a quota's scopes
 select it (upstream's quota evaluators of `pkg/quota/v1/evaluator/core` and the generic object count).
+One mechanism for both users: the API server's ResourceQuota admission charges a request's object,
+the controller manager's resourcequota controller sums a namespace's objects.
 
 Usage is a dict of quota resource name -> Quantity: object counts (`pods`, `count/pods`,
 `count/deployments.apps`, ...), compute requests and limits of pods (`requests.cpu`, `cpu`,
@@ -9,13 +11,12 @@ storage (also per storage class).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from svc.apiserver.admission.quantities import quantity
-from svc.controllers.resourcequota import pod_amount
-from svc.machinery.quantity import Quantity
-from svc.registry.admission import Attributes, Operation
+from svc.machinery.quantity import Quantity, QuantityError, parse_quantity
 
 Obj = dict[str, Any]
 Usage = dict[str, Quantity]
@@ -26,30 +27,15 @@ COUNTED = frozenset(
 )
 _BARE_COMPUTE = ("cpu", "memory", "ephemeral-storage")
 _ONE = Quantity(Decimal(1))
+_PER_CLASS = (".storageclass.storage.k8s.io/requests.storage", ".storageclass.storage.k8s.io/persistentvolumeclaims")
 
 
 def count_name(resource: str, group: str) -> str:
     return f"count/{resource}.{group}" if group else f"count/{resource}"
 
 
-def evaluates(attributes: Attributes) -> bool:
-    """Whether quota looks at this request: any create of a namespaced resource, updates of services
-    and claims (their usage can change), nothing on subresources."""
-    if attributes.subresource or not attributes.namespace or not isinstance(attributes.object, dict):
-        return False
-    if attributes.operation is Operation.CREATE:
-        return True
-    resource = attributes.resource
-    return (
-        attributes.operation is Operation.UPDATE
-        and resource.upstream_group == ""
-        and resource.name in ("services", "persistentvolumeclaims")
-    )
-
-
-def usage(attributes: Attributes, obj: Obj) -> Usage:
-    resource = attributes.resource
-    group, name = resource.upstream_group, resource.name
+def usage(group: str, name: str, obj: Obj) -> Usage:
+    """What `obj`, of resource `name` in API group `group` (upstream's group name), counts for."""
     result: Usage = {count_name(name, group): _ONE}
     if group:
         return result
@@ -97,7 +83,7 @@ def _service_usage(service: Obj) -> Usage:
 def _claim_usage(claim: Obj) -> Usage:
     spec = claim.get("spec") or {}
     result: Usage = {}
-    storage = quantity(((spec.get("resources") or {}).get("requests") or {}).get("storage"))
+    storage = _parse(((spec.get("resources") or {}).get("requests") or {}).get("storage"))
     class_name = spec.get("storageClassName")
     if storage is not None:
         result["requests.storage"] = storage
@@ -109,7 +95,7 @@ def _claim_usage(claim: Obj) -> Usage:
     return result
 
 
-def matches_scopes(quota: Obj, attributes: Attributes, obj: Obj) -> bool:
+def matches_scopes(quota: Obj, group: str, name: str, obj: Obj) -> bool:
     """Every scope of the quota (its `scopes` and `scopeSelector` expressions) selects the object;
     scopes select pods only."""
     spec = quota.get("spec") or {}
@@ -117,8 +103,7 @@ def matches_scopes(quota: Obj, attributes: Attributes, obj: Obj) -> bool:
     selectors += (spec.get("scopeSelector") or {}).get("matchExpressions") or []
     if not selectors:
         return True
-    resource = attributes.resource
-    if resource.upstream_group or resource.name != "pods":
+    if group or name != "pods":
         return False
     return all(_pod_scope(selector, obj) for selector in selectors)
 
@@ -173,3 +158,65 @@ def _cross_namespace_affinity(spec: Obj) -> bool:
             if term.get("namespaces") or term.get("namespaceSelector") is not None:
                 return True
     return False
+
+
+def tracks(name: str) -> bool:
+    """Whether an evaluator measures the quota resource `name` (a `count/` name of a resource the
+    server does not serve has none, but is only known by discovery: the caller checks)."""
+    if name in COUNTED or name.startswith("count/") or name in _BARE_COMPUTE or name.startswith("hugepages-"):
+        return True
+    if name in ("services.loadbalancers", "services.nodeports", "requests.storage"):
+        return True
+    kind, _, compute = name.partition(".")
+    if kind == "limits":
+        return compute in _BARE_COMPUTE
+    if kind == "requests":
+        return compute in _BARE_COMPUTE or compute.startswith("hugepages-") or "/" in compute
+    return name.endswith(
+        (".storageclass.storage.k8s.io/requests.storage", ".storageclass.storage.k8s.io/persistentvolumeclaims")
+    )
+
+
+def counts_as_running(pod: Obj, now: float) -> bool:
+    """Upstream's `QuotaV1Pod`: terminal pods and pods past deletion plus grace no longer count."""
+    if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+        return False
+    metadata = pod.get("metadata") or {}
+    deleted, grace = metadata.get("deletionTimestamp"), metadata.get("deletionGracePeriodSeconds")
+    if deleted and grace is not None:
+        deadline = datetime.fromisoformat(deleted.replace("Z", "+00:00")).timestamp() + grace
+        return now <= deadline
+    return True
+
+
+def pod_amount(pod: Obj, kind: str, resource: str) -> Quantity | None:
+    """A pod's effective request or limit: the larger of its containers' sum and any one init
+    container's, plus its overhead (upstream's `PodRequests`/`PodLimits`)."""
+    spec = pod.get("spec") or {}
+
+    def amount(container: Obj) -> Quantity | None:
+        return _parse(((container.get("resources") or {}).get(kind) or {}).get(resource))
+
+    total = add_all(amount(c) for c in spec.get("containers") or [])
+    for container in spec.get("initContainers") or []:
+        init = amount(container)
+        if init is not None and (total is None or init > total):
+            total = init
+    return add_all((total, _parse((spec.get("overhead") or {}).get(resource))))
+
+
+def add_all(amounts: Iterable[Quantity | None]) -> Quantity | None:
+    """The sum of the amounts present, None when none is."""
+    present = [amount for amount in amounts if amount is not None]
+    if not present:
+        return None
+    return Quantity(sum((amount.value for amount in present), Decimal(0)), present[0].format)
+
+
+def _parse(text: object) -> Quantity | None:
+    if text is None:
+        return None
+    try:
+        return parse_quantity(str(text))
+    except QuantityError:
+        return None
