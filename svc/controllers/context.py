@@ -100,11 +100,36 @@ class InformerFactory:
         self._tasks.clear()
 
 
+class ControllerInformers:
+    """One controller's view of the shared factory, noting the informers it asks for, so the manager
+    starts it once those have synced (upstream's `WaitForNamedCacheSync` in each controller's `Run`)
+    rather than once every informer of the daemon has: one that never lists (a group the API server
+    does not serve) holds back only the controllers that read it."""
+
+    def __init__(self, factory: InformerFactory) -> None:
+        self.factory = factory
+        self.used: list[Informer] = []
+
+    def informer(self, group: str, version: str, resource: str) -> Informer:
+        informer = self.factory.informer(group, version, resource)
+        self.used.append(informer)
+        return informer
+
+    def metadata_informer(self, group: str, version: str, resource: str) -> Informer:
+        return self.factory.metadata_informer(group, version, resource)
+
+    def start(self) -> None:
+        self.factory.start()
+
+    async def wait_for_sync(self) -> None:
+        await asyncio.gather(*(informer.synced.wait() for informer in self.used))
+
+
 @dataclass
 class ControllerContext:
     client: AsyncRestClient
     profile: Profile
-    informers: InformerFactory
+    informers: InformerFactory | ControllerInformers
     clock: Clock = field(default_factory=RealClock)
     root_ca: bytes = b""
 

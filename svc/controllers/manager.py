@@ -9,6 +9,7 @@ half-listed cache. A manager with no controller to run holds on until it is stop
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 import logging
 import random
@@ -16,7 +17,7 @@ from typing import Any
 
 from svc.apiserver.health import HealthCheck
 from svc.controllers import catalog, unavailable
-from svc.controllers.context import ControllerContext
+from svc.controllers.context import ControllerContext, ControllerInformers
 from svc.controllers.credentials import Credentials
 from svc.machinery.collector import freeze_after_long_collections
 
@@ -52,6 +53,7 @@ class ControllerManager:
         self.context = context
         self.checks = checks
         self.credentials = Credentials(context, per_controller=options.use_service_account_credentials)
+        self.informers: dict[str, ControllerInformers] = {}
         apiserver_name = context.profile.apiserver_name
         selected = set(catalog.select(options.controllers, apiserver_name)[0])
         self.controllers = {}
@@ -76,24 +78,25 @@ class ControllerManager:
             return None
         if name not in options.enabled:
             return None
-        controller = catalog.BUILT[catalog.key(name, apiserver_name)](self.credentials.context_for(name), options)
+        informers = ControllerInformers(self.context.informers)  # type: ignore[arg-type]
+        context = dataclasses.replace(self.credentials.context_for(name), informers=informers)
+        controller = catalog.BUILT[catalog.key(name, apiserver_name)](context, options)
         if controller is None:
             _log_declined(name, options.feature_gates)
+        else:
+            self.informers[name] = informers
         return controller
 
     async def run(self) -> None:
         """Run until cancelled; the informers stop with it."""
         factory = self.context.informers
         factory.start()
+        freeze_after_long_collections()
+        settled = asyncio.create_task(self._freeze_once_synced(), name="freeze-once-synced")
         try:
-            await factory.wait_for_sync()
-            # What start-up loaded (modules, the listed caches) lives as long as the process: out of the
-            # collector's generations, full collections stop rescanning it (a pause every controller feels)
-            gc.freeze()
-            freeze_after_long_collections()
             for name, controller in self.controllers.items():
                 log.info("starting controller %s", name)
-                self.tasks[name] = asyncio.create_task(controller.run(), name=name)
+                self.tasks[name] = asyncio.create_task(self._run_synced(name, controller), name=name)
                 self.checks.append(HealthCheck(name, self._check(name)))
                 if self.start_interval > 0:
                     # upstream: wait.Jitter(--controller-start-interval, 1.0) after each start
@@ -103,11 +106,28 @@ class ControllerManager:
             else:
                 await asyncio.Event().wait()
         finally:
+            settled.cancel()
             for task in self.tasks.values():
                 task.cancel()
-            await asyncio.gather(*self.tasks.values(), return_exceptions=True)
+            await asyncio.gather(settled, *self.tasks.values(), return_exceptions=True)
             await factory.stop()
             await self.credentials.close()
+
+    async def _run_synced(self, name: str, controller: Any) -> None:
+        """The controller's run, once the informers it asked for have synced (upstream's
+        "Waiting for caches to sync" in each controller)."""
+        informers = self.informers.get(name)
+        if informers is not None and informers.used:
+            log.info('"Waiting for caches to sync" controller="%s"', name)
+            await informers.wait_for_sync()
+            log.info('"Caches are synced" controller="%s"', name)
+        await controller.run()
+
+    async def _freeze_once_synced(self) -> None:
+        # What start-up loaded (modules, the listed caches) lives as long as the process: out of the
+        # collector's generations, full collections stop rescanning it (a pause every controller feels)
+        await self.context.informers.wait_for_sync()
+        gc.freeze()
 
     def _check(self, name: str) -> Any:
         """Fails once the controller's workers have stopped."""
