@@ -17,6 +17,7 @@ budget fails safe: no disruptions, reason `SyncFailed`, the message saying which
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from svc.api.columns.selectors import selector_struct_string
@@ -35,6 +36,7 @@ from svc.machinery.labels import SelectorError, label_selector_from_dict
 NAME = "disruption-controller"
 COMPONENT = "controllermanager"
 DELETION_TIMEOUT = 120.0
+STALE_DISRUPTION_TIMEOUT = 120.0
 
 Obj = dict[str, Any]
 
@@ -61,12 +63,13 @@ def selected_pods(budget: Obj, pods: list[Obj]) -> list[Obj]:
     return [pod for pod in pods if parsed.matches(pod["metadata"].get("labels") or {})]
 
 
-def disrupted_pods(budget: Obj, pods: list[Obj], wall: float) -> tuple[dict[str, str], float | None]:
-    """The recorded evictions still awaited (pod present, not yet deleting, under two minutes old)
-    and when the earliest of them expires."""
+def disrupted_pods(budget: Obj, pods: list[Obj], wall: float) -> tuple[dict[str, str], float | None, list[Obj]]:
+    """The recorded evictions still awaited (pod present, not yet deleting, under two minutes old),
+    when the earliest of them expires, and the pods whose eviction expired without a deletion."""
     recorded = (budget.get("status") or {}).get("disruptedPods") or {}
     kept: dict[str, str] = {}
     recheck: float | None = None
+    overdue: list[Obj] = []
     for pod in pods:
         name = pod["metadata"]["name"]
         if pod["metadata"].get("deletionTimestamp") or name not in recorded:
@@ -75,7 +78,23 @@ def disrupted_pods(budget: Obj, pods: list[Obj], wall: float) -> tuple[dict[str,
         if expires >= wall:
             kept[name] = recorded[name]
             recheck = expires if recheck is None else min(recheck, expires)
-    return kept, recheck
+        else:
+            overdue.append(pod)
+    return kept, recheck, overdue
+
+
+def stale_disruption_wait(pod: Obj, wall: float) -> float | None:
+    """Upstream's `nonTerminatingPodHasStaleDisruptionCondition`: None when the pod has no
+    DisruptionTarget condition that could go stale (it is deleting, finished, or the kubelet set it),
+    else how long until it is stale."""
+    status = pod.get("status") or {}
+    if pod["metadata"].get("deletionTimestamp") or status.get("phase") in ("Succeeded", "Failed"):
+        return None
+    condition = next((c for c in status.get("conditions") or [] if c.get("type") == "DisruptionTarget"), None)
+    if condition is None or condition.get("status") != "True" or condition.get("reason") == "TerminationByKubelet":
+        return None
+    since = condition.get("lastTransitionTime")
+    return max(0.0, (parse_time(since) if since else wall) + STALE_DISRUPTION_TIMEOUT - wall)
 
 
 def count_healthy(pods: list[Obj], disrupted: dict[str, str]) -> int:
@@ -125,6 +144,7 @@ class DisruptionController:
         self.workers = workers
         self.events = context.recorder(COMPONENT)
         self.queue: RateLimitingQueue[str] = RateLimitingQueue(NAME, clock=context.clock)
+        self.stale: RateLimitingQueue[str] = RateLimitingQueue("stale_pod_disruption", clock=context.clock)
         self.budgets = context.informers.informer("policy", "v1", "poddisruptionbudgets")
         self.pods = context.informers.informer("", "v1", "pods")
         self.budgets.add_handler(
@@ -135,8 +155,8 @@ class DisruptionController:
         )
         self.pods.add_handler(
             Handler(
-                on_add=self._pod_changed,
-                on_update=lambda _old, pod: self._pod_changed(pod),
+                on_add=self._pod_seen,
+                on_update=lambda _old, pod: self._pod_seen(pod),
                 on_delete=self._pod_changed,
             )
         )
@@ -148,8 +168,42 @@ class DisruptionController:
             if selected_pods(budget, [pod]):
                 self.queue.add(key_of(budget))
 
+    def _pod_seen(self, pod: Obj) -> None:
+        self._pod_changed(pod)
+        wait = stale_disruption_wait(pod, self.context.clock.wall())
+        if wait is not None:
+            self.stale.add_after(key_of(pod), wait)
+
     async def run(self) -> None:
-        await run_workers(self.queue, self.sync, workers=self.workers, name=NAME)
+        await asyncio.gather(
+            run_workers(self.queue, self.sync, workers=self.workers, name=NAME),
+            run_workers(self.stale, self.sync_stale_disruption, workers=1, name=f"{NAME}/stale"),
+        )
+
+    async def sync_stale_disruption(self, key: str) -> None:
+        """Upstream's `syncStalePodDisruption`: a pod still not deleting two minutes after it was
+        marked a disruption target gets the condition back to False."""
+        pod = self.pods.get(key)
+        if pod is None:
+            return
+        wait = stale_disruption_wait(pod, self.context.clock.wall())
+        if wait is None:
+            return
+        if wait > 0:
+            self.stale.add_after(key, wait)
+            return
+        status = dict(pod.get("status") or {})
+        condition = {
+            "type": "DisruptionTarget",
+            "status": "False",
+            "lastTransitionTime": rfc3339(self.context.clock.wall()),
+        }
+        status["conditions"] = [
+            condition if c.get("type") == "DisruptionTarget" else c for c in status.get("conditions") or []
+        ]
+        namespace, name = pod["metadata"].get("namespace", ""), pod["metadata"]["name"]
+        path = resource_path("", "v1", "pods", namespace=namespace, name=name, subresource="status")
+        await self.context.client.update(path, {**pod, "status": status})
 
     async def sync(self, key: str) -> None:
         budget = self.budgets.get(key)
@@ -169,7 +223,11 @@ class DisruptionController:
             return
         if unmanaged:
             await self._event(budget, WARNING, "UnmanagedPods", unmanaged_message(budget))
-        disrupted, recheck = disrupted_pods(budget, pods, wall)
+        disrupted, recheck, overdue = disrupted_pods(budget, pods, wall)
+        for pod in overdue:
+            # upstream's text names the budget's namespace twice
+            message = f"Pod was expected by PDB {namespace}/{namespace} to be deleted but it wasn't"
+            await self.events.event(pod, "Pod", "v1", WARNING, "NotDeleted", message)
         await self._update(budget, count_healthy(pods, disrupted), desired, expected, disrupted, wall)
         if recheck is not None:
             raise RequeueAfter(max(0.0, recheck - wall), "awaiting evicted pods")

@@ -201,3 +201,52 @@ def test_a_dry_run_eviction_deletes_nothing(api) -> None:
     assert answer.status == 201
     assert api.request("GET", f"{PODS}/p").status == 200
     assert api.request("GET", f"{BUDGETS}/web").json()["status"]["disruptionsAllowed"] == 1
+
+
+def _held_pod(api, name: str) -> dict:
+    """A running pod a finalizer keeps after its deletion, so what an eviction wrote can be read."""
+    pod = _pod(api, name, phase="Running")
+    patch = {"metadata": {"finalizers": ["example.com/hold"]}}
+    answer = api.request("PATCH", f"{PODS}/{name}", body=patch, content_type="application/merge-patch+json")
+    assert answer.status == 200, answer.body
+    return {**pod, **answer.json()}
+
+
+def _disruption_target(pod: dict) -> dict | None:
+    return next((c for c in pod["status"].get("conditions") or [] if c["type"] == "DisruptionTarget"), None)
+
+
+def test_an_evicted_pod_is_marked_as_a_disruption_target_before_it_is_deleted(api) -> None:
+    _held_pod(api, "p")
+    assert api.request("POST", f"{PODS}/p/eviction", body=_eviction("p")).status == 201
+    pod = api.request("GET", f"{PODS}/p").json()
+    assert pod["metadata"]["deletionTimestamp"]
+    condition = _disruption_target(pod)
+    assert condition is not None and condition["lastTransitionTime"]
+    assert {k: condition[k] for k in ("status", "reason", "message")} == {
+        "status": "True",
+        "reason": "EvictionByEvictionAPI",
+        "message": "Eviction API: evicting",
+    }
+
+
+def test_a_dry_run_eviction_marks_nothing(api) -> None:
+    _held_pod(api, "p")
+    assert api.request("POST", f"{PODS}/p/eviction", body=_eviction("p"), params={"dryRun": "All"}).status == 201
+    assert _disruption_target(api.request("GET", f"{PODS}/p").json()) is None
+
+
+def test_a_resource_version_precondition_that_held_still_deletes_the_pod_after_the_condition_is_written(api) -> None:
+    version = _pod(api, "p", phase="Running")["metadata"]["resourceVersion"]
+    body = {**_eviction("p"), "deleteOptions": {"preconditions": {"resourceVersion": version}}}
+    assert api.request("POST", f"{PODS}/p/eviction", body=body).status == 201
+    assert api.request("GET", f"{PODS}/p").status == 404
+
+
+def test_a_stale_resource_version_precondition_is_a_conflict_and_marks_nothing(api) -> None:
+    _held_pod(api, "p")
+    body = {**_eviction("p"), "deleteOptions": {"preconditions": {"resourceVersion": "1"}}}
+    answer = api.request("POST", f"{PODS}/p/eviction", body=body)
+    assert answer.status == 409, answer.body
+    pod = api.request("GET", f"{PODS}/p").json()
+    assert _disruption_target(pod) is None and "deletionTimestamp" not in pod["metadata"]

@@ -218,3 +218,78 @@ def test_an_up_to_date_status_is_not_rewritten() -> None:
         assert len(client.calls) == 1
 
     asyncio.run(scenario())
+
+
+def test_a_pod_whose_eviction_expired_without_a_deletion_gets_a_not_deleted_event() -> None:
+    async def scenario() -> None:
+        recorded = {"b": rfc3339(800.0)}
+        controller, client = setup([budget({"minAvailable": 1}, {"disruptedPods": recorded})], [pod("a"), pod("b")])
+        await controller.sync("team/pdb")
+        message = "Pod was expected by PDB team/team to be deleted but it wasn't"
+        assert ("Pod", "Warning", "NotDeleted", message) in events(client)
+
+    asyncio.run(scenario())
+
+
+def marked(name: str, since: float, reason: str = "EvictionByEvictionAPI", **metadata: Any) -> Obj:
+    target = {"type": "DisruptionTarget", "status": "True", "reason": reason, "lastTransitionTime": rfc3339(since)}
+    found = pod(name, **metadata)
+    found["status"]["conditions"].append(target)
+    return found
+
+
+def status_writes(client: Any) -> list[tuple[str, Obj]]:
+    return [(path, body["status"]) for verb, path, body in client.calls if verb == "update" and "/pods/" in path]
+
+
+def test_a_disruption_target_left_two_minutes_on_a_pod_not_deleting_is_set_back_to_false() -> None:
+    async def scenario() -> None:
+        controller, client = setup([], [marked("old", 800.0), marked("new", 990.0)])
+        await controller.sync_stale_disruption("team/old")
+        await controller.sync_stale_disruption("team/new")
+        [(path, status)] = status_writes(client)
+        assert path == "/api/v1/namespaces/team/pods/old/status"
+        target = [c for c in status["conditions"] if c["type"] == "DisruptionTarget"]
+        assert target == [{"type": "DisruptionTarget", "status": "False", "lastTransitionTime": NOW}]
+        assert [c["type"] for c in status["conditions"]] == ["Ready", "DisruptionTarget"]
+
+    asyncio.run(scenario())
+
+
+def test_a_fresh_disruption_target_is_looked_at_again_when_it_would_be_stale() -> None:
+    async def scenario() -> None:
+        controller, client = setup([], [marked("new", 990.0)])
+        key = await asyncio.wait_for(asyncio.ensure_future(_next_after(controller, 110.0)), 5)
+        assert key == "team/new"
+        await controller.sync_stale_disruption(key)
+        assert [path for path, _ in status_writes(client)] == ["/api/v1/namespaces/team/pods/new/status"]
+
+    asyncio.run(scenario())
+
+
+async def _next_after(controller: DisruptionController, seconds: float) -> str:
+    """The stale-condition queue is empty until `seconds` pass on the fake clock, then yields a key."""
+    waiting = asyncio.ensure_future(controller.stale.get())
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert not waiting.done()
+    await controller.context.clock.advance(seconds)
+    return await waiting
+
+
+def test_conditions_set_by_the_kubelet_or_on_deleting_or_finished_pods_are_never_stale() -> None:
+    async def scenario() -> None:
+        finished = marked("done", 800.0)
+        finished["status"]["phase"] = "Failed"
+        pods = [
+            marked("kubelet", 800.0, reason="TerminationByKubelet"),
+            marked("deleting", 800.0, deletionTimestamp=rfc3339(900.0)),
+            finished,
+        ]
+        controller, client = setup([], pods)
+        for name in ("kubelet", "deleting", "done"):
+            await controller.sync_stale_disruption(f"team/{name}")
+        assert status_writes(client) == []
+        assert len(controller.stale) == 0
+
+    asyncio.run(scenario())

@@ -6,6 +6,7 @@ which the eviction takes (decrementing `status.disruptionsAllowed` and recording
 `status.disruptedPods`) before deleting. A pod that is not Ready may be evicted without taking a
 disruption when the budget's `unhealthyPodEvictionPolicy` allows it. The budget's status is kept by
 the disruption controller; until it has observed the budget's generation, evictions are refused.
+Before the delete, the pod's status gets the `DisruptionTarget` condition (`EvictionByEvictionAPI`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from svc.machinery.labels import SelectorError, label_selector_from_dict
 from svc.registry.actions import ActionRequest
 from svc.registry.admission import NoAdmission
 from svc.registry.create import now_rfc3339
+from svc.registry.delete import check_preconditions
 from svc.registry.options import DeleteOptions, ListOptions, Preconditions, WriteOptions
+from svc.registry.store import GenericStore
 
 Obj = dict[str, Any]
 # Upstream's bound on status.disruptedPods: past it the controller is too far behind to trust.
@@ -136,5 +139,51 @@ async def evict(request: ActionRequest, delete_options: DeleteOptions) -> None:
                 user=request.user,
                 options=options,
             )
+    if not request.dry_run:
+        delete_options = await _mark_disruption_target(request, pods, name, delete_options)
     # admitted as the Eviction's create already (upstream deletes the pod without admitting it again)
     await pods.delete(request.namespace, name, delete_options, admission=NoAdmission(), user=request.user)
+
+
+async def _mark_disruption_target(
+    request: ActionRequest, pods: GenericStore, name: str, delete_options: DeleteOptions
+) -> DeleteOptions:
+    """Upstream's `addConditionAndDeletePod`: the pod's status gets `DisruptionTarget` (reason
+    `EvictionByEvictionAPI`) before it is deleted, written over the latest pod once the delete's
+    preconditions hold; a resourceVersion precondition then names the version this write made."""
+
+    async def append(current: Obj | None) -> Obj:
+        assert current is not None
+        check_preconditions(pods.strategy, current, delete_options)
+        marked = copy.deepcopy(current)
+        state = marked.setdefault("status", {})
+        conditions = state.get("conditions") or []
+        previous = next((c for c in conditions if c.get("type") == "DisruptionTarget"), None)
+        changed = previous is None or previous.get("status") != "True"
+        condition = {
+            "type": "DisruptionTarget",
+            "status": "True",
+            "lastTransitionTime": now_rfc3339() if changed else previous.get("lastTransitionTime"),
+            "reason": "EvictionByEvictionAPI",
+            "message": "Eviction API: evicting",
+        }
+        if previous is not None and previous.get("lastProbeTime") is not None:
+            condition["lastProbeTime"] = previous["lastProbeTime"]
+        state["conditions"] = (
+            [condition if c is previous else c for c in conditions] if previous else [*conditions, condition]
+        )
+        return marked
+
+    stored, _ = await pods.update(
+        request.namespace,
+        name,
+        append,
+        admission=NoAdmission(),
+        user=request.user,
+        options=WriteOptions(subresource="status"),
+        allow_create=False,
+    )
+    if delete_options.preconditions.resource_version is None:
+        return delete_options
+    preconditions = Preconditions(delete_options.preconditions.uid, stored["metadata"]["resourceVersion"])
+    return dataclasses.replace(delete_options, preconditions=preconditions)
