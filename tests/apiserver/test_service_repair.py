@@ -27,11 +27,11 @@ def _events(api: k8s.ApiClient, reason: str) -> list[k8s.EventsV1Event]:
     return [event for event in items if event.reason == reason]
 
 
-def _address(name: str, *, managed: bool) -> k8s.V1IPAddress:
+def _address(name: str, *, managed: bool, service: str = "gone") -> k8s.V1IPAddress:
     labels = {"ipaddress.kubernetes.io/ip-family": "IPv4"}
     if managed:
         labels["ipaddress.kubernetes.io/managed-by"] = "ipallocator.k8s.io"
-    parent = k8s.V1ParentReference(group="", resource="services", namespace="default", name="gone")
+    parent = k8s.V1ParentReference(group="", resource="services", namespace="default", name=service)
     return k8s.V1IPAddress(
         metadata=k8s.V1ObjectMeta(name=name, labels=labels), spec=k8s.V1IPAddressSpec(parent_ref=parent)
     )
@@ -71,6 +71,18 @@ def test_an_orphan_ip_address_of_the_allocator_goes_after_a_minute(server: Runni
     (event,) = wait_for(lambda: _events(api, "IPAddressNotAllocated"), timeout=10)
     assert event.note == "IPAddress: 10.0.0.77 for Service default/gone appears to have leaked: cleaning up"
     assert (event.regarding.kind, event.regarding.name) == ("IPAddress", "10.0.0.77")
+
+
+def test_an_ip_address_naming_a_service_without_that_ip_goes(server: RunningServer, tmp_path: Path) -> None:
+    api = official_client(server, tmp_path)
+    k8s.CoreV1Api(api).create_namespaced_service("default", _service("web"))
+    networking = k8s.NetworkingV1Api(api)
+    networking.create_ip_address(_address("10.0.0.79", managed=True, service="web"))
+    # Seen before the loop's view has the Service, the IPAddress waits out the minute of an orphan.
+    server.advance_clock(61)
+    assert wait_for(lambda: not found(lambda: networking.read_ip_address("10.0.0.79"))(), timeout=10)
+    (event,) = wait_for(lambda: _events(api, "IPAddressWrongReference"), timeout=10)
+    assert event.note == "IPAddress: 10.0.0.79 for Service default/web has a wrong reference; cleaning up"
 
 
 def test_a_node_port_missing_from_the_allocation_is_put_back(server: RunningServer, tmp_path: Path) -> None:
