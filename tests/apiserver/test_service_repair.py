@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from kubernetes import client as k8s
 
-from svc.testing.harness import RunningServer
+from svc.testing.harness import RunningServer, stop_process
 from tests.controllers.test_daemon import found, official_client, wait_for
 
 FAKE_CLOCK = ("--brand-profile=kubernetes", "--enable-test-endpoints", "--clock=fake")
@@ -98,3 +98,20 @@ def test_a_node_port_missing_from_the_allocation_is_put_back(server: RunningServ
     with pytest.raises(k8s.ApiException) as refused:
         core.create_namespaced_service("default", _service("copy", "NodePort", node_port=port))
     assert refused.value.status == 422 and "provided port is already allocated" in refused.value.body
+
+
+def test_a_node_port_outside_a_narrowed_range_is_reported(
+    svc_server_process: Callable[..., RunningServer], tmp_path: Path
+) -> None:
+    data_dir = tmp_path / "data"
+    first = svc_server_process("--brand-profile=kubernetes", data_dir=data_dir)
+    service = _service("web", "NodePort", node_port=30080)
+    k8s.CoreV1Api(official_client(first, tmp_path / "first")).create_namespaced_service("default", service)
+    stop_process(first)
+    second = svc_server_process(
+        "--brand-profile=kubernetes", "--service-node-port-range=31000-31999", data_dir=data_dir
+    )
+    api = official_client(second, tmp_path / "second")
+    (event,) = wait_for(lambda: _events(api, "PortOutOfRange"), timeout=10)
+    assert event.note == "Port 30080 is not within the port range 31000-31999; please recreate service"
+    assert (event.regarding.name, event.action) == ("web", "PortAllocation")
