@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from svc.api.conversion.events import events_to_core
+from svc.client.events import WARNING, reference
 from svc.machinery import status, wallclock
 from svc.registry.admission import NoAdmission, UserInfo
 from svc.registry.options import WriteOptions
@@ -25,20 +26,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 Obj = dict[str, Any]
-WARNING = "Warning"
-
-
-def _regarding(obj: Obj, kind: str, api_version: str) -> Obj:
-    metadata = obj.get("metadata") or {}
-    ref = {
-        "kind": kind,
-        "namespace": metadata.get("namespace"),
-        "name": metadata.get("name"),
-        "uid": metadata.get("uid"),
-        "apiVersion": api_version,
-        "resourceVersion": metadata.get("resourceVersion"),
-    }
-    return {key: value for key, value in ref.items() if value}
 
 
 class RepairEvents:
@@ -49,7 +36,7 @@ class RepairEvents:
         self._user = UserInfo(server.profile.apiserver_name, groups=("system:masters",))
 
     async def warning(self, obj: Obj, kind: str, api_version: str, action: str, reason: str, note: str) -> None:
-        regarding = _regarding(obj, kind, api_version)
+        regarding = reference(obj, kind, api_version)
         namespace = regarding.get("namespace") or "default"
         moment = wallclock.now()
         stamp = datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
