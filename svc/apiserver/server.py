@@ -46,6 +46,7 @@ from svc.apiserver.authz.node.policy import NodePolicy
 from svc.apiserver.authz.rbac.escalation import EscalationCheck
 from svc.apiserver.authz.rbac.policy import RbacPolicy
 from svc.apiserver.chain import build_filters, build_handler_chain
+from svc.apiserver.cluster_ip_repair import ClusterIPRepair
 from svc.apiserver.context import RequestContext
 from svc.apiserver.debug_socket import DebugSocket
 from svc.apiserver.discovery import AGGREGATED_KIND, AGGREGATED_VERSIONS, Discovery
@@ -59,6 +60,7 @@ from svc.apiserver.logs import LogSettings
 from svc.apiserver.logs_handler import LOG_DIRECTORY
 from svc.apiserver.loops import compaction_loop, storage_size_loop
 from svc.apiserver.metrics import Metrics
+from svc.apiserver.node_port_repair import NodePortRepair
 from svc.apiserver.openapi import OpenAPI
 from svc.apiserver.options import Options
 from svc.apiserver.peers.build import Peers, build_peers
@@ -104,6 +106,8 @@ SERVED_SUBRESOURCES = frozenset(
 ) | {"exec", "attach", "portforward", "proxy"}
 # Livez checks that hold from the first moment, so `--livez-grace-period` does not cover them.
 _UNDELAYED = frozenset({"ping", "log"})
+# How often the Service IP and node port repair loops go through everything (upstream's default).
+SERVICE_REPAIR_INTERVAL = 180.0
 
 
 class Server:
@@ -126,6 +130,7 @@ class Server:
         self.objects: ObjectStore | None = None
         self.stores: dict[tuple[str, str, str], GenericStore] = {}
         self.service_allocation: ServiceAllocation | None = None
+        self.service_repairs: list[ClusterIPRepair | NodePortRepair] = []
         self.metrics = Metrics(self._object_counts, options.metrics)
         self.encryption = build_encryption(
             options.encryption, self.profile, options.store_prefix, self.metrics.registry
@@ -517,7 +522,12 @@ class Server:
         if self.debug_socket is not None:
             await self.debug_socket.start()
         await legacy_token_tracking.ensure(self)
+        self.service_repairs = [
+            ClusterIPRepair(self, interval=SERVICE_REPAIR_INTERVAL),
+            NodePortRepair(self, interval=SERVICE_REPAIR_INTERVAL),
+        ]
         self._tasks = [
+            *(asyncio.create_task(repair.run(), name=type(repair).__name__) for repair in self.service_repairs),
             *self.peers.tasks(),
             asyncio.create_task(
                 default_service.default_service_loop(self, port, advertise, self.peers.reconciler),

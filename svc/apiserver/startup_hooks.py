@@ -3,8 +3,9 @@
 Upstream's kube-apiserver lists one `poststarthook/<name>` check per start hook in `/livez`, `/readyz`
 and `/healthz`; scripts and operators read those names. Ours start the same jobs in `Server.start`,
 so a hook's check passes once the server has started, as upstream's passes once its hook has returned.
-Only jobs this server really runs get a check: no `start-service-ip-repair-controllers` (no repair
-loop here), and the flow control and identity Lease hooks only while those are enabled, as upstream.
+Only jobs this server really runs get a check: the flow control and identity Lease hooks only while
+those are enabled, as upstream. `start-service-ip-repair-controllers` passes once the cluster IP and
+node port repair loops have each been through everything once, as upstream's hook returns then.
 Names that carry a brand take it from the profile.
 """
 
@@ -42,7 +43,7 @@ def post_start_checks(server: Server, started: Check, rbac_bootstrapped: Check) 
             f"start-{profile.apiserver_name}-identity-lease-controller",
             f"start-{profile.apiserver_name}-identity-lease-garbage-collector",
         ]
-    names += ["start-legacy-token-tracking-controller", "rbac/bootstrap-roles"]
+    names += ["start-legacy-token-tracking-controller", "start-service-ip-repair-controllers", "rbac/bootstrap-roles"]
     if _serves(server, "scheduling.k8s.io", "priorityclasses"):
         names.append("scheduling/bootstrap-system-priority-classes")
     if flow_control:
@@ -50,7 +51,11 @@ def post_start_checks(server: Server, started: Check, rbac_bootstrapped: Check) 
     names.append("bootstrap-controller")
     if _serves(server, "networking.k8s.io", "servicecidrs"):
         names.append(f"start-{profile.default_service}-service-cidr-controller")
-    return [
-        HealthCheck(f"poststarthook/{name}", rbac_bootstrapped if name == "rbac/bootstrap-roles" else started)
-        for name in names
-    ]
+
+    async def repaired() -> None:
+        repairs = server.service_repairs
+        if not repairs or not all(repair.first_pass_done for repair in repairs):
+            raise RuntimeError("not finished")
+
+    special = {"rbac/bootstrap-roles": rbac_bootstrapped, "start-service-ip-repair-controllers": repaired}
+    return [HealthCheck(f"poststarthook/{name}", special.get(name, started)) for name in names]

@@ -141,6 +141,20 @@ async def sleep(seconds: float) -> None:
         timer.cancel()
 
 
+class ServerClock:
+    """The clock in force as the controllers' `Clock` (svc/client/clock.py), so the API server's own
+    control loops reuse their work queues and periodic runners on the server's time."""
+
+    def now(self) -> float:
+        return monotonic()
+
+    def wall(self) -> float:
+        return now()
+
+    async def sleep(self, seconds: float) -> None:
+        await (sleep(seconds) if seconds > 0 else asyncio.sleep(0))
+
+
 async def wait(future: Awaitable[Any], seconds: float) -> bool:
     """Whether `future` finished within `seconds` (it is not cancelled when it did not)."""
     task = asyncio.ensure_future(future)

@@ -64,8 +64,7 @@ def test_storage_failure_fails_readyz_with_reason_withheld(svc_server) -> None:
         server.backend.get = original
 
 
-# What upstream's kube-apiserver 1.36 on etcd lists (without the hooks of jobs ours does not run:
-# start-service-ip-repair-controllers), in its order.
+# What upstream's kube-apiserver 1.36 on etcd lists, in its order.
 UPSTREAM_READYZ = [
     "ping",
     "log",
@@ -85,6 +84,7 @@ UPSTREAM_READYZ = [
     "poststarthook/start-kube-apiserver-identity-lease-controller",
     "poststarthook/start-kube-apiserver-identity-lease-garbage-collector",
     "poststarthook/start-legacy-token-tracking-controller",
+    "poststarthook/start-service-ip-repair-controllers",
     "poststarthook/rbac/bootstrap-roles",
     "poststarthook/scheduling/bootstrap-system-priority-classes",
     "poststarthook/priority-and-fairness-config-producer",

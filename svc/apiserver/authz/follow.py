@@ -1,7 +1,7 @@
-"""Keep an authorizer's index current: list each resource it reads, then apply its watch events.
+"""Keep an in-server index current: list each resource it reads, then apply its watch events.
 
-RBAC's policy index and the Node authorizer's graph are both indexes of this kind: `reset` with a
-full list, then `put` and `remove` per event.
+RBAC's policy index, the Node authorizer's graph and the Service repair loop's view of Services and
+IPAddresses are indexes of this kind: `reset` with a full list, then `put` and `remove` per event.
 
 The store serves the list and the watch from its watch cache (or from storage when the cache is off),
 so a change reaches the index one cache flush after it is stored. A watch that ends or fails (the
@@ -63,10 +63,10 @@ async def follow(index: Index, store: GenericStore, version: str) -> None:
         except asyncio.CancelledError:
             raise
         except (status.StatusError, errors.StorageError) as error:
-            log.warning("authorizer index of %s relisting after: %s", resource, error)
+            log.warning("index of %s relisting after: %s", resource, error)
             version = await _relist(index, store)
         except Exception:  # a stale index would grant or refuse wrongly: log, relist, carry on
-            log.exception("authorizer index of %s failed; relisting", resource)
+            log.exception("index of %s failed; relisting", resource)
             version = await _relist(index, store)
 
 
@@ -77,7 +77,7 @@ async def _relist(index: Index, store: GenericStore) -> str:
         try:
             return await list_into(index, store)
         except (status.StatusError, errors.StorageError) as error:
-            log.warning("authorizer index of %s cannot list yet: %s", store.resource.name, error)
+            log.warning("index of %s cannot list yet: %s", store.resource.name, error)
 
 
 class Followers:
@@ -89,7 +89,7 @@ class Followers:
     async def add(self, index: Index, store: GenericStore) -> None:
         """Fill the index with the resource now, then follow its changes in the background."""
         version = await list_into(index, store)
-        name = f"authorizer index {store.resource.name}"
+        name = f"index {store.resource.name}"
         self._tasks.append(asyncio.create_task(follow(index, store, version), name=name))
 
     async def stop(self) -> None:

@@ -41,8 +41,10 @@ class ClusterIPs:
     def __init__(self, cidrs: tuple[Network, ...], addresses: GenericStore, profile: Profile, user: UserInfo) -> None:
         self.cidrs = cidrs
         self._addresses = addresses
-        self._profile = profile
         self._user = user
+        self.family_label = profile.label("ipaddress.kubernetes.io/ip-family")
+        self.managed_by_label = profile.label("ipaddress.kubernetes.io/managed-by")
+        self.allocator = profile.group("ipallocator.k8s.io")
 
     def cidr_for(self, family: str) -> Network | None:
         version = 4 if family == "IPv4" else 6
@@ -54,12 +56,10 @@ class ClusterIPs:
         assert network is not None
         return str(ipaddress.ip_address(_usable(network)[0]))
 
-    def _address(self, ip: str, family: str, owner: Obj) -> Obj:
+    def address(self, ip: str, family: str, owner: Obj) -> Obj:
+        """The IPAddress that holds `ip` for the Service `owner`, labelled as the allocator's."""
         metadata = owner.get("metadata") or {}
-        labels = {
-            self._profile.label("ipaddress.kubernetes.io/ip-family"): family,
-            self._profile.label("ipaddress.kubernetes.io/managed-by"): self._profile.group("ipallocator.k8s.io"),
-        }
+        labels = {self.family_label: family, self.managed_by_label: self.allocator}
         parent = {
             "group": "",
             "resource": "services",
@@ -85,7 +85,7 @@ class ClusterIPs:
             return False
         try:
             await self._addresses.create(
-                "", self._address(ip, family, owner), admission=NoAdmission(), user=self._user, options=WriteOptions()
+                "", self.address(ip, family, owner), admission=NoAdmission(), user=self._user, options=WriteOptions()
             )
         except status.StatusError as error:
             if error.reason == "AlreadyExists":

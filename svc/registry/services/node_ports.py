@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import random
+from collections.abc import Callable
 from typing import Any
 
 from svc.registry.services.cluster_ips import AllocationError
@@ -45,6 +46,27 @@ class NodePorts:
             "range": self.range_text,
             "data": base64.b64encode(data).decode(),
         }
+
+    def _held(self, current: Obj | None) -> set[int]:
+        """The ports a stored allocation holds, read against the range it was written for."""
+        first = ((current or {}).get("range") or "").partition("-")[0]
+        start = int(first) if first.isdigit() else self.ports.start
+        bits = self._bits(current)
+        return {start + offset for offset in range(bits.bit_length()) if bits >> offset & 1}
+
+    async def replace(self, rebuild: Callable[[set[int]], set[int]]) -> None:
+        """Store what `rebuild` makes of the stored ports (the repair loop's write: one compare-and-swap,
+        so `rebuild` runs again on the new value if an allocation raced it); ports outside the range
+        are not stored."""
+
+        async def swap(current: Obj | None) -> Obj:
+            bits = 0
+            for port in rebuild(self._held(current)):
+                if port in self.ports:
+                    bits |= 1 << (port - self.ports.start)
+            return self._value(bits)
+
+        await self._objects.guaranteed_update(self._key, swap, create_missing=True)
 
     def _pick(self, bits: int) -> int:
         size = len(self.ports)
