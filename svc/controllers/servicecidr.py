@@ -6,8 +6,8 @@ message "Kubernetes Service CIDR is ready" (and no reason). A ServiceCIDR being 
 finalizer while an allocated IPAddress would be left without any range (no other ServiceCIDR contains
 it): its condition turns Ready=False, reason Terminating, saying so. Otherwise the finalizer goes once
 the deletion has been visible for a grace period (10 s), so allocators see the range leave before it
-does. The API server keeps the default ServiceCIDR (`svc/apiserver/default_service.py`); unlike
-upstream's, it runs no loop repairing IPAddresses (`start-service-ip-repair-controllers`).
+does. The API server keeps the default ServiceCIDR (`svc/apiserver/default_service.py`) and, as
+upstream's, repairs IPAddresses and node ports (`svc/apiserver/cluster_ip_repair.py`, `node_port_repair.py`).
 """
 
 from __future__ import annotations
