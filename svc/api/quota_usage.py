@@ -16,7 +16,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from svc.machinery.quantity import Quantity, QuantityError, parse_quantity
+from svc.machinery.quantity import Quantity, quantity_or_none
 
 Obj = dict[str, Any]
 Usage = dict[str, Quantity]
@@ -83,7 +83,7 @@ def _service_usage(service: Obj) -> Usage:
 def _claim_usage(claim: Obj) -> Usage:
     spec = claim.get("spec") or {}
     result: Usage = {}
-    storage = _parse(((spec.get("resources") or {}).get("requests") or {}).get("storage"))
+    storage = quantity_or_none(((spec.get("resources") or {}).get("requests") or {}).get("storage"))
     class_name = spec.get("storageClassName")
     if storage is not None:
         result["requests.storage"] = storage
@@ -195,14 +195,14 @@ def pod_amount(pod: Obj, kind: str, resource: str) -> Quantity | None:
     spec = pod.get("spec") or {}
 
     def amount(container: Obj) -> Quantity | None:
-        return _parse(((container.get("resources") or {}).get(kind) or {}).get(resource))
+        return quantity_or_none(((container.get("resources") or {}).get(kind) or {}).get(resource))
 
     total = add_all(amount(c) for c in spec.get("containers") or [])
     for container in spec.get("initContainers") or []:
         init = amount(container)
         if init is not None and (total is None or init > total):
             total = init
-    return add_all((total, _parse((spec.get("overhead") or {}).get(resource))))
+    return add_all((total, quantity_or_none((spec.get("overhead") or {}).get(resource))))
 
 
 def add_all(amounts: Iterable[Quantity | None]) -> Quantity | None:
@@ -211,12 +211,3 @@ def add_all(amounts: Iterable[Quantity | None]) -> Quantity | None:
     if not present:
         return None
     return Quantity(sum((amount.value for amount in present), Decimal(0)), present[0].format)
-
-
-def _parse(text: object) -> Quantity | None:
-    if text is None:
-        return None
-    try:
-        return parse_quantity(str(text))
-    except QuantityError:
-        return None

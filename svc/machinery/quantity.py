@@ -227,3 +227,14 @@ def parse_quantity(text: str) -> Quantity:
     if format is QuantityFormat.BINARY_SI and 0 < abs(value) < 1:
         format = QuantityFormat.DECIMAL_SI
     return Quantity(value, format, text=_kept_text(text, whole, fraction, base, exponent))
+
+
+def quantity_or_none(text: object) -> Quantity | None:
+    """A quantity, or None for a missing or malformed one (validation reports those; the counting
+    code of quota, limits and scheduling skips them)."""
+    if text is None:
+        return None
+    try:
+        return parse_quantity(str(text))
+    except QuantityError:
+        return None

@@ -6,21 +6,11 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any
 
-from svc.machinery.quantity import Quantity, QuantityError, parse_quantity
-
-
-def quantity(text: Any) -> Quantity | None:
-    """A quantity, or None for a missing or malformed one (validation reports those)."""
-    if text is None:
-        return None
-    try:
-        return parse_quantity(str(text))
-    except QuantityError:
-        return None
+from svc.machinery.quantity import Quantity, quantity_or_none
 
 
 def resource_list(values: Mapping[str, Any] | None) -> dict[str, Quantity]:
-    parsed = {name: quantity(text) for name, text in (values or {}).items()}
+    parsed = {name: quantity_or_none(text) for name, text in (values or {}).items()}
     return {name: value for name, value in parsed.items() if value is not None}
 
 

@@ -10,15 +10,15 @@ from collections.abc import Callable
 from typing import Any
 
 from svc.apiserver.admission.errors import forbidden
-from svc.apiserver.admission.quantities import quantity
 from svc.apiserver.admission.registry import PluginContext
+from svc.machinery.quantity import quantity_or_none
 from svc.registry.admission import Attributes, Operation
 
 Obj = dict[str, Any]
 
 
 def _cpu_request(container: Obj) -> Any:
-    value = quantity(((container.get("resources") or {}).get("requests") or {}).get("cpu"))
+    value = quantity_or_none(((container.get("resources") or {}).get("requests") or {}).get("cpu"))
     return value.value if value is not None else 0
 
 

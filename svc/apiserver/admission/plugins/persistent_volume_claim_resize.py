@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from svc.apiserver.admission.errors import forbidden
 from svc.apiserver.admission.matching import targets
-from svc.apiserver.admission.quantities import quantity
 from svc.apiserver.admission.registry import PluginContext
-from svc.machinery.quantity import Quantity
+from svc.machinery.quantity import Quantity, quantity_or_none
 from svc.registry.admission import Attributes, Operation
 
 
 def _storage(claim: dict) -> Quantity | None:
-    return quantity((((claim.get("spec") or {}).get("resources") or {}).get("requests") or {}).get("storage"))
+    return quantity_or_none((((claim.get("spec") or {}).get("resources") or {}).get("requests") or {}).get("storage"))
 
 
 class PersistentVolumeClaimResize:

@@ -11,9 +11,9 @@ from typing import Any
 
 from svc.api.quota_usage import pod_amount
 from svc.apiserver.admission.errors import forbidden
-from svc.apiserver.admission.quantities import quantity
 from svc.apiserver.admission.registry import PluginContext
 from svc.machinery import status
+from svc.machinery.quantity import quantity_or_none
 from svc.registry.admission import Attributes, Operation
 
 Obj = dict[str, Any]
@@ -37,7 +37,7 @@ def allocatable_shortfall(pod: Obj, node: Obj) -> str:
     short = []
     for name, scale in (("cpu", 1000), ("memory", 1)):
         requested = _amount(pod_amount(pod, "requests", name), scale)
-        available = _amount(quantity(allocatable.get(name)), scale)
+        available = _amount(quantity_or_none(allocatable.get(name)), scale)
         if requested > available:
             short.append(f"{name}, requested: {requested}, allocatable: {available}")
     return f"Node didn't have enough allocatable resources: {'; '.join(short)}" if short else ""
