@@ -36,6 +36,7 @@ from svc.controllers.leaderelection import LeaderElectionConfig, LeaderElector
 from svc.controllers.manager import ControllerManager
 from svc.controllers.options import Options, parse_options
 from svc.controllers.serving import start_serving
+from svc.machinery.collector import freeze_after_long_collections
 from svc.version import UPSTREAM_VERSION
 
 log = logging.getLogger("svc.controllers")
@@ -247,6 +248,9 @@ def main(argv: list[str] | None = None) -> None:
         uvloop.install()
     except ImportError:
         pass
+    # The informer caches grow after start-up; the daemon (not a library user of the manager, such as
+    # a test process) moves what survives a long collection out of the collector's generations.
+    freeze_after_long_collections()
     try:
         raise SystemExit(asyncio.run(run(options)))
     except (KubeconfigError, ClockError, LookupFailed, OSError) as error:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import gc
 import logging
 import random
 from typing import Any
@@ -19,7 +18,6 @@ from svc.apiserver.health import HealthCheck
 from svc.controllers import catalog, unavailable
 from svc.controllers.context import ControllerContext, ControllerInformers
 from svc.controllers.credentials import Credentials
-from svc.machinery.collector import freeze_after_long_collections
 
 log = logging.getLogger(__name__)
 
@@ -91,8 +89,6 @@ class ControllerManager:
         """Run until cancelled; the informers stop with it."""
         factory = self.context.informers
         factory.start()
-        freeze_after_long_collections()
-        settled = asyncio.create_task(self._freeze_once_synced(), name="freeze-once-synced")
         try:
             for name, controller in self.controllers.items():
                 log.info("starting controller %s", name)
@@ -106,10 +102,9 @@ class ControllerManager:
             else:
                 await asyncio.Event().wait()
         finally:
-            settled.cancel()
             for task in self.tasks.values():
                 task.cancel()
-            await asyncio.gather(settled, *self.tasks.values(), return_exceptions=True)
+            await asyncio.gather(*self.tasks.values(), return_exceptions=True)
             await factory.stop()
             await self.credentials.close()
 
@@ -122,12 +117,6 @@ class ControllerManager:
             await informers.wait_for_sync()
             log.info('"Caches are synced" controller="%s"', name)
         await controller.run()
-
-    async def _freeze_once_synced(self) -> None:
-        # What start-up loaded (modules, the listed caches) lives as long as the process: out of the
-        # collector's generations, full collections stop rescanning it (a pause every controller feels)
-        await self.context.informers.wait_for_sync()
-        gc.freeze()
 
     def _check(self, name: str) -> Any:
         """Fails once the controller's workers have stopped."""
