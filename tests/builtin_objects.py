@@ -122,10 +122,12 @@ OBJECTS: dict[tuple[str, str], Obj] = {
             ],
         },
     },
+    # a group no fixture CRD serves: the API server registers a local APIService for every CRD group
+    # (`v1.example.com` for the Widget CRD above), so that name may already be taken
     ("apiregistration.k8s.io/v1", "APIService"): {
-        "metadata": {"name": "v1.example.com"},
+        "metadata": {"name": "v1.extension.example.org"},
         "spec": {
-            "group": "example.com",
+            "group": "extension.example.org",
             "version": "v1",
             "groupPriorityMinimum": 1000,
             "versionPriority": 15,
