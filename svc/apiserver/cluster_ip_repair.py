@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 from svc.apiserver.authz.follow import Followers
 from svc.apiserver.repair_events import RepairEvents
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
-from svc.controllers.workers import run_workers
 from svc.machinery import status, wallclock
 from svc.registry.admission import NoAdmission, UserInfo
 from svc.registry.options import DeleteOptions, WriteOptions

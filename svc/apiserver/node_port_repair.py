@@ -14,7 +14,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from svc.apiserver.repair_events import RepairEvents
-from svc.controllers.workers import every
+from svc.client.workers import every
 from svc.machinery import wallclock
 from svc.registry.options import ListOptions
 

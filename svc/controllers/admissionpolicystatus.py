@@ -15,9 +15,9 @@ from svc.api.resources import ResourceSet
 from svc.api.validation.policy_type_checking import expression_warnings
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import Handler
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
-from svc.controllers.workers import run_workers
 
 NAME = "validatingadmissionpolicy-status-controller"
 GROUP = "admissionregistration.k8s.io"

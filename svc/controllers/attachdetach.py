@@ -22,11 +22,11 @@ from typing import Any
 from svc.client.aio import ApiError, resource_path
 from svc.client.events import WARNING
 from svc.client.informer import NAMESPACE_INDEX, Handler
+from svc.client.workers import RequeueAfter, run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
 from svc.controllers.ephemeralvolume import claim_name
 from svc.controllers.pvcprotection import pod_terminated
-from svc.controllers.workers import RequeueAfter, run_workers
 
 NAME = "persistentvolume-attach-detach-controller"
 COMPONENT = "attachdetach-controller"

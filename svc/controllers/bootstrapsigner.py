@@ -18,10 +18,10 @@ import json
 
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import Handler
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
 from svc.controllers.tokencleaner import expiration
-from svc.controllers.workers import run_workers
 
 NAME = "bootstrap-signer-controller"
 CLUSTER_INFO = "cluster-info"

@@ -15,9 +15,9 @@ from typing import Any
 from svc.apiserver.authz.rbac.aggregation import aggregated_rules
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import Handler
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
-from svc.controllers.workers import run_workers
 
 NAME = "clusterrole-aggregation-controller"
 GROUP = "rbac.authorization.k8s.io"

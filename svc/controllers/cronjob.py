@@ -20,11 +20,11 @@ from typing import Any
 
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import NAMESPACE_INDEX, Handler, Informer, key_of
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
 from svc.controllers.controller_ref import controller_of, owner_reference
 from svc.controllers.deployment_math import condition
-from svc.controllers.workers import run_workers
 from svc.machinery.cron import CronError, Schedule, parse_schedule, zone_exists
 from svc.machinery.gotext import quote
 

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 from svc.client.aio import resource_path
 from svc.client.informer import Handler
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers import csr_rules
 from svc.controllers.context import ControllerContext
 from svc.controllers.csrsigning import GROUP, csr_path
 from svc.controllers.deployment_math import rfc3339
-from svc.controllers.workers import run_workers
 
 NAME = "certificatesigningrequest-approving-controller"
 

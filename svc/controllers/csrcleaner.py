@@ -13,11 +13,11 @@ import logging
 from cryptography import x509
 
 from svc.client.aio import ApiError
+from svc.client.workers import every
 from svc.controllers import csr_rules
 from svc.controllers.context import ControllerContext
 from svc.controllers.csrsigning import GROUP, csr_path
 from svc.controllers.node_health import parse_time
-from svc.controllers.workers import every
 
 NAME = "certificatesigningrequest-cleaner-controller"
 POLLING_INTERVAL = 3600.0

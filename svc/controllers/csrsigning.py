@@ -16,11 +16,11 @@ import logging
 
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import Handler
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers import csr_rules
 from svc.controllers.context import ControllerContext
 from svc.controllers.deployment_math import rfc3339
-from svc.controllers.workers import run_workers
 
 NAME = "certificatesigningrequest-signing-controller"
 GROUP = "certificates.k8s.io"

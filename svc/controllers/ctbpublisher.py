@@ -19,9 +19,9 @@ import logging
 
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import Handler, Informer, RestListerWatcher
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
-from svc.controllers.workers import run_workers
 
 GATE = "ClusterTrustBundle"
 VERSIONS = ("v1beta1", "v1alpha1")

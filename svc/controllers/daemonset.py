@@ -20,6 +20,7 @@ from typing import Any
 
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import NAMESPACE_INDEX, Handler, Informer, key_of
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers import pod_events
 from svc.controllers.context import ControllerContext
@@ -28,7 +29,6 @@ from svc.controllers.deployment_math import scaled_value
 from svc.controllers.expectations import Expectations
 from svc.controllers.history import HASH_LABEL, History, hash_of
 from svc.controllers.replicaset import is_available, ready_since
-from svc.controllers.workers import run_workers
 from svc.machinery.node_affinity import node_affinity_matches, tolerates
 
 NAME = "daemonset-controller"

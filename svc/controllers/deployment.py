@@ -21,11 +21,11 @@ from typing import Any
 
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import NAMESPACE_INDEX, Handler, Informer, key_of
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers import deployment_math as math
 from svc.controllers.context import ControllerContext
 from svc.controllers.controller_ref import claim, controller_of, owner_reference, selector_of
-from svc.controllers.workers import run_workers
 
 NAME = "deployment-controller"
 Obj = dict[str, Any]

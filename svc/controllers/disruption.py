@@ -25,12 +25,12 @@ from svc.client.aio import ApiError, resource_path
 from svc.client.discovery import ApiResource, server_resources
 from svc.client.events import NORMAL, WARNING
 from svc.client.informer import NAMESPACE_INDEX, Handler, key_of
+from svc.client.workers import RequeueAfter, run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
 from svc.controllers.controller_ref import controller_of
 from svc.controllers.deployment_math import rfc3339, scaled_value
 from svc.controllers.node_health import parse_time
-from svc.controllers.workers import RequeueAfter, run_workers
 from svc.machinery.labels import SelectorError, label_selector_from_dict
 
 NAME = "disruption-controller"

@@ -14,10 +14,10 @@ from typing import Any
 
 from svc.client.aio import ApiError, has_cause, resource_path
 from svc.client.informer import Handler, key_of
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers import service_pods
 from svc.controllers.context import ControllerContext
-from svc.controllers.workers import run_workers
 
 NAME = "endpoints-controller"
 Obj = dict[str, Any]

@@ -20,10 +20,10 @@ from typing import Any
 from svc.client.aio import ApiError, has_cause, resource_path
 from svc.client.events import WARNING
 from svc.client.informer import NAMESPACE_INDEX, Handler, key_of
+from svc.client.workers import RequeueAfter, run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
 from svc.controllers.slice_tracker import SliceTracker
-from svc.controllers.workers import RequeueAfter, run_workers
 
 NAME = "endpointslice-mirroring-controller"
 COMPONENT = "endpointslice-mirroring-controller"

@@ -15,10 +15,10 @@ from typing import Any
 from svc.client.aio import ApiError, resource_path
 from svc.client.events import WARNING
 from svc.client.informer import Handler, key_of
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
 from svc.controllers.controller_ref import controller_of, owner_reference
-from svc.controllers.workers import run_workers
 
 NAME = "ephemeral-volume-controller"
 COMPONENT = "ephemeral_volume"

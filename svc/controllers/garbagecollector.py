@@ -30,10 +30,10 @@ from svc.client.aio import ApiError, resource_path
 from svc.client.discovery import ApiResource, server_resources
 from svc.client.events import WARNING
 from svc.client.informer import Handler, Informer
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
 from svc.controllers.gc_graph import Graph, Identity, Node, Work
-from svc.controllers.workers import run_workers
 from svc.registry.delete import FOREGROUND, ORPHAN
 
 log = logging.getLogger(__name__)

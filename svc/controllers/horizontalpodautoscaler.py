@@ -27,6 +27,7 @@ from typing import Any
 from svc.client.aio import ApiError, error_message, resource_path
 from svc.client.events import NORMAL, WARNING
 from svc.client.informer import NAMESPACE_INDEX, Handler, Informer, key_of
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers import hpa_behavior as behavior
 from svc.controllers import hpa_metrics as metrics
@@ -34,7 +35,6 @@ from svc.controllers import hpa_replicas as replicas
 from svc.controllers.context import ControllerContext
 from svc.controllers.deployment_math import rfc3339
 from svc.controllers.hpa_selectors import HpaSelectors
-from svc.controllers.workers import run_workers
 from svc.machinery.duration import parse_duration
 from svc.machinery.labels import SelectorError, parse_label_selector
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import NAMESPACE_INDEX, Handler, Informer, key_of
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers import job_rules, pod_events
 from svc.controllers.context import ControllerContext
@@ -33,7 +34,6 @@ from svc.controllers.controller_ref import claim, controller_of, owner_reference
 from svc.controllers.deployment_math import condition, rfc3339
 from svc.controllers.expectations import Expectations
 from svc.controllers.replicaset import SLOW_START_INITIAL_BATCH, deletion_rank, ready_since
-from svc.controllers.workers import run_workers
 
 NAME = "job-controller"
 Obj = dict[str, Any]

@@ -18,8 +18,8 @@ from typing import Any
 
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import NAMESPACE_INDEX
+from svc.client.workers import every
 from svc.controllers.context import ControllerContext
-from svc.controllers.workers import every
 
 NAME = "legacy-serviceaccount-token-cleaner-controller"
 SYNC_INTERVAL = 24 * 3600.0

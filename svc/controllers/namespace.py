@@ -18,10 +18,10 @@ from typing import Any
 
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import Handler
+from svc.client.workers import RequeueAfter, run_workers
 from svc.client.workqueue import ItemExponentialBackoff, RateLimitingQueue
 from svc.controllers.context import ControllerContext
 from svc.controllers.namespace_content import ContentDeleter, conditions, merge_conditions
-from svc.controllers.workers import RequeueAfter, run_workers
 
 NAME = "namespace-controller"
 DELETION_GRACE_PERIOD = 5.0

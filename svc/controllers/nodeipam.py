@@ -19,10 +19,10 @@ from typing import Any
 from svc.client.aio import ApiError, resource_path
 from svc.client.events import NORMAL
 from svc.client.informer import Handler
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.cidrset import CIDRSet, CIDRSetError, Network
 from svc.controllers.context import ControllerContext
-from svc.controllers.workers import run_workers
 
 NAME = "node-ipam-controller"
 COMPONENT = "cidrAllocator"

@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from svc.client.aio import ApiError, resource_path
 from svc.client.events import NORMAL
 from svc.client.informer import Handler
+from svc.client.workers import every, run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers import node_health as rules
 from svc.controllers.context import ControllerContext
 from svc.controllers.deployment_math import condition, rfc3339
-from svc.controllers.workers import every, run_workers
 
 NAME = "node-lifecycle-controller"
 COMPONENT = "node-controller"

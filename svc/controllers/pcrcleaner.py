@@ -12,9 +12,9 @@ from __future__ import annotations
 import logging
 
 from svc.client.aio import ApiError, resource_path
+from svc.client.workers import every
 from svc.controllers.context import ControllerContext
 from svc.controllers.node_health import parse_time
-from svc.controllers.workers import every
 
 NAME = "podcertificaterequest-cleaner-controller"
 GATE = "PodCertificateRequest"

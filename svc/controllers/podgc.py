@@ -18,8 +18,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from svc.client.aio import ApiError, resource_path
+from svc.client.workers import every
 from svc.controllers.context import ControllerContext
-from svc.controllers.workers import every
 
 NAME = "pod-garbage-collector-controller"
 log = logging.getLogger(__name__)

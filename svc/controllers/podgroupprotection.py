@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import NAMESPACE_INDEX, Handler, key_of
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers import protection
 from svc.controllers.context import ControllerContext
-from svc.controllers.workers import run_workers
 
 NAME = "podgroup-protection-controller"
 GATE = "GenericWorkload"

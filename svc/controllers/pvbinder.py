@@ -27,12 +27,12 @@ from typing import Any
 from svc.client.aio import ApiError, resource_path
 from svc.client.events import NORMAL, WARNING
 from svc.client.informer import NAMESPACE_INDEX, Handler, key_of
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers import volume_matching as matching
 from svc.controllers.context import ControllerContext
 from svc.controllers.pvcprotection import pod_terminated
 from svc.controllers.pvrecycler import Plugin, RecycleError, Recycler
-from svc.controllers.workers import run_workers
 
 NAME = "persistentvolume-binder-controller"
 COMPONENT = "persistentvolume-controller"

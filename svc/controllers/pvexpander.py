@@ -16,10 +16,10 @@ from typing import Any
 from svc.client.aio import ApiError, resource_path
 from svc.client.events import WARNING
 from svc.client.informer import Handler, key_of
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
 from svc.controllers.volume_matching import storage_of
-from svc.controllers.workers import run_workers
 
 NAME = "persistentvolume-expander-controller"
 COMPONENT = "volume_expand"

@@ -21,12 +21,12 @@ from typing import Any
 
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import NAMESPACE_INDEX, Handler, Informer, key_of
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers import pod_events
 from svc.controllers.context import ControllerContext
 from svc.controllers.controller_ref import claim, controller_of, owner_reference
 from svc.controllers.expectations import Expectations
-from svc.controllers.workers import run_workers
 from svc.machinery.labels import LabelSelector, SelectorError, label_selector_from_dict
 
 Obj = dict[str, Any]

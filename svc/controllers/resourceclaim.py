@@ -19,9 +19,9 @@ from typing import Any
 from svc.client.aio import ApiError, resource_path
 from svc.client.events import WARNING
 from svc.client.informer import NAMESPACE_INDEX, Handler, key_of
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
-from svc.controllers.workers import run_workers
 
 NAME = "resourceclaim-controller"
 COMPONENT = "resource_claim"

@@ -24,10 +24,10 @@ from typing import Any
 
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import Handler
+from svc.client.workers import every, run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
 from svc.controllers.node_health import parse_time
-from svc.controllers.workers import every, run_workers
 
 NAME = "resourcepoolstatusrequest-controller"
 GATE = "DRAResourcePoolStatus"

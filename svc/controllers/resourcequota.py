@@ -21,9 +21,9 @@ from svc.api import quota_usage
 from svc.client.aio import resource_path
 from svc.client.discovery import ApiResource, server_resources
 from svc.client.informer import NAMESPACE_INDEX, Handler, Informer, key_of
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
-from svc.controllers.workers import run_workers
 from svc.machinery.quantity import Quantity
 
 NAME = "resourcequota-controller"

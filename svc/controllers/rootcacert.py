@@ -13,9 +13,9 @@ from typing import Any
 
 from svc.client.aio import ApiError, has_cause, resource_path
 from svc.client.informer import Handler
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
-from svc.controllers.workers import run_workers
 
 NAME = "root-ca-certificate-publisher-controller"
 DATA_KEY = "ca.crt"

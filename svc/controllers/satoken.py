@@ -23,9 +23,9 @@ from svc.apiserver.authn.service_account_jwt import Signer
 from svc.apiserver.authn.service_account_keys import KeyFileError, load_private_key
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import NAMESPACE_INDEX, Handler, key_of
+from svc.client.workers import RequeueAfter, run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
-from svc.controllers.workers import RequeueAfter, run_workers
 
 NAME = "serviceaccount-token-controller"
 log = logging.getLogger(__name__)

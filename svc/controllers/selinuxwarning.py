@@ -23,9 +23,9 @@ from typing import Any
 
 from svc.client.events import NORMAL, WARNING
 from svc.client.informer import Handler, key_of
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
-from svc.controllers.workers import run_workers
 
 NAME = "selinux-warning-controller"
 COMPONENT = "selinux_warning"

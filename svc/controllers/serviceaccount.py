@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from svc.client.aio import ApiError, has_cause, resource_path
 from svc.client.informer import NAMESPACE_INDEX, Handler
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
-from svc.controllers.workers import run_workers
 
 NAME = "serviceaccount-controller"
 ENSURED = ("default",)

@@ -23,12 +23,12 @@ from typing import Any
 
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import NAMESPACE_INDEX, Handler, Informer, key_of
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
 from svc.controllers.controller_ref import claim, controller_of, owned_by, owner_reference, selector_of
 from svc.controllers.history import HASH_LABEL, History, hash_of
 from svc.controllers.replicaset import is_available, ready_since
-from svc.controllers.workers import run_workers
 
 NAME = "statefulset-controller"
 Obj = dict[str, Any]

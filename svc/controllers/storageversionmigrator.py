@@ -22,10 +22,10 @@ from typing import Any
 from svc.client.aio import ApiError, resource_path
 from svc.client.discovery import ApiResource, server_resources
 from svc.client.informer import Handler
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
 from svc.controllers.deployment_math import rfc3339
-from svc.controllers.workers import run_workers
 
 NAME = "storage-version-migrator-controller"
 GATE = "StorageVersionMigrator"

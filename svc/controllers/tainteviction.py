@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from svc.client.aio import ApiError, resource_path
 from svc.client.events import NORMAL
 from svc.client.informer import Handler, key_of
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
 from svc.controllers.deployment_math import rfc3339
 from svc.controllers.node_health import Obj
-from svc.controllers.workers import run_workers
 from svc.machinery.node_affinity import tolerates
 
 NAME = "taint-eviction-controller"

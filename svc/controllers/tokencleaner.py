@@ -13,10 +13,10 @@ import math
 
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import Handler, key_of
+from svc.client.workers import RequeueAfter, run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
 from svc.controllers.node_health import parse_time
-from svc.controllers.workers import RequeueAfter, run_workers
 
 NAME = "token-cleaner-controller"
 

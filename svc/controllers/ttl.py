@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import Handler
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
-from svc.controllers.workers import run_workers
 
 NAME = "ttl-controller"
 # (size at which the step is left downwards, size past which it is left upwards, TTL seconds)

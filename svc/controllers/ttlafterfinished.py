@@ -15,9 +15,9 @@ from typing import Any
 
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import Handler, key_of
+from svc.client.workers import RequeueAfter, run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers.context import ControllerContext
-from svc.controllers.workers import RequeueAfter, run_workers
 
 NAME = "ttl-after-finished-controller"
 Obj = dict[str, Any]

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from svc.client.aio import ApiError, resource_path
 from svc.client.informer import Handler
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
 from svc.controllers import protection
 from svc.controllers.context import ControllerContext
-from svc.controllers.workers import run_workers
 
 NAME = "volumeattributesclass-protection-controller"
 Obj = protection.Obj

@@ -20,8 +20,8 @@ from typing import Any
 from svc.client.aio import ApiError, AsyncRestClient, resource_path
 from svc.client.clock import Clock
 from svc.client.informer import Handler, Informer, key_of
+from svc.client.workers import run_workers
 from svc.client.workqueue import RateLimitingQueue
-from svc.controllers.workers import run_workers
 from svc.nodes.node_objects import rfc3339
 from svc.nodes.scheduler import SCHEDULER_NAME, NodeUsage, place, pod_requests
 

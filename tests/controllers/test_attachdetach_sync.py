@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from svc.client.workers import RequeueAfter
 from svc.controllers.attachdetach import AttachDetachController, attachment_name
-from svc.controllers.workers import RequeueAfter
 from tests.controllers.fakes import make_context
 
 Obj = dict[str, Any]

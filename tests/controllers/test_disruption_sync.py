@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from svc.client.discovery import ApiResource
+from svc.client.workers import RequeueAfter
 from svc.controllers import disruption
 from svc.controllers.deployment_math import rfc3339
 from svc.controllers.disruption import DisruptionController
-from svc.controllers.workers import RequeueAfter
 from tests.controllers.fakes import make_context
 
 Obj = dict[str, Any]

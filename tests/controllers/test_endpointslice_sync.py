@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from svc.client.workers import RequeueAfter
 from svc.controllers.endpoints import EndpointsController
 from svc.controllers.endpointslice import MANAGER, EndpointSliceController
-from svc.controllers.workers import RequeueAfter
 from tests.controllers.fakes import make_context
 
 Obj = dict[str, Any]

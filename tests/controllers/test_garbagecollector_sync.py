@@ -6,8 +6,8 @@ import asyncio
 from typing import Any
 
 from svc.client.aio import resource_path
+from svc.client.workers import process_next
 from svc.controllers.garbagecollector import NAME, GarbageCollector
-from svc.controllers.workers import process_next
 from tests.controllers.fakes import RecordingClient, make_context, seed_core_discovery, served
 
 Obj = dict[str, Any]

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from svc.client.workers import RequeueAfter
 from svc.controllers.deployment_math import rfc3339
 from svc.controllers.namespace import NamespaceController
 from svc.controllers.namespace_content import BACKGROUND, Remaining, conditions, merge_conditions
-from svc.controllers.workers import RequeueAfter
 from tests.controllers.fakes import RecordingClient, make_context, seed_core_discovery, served
 
 Obj = dict[str, Any]

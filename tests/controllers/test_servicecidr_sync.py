@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from svc.client.workers import RequeueAfter
 from svc.controllers.servicecidr import BLOCKED_MESSAGE, ServiceCIDRController
-from svc.controllers.workers import RequeueAfter
 from tests.controllers.fakes import make_context
 
 Obj = dict[str, Any]

@@ -7,9 +7,9 @@ import base64
 
 import pytest
 
+from svc.client.workers import RequeueAfter
 from svc.controllers.deployment_math import rfc3339
 from svc.controllers.tokencleaner import TokenCleaner
-from svc.controllers.workers import RequeueAfter
 from tests.controllers.fakes import make_context
 
 

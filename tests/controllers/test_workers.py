@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 
 from svc.client.clock import FakeClock
+from svc.client.workers import process_next
 from svc.client.workqueue import RateLimitingQueue
-from svc.controllers.workers import process_next
 
 
 def test_a_failing_key_is_requeued_after_its_backoff_and_forgotten_once_it_succeeds() -> None:
