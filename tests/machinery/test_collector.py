@@ -55,14 +55,14 @@ def test_a_young_collection_freezes_nothing(freezing: pytest.MonkeyPatch) -> Non
     freezing.setattr(collector, "FREEZE_AFTER_PAUSE", 0.0)
     frozen = gc.get_freeze_count()
     gc.collect(0)
-    assert gc.get_freeze_count() == frozen
+    assert gc.get_freeze_count() <= frozen  # frozen objects may still be freed meanwhile
 
 
 def test_a_short_collection_freezes_nothing(freezing: pytest.MonkeyPatch) -> None:
     freezing.setattr(collector, "FREEZE_AFTER_PAUSE", 3600.0)
     frozen = gc.get_freeze_count()
     gc.collect(2)
-    assert gc.get_freeze_count() == frozen
+    assert gc.get_freeze_count() <= frozen  # frozen objects may still be freed meanwhile
 
 
 def test_the_callback_is_installed_once() -> None:
