@@ -243,6 +243,34 @@ def test_progress_never_runs_ahead_of_replayed_history(open_backend: Opener) -> 
     run(scenario())
 
 
+def test_progress_reaches_a_reader_who_asked_while_the_watch_replayed_history(open_backend: Opener) -> None:
+    """etcd drops a progress request that reaches a watch still replaying; the reader gets its report all
+    the same (before, the stream waited for that answer forever and a consistent read timed out)."""
+
+    async def scenario() -> None:
+        backend = await open_backend()
+        backend.progress_on_demand = True
+        start = await backend.current_revision()
+        for index in range(3):
+            await backend.create(f"/replayed/{index}", b"x")
+        events = backend.watch("/replayed/", after_revision=start, progress_notify=True)
+        first = await asyncio.wait_for(anext(events), 5)
+        wanted = (await backend.create("/other", b"1")).mod_revision
+        backend.request_progress("/replayed/", wanted)
+
+        async def progress_up_to_wanted() -> None:
+            async for event in events:
+                if isinstance(event, Progress) and event.revision >= wanted:
+                    return
+
+        assert not isinstance(first, Progress) or first.revision < wanted
+        await asyncio.wait_for(progress_up_to_wanted(), 5)
+        await events.aclose()
+        await backend.close()
+
+    run(scenario())
+
+
 @pytest.mark.parametrize(
     ("version", "in_order"),
     [("3.4.23", False), ("3.4.31", True), ("3.5.1", False), ("3.5.13", True), ("3.6.0", True), ("x", False)],

@@ -336,7 +336,7 @@ class EtcdBackend:
                 if not response.created or revision <= after_revision:
                     stream.seen = max(last, revision)
                     stream.progress = True
-                    stream.ask_again_if_behind()
+                    stream.keep_asking()
                     yield Progress(stream.seen)
                 elif self.progress_on_demand:
                     stream.progress = True
@@ -352,9 +352,12 @@ class EtcdBackend:
         if not self.progress_on_demand:
             return
         for stream in self._streams:
-            if stream.prefix == prefix and stream.progress and stream.seen < revision:
+            if stream.prefix == prefix and stream.seen < revision:
+                # remembered even before etcd confirms the watch: its creation answer may report a
+                # revision short of this one, and the stream then goes on asking (keep_asking)
                 stream.wanted = max(stream.wanted, revision)
-                stream.ask()
+                if stream.progress:
+                    stream.ask()
 
 
 _ASK_AGAIN_SECONDS = 0.1
@@ -375,9 +378,18 @@ class _Stream:
     _pending: set[asyncio.Task[None]] = field(default_factory=set)
     _again: asyncio.TimerHandle | None = None
 
-    def ask_again_if_behind(self) -> None:
-        """After a progress report short of the revision wanted (one no write had reached when it was
-        asked for): ask again shortly, as upstream's cacher keeps asking while a reader waits."""
+    def ask(self) -> None:
+        """Request a progress report, unless one is already on its way, and go on asking while a
+        reader waits."""
+        if not self.asked:
+            self._send()
+        self.keep_asking()
+
+    def keep_asking(self) -> None:
+        """While the stream is short of the revision a reader waits for, ask again every
+        `_ASK_AGAIN_SECONDS`, answered or not, as upstream's progress requester does: a report may
+        come short (no write had reached the stream when it was asked), and etcd 3.5.16 drops a
+        request that reaches a watch still replaying its history."""
         if self.wanted <= self.seen:
             self.wanted = 0
         elif self._again is None:
@@ -385,17 +397,16 @@ class _Stream:
 
     def _ask_again(self) -> None:
         self._again = None
-        self.ask()
+        if self.wanted > self.seen:
+            self._send()
+        self.keep_asking()
 
     def end(self) -> None:
         if self._again is not None:
             self._again.cancel()
         self.call.cancel()
 
-    def ask(self) -> None:
-        """Request a progress report, unless one is already on its way."""
-        if self.asked:
-            return
+    def _send(self) -> None:
         self.asked = True
         task = asyncio.get_running_loop().create_task(self._write())
         self._pending.add(task)
