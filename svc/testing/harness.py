@@ -180,23 +180,34 @@ def start_process(data_dir: Path, *args: str, port: int = 0, timeout: float = 30
     log.close()
     kubeconfig = data_dir / "admin.kubeconfig"
     running = RunningServer(f"https://127.0.0.1:{port}", data_dir, kubeconfig, process)
+    log_path = data_dir.parent / f"{data_dir.name}.log"
     deadline = time.monotonic() + timeout
+    last_answer = "no answer"
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(
-                f"svc-apiserver exited with {process.returncode}; log: {data_dir.parent / (data_dir.name + '.log')}"
-            )
+            raise RuntimeError(f"svc-apiserver exited with {process.returncode}; log: {log_path}")
         if kubeconfig.exists():
             with contextlib.suppress(OSError, ValueError):
                 client = RestClient(load_kubeconfig(kubeconfig), timeout=2.0)
                 try:
-                    if client.request("GET", "/readyz").status == 200:
+                    response = client.request("GET", "/readyz", params={"verbose": "true"})
+                    if response.status == 200:
                         return running
+                    last_answer = f"{response.status}: {response.body.decode(errors='replace')}"
                 finally:
                     client.close()
         time.sleep(0.05)
     stop_process(running)
-    raise TimeoutError("svc-apiserver did not become ready in time")
+    # The suite's temporary directory is gone when CI reports, so the reasons travel in the message.
+    raise TimeoutError(
+        f"svc-apiserver did not become ready in time; last /readyz: {last_answer}\nlog tail:\n{_tail(log_path)}"
+    )
+
+
+def _tail(path: Path, size: int = 3000) -> str:
+    with contextlib.suppress(OSError):
+        return path.read_bytes()[-size:].decode(errors="replace")
+    return "(no log)"
 
 
 def stop_process(running: RunningServer, *, kill: bool = False) -> None:
