@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from svc.testing.etcd import EtcdCluster, EtcdProcess
+from svc.testing.etcd import EtcdCluster, EtcdProcess, EtcdTls
 from svc.testing.harness import ETCD_URL_VARIABLE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -124,6 +124,24 @@ def etcd_cluster(tmp_path: Path) -> Iterator[EtcdCluster]:
 def etcd_process(tmp_path: Path) -> Iterator[EtcdProcess]:
     """An etcd of the test's own, which the test may kill and restart."""
     etcd = EtcdProcess(_etcd_binary(), tmp_path / "etcd")
+    etcd.start()
+    yield etcd
+    etcd.kill()
+
+
+@pytest.fixture
+def etcd_tls_process(tmp_path: Path) -> Iterator[EtcdProcess]:
+    """An etcd of the test's own that serves TLS and asks clients for a certificate of its CA."""
+    from tests.apiserver.authn.peers import Authority
+
+    authority, pki = Authority.create("etcd-ca"), tmp_path / "etcd-pki"
+    pki.mkdir()
+    (pki / "ca.crt").write_text(authority.pem)
+    cert, key = authority.write_pair(pki, "etcd-server", server=True)
+    client_cert, client_key = authority.write_pair(pki, "apiserver-etcd-client")
+    etcd = EtcdProcess(
+        _etcd_binary(), tmp_path / "etcd", tls=EtcdTls(pki / "ca.crt", cert, key, client_cert, client_key)
+    )
     etcd.start()
     yield etcd
     etcd.kill()

@@ -11,9 +11,11 @@ shared etcd, each under a key prefix of its own.
 from __future__ import annotations
 
 import contextlib
+import ssl
 import subprocess
 import time
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,11 +25,29 @@ if TYPE_CHECKING:
     from svc.client.rest import RestClient
 
 
+@dataclass(frozen=True)
+class EtcdTls:
+    """Files of an etcd that serves TLS and asks clients for a certificate of `ca_file`, and of a
+    client certificate it accepts."""
+
+    ca_file: Path
+    cert_file: Path
+    key_file: Path
+    client_cert_file: Path
+    client_key_file: Path
+
+    def client_context(self) -> ssl.SSLContext:
+        context = ssl.create_default_context(cafile=str(self.ca_file))
+        context.load_cert_chain(self.client_cert_file, self.client_key_file)
+        return context
+
+
 class EtcdProcess:
-    def __init__(self, binary: str, workdir: Path, *, name: str = "test") -> None:
+    def __init__(self, binary: str, workdir: Path, *, name: str = "test", tls: EtcdTls | None = None) -> None:
         self.binary = binary
         self.workdir = workdir
         self.name = name
+        self.tls = tls
         self.client_port = free_port()
         self.peer_port = free_port()
         self.initial_cluster = f"{name}={self.peer_url}"
@@ -35,7 +55,7 @@ class EtcdProcess:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.client_port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.client_port}"
 
     @property
     def peer_url(self) -> str:
@@ -43,7 +63,15 @@ class EtcdProcess:
 
     def server_flags(self, prefix: str = "") -> tuple[str, ...]:
         """The flags of an API server storing in this etcd (under `--store-prefix=prefix` when given)."""
-        return store_flags(self.url, prefix)
+        flags = store_flags(self.url, prefix)
+        if self.tls is None:
+            return flags
+        return (
+            *flags,
+            f"--store-cafile={self.tls.ca_file}",
+            f"--store-certfile={self.tls.client_cert_file}",
+            f"--store-keyfile={self.tls.client_key_file}",
+        )
 
     def start(self, timeout: float = 60.0) -> None:
         """Start (or restart, on the same ports and data) and wait until etcd reports itself healthy."""
@@ -65,18 +93,26 @@ class EtcdProcess:
             "--logger=zap",
             "--log-level=error",
         ]
+        if self.tls is not None:
+            arguments += [
+                f"--cert-file={self.tls.cert_file}",
+                f"--key-file={self.tls.key_file}",
+                f"--trusted-ca-file={self.tls.ca_file}",
+                "--client-cert-auth",
+            ]
         with (self.workdir / "etcd.log").open("ab") as log:
             self.process = subprocess.Popen([self.binary, *arguments], stdout=log, stderr=subprocess.STDOUT)
 
     def wait_healthy(self, timeout: float = 60.0) -> None:
         assert self.process is not None
         deadline = time.monotonic() + timeout
+        context = self.tls.client_context() if self.tls else None
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"etcd exited with {self.process.returncode}; see {self.workdir / 'etcd.log'}")
             with (
                 contextlib.suppress(OSError, ValueError),
-                urllib.request.urlopen(f"{self.url}/health", timeout=2) as response,
+                urllib.request.urlopen(f"{self.url}/health", timeout=2, context=context) as response,
             ):
                 if b"true" in response.read():
                     return

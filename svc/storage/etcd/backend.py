@@ -23,10 +23,9 @@ committed.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -35,6 +34,7 @@ from aetcd import rpc
 from svc.storage import errors
 from svc.storage.backend import Event, EventType, KeyValue, Progress, RangeResult
 from svc.storage.etcd import txn_wire
+from svc.storage.etcd.watch_connection import WatchConnections, tls_context
 
 # etcd's default `--max-request-bytes`; a larger request would only be refused by etcd with the same text.
 MAX_REQUEST_BYTES = 1536 * 1024
@@ -84,6 +84,16 @@ def _target(servers: list[str]) -> tuple[str, bool]:
     return hosts[0], secure
 
 
+def _members(servers: list[str]) -> list[tuple[str, int]]:
+    """Host and port of each etcd URL (etcd's client port when none is given)."""
+    members = []
+    for server in servers:
+        rest = server.partition("://")[2] or server
+        host, _, port = rest.rstrip("/").rpartition(":") if ":" in rest else (rest, "", "2379")
+        members.append((host.strip("[]"), int(port)))
+    return members
+
+
 class EtcdBackend:
     in_process = False
 
@@ -104,7 +114,7 @@ class EtcdBackend:
         self._channel: grpc.aio.Channel | None = None
         self._kv: Any = None
         self._txn_wire: Any = None
-        self._watch: Any = None
+        self._watches: WatchConnections | None = None
         self._maintenance: Any = None
         self._lease: Any = None
         self._compacted = 0
@@ -124,7 +134,8 @@ class EtcdBackend:
             ("grpc.initial_reconnect_backoff_ms", 200),
             ("grpc.max_reconnect_backoff_ms", 2_000),
         ]
-        if secure or self._tls.cafile or self._tls.certfile:
+        credentials_used = secure or bool(self._tls.cafile or self._tls.certfile)
+        if credentials_used:
             credentials = grpc.ssl_channel_credentials(
                 _read(self._tls.cafile), _read(self._tls.keyfile), _read(self._tls.certfile)
             )
@@ -136,7 +147,8 @@ class EtcdBackend:
         self._txn_wire = self._channel.unary_unary(
             "/etcdserverpb.KV/Txn", response_deserializer=rpc.TxnResponse.FromString, _registered_method=True
         )
-        self._watch = rpc.WatchStub(self._channel)
+        context = tls_context(self._tls.cafile, self._tls.certfile, self._tls.keyfile) if credentials_used else None
+        self._watches = WatchConnections(_members(self._servers), context)
         self._maintenance = rpc.MaintenanceStub(self._channel)
         self._lease = rpc.LeaseStub(self._channel)
         await self._wait_reachable()
@@ -166,6 +178,8 @@ class EtcdBackend:
         self._closed = True
         for stream in list(self._streams):
             stream.call.cancel()
+        if self._watches is not None:
+            self._watches.close()
         if self._channel is not None:
             await self._channel.close()
 
@@ -312,11 +326,12 @@ class EtcdBackend:
             prev_kv=True,
             progress_notify=progress_notify,
         )
-        stream = _Stream(self._watch.Watch(), prefix, after_revision)
+        assert self._watches is not None
+        stream = _Stream(await self._watches.open_call(), prefix, after_revision)
         self._streams.add(stream)
         last = after_revision
         try:
-            await stream.call.write(rpc.WatchRequest(create_request=create))
+            stream.call.write(rpc.WatchRequest(create_request=create))
             async for response in stream.call:
                 if response.compact_revision:
                     self._compacted = max(self._compacted, int(response.compact_revision) - 1)
@@ -341,8 +356,6 @@ class EtcdBackend:
                 elif self.progress_on_demand:
                     stream.progress = True
                     stream.ask()
-        except grpc.aio.AioRpcError as error:
-            raise self._translate(error) from None
         finally:
             self._streams.discard(stream)
             stream.end()
@@ -375,7 +388,6 @@ class _Stream:
     asked: bool = False
     wanted: int = 0
     """A revision a reader waits for; asked again, now and then, until the stream has reached it."""
-    _pending: set[asyncio.Task[None]] = field(default_factory=set)
     _again: asyncio.TimerHandle | None = None
 
     def ask(self) -> None:
@@ -408,13 +420,7 @@ class _Stream:
 
     def _send(self) -> None:
         self.asked = True
-        task = asyncio.get_running_loop().create_task(self._write())
-        self._pending.add(task)
-        task.add_done_callback(self._pending.discard)
-
-    async def _write(self) -> None:
-        with contextlib.suppress(grpc.aio.AioRpcError, asyncio.InvalidStateError, RuntimeError):
-            await self.call.write(rpc.WatchRequest(progress_request=rpc.WatchProgressRequest()))
+        self.call.write(rpc.WatchRequest(progress_request=rpc.WatchProgressRequest()))
 
 
 def answers_progress_in_order(version: str) -> bool:
