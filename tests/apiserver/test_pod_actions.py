@@ -230,6 +230,27 @@ def test_an_evicted_pod_is_marked_as_a_disruption_target_before_it_is_deleted(ap
     }
 
 
+def test_an_eviction_over_a_true_disruption_target_keeps_its_transition_time_and_clears_its_probe_time(api) -> None:
+    """As upstream's UpdatePodCondition: the condition is replaced whole, its transition time kept
+    while its status stays True."""
+    _held_pod(api, "p")
+    old = {
+        "type": "DisruptionTarget",
+        "status": "True",
+        "reason": "PreemptionByScheduler",
+        "lastTransitionTime": "2026-01-02T03:04:05Z",
+        "lastProbeTime": "2026-01-02T03:04:06Z",
+    }
+    patch = {"status": {"conditions": [old]}}
+    marked = api.request("PATCH", f"{PODS}/p/status", body=patch, content_type="application/strategic-merge-patch+json")
+    assert marked.status == 200, marked.body
+    assert api.request("POST", f"{PODS}/p/eviction", body=_eviction("p")).status == 201
+    condition = _disruption_target(api.request("GET", f"{PODS}/p").json())
+    assert condition is not None and condition["reason"] == "EvictionByEvictionAPI"
+    assert condition["lastTransitionTime"] == "2026-01-02T03:04:05Z"
+    assert condition.get("lastProbeTime") is None
+
+
 def test_a_dry_run_eviction_marks_nothing(api) -> None:
     _held_pod(api, "p")
     assert api.request("POST", f"{PODS}/p/eviction", body=_eviction("p"), params={"dryRun": "All"}).status == 201

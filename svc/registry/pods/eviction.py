@@ -167,8 +167,6 @@ async def _mark_disruption_target(
             "reason": "EvictionByEvictionAPI",
             "message": "Eviction API: evicting",
         }
-        if previous is not None and previous.get("lastProbeTime") is not None:
-            condition["lastProbeTime"] = previous["lastProbeTime"]
         state["conditions"] = (
             [condition if c is previous else c for c in conditions] if previous else [*conditions, condition]
         )
