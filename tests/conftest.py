@@ -93,6 +93,15 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 _STORE_VARIABLE = "SVC_TEST_STORE"
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get(_STORE_VARIABLE) != "etcd":
+        return
+    skip = pytest.mark.skip(reason="a feature of the embedded store; the suite runs on etcd")
+    for item in items:
+        if item.get_closest_marker("embedded_store"):
+            item.add_marker(skip)
+
+
 def _etcd_binary() -> str:
     from bench.anchors.etcd import ensure_etcd
 

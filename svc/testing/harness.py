@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import hashlib
 import http.client
-import itertools
 import os
 import signal
 import socket
@@ -98,16 +98,18 @@ class RunningServer:
 
 _ADMISSION_FLAGS = ("--enable-admission-plugins", "--disable-admission-plugins", "--admission-control")
 ETCD_URL_VARIABLE = "SVC_TEST_ETCD_URL"
-_store_prefixes = itertools.count()
+_OWN_STORE_FLAGS = ("--storage-backend", "--store-servers", "--store-prefix")
 
 
-def _store_arguments() -> list[str]:
+def _store_arguments(data_dir: Path, extra: list[str]) -> list[str]:
     """With a shared test etcd (`SVC_TEST_STORE=etcd`), the flags that put a server on it under a key
-    prefix of its own, so servers of different tests never see each other's objects."""
+    prefix of its data directory's, so servers of different tests never see each other's objects and
+    a server restarted on the same directory finds its own again. A test that chooses its store
+    itself keeps it."""
     url = os.environ.get(ETCD_URL_VARIABLE)
-    if not url:
+    if not url or any(arg.partition("=")[0] in _OWN_STORE_FLAGS for arg in extra):
         return []
-    prefix = f"/registry-{os.getpid()}-{next(_store_prefixes)}"
+    prefix = "/registry-" + hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:16]
     return ["--storage-backend=store3", f"--store-servers={url}", f"--store-prefix={prefix}"]
 
 
@@ -120,7 +122,7 @@ def _arguments(data_dir: Path, port: int, extra: list[str]) -> list[str]:
         else ["--disable-admission-plugins=ServiceAccount"]
     )
     base = ["--data-dir", str(data_dir), "--bind-address", "127.0.0.1", "--secure-port", str(port)]
-    return [*base, *_store_arguments(), *admission, *extra]
+    return [*base, *_store_arguments(data_dir, extra), *admission, *extra]
 
 
 def _started(loop: asyncio.AbstractEventLoop, data_dir: Path, args: list[str]) -> Server:

@@ -11,9 +11,12 @@ PATH = "/api/v1/namespaces/default/configmaps"
 UNSAFE = "ignoreStoreReadErrorWithClusterBreakingPotential"
 
 
+def _key(server, name: str) -> str:
+    return f"{server.server.options.store_prefix}/configmaps/default/{name}"
+
+
 def _corrupt(server, name: str) -> None:
-    backend = server.server.backend
-    server.call(backend.create(f"/registry/configmaps/default/{name}", b"\x00not an object"))
+    server.call(server.server.backend.create(_key(server, name), b"\x00not an object"))
 
 
 @pytest.fixture
@@ -26,7 +29,7 @@ def test_get_of_corrupt_object_is_internal_error(svc_server) -> None:
     response = svc_server.client().request("GET", f"{PATH}/bad")
     assert response.status == 500
     assert response.json()["message"].startswith(
-        "Internal error occurred: StorageError: corrupt object, Code: 6, Key: /registry/configmaps/default/bad"
+        f"Internal error occurred: StorageError: corrupt object, Code: 6, Key: {_key(svc_server, 'bad')}"
     )
 
 

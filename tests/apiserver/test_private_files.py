@@ -11,6 +11,8 @@ import pytest
 from svc.private_files import make_private_dir, write_private
 from svc.testing.harness import in_process_server
 
+pytestmark = pytest.mark.embedded_store
+
 
 def _mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)

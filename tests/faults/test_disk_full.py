@@ -28,6 +28,8 @@ from svc.storage.sqlite.backend import SqliteBackend
 from svc.testing.harness import RunningServer, in_process_server
 from tests.apiserver.watch_client import WatchReader
 
+pytestmark = pytest.mark.embedded_store
+
 CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
 FULL = "database or disk is full"
 _DISK_SIZE = "16m"

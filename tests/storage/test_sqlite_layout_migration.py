@@ -8,9 +8,12 @@ import sqlite3
 from pathlib import Path
 
 import orjson
+import pytest
 
 from svc.storage.sqlite.backend import SqliteBackend
 from svc.testing.harness import in_process_server
+
+pytestmark = pytest.mark.embedded_store
 
 
 def _configmap(name: str, namespace: str, value: str) -> bytes:

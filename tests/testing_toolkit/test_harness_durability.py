@@ -5,7 +5,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from svc.storage.sqlite.backend import SqliteBackend
+
+pytestmark = pytest.mark.embedded_store
 
 OFF, FULL = 0, 2
 

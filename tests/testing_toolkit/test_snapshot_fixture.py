@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+pytestmark = pytest.mark.embedded_store
+
 PATH = "/api/v1/namespaces/default/configmaps"
 
 

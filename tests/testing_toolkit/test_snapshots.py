@@ -13,6 +13,8 @@ from svc.client.informer import Informer, RestListerWatcher
 from svc.client.kubeconfig import load_kubeconfig
 from tests.apiserver.watch_client import WatchReader
 
+pytestmark = pytest.mark.embedded_store
+
 PATH = "/api/v1/namespaces/default/configmaps"
 FLAG = "--enable-test-endpoints"
 
