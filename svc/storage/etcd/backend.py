@@ -34,7 +34,7 @@ from aetcd import rpc
 from svc.storage import errors
 from svc.storage.backend import Event, EventType, KeyValue, Progress, RangeResult
 from svc.storage.etcd import txn_wire
-from svc.storage.etcd.watch_connection import WatchConnections, tls_context
+from svc.storage.etcd.watch_connection import UNAVAILABLE, WatchConnections, tls_context
 
 # etcd's default `--max-request-bytes`; a larger request would only be refused by etcd with the same text.
 MAX_REQUEST_BYTES = 1536 * 1024
@@ -44,14 +44,6 @@ MAX_MESSAGE_BYTES = 2**31 - 1
 COMPACT_REV_KEY = b"compact_rev_key"
 
 log = logging.getLogger(__name__)
-
-_UNAVAILABLE = {
-    grpc.StatusCode.UNAVAILABLE,
-    grpc.StatusCode.DEADLINE_EXCEEDED,
-    grpc.StatusCode.CANCELLED,
-    grpc.StatusCode.UNKNOWN,
-    grpc.StatusCode.INTERNAL,
-}
 
 
 @dataclass(frozen=True)
@@ -68,16 +60,18 @@ def _read(path: str) -> bytes | None:
         return handle.read()
 
 
+def _split(server: str) -> tuple[str, str]:
+    """Scheme (http when none is given) and `host:port` of an etcd URL."""
+    scheme, _, rest = server.partition("://")
+    return ("http", server.rstrip("/")) if not rest else (scheme, rest.rstrip("/"))
+
+
 def _target(servers: list[str]) -> tuple[str, bool]:
     """The gRPC target for the etcd URLs (all of them when they are IP literals, so gRPC fails over
     between members), and whether they use TLS."""
-    hosts, secure = [], False
-    for server in servers:
-        scheme, _, rest = server.partition("://")
-        if not rest:
-            scheme, rest = "http", server
-        secure = secure or scheme == "https"
-        hosts.append(rest.rstrip("/"))
+    split = [_split(server) for server in servers]
+    secure = any(scheme == "https" for scheme, _ in split)
+    hosts = [host for _, host in split]
     literal = all(host.split(":")[0].replace(".", "").isdigit() for host in hosts)
     if literal and len(hosts) > 1:
         return "ipv4:" + ",".join(hosts), secure
@@ -87,9 +81,8 @@ def _target(servers: list[str]) -> tuple[str, bool]:
 def _members(servers: list[str]) -> list[tuple[str, int]]:
     """Host and port of each etcd URL (etcd's client port when none is given)."""
     members = []
-    for server in servers:
-        rest = server.partition("://")[2] or server
-        host, _, port = rest.rstrip("/").rpartition(":") if ":" in rest else (rest, "", "2379")
+    for _, rest in map(_split, servers):
+        host, _, port = rest.rpartition(":") if ":" in rest else (rest, "", "2379")
         members.append((host.strip("[]"), int(port)))
     return members
 
@@ -200,7 +193,7 @@ class EtcdBackend:
             return errors.FutureRevisionError(0, 0)
         if "request is too large" in details:
             return errors.RequestTooLargeError()
-        if error.code() in _UNAVAILABLE:
+        if error.code() in UNAVAILABLE:
             return errors.StoreUnreachableError(f"etcd: {details or error.code().name}")
         return errors.StorageError(f"etcd: {details}")
 

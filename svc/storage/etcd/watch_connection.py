@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any, cast
 from urllib.parse import unquote
 
+import grpc
 import h2.config
 import h2.connection
 import h2.events
@@ -41,9 +42,18 @@ _PING_SECONDS = 30.0
 _PING_TIMEOUT = 10.0
 _CONNECT_TIMEOUT = 5.0
 _CANCEL = 8
-# gRPC status codes that say the member cannot serve now, not that the request is wrong
-# (UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED, UNKNOWN, INTERNAL), as the unary calls treat them
-_UNAVAILABLE = {"14", "4", "1", "2", "13"}
+# gRPC statuses that say the member cannot serve now, not that the request is wrong (unary calls and
+# watch streams alike)
+UNAVAILABLE = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.CANCELLED,
+        grpc.StatusCode.UNKNOWN,
+        grpc.StatusCode.INTERNAL,
+    }
+)
+_UNAVAILABLE_NUMBERS = frozenset(str(status.value[0]) for status in UNAVAILABLE)
 
 
 def tls_context(cafile: str, certfile: str, keyfile: str) -> ssl.SSLContext:
@@ -123,7 +133,7 @@ class WatchCall:
 def _trailer_error(headers: dict[bytes, bytes]) -> Exception:
     code = headers.get(b"grpc-status", b"2").decode()
     message = unquote(headers.get(b"grpc-message", b"").decode(errors="replace"))
-    if code in _UNAVAILABLE:
+    if code in _UNAVAILABLE_NUMBERS:
         return errors.StoreUnreachableError(f"etcd: {message or 'watch stream ended with status ' + code}")
     return errors.StorageError(f"etcd: {message}")
 
