@@ -39,7 +39,8 @@ def after_grace(check: HealthCheck, until: float, clock: Callable[[], float] = t
     return HealthCheck(check.name, delayed)
 
 
-async def _passes(check: HealthCheck) -> str:
+async def failure(check: HealthCheck) -> str:
+    """Why `check` fails, or "" when it passes."""
     try:
         await check.check()
     except Exception as error:
@@ -63,7 +64,7 @@ async def serve_root(
             unknown.discard(check.name)
             lines.append(f"[+]{check.name} excluded: ok\n")
             continue
-        why = await _passes(check)
+        why = await failure(check)
         if observe is not None:
             observe(check.name, endpoint, not why)
         if why:
@@ -82,7 +83,7 @@ async def serve_root(
 
 
 async def serve_one(check: HealthCheck) -> web.Response:
-    why = await _passes(check)
+    why = await failure(check)
     if why:
         return _error(f"internal server error: {why}")
     return web.Response(text="ok", headers=_PLAIN)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from svc.apiserver.health import failure
 from svc.apiserver.options import parse_options
 from svc.apiserver.server import Server
 from svc.client.kubeconfig import load_kubeconfig
@@ -125,6 +126,21 @@ def _arguments(data_dir: Path, port: int, extra: list[str]) -> list[str]:
     return [*base, *_store_arguments(data_dir, extra), *admission, *extra]
 
 
+async def _hooks_finished(server: Server, timeout: float = 30.0) -> None:
+    """Until every post-start hook's check passes: as `start_process` waits for /readyz, a test gets a
+    server whose `/livez` and `/readyz` already pass (the service IP repair's first pass may take a
+    moment on a loaded etcd). Readiness-only checks are left to the test, which may expect them to fail."""
+    hooks = [check for check in server.health_checks["healthz"] if check.name.startswith("poststarthook/")]
+    deadline = time.monotonic() + timeout
+    while True:
+        failing = [check.name for check in hooks if await failure(check)]
+        if not failing:
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"post-start hooks did not finish: {', '.join(failing)}")
+        await asyncio.sleep(0.01)
+
+
 def _started(loop: asyncio.AbstractEventLoop, data_dir: Path, args: list[str]) -> Server:
     """A started server on a free port: another process may take the port picked before the server
     binds it (a busy test machine), so that case is retried on another port, twice at most."""
@@ -135,6 +151,7 @@ def _started(loop: asyncio.AbstractEventLoop, data_dir: Path, args: list[str]) -
         server = Server(options)
         try:
             asyncio.run_coroutine_threadsafe(server.start(), loop).result(timeout=30)
+            asyncio.run_coroutine_threadsafe(_hooks_finished(server), loop).result(timeout=35)
             return server
         except BaseException as error:
             asyncio.run_coroutine_threadsafe(server.stop(), loop).result(timeout=30)

@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from prometheus_client.parser import text_string_to_metric_families
 
 from svc.storage.encryption.kms import messages
+from svc.testing.harness import in_process_server
 from tests.apiserver.test_encryption_at_rest import PLAINTEXT, SECRETS, create_secret, raw_value, write_config
 
 PREFIX = b"svc:enc:kms:v2:vault:"
@@ -136,16 +137,14 @@ def test_a_new_key_id_rotates_the_seed_and_marks_old_values_stale(svc_server_fac
     assert _stored(running, "db").keyID == "key-2"
 
 
-def test_values_of_a_previous_process_are_read_through_the_plugin(svc_server_factory, tmp_path, plugin) -> None:
+def test_values_of_a_previous_process_are_read_through_the_plugin(tmp_path, plugin) -> None:
     fake, endpoint = plugin
     config = _kms_config(tmp_path, endpoint)
-    first = svc_server_factory(f"--encryption-provider-config={config}")
-    create_secret(first.client(), "db")
-    value = raw_value(first, "/secrets/default/db")
-    second = svc_server_factory(f"--encryption-provider-config={config}")
-    running_key = second.server.options.store_prefix + "/secrets/default/db"
-    second.call(second.server.backend.create(running_key, value))
-    got = second.client().request("GET", f"{SECRETS}/db").json()
+    data_dir = tmp_path / "server"
+    with in_process_server(data_dir, f"--encryption-provider-config={config}") as first:
+        create_secret(first.client(), "db")
+    with in_process_server(data_dir, f"--encryption-provider-config={config}") as second:
+        got = second.client().request("GET", f"{SECRETS}/db").json()
     assert base64.b64decode(got["data"]["password"]) == PLAINTEXT
     assert fake.decrypts == 1
 
