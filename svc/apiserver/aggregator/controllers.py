@@ -32,6 +32,10 @@ Obj = dict[str, Any]
 log = logging.getLogger(__name__)
 
 
+def _holds(current: Obj | None, wanted: Obj) -> bool:
+    return current is not None and all(current.get(k) == v for k, v in wanted.items())
+
+
 class Controllers:
     def __init__(
         self,
@@ -71,24 +75,31 @@ class Controllers:
         wanted = local_services.desired(self._profile, self._served(), self._built_in, api_version)
         current = {obj["metadata"]["name"]: obj for obj in listed}
         self.pending_local = set(wanted) - set(current)
+        writes = []
         for name, obj in wanted.items():
             existing = current.get(name)
             if existing is None:
-                await self._create(store, obj)
+                writes.append(self._create(store, obj))
             elif local_services.automanaged(existing, self._profile) and local_services.differs(existing, obj):
-                await self._replace_spec(store, name, obj)
+                writes.append(self._replace_spec(store, name, obj))
         # `true` APIServices follow what is served; `onstart` ones are only pruned at start, as upstream
         prunable = {local_services.MANAGED} if self.registered else {local_services.MANAGED, local_services.ON_START}
-        for name, existing in current.items():
-            if name not in wanted and local_services.automanaged(existing, self._profile) in prunable:
-                with contextlib.suppress(status.StatusError):
-                    await store.delete("", name, DeleteOptions(), admission=NoAdmission(), user=self.user)
+        writes += [
+            self._delete(store, name)
+            for name, existing in current.items()
+            if name not in wanted and local_services.automanaged(existing, self._profile) in prunable
+        ]
+        await asyncio.gather(*writes)  # concurrently: on etcd each write waits for a commit
         if self.pending_local:
             self.pending_local -= await self._names(store)
         self.registered = not self.pending_local
 
     async def _names(self, store: GenericStore) -> set[str]:
         return {obj["metadata"]["name"] for obj in (await store.list("", ListOptions()))["items"]}
+
+    async def _delete(self, store: GenericStore, name: str) -> None:
+        with contextlib.suppress(status.StatusError):
+            await store.delete("", name, DeleteOptions(), admission=NoAdmission(), user=self.user)
 
     async def _create(self, store: GenericStore, obj: Obj) -> None:
         with contextlib.suppress(status.StatusError):
@@ -109,11 +120,13 @@ class Controllers:
     async def check_availability(self, listed: list[Obj]) -> None:
         store = self._store()
         results = await asyncio.gather(*(self._wanted_condition(obj) for obj in listed))
-        for obj, wanted in zip(listed, results, strict=True):
-            current = condition(obj)
-            if current is not None and all(current.get(k) == v for k, v in wanted.items()):
-                continue
-            await self._write_condition(store, obj["metadata"]["name"], wanted)
+        await asyncio.gather(
+            *(
+                self._write_condition(store, obj["metadata"]["name"], wanted)
+                for obj, wanted in zip(listed, results, strict=True)
+                if not _holds(condition(obj), wanted)
+            )
+        )
         self.checked = True
 
     async def _wanted_condition(self, obj: Obj) -> Obj:

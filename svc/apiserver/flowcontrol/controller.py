@@ -227,24 +227,29 @@ class Controller:
                 self._status_wakeup.set()
 
     async def write_conditions(self, store: GenericStore, user: UserInfo) -> bool:
-        """One pass over the schemas whose condition is stale; False when a write failed."""
+        """One pass over the schemas whose condition is stale (written concurrently); False when a write
+        failed."""
         levels = set(self._objects["prioritylevelconfigurations"])
-        written = True
-        for name, schema in list(self._objects["flowschemas"].items()):
-            wanted = dangling_condition(schema, levels)
-            conditions = (schema.get("status") or {}).get("conditions") or []
-            current = next((c for c in conditions if c.get("type") == "Dangling"), None)
-            if _same(current, wanted):
-                continue
+
+        async def write(name: str, wanted: Obj) -> bool:
             try:
                 # what was stored is what the watch will bring: known now, it is not written twice
                 self._objects["flowschemas"][name] = await _write_condition(store, name, wanted, user)
             except status.StatusError as error:
-                written = written and error.code == 404
+                return error.code == 404
             except Exception as error:  # storage trouble: try again a moment later
                 log.warning("could not write the Dangling condition of FlowSchema %s: %s", name, error)
-                written = False
-        return written
+                return False
+            return True
+
+        stale = []
+        for name, schema in list(self._objects["flowschemas"].items()):
+            wanted = dangling_condition(schema, levels)
+            conditions = (schema.get("status") or {}).get("conditions") or []
+            current = next((c for c in conditions if c.get("type") == "Dangling"), None)
+            if not _same(current, wanted):
+                stale.append(write(name, wanted))
+        return all(await asyncio.gather(*stale))
 
 
 async def _write_condition(store: GenericStore, name: str, wanted: Obj, user: UserInfo) -> Obj:

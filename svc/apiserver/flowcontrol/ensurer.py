@@ -12,6 +12,7 @@ At start and then every minute:
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import logging
 from typing import Any
@@ -89,16 +90,18 @@ async def _remove_retired(store: GenericStore, names: set[str], profile: Profile
 
 
 async def ensure_all(levels: GenericStore, schemas: GenericStore, profile: Profile, user: UserInfo) -> None:
-    """One pass over the whole configuration: levels before the schemas that name them."""
+    """One pass over the whole configuration: levels before the schemas that name them (the objects of
+    one kind concurrently, as each write on etcd waits for a commit)."""
+
+    async def ensure_one(store: GenericStore, obj: Obj) -> None:
+        try:
+            await ensure(store, obj, profile, user)
+        except status.StatusError as error:
+            log.warning("could not ensure APF bootstrap %s %s: %s", obj["kind"], obj["metadata"]["name"], error.message)
+
     for store, objects in (
         (levels, bootstrap.priority_levels(profile)),
         (schemas, bootstrap.flow_schemas(profile)),
     ):
-        for obj in objects:
-            try:
-                await ensure(store, obj, profile, user)
-            except status.StatusError as error:
-                log.warning(
-                    "could not ensure APF bootstrap %s %s: %s", obj["kind"], obj["metadata"]["name"], error.message
-                )
+        await asyncio.gather(*(ensure_one(store, obj) for obj in objects))
         await _remove_retired(store, {obj["metadata"]["name"] for obj in objects}, profile, user)
