@@ -134,8 +134,7 @@ class ClusterIPRepair:
     # -- running ---------------------------------------------------------------------------------
     async def run(self) -> None:
         """Follow the stores, repair everything once, then work from the queues until cancelled."""
-        for store in (self.services_store, self.addresses_store, self.cidrs_store):
-            await self._followers.add(self, store)
+        await self._followers.add(self, self.services_store, self.addresses_store, self.cidrs_store)
         try:
             await self._default_cidr_seen.wait()
             await self._first_pass()

@@ -86,11 +86,14 @@ class Followers:
     def __init__(self) -> None:
         self._tasks: list[asyncio.Task[None]] = []
 
-    async def add(self, index: Index, store: GenericStore) -> None:
-        """Fill the index with the resource now, then follow its changes in the background."""
-        version = await list_into(index, store)
-        name = f"index {store.resource.name}"
-        self._tasks.append(asyncio.create_task(follow(index, store, version), name=name))
+    async def add(self, index: Index, *stores: GenericStore) -> None:
+        """Fill the index with each resource now, then follow their changes in the background. The
+        lists run concurrently: on etcd a consistent list may wait for its cache's watch to catch up,
+        which etcd does every 100 ms."""
+        versions = await asyncio.gather(*(list_into(index, store) for store in stores))
+        for store, version in zip(stores, versions, strict=True):
+            name = f"index {store.resource.name}"
+            self._tasks.append(asyncio.create_task(follow(index, store, version), name=name))
 
     async def stop(self) -> None:
         for task in self._tasks:

@@ -66,8 +66,7 @@ class FlowControl:
             self.controller.reset("flowschemas", [])
             return
         await ensurer.ensure_all(levels, schemas, self.profile, user)
-        await self._followers.add(self.controller, levels)
-        await self._followers.add(self.controller, schemas)
+        await self._followers.add(self.controller, levels, schemas)
         # the first conditions are written before the server is ready, not behind its first requests
         await self.controller.write_conditions(schemas, user)
         self._tasks = [

@@ -35,13 +35,13 @@ class NodePolicy:
 
     async def start(self, store_for: Callable[[str, str], GenericStore]) -> None:
         """Load the graph, then follow every change of the resources it is built from."""
+        stores = []
         for group, resource in FOLLOWED:
             try:
-                store = store_for(group, resource)
+                stores.append(store_for(group, resource))
             except status.StatusError:
                 log.info("the Node authorizer does not follow %s: not served", resource)
-                continue
-            await self._followers.add(self.graph, store)
+        await self._followers.add(self.graph, *stores)
 
     async def stop(self) -> None:
         await self._followers.stop()

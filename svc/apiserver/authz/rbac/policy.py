@@ -43,8 +43,7 @@ class RbacPolicy:
             return
         await reconcile(stores, self.profile, user)
         self.bootstrapped = True
-        for store in stores.values():
-            await self._followers.add(self.index, store)
+        await self._followers.add(self.index, *stores.values())
 
     async def stop(self) -> None:
         await self._followers.stop()
