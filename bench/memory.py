@@ -16,7 +16,7 @@ from bench.objects import pod
 from bench.plan import Plan
 from bench.progress import progress
 from bench.report import Facts, Section, rate, size
-from bench.rest import JSON, create_many, ensure_namespace
+from bench.rest import JSON, create_many, ensure_default_account, ensure_namespace
 from bench.server import ServerProcess, start_server
 
 NAMESPACE = "bench-memory"
@@ -50,6 +50,7 @@ async def _fill(server: ServerProcess, plan: Plan, memory: Section, facts: Facts
     baseline = (0, empty)
     async with open_session(server.credentials.ssl_context(), plan.populate_concurrency) as session:
         await ensure_namespace(session, server.url, NAMESPACE)
+        await ensure_default_account(session, server.url, NAMESPACE)
         collection = f"{server.url}/api/v1/namespaces/{NAMESPACE}/pods"
         for step in (WARM_UP, *plan.memory_steps):
             progress(f"memory: creating pods up to {step:,}")

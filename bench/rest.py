@@ -30,6 +30,16 @@ async def ensure_namespace(session: aiohttp.ClientSession, url: str, name: str) 
         await expect(response, 201, 409)
 
 
+async def ensure_default_account(session: aiohttp.ClientSession, url: str, namespace: str) -> None:
+    """The namespace's `default` ServiceAccount, which pods are admitted with: no controller manager
+    runs beside a bench server to make it."""
+    body = encode({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}})
+    async with session.post(
+        f"{url}/api/v1/namespaces/{namespace}/serviceaccounts", data=body, headers=JSON
+    ) as response:
+        await expect(response, 201, 409)
+
+
 async def create_many(
     session: aiohttp.ClientSession,
     collection: str,

@@ -25,7 +25,7 @@ from bench.objects import configmap, deployment, encode, pod
 from bench.plan import Plan
 from bench.progress import progress
 from bench.report import Facts, Section
-from bench.rest import JSON, ensure_namespace
+from bench.rest import JSON, ensure_default_account, ensure_namespace
 from bench.server import ServerProcess, start_server
 from svc.api.brand import KUBERNETES
 from svc.api.kinds import strategy_for
@@ -127,11 +127,7 @@ async def _server_costs(
 ) -> dict[tuple[str, int], Measurement]:
     async with open_session(server.credentials.ssl_context(), 1) as session:
         await ensure_namespace(session, server.url, NAMESPACE)
-        # No controller manager runs: the account pods are admitted with is made here.
-        account = encode({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}})
-        accounts = f"{server.url}/api/v1/namespaces/{NAMESPACE}/serviceaccounts"
-        async with session.post(accounts, data=account, headers=JSON) as response:
-            await expect(response, 201)
+        await ensure_default_account(session, server.url, NAMESPACE)
     best: dict[tuple[str, int], Measurement] = {}
     for concurrency, total in plan.crud_ops.items():
         count = max(total // SERVER_ROUNDS, 1)
